@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# tprof: top-level build. `make help` lists the targets.
+#
+# The module is built by kbuild through the top-level Kbuild file, exactly as
+# DKMS does. Userspace and test programs go to build/ (see the *.mk files).
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD ?= build
+CC ?= cc
+
+# Userspace flags: warning-free is enforced by `make check` (-Werror).
+WARN_CFLAGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes
+USER_CFLAGS ?= -O2 -g -fno-omit-frame-pointer
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+CPPFLAGS_COMMON := -I$(CURDIR)/kmod -D_GNU_SOURCE
+
+.PHONY: all module module-clean userspace unit check test vm-test kernels \
+	clean help style bench bias fuzz
+
+all: module userspace
+
+help:
+	@echo "make              build tprof.ko (KVER=$(KVER)) and tprof-read"
+	@echo "make userspace    build tprof-read and test programs into $(BUILD)/"
+	@echo "make unit         host unit tests under ASan/UBSan"
+	@echo "make check        checkpatch --strict, W=1 module builds on every kernel, -Werror userspace"
+	@echo "make vm-test      boot every kernel in tests/kernels under QEMU and run tests/cases"
+	@echo "make test         check + unit + vm-test (what CI runs)"
+	@echo "make kernels      install the kernels of tests/kernels (idempotent)"
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+module-clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+-include userspace/build.mk
+-include tests/unit/build.mk
+-include tests/kmod/build.mk
+include tests/vm/build.mk
+
+test: check unit vm-test
+
+clean:
+	rm -rf $(BUILD)
+	rm -f tprof.ko *.o *.mod *.mod.c *.mod.o modules.order Module.symvers .*.cmd
+	rm -f kmod/*.o kmod/.*.cmd

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * tprof: per-thread CPU-time sampling profiler. The only contract between
+ * tprof.ko and userspace (tprof-read, tests).
+ *
+ * Everything here is fixed-width and naturally aligned, with no pointers or
+ * longs, so the same layout serves 32- and 64-bit callers (compat_ioctl).
+ * Growable ioctl structs start with `size` (the caller's sizeof) and end with
+ * must-be-zero reserved fields; unknown non-zero bytes get -EINVAL.
+ */
+#ifndef _UAPI_TPROF_H
+#define _UAPI_TPROF_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* Bumped on any incompatible change; tprof-read refuses a mismatch. */
+#define TPROF_ABI_VERSION	1
+/* Bumped when a record layout changes; new record types do not bump it. */
+#define TPROF_RECORD_VERSION	1
+
+#define TPROF_DEVICE		"/dev/tprof"
+#define TPROF_IOC_MAGIC		0xD6	/* unused in ioctl-number.rst (6.12) */
+
+/* Limits enforced by ENABLE and SET_THREAD_PERIOD (-EINVAL outside them). */
+#define TPROF_MIN_PERIOD_NS	10000ULL	/* 10 us, perf's task-clock floor */
+#define TPROF_DEFAULT_PERIOD_NS	1000000ULL	/* 1 kHz of CPU time */
+#define TPROF_DEFAULT_USER_FRAMES	127	/* PERF_MAX_STACK_DEPTH */
+#define TPROF_MAX_USER_FRAMES	512
+#define TPROF_MAX_KERNEL_FRAMES	128
+
+/**
+ * struct tprof_ioc_info - TPROF_IOC_INFO reply; needs no session.
+ * @size: sizeof(struct tprof_ioc_info) as the kernel knows it.
+ * @abi_version: TPROF_ABI_VERSION of the running module.
+ * @record_version: TPROF_RECORD_VERSION of the running module.
+ * @nr_cpu_ids: number of possible CPU ids (one ring each).
+ * @page_size: PAGE_SIZE.
+ * @max_user_frames: TPROF_MAX_USER_FRAMES.
+ * @max_kernel_frames: TPROF_MAX_KERNEL_FRAMES.
+ * @default_ring_bytes: per-CPU ring size used when ENABLE passes 0.
+ * @min_period_ns: TPROF_MIN_PERIOD_NS.
+ * @__reserved: zero.
+ */
+struct tprof_ioc_info {
+	__u32 size;
+	__u32 abi_version;
+	__u32 record_version;
+	__u32 nr_cpu_ids;
+	__u32 page_size;
+	__u32 max_user_frames;
+	__u32 max_kernel_frames;
+	__u32 default_ring_bytes;
+	__u64 min_period_ns;
+	__u64 __reserved[3];
+};
+
+/* ENABLE flags */
+#define TPROF_F_KERNEL_STACK	(1U << 0)	/* needs CAP_PERFMON/CAP_SYS_ADMIN */
+#define TPROF_F_AUXV_PROOF	(1U << 1)	/* auxv_fd proves ptrace-read access */
+#define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF)
+
+/**
+ * struct tprof_ioc_enable - TPROF_IOC_ENABLE argument: start a session on
+ * the open file for every thread (current and future) of a process.
+ * @size: sizeof(struct tprof_ioc_enable) as the caller knows it.
+ * @flags: TPROF_F_*; unknown bits -EINVAL.
+ * @pid: target thread-group id in the caller's pid namespace.
+ * @auxv_fd: with TPROF_F_AUXV_PROOF, an fd of /proc/@pid/auxv opened by
+ *	the caller (procfs grants it only after a PTRACE_MODE_READ check);
+ *	otherwise must be 0.
+ * @period_ns: default sampling period in ns of each thread's CPU time;
+ *	0 means TPROF_DEFAULT_PERIOD_NS; below TPROF_MIN_PERIOD_NS -EINVAL.
+ * @max_user_frames: 0 means TPROF_DEFAULT_USER_FRAMES; at most
+ *	TPROF_MAX_USER_FRAMES.
+ * @max_kernel_frames: 0 with no TPROF_F_KERNEL_STACK; else 1 to
+ *	TPROF_MAX_KERNEL_FRAMES (0 means TPROF_MAX_KERNEL_FRAMES).
+ * @ring_bytes: per-CPU ring size; 0 means the default; else a power of two
+ *	between 4096 and 64 MiB.
+ * @__pad: zero.
+ * @__reserved: zero.
+ */
+struct tprof_ioc_enable {
+	__u32 size;
+	__u32 flags;
+	__s32 pid;
+	__s32 auxv_fd;
+	__u64 period_ns;
+	__u32 max_user_frames;
+	__u32 max_kernel_frames;
+	__u32 ring_bytes;
+	__u32 __pad;
+	__u64 __reserved[4];
+};
+
+/**
+ * struct tprof_ioc_thread_period - TPROF_IOC_SET_THREAD_PERIOD argument.
+ * Applies from the thread's next budget (its current budget runs out first).
+ * @tid: thread id in the caller's pid namespace; must belong to the target.
+ * @__pad: zero.
+ * @period_ns: new period; 0 restores the session default.
+ */
+struct tprof_ioc_thread_period {
+	__s32 tid;
+	__u32 __pad;
+	__u64 period_ns;
+};
+
+/**
+ * struct tprof_ioc_stats - TPROF_IOC_STATS reply (session-wide totals).
+ * @samples: SAMPLE records written.
+ * @samples_weight_ns: sum of their weight_ns.
+ * @lost_samples: samples dropped (ring full or record too large).
+ * @lost_weight_ns: CPU time those samples stood for.
+ * @lost_records: non-sample records dropped (THREAD, EXEC, ...).
+ * @user_stack_faults: user walks ended by an unreadable frame.
+ * @user_stack_truncated: user walks cut at max_user_frames.
+ * @kernel_stack_truncated: kernel walks cut at max_kernel_frames.
+ * @threads_seen: distinct threads that ran while enabled.
+ * @threads_dropped: threads not tracked because the table was full.
+ * @on_cpu_ns: exact on-CPU time of all tracked threads while enabled.
+ * @sample_path_ns: total time spent in the sampling path (timer callback
+ *	and switch-out samples), for overhead measurements.
+ * @sample_path_calls: number of sampling-path invocations measured.
+ * @late_timer_periods: periods folded into a later sample because the timer
+ *	fired late (their weight is in that sample, never dropped).
+ * @__reserved: zero.
+ */
+struct tprof_ioc_stats {
+	__u64 samples;
+	__u64 samples_weight_ns;
+	__u64 lost_samples;
+	__u64 lost_weight_ns;
+	__u64 lost_records;
+	__u64 user_stack_faults;
+	__u64 user_stack_truncated;
+	__u64 kernel_stack_truncated;
+	__u64 threads_seen;
+	__u64 threads_dropped;
+	__u64 on_cpu_ns;
+	__u64 sample_path_ns;
+	__u64 sample_path_calls;
+	__u64 late_timer_periods;
+	__u64 __reserved[2];
+};
+
+#define TPROF_IOC_INFO		_IOR(TPROF_IOC_MAGIC, 0, struct tprof_ioc_info)
+#define TPROF_IOC_ENABLE	_IOW(TPROF_IOC_MAGIC, 1, struct tprof_ioc_enable)
+#define TPROF_IOC_SET_THREAD_PERIOD \
+	_IOW(TPROF_IOC_MAGIC, 2, struct tprof_ioc_thread_period)
+#define TPROF_IOC_DISABLE	_IO(TPROF_IOC_MAGIC, 3)
+#define TPROF_IOC_STATS		_IOR(TPROF_IOC_MAGIC, 4, struct tprof_ioc_stats)
+
+/*
+ * Records, returned by read() whole (never split), native-endian, each
+ * starting on an 8-byte boundary; hdr.size includes the header and padding.
+ * Readers skip types they do not know by hdr.size. All pids/tids are in the
+ * pid namespace of the process that called ENABLE.
+ */
+enum tprof_rec_type {
+	TPROF_REC_SAMPLE	= 1,
+	TPROF_REC_LOST		= 2,
+	TPROF_REC_THREAD	= 3,
+	TPROF_REC_THREAD_EXIT	= 4,
+	TPROF_REC_THREAD_STAT	= 5,
+	TPROF_REC_EXEC		= 6,
+	TPROF_REC_PROC_EXIT	= 7,
+};
+
+/**
+ * struct tprof_rec_hdr - common record header.
+ * @type: enum tprof_rec_type.
+ * @flags: per-type TPROF_RF_* flags.
+ * @size: bytes of the record including this header; multiple of 8.
+ * @time_ns: CLOCK_MONOTONIC ns when the record was produced.
+ */
+struct tprof_rec_hdr {
+	__u16 type;
+	__u16 flags;
+	__u32 size;
+	__u64 time_ns;
+};
+
+/* SAMPLE flags */
+#define TPROF_RF_USER_TRUNCATED		(1U << 0)  /* hit max_user_frames */
+#define TPROF_RF_USER_FAULT		(1U << 1)  /* walk ended on a fault */
+#define TPROF_RF_KERNEL_TRUNCATED	(1U << 2)
+#define TPROF_RF_LATE			(1U << 3)  /* weight_ns > period_ns */
+
+/* SAMPLE abi */
+#define TPROF_ABI_NONE		0	/* no user context (kernel-only) */
+#define TPROF_ABI_X86_64	1
+#define TPROF_ABI_IA32		2	/* 32-bit compat task: ips are u32 values */
+
+/**
+ * struct tprof_rec_sample - one sample, followed by
+ *	__u64 ips[nr_kernel + nr_user]: kernel ips first (innermost first),
+ *	then user ips (ips[nr_kernel] is the interrupted user pc, the rest are
+ *	return addresses, innermost first).
+ * @hdr: type TPROF_REC_SAMPLE.
+ * @pid: thread-group id.
+ * @tid: thread id.
+ * @cpu: CPU the sample was taken on.
+ * @nr_user: number of user ips.
+ * @nr_kernel: number of kernel ips.
+ * @weight_ns: CPU time this sample stands for: normally @period_ns; more
+ *	when the timer fired late (the whole elapsed budget is credited).
+ * @period_ns: the thread's period when the sample was taken.
+ * @abi: TPROF_ABI_*.
+ * @__pad: zero.
+ */
+struct tprof_rec_sample {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__u16 nr_user;
+	__u16 nr_kernel;
+	__u64 weight_ns;
+	__u64 period_ns;
+	__u32 abi;
+	__u32 __pad;
+};
+
+/**
+ * struct tprof_rec_lost - samples dropped on this CPU since the last LOST
+ *	record (written before the next record that fits).
+ * @hdr: type TPROF_REC_LOST.
+ * @lost_samples: samples dropped.
+ * @lost_weight_ns: CPU time they stood for.
+ * @lost_records: other records dropped.
+ */
+struct tprof_rec_lost {
+	struct tprof_rec_hdr hdr;
+	__u64 lost_samples;
+	__u64 lost_weight_ns;
+	__u64 lost_records;
+};
+
+/* THREAD flags */
+#define TPROF_RF_THREAD_EXISTING	(1U << 0)  /* already running at ENABLE */
+
+/**
+ * struct tprof_rec_thread - a thread of the target: every existing thread at
+ *	ENABLE, every new one at creation, and again when its comm changes at
+ *	exec.
+ * @hdr: type TPROF_REC_THREAD.
+ * @pid: thread-group id.
+ * @tid: thread id.
+ * @comm: task comm, NUL-padded.
+ */
+struct tprof_rec_thread {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u8 comm[16];
+};
+
+/**
+ * struct tprof_rec_thread_stat - exact accounting of one thread.
+ *	TPROF_REC_THREAD_EXIT when the thread exits; TPROF_REC_THREAD_STAT for
+ *	threads still alive at DISABLE (or when the session file is drained
+ *	after the target exited).
+ * @hdr: type TPROF_REC_THREAD_EXIT or TPROF_REC_THREAD_STAT.
+ * @pid: thread-group id.
+ * @tid: thread id.
+ * @on_cpu_ns: the thread's exact on-CPU time while the session was enabled.
+ * @samples: SAMPLE records produced for it (delivered or lost).
+ * @weight_ns: sum of those samples' weight_ns (delivered or lost).
+ * @lost_samples: of @samples, how many were dropped.
+ * @lost_weight_ns: of @weight_ns, how much was dropped.
+ * @period_ns: the thread's period at the end.
+ * @comm: task comm, NUL-padded.
+ */
+struct tprof_rec_thread_stat {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 on_cpu_ns;
+	__u64 samples;
+	__u64 weight_ns;
+	__u64 lost_samples;
+	__u64 lost_weight_ns;
+	__u64 period_ns;
+	__u8 comm[16];
+};
+
+/**
+ * struct tprof_rec_exec - the target called execve(); mappings changed.
+ * @hdr: type TPROF_REC_EXEC.
+ * @pid: thread-group id.
+ * @tid: the thread that exec'd (now the leader, tid == pid).
+ * @old_tid: its tid before exec (differs when a non-leader exec'd).
+ * @__pad: zero.
+ * @comm: new comm, NUL-padded.
+ */
+struct tprof_rec_exec {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 old_tid;
+	__u32 __pad;
+	__u8 comm[16];
+};
+
+/**
+ * struct tprof_rec_proc_exit - the whole target process exited; the last
+ *	record of a session apart from THREAD_EXIT/LOST records already queued.
+ * @hdr: type TPROF_REC_PROC_EXIT.
+ * @pid: thread-group id.
+ * @exit_code: the group exit code as in wait(2) status.
+ */
+struct tprof_rec_proc_exit {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__s32 exit_code;
+};
+
+/* Layout is ABI: checked on both sides of the contract. */
+#ifdef __cplusplus
+#define TPROF_STATIC_ASSERT static_assert
+#else
+#define TPROF_STATIC_ASSERT _Static_assert
+#endif
+TPROF_STATIC_ASSERT(sizeof(struct tprof_ioc_info) == 64, "tprof_ioc_info");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_ioc_enable) == 72, "tprof_ioc_enable");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_ioc_thread_period) == 16, "thread_period");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_ioc_stats) == 128, "tprof_ioc_stats");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_hdr) == 16, "tprof_rec_hdr");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_sample) == 56, "tprof_rec_sample");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_lost) == 40, "tprof_rec_lost");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_thread) == 40, "tprof_rec_thread");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_thread_stat) == 88, "thread_stat");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_exec) == 48, "tprof_rec_exec");
+TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_proc_exit) == 24, "proc_exit");
+
+#endif /* _UAPI_TPROF_H */
