@@ -7,6 +7,21 @@
 
 #include "tprof.h"
 
+/* The uapi layout is ABI (pairs with the same checks in userspace). */
+static_assert(sizeof(struct tprof_ioc_info) == TPROF_SIZEOF_IOC_INFO);
+static_assert(sizeof(struct tprof_ioc_enable) == TPROF_SIZEOF_IOC_ENABLE);
+static_assert(sizeof(struct tprof_ioc_thread_period) ==
+	      TPROF_SIZEOF_IOC_THREAD_PERIOD);
+static_assert(sizeof(struct tprof_ioc_stats) == TPROF_SIZEOF_IOC_STATS);
+static_assert(sizeof(struct tprof_rec_hdr) == TPROF_SIZEOF_REC_HDR);
+static_assert(sizeof(struct tprof_rec_sample) == TPROF_SIZEOF_REC_SAMPLE);
+static_assert(sizeof(struct tprof_rec_lost) == TPROF_SIZEOF_REC_LOST);
+static_assert(sizeof(struct tprof_rec_thread) == TPROF_SIZEOF_REC_THREAD);
+static_assert(sizeof(struct tprof_rec_thread_stat) ==
+	      TPROF_SIZEOF_REC_THREAD_STAT);
+static_assert(sizeof(struct tprof_rec_exec) == TPROF_SIZEOF_REC_EXEC);
+static_assert(sizeof(struct tprof_rec_proc_exit) == TPROF_SIZEOF_REC_PROC_EXIT);
+
 static long tprof_ioctl_info(void __user *arg)
 {
 	struct tprof_ioc_info info = {

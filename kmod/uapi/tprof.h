@@ -56,8 +56,8 @@ struct tprof_ioc_info {
 };
 
 /* ENABLE flags */
-#define TPROF_F_KERNEL_STACK	(1U << 0)	/* needs CAP_PERFMON/CAP_SYS_ADMIN */
-#define TPROF_F_AUXV_PROOF	(1U << 1)	/* auxv_fd proves ptrace-read access */
+#define TPROF_F_KERNEL_STACK	0x1U	/* needs CAP_PERFMON/CAP_SYS_ADMIN */
+#define TPROF_F_AUXV_PROOF	0x2U	/* auxv_fd proves ptrace-read access */
 #define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF)
 
 /**
@@ -182,10 +182,10 @@ struct tprof_rec_hdr {
 };
 
 /* SAMPLE flags */
-#define TPROF_RF_USER_TRUNCATED		(1U << 0)  /* hit max_user_frames */
-#define TPROF_RF_USER_FAULT		(1U << 1)  /* walk ended on a fault */
-#define TPROF_RF_KERNEL_TRUNCATED	(1U << 2)
-#define TPROF_RF_LATE			(1U << 3)  /* weight_ns > period_ns */
+#define TPROF_RF_USER_TRUNCATED		0x1U  /* hit max_user_frames */
+#define TPROF_RF_USER_FAULT		0x2U  /* walk ended on a fault */
+#define TPROF_RF_KERNEL_TRUNCATED	0x4U
+#define TPROF_RF_LATE			0x8U  /* weight_ns > period_ns */
 
 /* SAMPLE abi */
 #define TPROF_ABI_NONE		0	/* no user context (kernel-only) */
@@ -238,7 +238,7 @@ struct tprof_rec_lost {
 };
 
 /* THREAD flags */
-#define TPROF_RF_THREAD_EXISTING	(1U << 0)  /* already running at ENABLE */
+#define TPROF_RF_THREAD_EXISTING	0x1U  /* already running at ENABLE */
 
 /**
  * struct tprof_rec_thread - a thread of the target: every existing thread at
@@ -316,22 +316,20 @@ struct tprof_rec_proc_exit {
 	__s32 exit_code;
 };
 
-/* Layout is ABI: checked on both sides of the contract. */
-#ifdef __cplusplus
-#define TPROF_STATIC_ASSERT static_assert
-#else
-#define TPROF_STATIC_ASSERT _Static_assert
-#endif
-TPROF_STATIC_ASSERT(sizeof(struct tprof_ioc_info) == 64, "tprof_ioc_info");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_ioc_enable) == 72, "tprof_ioc_enable");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_ioc_thread_period) == 16, "thread_period");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_ioc_stats) == 128, "tprof_ioc_stats");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_hdr) == 16, "tprof_rec_hdr");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_sample) == 56, "tprof_rec_sample");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_lost) == 40, "tprof_rec_lost");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_thread) == 40, "tprof_rec_thread");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_thread_stat) == 88, "thread_stat");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_exec) == 48, "tprof_rec_exec");
-TPROF_STATIC_ASSERT(sizeof(struct tprof_rec_proc_exit) == 24, "proc_exit");
+/*
+ * Layout is ABI: the sizes are static_assert()ed on both sides of the
+ * contract (kmod/dev.c and userspace), for 32- and 64-bit builds.
+ */
+#define TPROF_SIZEOF_IOC_INFO		64
+#define TPROF_SIZEOF_IOC_ENABLE		72
+#define TPROF_SIZEOF_IOC_THREAD_PERIOD	16
+#define TPROF_SIZEOF_IOC_STATS		128
+#define TPROF_SIZEOF_REC_HDR		16
+#define TPROF_SIZEOF_REC_SAMPLE		56
+#define TPROF_SIZEOF_REC_LOST		40
+#define TPROF_SIZEOF_REC_THREAD		40
+#define TPROF_SIZEOF_REC_THREAD_STAT	88
+#define TPROF_SIZEOF_REC_EXEC		48
+#define TPROF_SIZEOF_REC_PROC_EXIT	24
 
 #endif /* _UAPI_TPROF_H */
