@@ -41,7 +41,7 @@ module-clean:
 -include tests/kmod/build.mk
 include tests/vm/build.mk
 
-test: check unit vm-test
+test: check unit vm-test vm-selftest
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+# QEMU harness targets (included by the top-level Makefile).
+#   make kernels                  install the kernels of tests/kernels
+#   make vm-test [KERNELS="6.1 6.12"] [CASES='2*']
+#   make vm-selftest              prove the harness fails when it must
+#   make check                    checkpatch --strict + W=1 on every kernel + -Werror userspace
+
+CHECKPATCH := .cache/checkpatch/checkpatch.pl
+
+kernels:
+	tests/vm/kernels.sh --install >/dev/null
+
+# Test programs the guest runs come from the host's build/ (the guest sees
+# the host's root filesystem), so build them first.
+vm-test: userspace kmod-tests
+	BUILD=$(abspath $(BUILD)) tests/vm/run-all.sh
+
+vm-selftest:
+	BUILD=$(abspath $(BUILD)) tests/vm/selftest.sh
+
+$(CHECKPATCH):
+	tests/tools/get-checkpatch.sh
+
+style: $(CHECKPATCH)
+	$(CHECKPATCH) --strict --no-tree --quiet --show-types \
+		-f $(filter-out kmod/compat.h,$(wildcard kmod/*.c kmod/*.h kmod/uapi/*.h))
+	# compat.h exists to hold the version checks checkpatch warns about.
+	$(CHECKPATCH) --strict --no-tree --quiet --show-types \
+		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f kmod/compat.h
+
+# W=1 on every kernel; any compiler warning fails.
+module-w1:
+	@set -e; tests/vm/kernels.sh | while read -r name kver; do \
+		log=$(BUILD)/w1-$$kver.log; mkdir -p $(BUILD); \
+		tests/vm/build-module.sh $$kver $(abspath $(BUILD))/w1/$$kver W=1 \
+			>/dev/null 2>$$log || { cat $$log; exit 1; }; \
+		if grep -i 'warning' $$log; then echo "W=1 warnings on $$kver"; exit 1; fi; \
+		echo "W=1 clean: $$name ($$kver)"; \
+	done
+
+check: style module-w1 userspace-werror
+
+.PHONY: kernels vm-test vm-selftest style module-w1

@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the test guest, chrooted into the host's root filesystem (see
+# tests/vm/init). Loads tprof.ko, runs tests/cases/NN-*, checks rmmod and
+# dmesg, then writes exactly one result line to the result port (ttyS1):
+#   TPROF-RESULT kver=KVER pass=N fail=N skip=N
+#
+# Case protocol: each case is an executable tests/cases/NN-name.sh, run as
+# root with cwd a fresh tmp dir and the env below. It prints
+#   ok - description | not ok - description | skip - description: reason
+# and anything else is logged. A non-zero exit, a timeout or a case that
+# prints no result line counts as a failure.
+set -u
+out=/tmp/tprof-out
+. "$out/guest.env"
+export TPROF_ROOT TPROF_KO KVER
+export TPROF_OUT=$out
+export TPROF_BUILD=$TPROF_ROOT/build
+export NCPU=$(nproc)
+export HOME=/tmp/home GOCACHE=/tmp/gocache GOFLAGS=-mod=mod
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mkdir -p "$HOME" "$out/cases"
+cd /tmp || exit 1
+# The result port is ttyS1; fall back to the share when it is missing.
+result_port=/dev/ttyS1
+[ -c "$result_port" ] || result_port=$out/result.log
+
+pass=0 fail=0 skip=0
+record() {	# record STATUS DESCRIPTION
+	case "$1" in
+	ok) pass=$((pass + 1)); echo "ok $((pass + fail + skip)) - $2" ;;
+	fail) fail=$((fail + 1)); echo "not ok $((pass + fail + skip)) - $2" ;;
+	skip) skip=$((skip + 1)); echo "ok $((pass + fail + skip)) - $2 # SKIP" ;;
+	esac
+}
+
+echo "TPROF-GUEST kver=$KVER ncpu=$NCPU cases=${CASES:-*} selftest=${SELFTEST:-}"
+dmesg -c > "$out/dmesg-boot.log" 2>&1
+
+if insmod "$TPROF_KO"; then
+	record ok "insmod $(basename "$TPROF_KO")"
+else
+	record fail "insmod $(basename "$TPROF_KO")"
+fi
+
+# Harness self-tests: each must make the run fail (see tests/vm/selftest.sh).
+case "${SELFTEST:-}" in
+warn) insmod "$SELFTEST_KO" ;;	# WARNs in init: panic_on_warn kills the guest
+hang) sleep 100000 ;;		# the host's timeout must catch this
+esac
+
+run_case() {	# run_case PATH
+	local c=$1 name t rc dir saw=0 line
+	name=$(basename "$c")
+	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$c" | head -n1)
+	t=${t:-${CASE_TIMEOUT:-600}}
+	dir=$(mktemp -d "/tmp/case.XXXXXX")
+	echo "# case $name (timeout ${t}s)"
+	exec 3< <(cd "$dir" && timeout -k 10 "$t" "$c" 2>&1; echo "__rc=$?")
+	rc=1
+	while IFS= read -r line <&3; do
+		echo "$line" >> "$out/cases/$name.log"
+		case "$line" in
+		"ok - "*) record ok "$name: ${line#ok - }"; saw=1 ;;
+		"not ok - "*) record fail "$name: ${line#not ok - }"; saw=1 ;;
+		"skip - "*) record skip "$name: ${line#skip - }"; saw=1 ;;
+		__rc=*) rc=${line#__rc=} ;;
+		*) echo "#   $line" ;;
+		esac
+	done
+	exec 3<&-
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		record fail "$name: timed out after ${t}s"
+	elif [ "$rc" != 0 ]; then
+		record fail "$name: exited with status $rc"
+	elif [ $saw = 0 ]; then
+		record fail "$name: printed no result line"
+	fi
+	rm -rf "$dir"
+}
+
+cases=()
+for c in "$TPROF_ROOT"/tests/cases/[0-9][0-9]-*; do
+	[ -x "$c" ] || continue
+	# shellcheck disable=SC2053 # CASES is a glob on purpose
+	[[ $(basename "$c") == ${CASES:-*} ]] || continue
+	cases+=("$c")
+done
+[ "${SELFTEST:-}" = fail ] && cases+=("$TPROF_ROOT/tests/vm/selftest/fail-case.sh")
+for c in "${cases[@]}"; do
+	run_case "$c"
+	# A case must leave the module loaded for the next one.
+	grep -q '^tprof ' /proc/modules || {
+		record fail "$(basename "$c"): left tprof.ko unloaded"
+		insmod "$TPROF_KO"
+	}
+done
+
+if rmmod tprof; then
+	record ok "rmmod tprof"
+else
+	record fail "rmmod tprof"
+fi
+
+# Anything the kernel complained about fails the run (panic_on_warn catches
+# WARN; this catches BUG/lockdep/RCU/hung-task reports that do not panic).
+dmesg > "$out/dmesg.log" 2>&1
+if grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|possible (recursive|circular) locking|rcu_.*stall|INFO: task .* blocked|Call Trace' \
+	"$out/dmesg.log" > "$out/dmesg-bad.log"; then
+	record fail "dmesg is clean (see dmesg-bad.log)"
+	sed 's/^/#   /' "$out/dmesg-bad.log" | head -n 40
+else
+	record ok "dmesg is clean"
+fi
+
+line="TPROF-RESULT kver=$KVER pass=$pass fail=$fail skip=$skip"
+echo "$line"
+echo "$line" > "$result_port"
+sync

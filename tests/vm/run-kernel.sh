@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot one kernel under QEMU (single-threaded TCG), run the in-guest cases and
+# judge the run. Passes only on an explicit "TPROF-RESULT ... fail=0" line on
+# the result port, with pass > 0 and no panic/WARN/BUG in the console log.
+#   run-kernel.sh NAME KVER
+# Env: CASES (glob of case names), VM_CPUS (8), VM_MEM (2048 MiB),
+#      VM_TIMEOUT (seconds, 1200), SELFTEST (fail|warn|hang), VM_OUT (folder).
+# Writes VM_OUT/{console.log,result.log,summary,out/}; prints one summary line.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+name=$1 kver=$2
+build=${BUILD:-$root/build}
+case "$build" in /*) ;; *) build=$root/$build ;; esac
+vmout=${VM_OUT:-$build/vm/$name${SELFTEST:+-selftest-$SELFTEST}}
+cpus=${VM_CPUS:-8}
+mem=${VM_MEM:-2048}
+tmo=${VM_TIMEOUT:-1200}
+vmlinuz=/boot/vmlinuz-$kver
+
+say() { echo "run-kernel[$name]: $*" >&2; }
+
+ko=$("$root/tests/vm/build-module.sh" "$kver" "$build/kmod/$kver") || {
+	say "module build failed"
+	echo "$name $kver FAIL build"
+	exit 1
+}
+initrd=$build/vm/initramfs-$kver.cpio.gz
+if [ ! -s "$initrd" ] || [ "$root/tests/vm/init" -nt "$initrd" ] ||
+	[ "$root/tests/vm/mkinitramfs.sh" -nt "$initrd" ]; then
+	mkdir -p "$build/vm"
+	"$root/tests/vm/mkinitramfs.sh" "$kver" "$initrd.tmp" &&
+		mv "$initrd.tmp" "$initrd" || { echo "$name $kver FAIL initramfs"; exit 1; }
+fi
+
+rm -rf "$vmout"
+mkdir -p "$vmout/out"
+selftest_ko=
+if [ "${SELFTEST:-}" = warn ]; then
+	sdir=$build/selftest/$kver
+	rm -rf "$sdir" && mkdir -p "$sdir"
+	cp "$root"/tests/vm/selftest/{Kbuild,tprof_warn.c} "$sdir/"
+	make -s -C "/lib/modules/$kver/build" M="$sdir" modules >&2 || exit 1
+	selftest_ko=$sdir/tprof_warn.ko
+fi
+cat > "$vmout/out/guest.env" <<EOV
+TPROF_ROOT='$root'
+TPROF_KO='$ko'
+KVER='$kver'
+CASES='${CASES:-*}'
+SELFTEST='${SELFTEST:-}'
+SELFTEST_KO='$selftest_ko'
+CASE_TIMEOUT='${CASE_TIMEOUT:-600}'
+EOV
+
+start=$(date +%s)
+timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
+	-accel tcg,thread=single -cpu max -smp "$cpus" -m "$mem" \
+	-nodefaults -display none -no-reboot \
+	-kernel "$vmlinuz" -initrd "$initrd" \
+	-append "console=ttyS0 rdinit=/init panic=-1 panic_on_warn=1 oops=panic softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 sysctl.kernel.hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=300 tsc=reliable" \
+	-serial "file:$vmout/console.log" -serial "file:$vmout/result.log" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$vmout/out,mount_tag=tprofout,security_model=none,multidevs=remap" \
+	> "$vmout/qemu.log" 2>&1
+qrc=$?
+secs=$(( $(date +%s) - start ))
+
+line=$(grep -a '^TPROF-RESULT ' "$vmout/result.log" 2>/dev/null | tail -n1 | tr -d '\r')
+verdict=FAIL why=
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	why="timeout after ${tmo}s"
+elif [ -z "$line" ]; then
+	why="no result line (qemu exit $qrc)"
+elif grep -aqE 'Kernel panic|WARNING: CPU|BUG: |Oops' "$vmout/console.log"; then
+	why="kernel complained (see console.log)"
+else
+	p=$(sed -n 's/.* pass=\([0-9]*\).*/\1/p' <<<"$line")
+	f=$(sed -n 's/.* fail=\([0-9]*\).*/\1/p' <<<"$line")
+	if [ "$f" = 0 ] && [ "${p:-0}" -gt 0 ]; then verdict=PASS; else why="failures"; fi
+fi
+summary="$name $kver $verdict ${secs}s ${line#TPROF-RESULT }${why:+ ($why)}"
+echo "$summary" > "$vmout/summary"
+if [ $verdict != PASS ]; then
+	say "$why; console log kept at $vmout/console.log; last lines:"
+	grep -a -E '^(not ok|#|TPROF|\[)' "$vmout/console.log" | tail -n 40 >&2
+fi
+echo "$summary"
+[ $verdict = PASS ]
