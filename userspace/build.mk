@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+# tprof-read: included by the top-level Makefile.
+#
+# Debian build deps: libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
+# libdw-dev libelf-dev golang-github-google-pprof-dev (profile.proto) clang
+# (make fuzz only).
+
+PPROF_PROTO_DIR ?= /usr/share/gocode/src/github.com/google/pprof/proto
+PROTOC_C ?= protoc-c
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+
+US_GEN := $(BUILD)/gen
+US_LIB_SRCS := util.c records.c maps.c profile.c symbolize.c pprof.c \
+	session.c launch.c
+US_LIBS := -lprotobuf-c -ldw -lelf -lz
+US_CPPFLAGS := $(CPPFLAGS_COMMON) -Iuserspace -I$(US_GEN)
+US_HDRS := $(wildcard userspace/*.h) $(US_GEN)/profile.pb-c.h kmod/uapi/tprof.h
+
+# objects of one build flavour: $(call us_objs,DIR)
+us_objs = $(addprefix $(1)/,$(US_LIB_SRCS:.c=.o)) $(1)/profile.pb-c.o
+
+.PHONY: userspace userspace-werror fuzz
+.SECONDARY:
+
+userspace: $(BUILD)/tprof-read
+
+$(US_GEN)/profile.pb-c.c $(US_GEN)/profile.pb-c.h: $(PPROF_PROTO_DIR)/profile.proto
+	@mkdir -p $(US_GEN)
+	$(PROTOC_C) --c_out=$(US_GEN) -I$(PPROF_PROTO_DIR) $(PPROF_PROTO_DIR)/profile.proto
+
+$(PPROF_PROTO_DIR)/profile.proto:
+	@echo "missing $@: apt-get install golang-github-google-pprof-dev" >&2
+	@false
+
+# default flavour: $(BUILD)/us
+$(BUILD)/us/%.o: userspace/%.c $(US_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(US_CPPFLAGS) $(WARN_CFLAGS) $(USER_CFLAGS) $(EXTRA_CFLAGS) -c -o $@ $<
+$(BUILD)/us/profile.pb-c.o: $(US_GEN)/profile.pb-c.c $(US_GEN)/profile.pb-c.h
+	@mkdir -p $(@D)
+	$(CC) $(US_CPPFLAGS) $(USER_CFLAGS) -c -o $@ $<
+$(BUILD)/tprof-read: $(BUILD)/us/tprof-read.o $(call us_objs,$(BUILD)/us)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(US_LIBS)
+
+# sanitizer flavour (unit tests): $(BUILD)/us-san
+$(BUILD)/us-san/%.o: userspace/%.c $(US_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(US_CPPFLAGS) $(WARN_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+$(BUILD)/us-san/profile.pb-c.o: $(US_GEN)/profile.pb-c.c $(US_GEN)/profile.pb-c.h
+	@mkdir -p $(@D)
+	$(CC) $(US_CPPFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+$(BUILD)/tprof-read-san: $(BUILD)/us-san/tprof-read.o $(call us_objs,$(BUILD)/us-san)
+	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS)
+
+# -Werror flavour for `make check`: every userspace and unit-test source
+US_WERROR_SRCS := $(wildcard userspace/*.c tests/unit/*.c tests/progs/*.c)
+userspace-werror: $(US_GEN)/profile.pb-c.h
+	@mkdir -p $(BUILD)/werror
+	@set -e; for f in $(US_WERROR_SRCS); do \
+		echo "  CC -Werror $$f"; \
+		$(CC) $(US_CPPFLAGS) $(WARN_CFLAGS) $(USER_CFLAGS) -Werror \
+			-c -o $(BUILD)/werror/$$(basename $$f .c).o $$f; \
+	done
+
+# libFuzzer on the record decoder + aggregation + encoder, bounded in time
+FUZZ_SRCS := tests/unit/fuzz_records.c $(addprefix userspace/,$(US_LIB_SRCS)) \
+	$(US_GEN)/profile.pb-c.c
+$(BUILD)/fuzz/fuzz_records: $(FUZZ_SRCS) $(US_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(US_CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $(FUZZ_SRCS) $(US_LIBS)
+
+fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/unit/seed.raw
+	@mkdir -p $(BUILD)/fuzz/corpus
+	cp $(BUILD)/unit/seed.raw $(BUILD)/fuzz/corpus/
+	$(BUILD)/fuzz/fuzz_records -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
+		$(BUILD)/fuzz/corpus

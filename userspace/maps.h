@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof-read: /proc/PID/maps snapshots, kept so that code gone later
+ * (exited process, dlclose, exec) still resolves to the right mapping. */
+#ifndef _TPROF_MAPS_H
+#define _TPROF_MAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mapping {
+	uint64_t start, limit, offset;
+	char *path;		/* as in maps: absolute path or "[vdso]" etc. */
+	uint32_t id;		/* pprof Mapping.id, 0 until used */
+	int pid;
+};
+
+struct maps_snapshot {
+	uint64_t time_ns;	/* CLOCK_MONOTONIC when read */
+	int pid;
+	uint32_t *idx;		/* indexes into maps.all, executable only */
+	size_t n;
+};
+
+struct maps {
+	struct mapping *all;	/* unique mappings of every snapshot */
+	size_t nall, capall;
+	struct maps_snapshot *snaps;
+	size_t nsnaps, capsnaps;
+};
+
+void maps__init(struct maps *m);
+void maps__free(struct maps *m);
+
+/*
+ * Add a snapshot from the text of /proc/PID/maps. Only executable mappings
+ * are kept. Returns the number of executable mappings, or -EINVAL if a line
+ * cannot be parsed (the lines before it are kept).
+ */
+int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
+		       const char *text, size_t len);
+
+/*
+ * The mapping holding addr for a sample taken at time_ns: the newest
+ * snapshot taken before the sample first, then older ones, then newer.
+ */
+struct mapping *maps__find(struct maps *m, uint64_t addr, uint64_t time_ns);
+
+/* Read /proc/PID/maps into a malloc'd buffer; 0 or -errno. */
+int maps__read_proc(int pid, char **text, size_t *len);
+
+#endif /* _TPROF_MAPS_H */

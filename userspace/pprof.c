@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: encode an aggregated profile as a gzipped pprof protobuf. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "pprof.h"
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile PbProfile;
+typedef Perftools__Profiles__Sample PbSample;
+typedef Perftools__Profiles__Label PbLabel;
+typedef Perftools__Profiles__Mapping PbMapping;
+typedef Perftools__Profiles__Location PbLocation;
+typedef Perftools__Profiles__Line PbLine;
+typedef Perftools__Profiles__Function PbFunction;
+typedef Perftools__Profiles__ValueType PbValueType;
+
+#define KERNEL_MAPPING_START 0xffff800000000000ULL
+
+struct builder {
+	struct profile *p;
+	const struct pprof_opts *o;
+	PbProfile prof;
+
+	char **strs;
+	size_t nstrs, capstrs;
+	struct hindex str_idx;
+
+	PbFunction **funcs;
+	size_t nfuncs, capfuncs;
+	struct hindex func_idx;
+
+	PbLocation **locs;
+	size_t nlocs, caplocs;
+	struct hindex loc_idx;
+	bool *loc_kernel;	/* parallel to locs */
+	size_t caplk;
+
+	PbMapping **maps;
+	size_t nmaps, capmaps;
+	uint32_t kernel_map;	/* pprof id, 0 = none yet */
+
+	PbSample **samples;
+	size_t nsamples, capsamples;
+
+	int64_t *comments;
+	size_t ncomments, capcomments;
+};
+
+static int64_t str(struct builder *b, const char *s)
+{
+	uint64_t h = hash_bytes(s, strlen(s), 0);
+	struct hiter it = { 0 };
+	uint32_t item;
+
+	while (hindex_next(&b->str_idx, h, &it, &item))
+		if (!strcmp(b->strs[item - 1], s))
+			return item - 1;
+	GROW(b->strs, b->capstrs, b->nstrs + 1);
+	b->strs[b->nstrs++] = xstrdup(s);
+	hindex_put(&b->str_idx, h, b->nstrs);
+	return b->nstrs - 1;
+}
+
+static uint64_t func_id(struct builder *b, const char *name,
+			const char *system_name, const char *file,
+			int64_t start_line)
+{
+	int64_t n = str(b, name), sn = str(b, system_name), f = str(b, file);
+	uint64_t h = hash_u64(n ^ hash_u64(sn ^ hash_u64(f ^ hash_u64(start_line))));
+	struct hiter it = { 0 };
+	PbFunction *fn;
+	uint32_t item;
+
+	while (hindex_next(&b->func_idx, h, &it, &item)) {
+		fn = b->funcs[item - 1];
+		if (fn->name == n && fn->system_name == sn &&
+		    fn->filename == f && fn->start_line == start_line)
+			return fn->id;
+	}
+	fn = xmalloc(sizeof(*fn));
+	perftools__profiles__function__init(fn);
+	fn->id = b->nfuncs + 1;
+	fn->name = n;
+	fn->system_name = sn;
+	fn->filename = f;
+	fn->start_line = start_line;
+	GROW(b->funcs, b->capfuncs, b->nfuncs + 1);
+	b->funcs[b->nfuncs++] = fn;
+	hindex_put(&b->func_idx, h, b->nfuncs);
+	return fn->id;
+}
+
+static PbMapping *new_mapping(struct builder *b)
+{
+	PbMapping *m = xmalloc(sizeof(*m));
+
+	perftools__profiles__mapping__init(m);
+	GROW(b->maps, b->capmaps, b->nmaps + 1);
+	b->maps[b->nmaps++] = m;
+	m->id = b->nmaps;
+	return m;
+}
+
+static uint32_t user_mapping_id(struct builder *b, struct mapping *m,
+				const struct sym_file_info *fi)
+{
+	PbMapping *pm;
+
+	if (m->id)
+		return m->id;
+	pm = new_mapping(b);
+	pm->memory_start = m->start;
+	pm->memory_limit = m->limit;
+	pm->file_offset = m->offset;
+	pm->filename = str(b, m->path);
+	pm->build_id = str(b, fi && fi->build_id ? fi->build_id : "");
+	if (fi && fi->loaded) {
+		pm->has_functions = fi->has_symtab || fi->has_dwarf;
+		pm->has_filenames = fi->has_dwarf;
+		pm->has_line_numbers = fi->has_dwarf;
+		pm->has_inline_frames = fi->has_dwarf;
+	}
+	m->id = pm->id;
+	return m->id;
+}
+
+static uint32_t kernel_mapping_id(struct builder *b)
+{
+	PbMapping *pm;
+
+	if (b->kernel_map)
+		return b->kernel_map;
+	pm = new_mapping(b);
+	pm->memory_start = KERNEL_MAPPING_START;
+	pm->memory_limit = UINT64_MAX;
+	pm->filename = str(b, "[kernel]");
+	pm->build_id = str(b, "");
+	pm->has_functions = b->o->ksyms != NULL;
+	b->kernel_map = pm->id;
+	return b->kernel_map;
+}
+
+static void add_line(PbLocation *l, uint64_t fid, int64_t line)
+{
+	PbLine *ln = xmalloc(sizeof(*ln));
+
+	perftools__profiles__line__init(ln);
+	ln->function_id = fid;
+	ln->line = line;
+	l->line = xrealloc(l->line, (l->n_line + 1) * sizeof(*l->line));
+	l->line[l->n_line++] = ln;
+}
+
+static PbLocation *new_location(struct builder *b, uint64_t h, bool kernel)
+{
+	PbLocation *l = xmalloc(sizeof(*l));
+
+	perftools__profiles__location__init(l);
+	GROW(b->locs, b->caplocs, b->nlocs + 1);
+	GROW(b->loc_kernel, b->caplk, b->nlocs + 1);
+	b->loc_kernel[b->nlocs] = kernel;
+	b->locs[b->nlocs++] = l;
+	l->id = b->nlocs;
+	hindex_put(&b->loc_idx, h, b->nlocs);
+	return l;
+}
+
+/* addr: the lookup address (callers already at return address - 1). */
+static uint64_t location_id(struct builder *b, uint64_t addr, bool kernel,
+			    int pid, uint64_t time_ns)
+{
+	uint64_t h = hash_u64(addr) ^ kernel;
+	struct sym_frame fr[SYM_MAX_INLINE];
+	struct hiter it = { 0 };
+	PbLocation *l;
+	uint32_t item;
+	int n, i;
+
+	while (hindex_next(&b->loc_idx, h, &it, &item))
+		if (b->locs[item - 1]->address == addr &&
+		    b->loc_kernel[item - 1] == kernel)
+			return item;
+	l = new_location(b, h, kernel);
+	l->address = addr;
+	if (kernel) {
+		const char *mod = "", *name;
+
+		l->mapping_id = kernel_mapping_id(b);
+		name = ksyms__lookup(b->o->ksyms, addr, &mod);
+		if (name) {
+			char file[160];
+
+			snprintf(file, sizeof(file), "%s%s%s", *mod ? "[" : "",
+				 mod, *mod ? "]" : "");
+			add_line(l, func_id(b, name, name, file, 0), 0);
+		}
+		return l->id;
+	}
+	(void)pid;
+	{
+		struct mapping *m = maps__find(&b->p->maps, addr, time_ns);
+		const struct sym_file_info *fi = NULL;
+
+		if (!m)
+			return l->id;
+		if (b->o->sym)
+			fi = symbolizer__file(b->o->sym, m->path,
+					      b->o->proc_root);
+		l->mapping_id = user_mapping_id(b, m, fi);
+		if (!fi || !fi->loaded)
+			return l->id;
+		n = symbolizer__lookup(b->o->sym, m->path, b->o->proc_root,
+				       m->start, m->offset, addr, fr,
+				       SYM_MAX_INLINE);
+		for (i = 0; i < n; i++)
+			add_line(l, func_id(b, fr[i].name, fr[i].system_name,
+					    fr[i].file, fr[i].start_line),
+				 fr[i].line);
+	}
+	return l->id;
+}
+
+static uint64_t pseudo_location(struct builder *b, const char *name)
+{
+	uint64_t h = hash_bytes(name, strlen(name), 7);
+	struct hiter it = { 0 };
+	PbLocation *l;
+	uint32_t item;
+
+	while (hindex_next(&b->loc_idx, h, &it, &item))
+		if (!b->locs[item - 1]->address && b->locs[item - 1]->n_line &&
+		    b->funcs[b->locs[item - 1]->line[0]->function_id - 1]->name ==
+		    str(b, name))
+			return item;
+	l = new_location(b, h, false);
+	add_line(l, func_id(b, name, name, "", 0), 0);
+	return l->id;
+}
+
+static PbLabel *label(struct builder *b, const char *key, const char *s,
+		      int64_t num, const char *unit)
+{
+	PbLabel *l = xmalloc(sizeof(*l));
+
+	perftools__profiles__label__init(l);
+	l->key = str(b, key);
+	if (s)
+		l->str = str(b, s);
+	else
+		l->num = num;
+	if (unit)
+		l->num_unit = str(b, unit);
+	return l;
+}
+
+static PbSample *new_sample(struct builder *b, int pid, int tid,
+			    const char *comm, uint64_t period_ns,
+			    uint64_t weight_ns, uint64_t count)
+{
+	PbSample *s = xmalloc(sizeof(*s));
+	size_t nl = 0;
+
+	perftools__profiles__sample__init(s);
+	s->n_value = 2;
+	s->value = xmalloc(2 * sizeof(*s->value));
+	s->value[0] = (int64_t)weight_ns;
+	s->value[1] = (int64_t)count;
+	s->label = xcalloc(4, sizeof(*s->label));
+	if (pid)
+		s->label[nl++] = label(b, "pid", NULL, pid, NULL);
+	if (tid)
+		s->label[nl++] = label(b, "tid", NULL, tid, NULL);
+	if (comm)
+		s->label[nl++] = label(b, "thread_comm", comm, 0, NULL);
+	if (period_ns)
+		s->label[nl++] = label(b, "period", NULL, period_ns,
+				       "nanoseconds");
+	s->n_label = nl;
+	GROW(b->samples, b->capsamples, b->nsamples + 1);
+	b->samples[b->nsamples++] = s;
+	return s;
+}
+
+static void add_agg_sample(struct builder *b, const struct agg_sample *a)
+{
+	struct thread_info *t = profile__thread(b->p, a->tid);
+	PbSample *s;
+	uint32_t i;
+
+	s = new_sample(b, a->pid, a->tid, thread__comm_at(t, a->first_time_ns),
+		       a->period_ns, a->weight_ns, a->count);
+	s->location_id = xcalloc(a->nr + 1, sizeof(*s->location_id));
+	for (i = 0; i < a->nr; i++) {
+		bool kernel = i < a->nr_kernel;
+		/* ips[0] and ips[nr_kernel] are pcs; the rest return addrs */
+		bool leaf = i == 0 || i == a->nr_kernel;
+		uint64_t ip = a->ips[i];
+
+		if (a->abi == TPROF_ABI_IA32 && !kernel)
+			ip &= 0xffffffffULL;
+		if (!ip)
+			continue;
+		if (!leaf)
+			ip--;
+		s->location_id[s->n_location_id++] =
+			location_id(b, ip, kernel, a->pid, a->first_time_ns);
+	}
+	if (!s->n_location_id)
+		s->location_id[s->n_location_id++] =
+			pseudo_location(b, "[unknown]");
+}
+
+static void comment(struct builder *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void comment(struct builder *b, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	GROW(b->comments, b->capcomments, b->ncomments + 1);
+	b->comments[b->ncomments++] = str(b, buf);
+}
+
+static void add_lost(struct builder *b)
+{
+	uint64_t th_lost_w = 0, th_lost_n = 0, total_w, total_n;
+	size_t i;
+
+	for (i = 0; i < b->p->nthreads; i++) {
+		struct thread_info *t = &b->p->threads[i];
+		PbSample *s;
+
+		if (!t->have_stat || !t->stat.lost_samples)
+			continue;
+		th_lost_w += t->stat.lost_weight_ns;
+		th_lost_n += t->stat.lost_samples;
+		s = new_sample(b, t->pid, t->tid, thread__comm_at(t, UINT64_MAX),
+			       t->stat.period_ns, t->stat.lost_weight_ns,
+			       t->stat.lost_samples);
+		s->location_id = xmalloc(sizeof(*s->location_id));
+		s->location_id[s->n_location_id++] =
+			pseudo_location(b, "[lost]");
+	}
+	/* loss not attributed to a thread (its stat record was lost too) */
+	total_w = b->p->lost_weight_ns;
+	total_n = b->p->lost_samples;
+	if (b->p->have_stats && b->p->stats.lost_weight_ns > total_w) {
+		total_w = b->p->stats.lost_weight_ns;
+		total_n = b->p->stats.lost_samples;
+	}
+	if (total_w > th_lost_w || total_n > th_lost_n) {
+		PbSample *s;
+
+		s = new_sample(b, b->p->session.pid, 0, NULL, 0,
+			       total_w > th_lost_w ? total_w - th_lost_w : 0,
+			       total_n > th_lost_n ? total_n - th_lost_n : 0);
+		s->location_id = xmalloc(sizeof(*s->location_id));
+		s->location_id[s->n_location_id++] =
+			pseudo_location(b, "[lost]");
+	}
+}
+
+static void add_comments(struct builder *b)
+{
+	struct profile *p = b->p;
+	char t1[32], t2[32], t3[32], t4[32];
+	size_t i;
+
+	comment(b, "tprof: pid %u, default period %s, %llu samples, %llu lost",
+		p->session.pid,
+		fmt_ns(t1, sizeof(t1), p->session.period_ns ?
+		       p->session.period_ns : b->o->default_period_ns),
+		(unsigned long long)p->sample_records,
+		(unsigned long long)(p->have_stats && p->stats.lost_samples >
+				     p->lost_samples ? p->stats.lost_samples :
+				     p->lost_samples));
+	for (i = 0; i < p->nthreads; i++) {
+		struct thread_info *t = &p->threads[i];
+		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
+
+		if (t->have_stat)
+			snprintf(t3, sizeof(t3), "%s",
+				 fmt_ns(t4, sizeof(t4), t->stat.on_cpu_ns));
+		else
+			snprintf(t3, sizeof(t3), "?");
+		comment(b, "tid %d %s period=%s samples=%llu sampled=%s exact=%s lost=%llu",
+			t->tid, thread__comm_at(t, UINT64_MAX),
+			period ? fmt_ns(t1, sizeof(t1), period) : "?",
+			(unsigned long long)t->samples,
+			fmt_ns(t2, sizeof(t2), t->weight_ns), t3,
+			(unsigned long long)(t->have_stat ?
+					     t->stat.lost_samples : 0));
+	}
+}
+
+static PbValueType *value_type(struct builder *b, const char *type,
+			       const char *unit)
+{
+	PbValueType *v = xmalloc(sizeof(*v));
+
+	perftools__profiles__value_type__init(v);
+	v->type = str(b, type);
+	v->unit = str(b, unit);
+	return v;
+}
+
+static void free_builder(struct builder *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < b->nsamples; i++) {
+		for (j = 0; j < b->samples[i]->n_label; j++)
+			free(b->samples[i]->label[j]);
+		free(b->samples[i]->label);
+		free(b->samples[i]->value);
+		free(b->samples[i]->location_id);
+		free(b->samples[i]);
+	}
+	for (i = 0; i < b->nlocs; i++) {
+		for (j = 0; j < b->locs[i]->n_line; j++)
+			free(b->locs[i]->line[j]);
+		free(b->locs[i]->line);
+		free(b->locs[i]);
+	}
+	for (i = 0; i < b->nfuncs; i++)
+		free(b->funcs[i]);
+	for (i = 0; i < b->nmaps; i++)
+		free(b->maps[i]);
+	for (i = 0; i < b->nstrs; i++)
+		free(b->strs[i]);
+	for (i = 0; i < b->prof.n_sample_type; i++)
+		free(b->prof.sample_type[i]);
+	free(b->prof.sample_type);
+	free(b->prof.period_type);
+	free(b->samples);
+	free(b->locs);
+	free(b->loc_kernel);
+	free(b->funcs);
+	free(b->maps);
+	free(b->strs);
+	free(b->comments);
+	hindex_free(&b->str_idx);
+	hindex_free(&b->func_idx);
+	hindex_free(&b->loc_idx);
+}
+
+static int cmp_mapping_ptr(const void *a, const void *b)
+{
+	const PbMapping *x = *(PbMapping *const *)a, *y = *(PbMapping *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int pprof__encode(struct profile *p, const struct pprof_opts *o,
+		  uint8_t **out, size_t *outlen)
+{
+	struct builder b = { .p = p, .o = o };
+	PbProfile *pr = &b.prof;
+	uint64_t start_mono, end_mono;
+	size_t i, len;
+
+	perftools__profiles__profile__init(pr);
+	str(&b, "");	/* string_table[0] must be "" */
+	for (i = 0; i < p->maps.nall; i++)
+		p->maps.all[i].id = 0;
+
+	pr->n_sample_type = 2;
+	pr->sample_type = xmalloc(2 * sizeof(*pr->sample_type));
+	/* cpu first: Go PGO weights by the first cpu or samples column */
+	pr->sample_type[0] = value_type(&b, "cpu", "nanoseconds");
+	pr->sample_type[1] = value_type(&b, "samples", "count");
+	pr->default_sample_type = str(&b, "cpu");
+	pr->period_type = value_type(&b, "cpu", "nanoseconds");
+	pr->period = p->session.period_ns ? p->session.period_ns :
+					    o->default_period_ns;
+
+	for (i = 0; i < p->nsamples; i++)
+		add_agg_sample(&b, &p->samples[i]);
+	add_lost(&b);
+	add_comments(&b);
+
+	/* mapping[0] should be the main binary: order by first snapshot */
+	{
+		PbMapping **sorted = xcalloc(b.nmaps + 1, sizeof(*sorted));
+		uint64_t *newid = xcalloc(b.nmaps + 1, sizeof(*newid));
+		size_t k = 0;
+
+		for (i = 0; i < p->maps.nall; i++)
+			if (p->maps.all[i].id)
+				sorted[k++] = b.maps[p->maps.all[i].id - 1];
+		if (b.kernel_map)
+			sorted[k++] = b.maps[b.kernel_map - 1];
+		for (i = 0; i < k; i++)
+			newid[sorted[i]->id] = i + 1;
+		for (i = 0; i < b.nlocs; i++)
+			if (b.locs[i]->mapping_id)
+				b.locs[i]->mapping_id =
+					newid[b.locs[i]->mapping_id];
+		for (i = 0; i < k; i++)
+			sorted[i]->id = i + 1;
+		qsort(sorted, k, sizeof(*sorted), cmp_mapping_ptr);
+		memcpy(b.maps, sorted, k * sizeof(*sorted));
+		free(sorted);
+		free(newid);
+	}
+
+	if (p->have_session)
+		pr->time_nanos = p->session.realtime_ns;
+	start_mono = p->have_session && p->session.hdr.time_ns ?
+		     p->session.hdr.time_ns : p->first_time_ns;
+	end_mono = p->end_time_ns > p->last_time_ns ? p->end_time_ns :
+						      p->last_time_ns;
+	if (start_mono != UINT64_MAX && end_mono > start_mono)
+		pr->duration_nanos = end_mono - start_mono;
+
+	pr->n_sample = b.nsamples;
+	pr->sample = b.samples;
+	pr->n_mapping = b.nmaps;
+	pr->mapping = b.maps;
+	pr->n_location = b.nlocs;
+	pr->location = b.locs;
+	pr->n_function = b.nfuncs;
+	pr->function = b.funcs;
+	pr->n_string_table = b.nstrs;
+	pr->string_table = b.strs;
+	pr->n_comment = b.ncomments;
+	pr->comment = b.comments;
+
+	len = perftools__profiles__profile__get_packed_size(pr);
+	*out = xmalloc(len);
+	*outlen = perftools__profiles__profile__pack(pr, *out);
+	free_builder(&b);
+	return 0;
+}
+
+int pprof__gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen)
+{
+	z_stream z = { 0 };
+	size_t cap;
+	int ret;
+
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -ENOMEM;
+	cap = deflateBound(&z, len) + 64;
+	*out = xmalloc(cap);
+	z.next_in = (Bytef *)in;
+	z.avail_in = len;
+	z.next_out = *out;
+	z.avail_out = cap;
+	ret = deflate(&z, Z_FINISH);
+	*outlen = cap - z.avail_out;
+	deflateEnd(&z);
+	if (ret != Z_STREAM_END) {
+		free(*out);
+		*out = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+int pprof__gunzip(const uint8_t *in, size_t len, uint8_t **out,
+		  size_t *outlen)
+{
+	z_stream z = { 0 };
+	size_t cap = len * 4 + 1024;
+	int ret;
+
+	if (inflateInit2(&z, 15 + 32) != Z_OK)
+		return -ENOMEM;
+	*out = xmalloc(cap);
+	z.next_in = (Bytef *)in;
+	z.avail_in = len;
+	for (;;) {
+		z.next_out = *out + z.total_out;
+		z.avail_out = cap - z.total_out;
+		ret = inflate(&z, Z_NO_FLUSH);
+		if (ret == Z_STREAM_END)
+			break;
+		if (ret != Z_OK && ret != Z_BUF_ERROR) {
+			inflateEnd(&z);
+			free(*out);
+			*out = NULL;
+			return -EINVAL;
+		}
+		if (z.avail_out == 0) {
+			cap *= 2;
+			*out = xrealloc(*out, cap);
+		} else if (z.avail_in == 0) {
+			inflateEnd(&z);
+			free(*out);
+			*out = NULL;
+			return -EINVAL;	/* truncated */
+		}
+	}
+	*outlen = z.total_out;
+	inflateEnd(&z);
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		len -= w;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *buf, size_t len)
+{
+	char *tmp;
+	size_t n;
+	int fd, ret;
+
+	if (!path || !strcmp(path, "-"))
+		return write_all(STDOUT_FILENO, buf, len);
+	n = strlen(path) + 32;
+	tmp = xmalloc(n);
+	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		free(tmp);
+		return ret;
+	}
+	ret = write_all(fd, buf, len);
+	if (!ret) {
+		mode_t um = umask(0);
+
+		umask(um);
+		if (fchmod(fd, 0666 & ~um))
+			ret = -errno;
+	}
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}

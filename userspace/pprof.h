@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof-read: encode an aggregated profile as a gzipped pprof protobuf. */
+#ifndef _TPROF_PPROF_H
+#define _TPROF_PPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+#include "symbolize.h"
+
+struct pprof_opts {
+	struct symbolizer *sym;		/* NULL: leave everything unsymbolized */
+	struct ksyms *ksyms;		/* NULL: kernel frames stay addresses */
+	const char *proc_root;		/* e.g. /proc/PID/root, may be NULL */
+	uint64_t default_period_ns;	/* used when the stream has no session */
+};
+
+/*
+ * Build the pprof Profile message for p and pack it (not compressed) into
+ * a malloc'd buffer. Returns 0 or -errno.
+ */
+int pprof__encode(struct profile *p, const struct pprof_opts *o,
+		  uint8_t **out, size_t *outlen);
+
+/* gzip (RFC 1952) with zlib. 0 or -errno. */
+int pprof__gzip(const uint8_t *in, size_t len, uint8_t **out,
+		size_t *outlen);
+
+/* gunzip, for tests: 0 or -errno. */
+int pprof__gunzip(const uint8_t *in, size_t len, uint8_t **out,
+		  size_t *outlen);
+
+/*
+ * Write buf to path through a temporary file in the same directory and
+ * rename(2), so no partial file is ever left behind. 0 or -errno.
+ */
+int write_file_atomic(const char *path, const void *buf, size_t len);
+
+#endif /* _TPROF_PPROF_H */

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: aggregate a record stream into per-thread samples. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+void profile__init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	maps__init(&p->maps);
+	p->first_time_ns = UINT64_MAX;
+}
+
+void profile__free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nthreads; i++)
+		free(p->threads[i].comms);
+	for (i = 0; i < p->nsamples; i++)
+		free(p->samples[i].ips);
+	free(p->threads);
+	free(p->samples);
+	hindex_free(&p->thread_idx);
+	hindex_free(&p->sample_idx);
+	maps__free(&p->maps);
+	memset(p, 0, sizeof(*p));
+}
+
+struct thread_info *profile__thread(struct profile *p, int tid)
+{
+	uint64_t h = hash_u64((uint32_t)tid);
+	struct hiter it = { 0 };
+	uint32_t item;
+	struct thread_info *t;
+
+	while (hindex_next(&p->thread_idx, h, &it, &item))
+		if (p->threads[item - 1].tid == tid)
+			return &p->threads[item - 1];
+	GROW(p->threads, p->capthreads, p->nthreads + 1);
+	t = &p->threads[p->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	hindex_put(&p->thread_idx, h, p->nthreads);
+	return t;
+}
+
+static void set_comm(struct thread_info *t, uint64_t time_ns,
+		     const __u8 comm[16])
+{
+	struct comm_change *c;
+
+	if (t->ncomms && !strncmp(t->comms[t->ncomms - 1].comm,
+				  (const char *)comm, 16))
+		return;
+	GROW(t->comms, t->capcomms, t->ncomms + 1);
+	c = &t->comms[t->ncomms++];
+	c->time_ns = time_ns;
+	memcpy(c->comm, comm, 16);
+	c->comm[16] = 0;
+}
+
+const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns)
+{
+	const char *best = NULL;
+	uint64_t best_time = 0;
+	size_t i;
+
+	/* records from different CPUs arrive out of order: pick by time */
+	for (i = 0; i < t->ncomms; i++)
+		if (t->comms[i].time_ns <= time_ns &&
+		    (!best || t->comms[i].time_ns >= best_time)) {
+			best = t->comms[i].comm;
+			best_time = t->comms[i].time_ns;
+		}
+	if (!best && t->ncomms)
+		best = t->comms[0].comm;
+	return best ? best : "";
+}
+
+static void add_sample(struct profile *p, const struct tprof_record *r)
+{
+	const struct tprof_rec_sample *s = &r->u.sample;
+	uint32_t nr = (uint32_t)s->nr_user + s->nr_kernel, item, i;
+	struct hiter it = { 0 };
+	struct agg_sample *a;
+	struct thread_info *t;
+	uint64_t h;
+
+	h = hash_bytes(r->ips, (size_t)nr * 8,
+		       hash_u64(((uint64_t)s->tid << 32) ^ s->nr_kernel) ^
+		       hash_u64(s->period_ns));
+	while (hindex_next(&p->sample_idx, h, &it, &item)) {
+		a = &p->samples[item - 1];
+		if (a->tid == (int)s->tid && a->period_ns == s->period_ns &&
+		    a->nr == nr && a->nr_kernel == s->nr_kernel &&
+		    !memcmp(a->ips, r->ips, (size_t)nr * 8))
+			goto found;
+	}
+	GROW(p->samples, p->capsamples, p->nsamples + 1);
+	a = &p->samples[p->nsamples++];
+	memset(a, 0, sizeof(*a));
+	a->pid = s->pid;
+	a->tid = s->tid;
+	a->period_ns = s->period_ns;
+	a->nr = nr;
+	a->nr_kernel = s->nr_kernel;
+	a->abi = s->abi;
+	a->first_time_ns = r->hdr.time_ns;
+	a->ips = xmalloc((size_t)nr * 8 + 1);
+	for (i = 0; i < nr; i++)
+		a->ips[i] = tprof_record_ip(r, i);
+	hindex_put(&p->sample_idx, h, p->nsamples);
+found:
+	if (r->hdr.time_ns < a->first_time_ns)
+		a->first_time_ns = r->hdr.time_ns;
+	a->weight_ns += s->weight_ns;
+	a->count++;
+
+	t = profile__thread(p, s->tid);
+	t->pid = s->pid;
+	t->period_ns = s->period_ns;
+	t->samples++;
+	t->weight_ns += s->weight_ns;
+	p->sample_records++;
+	p->sample_weight_ns += s->weight_ns;
+}
+
+bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r)
+{
+	const struct tprof_rec_sample *s = &r->u.sample;
+	unsigned int i;
+
+	for (i = s->nr_kernel; i < (unsigned int)s->nr_kernel + s->nr_user;
+	     i++) {
+		uint64_t ip = tprof_record_ip(r, i);
+
+		if (ip && !maps__find(&p->maps, ip, r->hdr.time_ns))
+			return true;
+	}
+	return false;
+}
+
+int profile__add(struct profile *p, const struct tprof_record *r)
+{
+	struct thread_info *t;
+
+	p->nrecords++;
+	if (r->hdr.type < TPROF_UREC_BASE && r->hdr.time_ns) {
+		if (r->hdr.time_ns < p->first_time_ns)
+			p->first_time_ns = r->hdr.time_ns;
+		if (r->hdr.time_ns > p->last_time_ns)
+			p->last_time_ns = r->hdr.time_ns;
+	}
+	switch (r->hdr.type) {
+	case TPROF_REC_SAMPLE:
+		add_sample(p, r);
+		break;
+	case TPROF_REC_LOST:
+		p->lost_samples += r->u.lost.lost_samples;
+		p->lost_weight_ns += r->u.lost.lost_weight_ns;
+		p->lost_records += r->u.lost.lost_records;
+		break;
+	case TPROF_REC_THREAD:
+		t = profile__thread(p, r->u.thread.tid);
+		t->pid = r->u.thread.pid;
+		set_comm(t, r->hdr.time_ns, r->u.thread.comm);
+		break;
+	case TPROF_REC_THREAD_EXIT:
+	case TPROF_REC_THREAD_STAT:
+		t = profile__thread(p, r->u.stat.tid);
+		t->pid = r->u.stat.pid;
+		/* the kernel's totals are cumulative: the latest one wins */
+		t->stat = r->u.stat;
+		t->have_stat = true;
+		if (r->hdr.type == TPROF_REC_THREAD_EXIT)
+			t->exited = true;
+		if (!t->ncomms)
+			set_comm(t, r->hdr.time_ns, r->u.stat.comm);
+		break;
+	case TPROF_REC_EXEC:
+		t = profile__thread(p, r->u.exec.tid);
+		t->pid = r->u.exec.pid;
+		set_comm(t, r->hdr.time_ns, r->u.exec.comm);
+		break;
+	case TPROF_REC_PROC_EXIT:
+		p->proc_exited = true;
+		p->exit_code = r->u.proc_exit.exit_code;
+		break;
+	case TPROF_UREC_SESSION:
+		p->have_session = true;
+		p->session = r->u.session;
+		break;
+	case TPROF_UREC_MAPS:
+		if (maps__add_snapshot(&p->maps, r->u.maps.pid, r->hdr.time_ns,
+				       r->text, r->u.maps.len) < 0)
+			return -EINVAL;
+		break;
+	case TPROF_UREC_STATS:
+		p->have_stats = true;
+		p->stats = r->u.stats.stats;
+		p->end_time_ns = r->hdr.time_ns;
+		break;
+	default:
+		p->nunknown++;
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof-read: aggregate a record stream into per-thread samples. */
+#ifndef _TPROF_PROFILE_H
+#define _TPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "maps.h"
+#include "records.h"
+#include "util.h"
+
+struct comm_change {
+	uint64_t time_ns;
+	char comm[17];
+};
+
+struct thread_info {
+	int pid, tid;
+	struct comm_change *comms;	/* in arrival order */
+	size_t ncomms, capcomms;
+	uint64_t period_ns;		/* last seen */
+	uint64_t samples, weight_ns;	/* delivered SAMPLE records */
+	bool have_stat, exited;
+	struct tprof_rec_thread_stat stat;
+};
+
+/* Aggregation key: (stack, tid, period). */
+struct agg_sample {
+	int pid, tid;
+	uint64_t period_ns;
+	uint32_t nr_kernel, nr;	/* ips[0..nr_kernel) kernel, then user */
+	uint64_t *ips;
+	uint64_t first_time_ns;
+	uint64_t weight_ns, count;
+	uint32_t abi;
+};
+
+struct profile {
+	bool have_session;
+	struct tprof_urec_session session;
+	uint64_t first_time_ns, last_time_ns;	/* CLOCK_MONOTONIC span */
+
+	struct thread_info *threads;
+	size_t nthreads, capthreads;
+	struct hindex thread_idx;
+
+	struct agg_sample *samples;
+	size_t nsamples, capsamples;
+	struct hindex sample_idx;
+
+	struct maps maps;
+
+	/* from LOST records */
+	uint64_t lost_samples, lost_weight_ns, lost_records;
+	bool have_stats;
+	struct tprof_ioc_stats stats;
+	uint64_t end_time_ns;		/* CLOCK_MONOTONIC at DISABLE */
+	bool proc_exited;
+	int exit_code;
+
+	uint64_t nrecords, nunknown, sample_records, sample_weight_ns;
+	/* addresses outside every known mapping (triggers a re-snapshot) */
+	uint64_t unmapped;
+};
+
+void profile__init(struct profile *p);
+void profile__free(struct profile *p);
+/* Account one decoded record. Returns 0 or -EINVAL (inconsistent record). */
+int profile__add(struct profile *p, const struct tprof_record *r);
+struct thread_info *profile__thread(struct profile *p, int tid);
+/* The thread's comm at time_ns ("" if unknown). */
+const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns);
+/* Does the sample have a user ip no snapshot covers? */
+bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r);
+
+#endif /* _TPROF_PROFILE_H */

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: decode and validate tprof records from a byte stream. */
+#include <errno.h>
+#include <string.h>
+
+#include "records.h"
+
+uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
+{
+	uint64_t ip;
+
+	memcpy(&ip, r->ips + (size_t)i * 8, 8);
+	return ip;
+}
+
+const char *tprof_record_type_name(unsigned int type)
+{
+	switch (type) {
+	case TPROF_REC_SAMPLE: return "SAMPLE";
+	case TPROF_REC_LOST: return "LOST";
+	case TPROF_REC_THREAD: return "THREAD";
+	case TPROF_REC_THREAD_EXIT: return "THREAD_EXIT";
+	case TPROF_REC_THREAD_STAT: return "THREAD_STAT";
+	case TPROF_REC_EXEC: return "EXEC";
+	case TPROF_REC_PROC_EXIT: return "PROC_EXIT";
+	case TPROF_UREC_SESSION: return "SESSION";
+	case TPROF_UREC_MAPS: return "MAPS";
+	case TPROF_UREC_STATS: return "STATS";
+	default: return "unknown";
+	}
+}
+
+/* Minimum size of each known type; 0 = unknown (skipped by size). */
+static size_t min_size(unsigned int type)
+{
+	switch (type) {
+	case TPROF_REC_SAMPLE: return sizeof(struct tprof_rec_sample);
+	case TPROF_REC_LOST: return sizeof(struct tprof_rec_lost);
+	case TPROF_REC_THREAD: return sizeof(struct tprof_rec_thread);
+	case TPROF_REC_THREAD_EXIT:
+	case TPROF_REC_THREAD_STAT: return sizeof(struct tprof_rec_thread_stat);
+	case TPROF_REC_EXEC: return sizeof(struct tprof_rec_exec);
+	case TPROF_REC_PROC_EXIT: return sizeof(struct tprof_rec_proc_exit);
+	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
+	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
+	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);
+	default: return 0;
+	}
+}
+
+long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
+{
+	const unsigned char *p = buf;
+	size_t need;
+
+	memset(r, 0, sizeof(*r));
+	if (len == 0)
+		return 0;
+	if (len < sizeof(r->hdr))
+		return -ENODATA;
+	memcpy(&r->hdr, p, sizeof(r->hdr));
+	if (r->hdr.size < sizeof(r->hdr) || r->hdr.size % 8 ||
+	    r->hdr.size > TPROF_REC_MAX_SIZE || r->hdr.type == 0)
+		return -EINVAL;
+	need = min_size(r->hdr.type);
+	if (need && r->hdr.size < need)
+		return -EINVAL;
+	if (r->hdr.size > len)
+		return -ENODATA;
+	r->raw = p;
+	if (need)
+		memcpy(&r->u, p, need);
+
+	switch (r->hdr.type) {
+	case TPROF_REC_SAMPLE: {
+		const struct tprof_rec_sample *s = &r->u.sample;
+		size_t nr = (size_t)s->nr_user + s->nr_kernel;
+
+		if (s->nr_user > TPROF_MAX_USER_FRAMES ||
+		    s->nr_kernel > TPROF_MAX_KERNEL_FRAMES ||
+		    sizeof(*s) + nr * 8 > r->hdr.size)
+			return -EINVAL;
+		r->ips = p + sizeof(*s);
+		break;
+	}
+	case TPROF_UREC_MAPS:
+		if ((size_t)r->u.maps.len > r->hdr.size - sizeof(r->u.maps))
+			return -EINVAL;
+		r->text = (const char *)p + sizeof(r->u.maps);
+		break;
+	case TPROF_UREC_SESSION:
+		if (r->u.session.magic != TPROF_RAW_MAGIC)
+			return -EINVAL;
+		break;
+	default:
+		break;
+	}
+	return r->hdr.size;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof-read: decode and validate tprof records from a byte stream. */
+#ifndef _TPROF_RECORDS_H
+#define _TPROF_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/tprof.h"
+
+/*
+ * Userspace-only pseudo-records. tprof-read writes them into --save-raw
+ * streams next to the kernel's records so that --input can replay a session
+ * exactly (maps snapshots, start time, stats). The kernel never emits types
+ * at or above TPROF_UREC_BASE; readers skip unknown types by hdr.size, so a
+ * saved stream is still a valid record stream.
+ */
+#define TPROF_UREC_BASE		0xF000
+#define TPROF_UREC_SESSION	0xF001
+#define TPROF_UREC_MAPS		0xF002
+#define TPROF_UREC_STATS	0xF003
+#define TPROF_UREC_KALLSYMS	0xF004
+
+#define TPROF_RAW_MAGIC		0x5746415250525054ULL	/* "TPRPRAFW" */
+
+/* First record of every saved stream. */
+struct tprof_urec_session {
+	struct tprof_rec_hdr hdr;
+	__u64 magic;		/* TPROF_RAW_MAGIC */
+	__u64 realtime_ns;	/* CLOCK_REALTIME at ENABLE */
+	__u64 period_ns;	/* session default period */
+	__u32 pid;
+	__u32 flags;		/* TPROF_F_* passed to ENABLE */
+	__u32 abi_version;
+	__u32 record_version;
+};
+
+/* A /proc/PID/maps snapshot; hdr.time_ns = CLOCK_MONOTONIC when read. */
+struct tprof_urec_maps {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 len;		/* bytes of text that follow */
+	/* char text[len], then padding to 8 */
+};
+
+struct tprof_urec_stats {
+	struct tprof_rec_hdr hdr;
+	struct tprof_ioc_stats stats;
+};
+
+/* Largest record accepted (maps text of huge processes included). */
+#define TPROF_REC_MAX_SIZE	(64U << 20)
+
+/*
+ * One decoded record. Fixed parts are copied out (the input need not be
+ * aligned); variable parts point into the input buffer.
+ */
+struct tprof_record {
+	struct tprof_rec_hdr hdr;
+	union {
+		struct tprof_rec_sample sample;
+		struct tprof_rec_lost lost;
+		struct tprof_rec_thread thread;
+		struct tprof_rec_thread_stat stat;
+		struct tprof_rec_exec exec;
+		struct tprof_rec_proc_exit proc_exit;
+		struct tprof_urec_session session;
+		struct tprof_urec_maps maps;
+		struct tprof_urec_stats stats;
+	} u;
+	const unsigned char *ips;	/* SAMPLE: nr_kernel + nr_user u64s */
+	const char *text;		/* MAPS: u.maps.len bytes */
+	const unsigned char *raw;	/* the whole record, hdr.size bytes */
+};
+
+/* ip i of a SAMPLE (0 .. nr_kernel + nr_user - 1), kernel ips first. */
+uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i);
+
+/*
+ * Decode the record at buf[0..len). Returns its size (> 0) on success,
+ * 0 when len == 0, -ENODATA when buf holds only part of a record (more bytes
+ * may complete it) and -EINVAL for a malformed record (the stream cannot be
+ * resynchronised). Records of unknown type decode with only hdr and raw set.
+ */
+long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r);
+
+const char *tprof_record_type_name(unsigned int type);
+
+#endif /* _TPROF_RECORDS_H */

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: talk to /dev/tprof (INFO, ENABLE, read, DISABLE, STATS). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "util.h"
+
+int session__open(struct session *s, const char *dev)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (s->fd < 0) {
+		ret = -errno;
+		if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
+			pr_err("%s: %s: is the module loaded? try: sudo modprobe tprof",
+			       dev, strerror(errno));
+		else if (errno == EACCES || errno == EPERM)
+			pr_err("%s: %s: needs root, or read access to the device (see README: tprof group)",
+			       dev, strerror(errno));
+		else
+			pr_err("%s: %s", dev, strerror(errno));
+		return ret;
+	}
+	if (ioctl(s->fd, TPROF_IOC_INFO, &s->info)) {
+		ret = -errno;
+		pr_err("%s: INFO: %s: not a tprof device or ABI mismatch",
+		       dev, strerror(errno));
+		goto err_close;
+	}
+	if (s->info.abi_version != TPROF_ABI_VERSION) {
+		ret = -EPROTO;
+		pr_err("%s: ABI mismatch: module has version %u, tprof-read expects %u; install matching tprof.ko and tprof-read",
+		       dev, s->info.abi_version, TPROF_ABI_VERSION);
+		goto err_close;
+	}
+	if (s->info.record_version != TPROF_RECORD_VERSION) {
+		ret = -EPROTO;
+		pr_err("%s: record format mismatch: module has version %u, tprof-read expects %u",
+		       dev, s->info.record_version, TPROF_RECORD_VERSION);
+		goto err_close;
+	}
+	pr_debug("%s: abi %u, %u cpus, ring %u bytes", dev,
+		 s->info.abi_version, s->info.nr_cpu_ids,
+		 s->info.default_ring_bytes);
+	return 0;
+
+err_close:
+	close(s->fd);
+	s->fd = -1;
+	return ret;
+}
+
+int session__enable(struct session *s, struct tprof_ioc_enable *en)
+{
+	en->size = sizeof(*en);
+	if (ioctl(s->fd, TPROF_IOC_ENABLE, en)) {
+		int err = errno;
+
+		switch (err) {
+		case ESRCH:
+			pr_err("pid %d: no such process", en->pid);
+			break;
+		case EPERM:
+		case EACCES:
+			if (en->flags & TPROF_F_KERNEL_STACK)
+				pr_err("pid %d: %s: --kernel-stacks needs root or CAP_PERFMON",
+				       en->pid, strerror(err));
+			else
+				pr_err("pid %d: %s: needs root, CAP_PERFMON, or permission to ptrace the process (same user, ptrace_scope)",
+				       en->pid, strerror(err));
+			break;
+		case EBUSY:
+			pr_err("pid %d: %s: another tprof session is profiling it",
+			       en->pid, strerror(err));
+			break;
+		case EINVAL:
+			pr_err("pid %d: enable: %s (kernel thread, or a period/frames/ring setting out of range)",
+			       en->pid, strerror(err));
+			break;
+		default:
+			pr_err("pid %d: enable: %s", en->pid, strerror(err));
+		}
+		return -err;
+	}
+	s->pid = en->pid;
+	s->enabled = true;
+	return 0;
+}
+
+int session__set_thread_period(struct session *s, int tid,
+			       unsigned long long period_ns)
+{
+	struct tprof_ioc_thread_period tp = { .tid = tid, .period_ns = period_ns };
+
+	if (ioctl(s->fd, TPROF_IOC_SET_THREAD_PERIOD, &tp)) {
+		int err = errno;
+
+		pr_err("thread %d: set period: %s", tid, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+ssize_t session__read(struct session *s, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do {
+		n = read(s->fd, buf, len);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return n;
+}
+
+int session__disable(struct session *s)
+{
+	if (!s->enabled)
+		return 0;
+	s->enabled = false;
+	if (ioctl(s->fd, TPROF_IOC_DISABLE, 0))
+		return -errno;
+	return 0;
+}
+
+int session__stats(struct session *s, struct tprof_ioc_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (ioctl(s->fd, TPROF_IOC_STATS, st))
+		return -errno;
+	return 0;
+}
+
+void session__close(struct session *s)
+{
+	if (s && s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+}

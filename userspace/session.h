@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof-read: talk to /dev/tprof (INFO, ENABLE, read, DISABLE, STATS). */
+#ifndef _TPROF_SESSION_H
+#define _TPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "uapi/tprof.h"
+
+struct session {
+	int fd;
+	struct tprof_ioc_info info;
+	int pid;
+	bool enabled;
+};
+
+/* Open the device (non-blocking) and check the ABI; prints the error. */
+int session__open(struct session *s, const char *dev);
+/* ENABLE; prints a one-line error naming pid on failure. */
+int session__enable(struct session *s, struct tprof_ioc_enable *en);
+int session__set_thread_period(struct session *s, int tid,
+			       unsigned long long period_ns);
+/* bytes read, 0 at EOF, -EAGAIN when empty, other -errno. */
+ssize_t session__read(struct session *s, void *buf, size_t len);
+int session__disable(struct session *s);
+int session__stats(struct session *s, struct tprof_ioc_stats *st);
+void session__close(struct session *s);
+
+#endif /* _TPROF_SESSION_H */

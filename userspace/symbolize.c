@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: ELF/DWARF symbolization with elfutils libdw, and kallsyms. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+#include "util.h"
+
+struct cu_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Off off;
+};
+
+struct sym_file {
+	char *key;		/* path as given */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf *dwarf;
+	Dwarf_Addr dwbias;
+	GElf_Phdr *loads;
+	size_t nloads;
+	struct cu_range *cus;	/* own PC->CU table (Go: no .debug_aranges) */
+	size_t ncus;
+	bool cus_built;
+	struct sym_file_info info;
+	char build_id[2 * 64 + 1];
+};
+
+struct symbolizer {
+	struct sym_file *files;
+	size_t nfiles, capfiles;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+};
+
+struct symbolizer *symbolizer__new(void)
+{
+	struct symbolizer *s = xcalloc(1, sizeof(*s));
+
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	/* .gnu_debuglink next to the file, .debug/, /usr/lib/debug (+ build-id) */
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->debuginfo_path = NULL;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	return s;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nfiles; i++) {
+		struct sym_file *f = &s->files[i];
+
+		if (f->dwfl)
+			dwfl_end(f->dwfl);
+		free(f->key);
+		free(f->loads);
+		free(f->cus);
+	}
+	free(s->files);
+	free(s);
+}
+
+static void load_file(struct symbolizer *s, struct sym_file *f,
+		      const char *path, const char *root)
+{
+	char buf[4096];
+	const char *open_path = path;
+	const unsigned char *bits;
+	GElf_Addr bid_vaddr, bias;
+	Elf *elf;
+	size_t i, nph;
+	int n, fd;
+
+	f->info.build_id = f->build_id;
+	if (path[0] != '/')
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && root) {
+		snprintf(buf, sizeof(buf), "%s%s", root, path);
+		fd = open(buf, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			open_path = buf;
+	}
+	if (fd < 0) {
+		pr_debug("%s: %s", path, strerror(errno));
+		return;
+	}
+	close(fd);
+	f->dwfl = dwfl_begin(&s->cb);
+	if (!f->dwfl)
+		return;
+	dwfl_report_begin(f->dwfl);
+	/* base 0 + add_p_vaddr: module addresses are the ELF's own vaddrs */
+	f->mod = dwfl_report_elf(f->dwfl, path, open_path, -1, 0, true);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod) {
+		pr_debug("%s: %s", path, dwfl_errmsg(-1));
+		return;
+	}
+	elf = dwfl_module_getelf(f->mod, &bias);
+	if (!elf || elf_getphdrnum(elf, &nph))
+		return;
+	f->loads = xcalloc(nph, sizeof(*f->loads));
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
+			f->loads[f->nloads++] = ph;
+	}
+	f->info.loaded = true;
+	n = dwfl_module_build_id(f->mod, &bits, &bid_vaddr);
+	for (i = 0; n > 0 && i < (size_t)n && i < 64; i++)
+		snprintf(f->build_id + 2 * i, 3, "%02x", bits[i]);
+	f->info.has_symtab = dwfl_module_getsymtab(f->mod) > 0;
+	f->dwarf = dwfl_module_getdwarf(f->mod, &f->dwbias);
+	f->info.has_dwarf = f->dwarf != NULL;
+	pr_debug("%s: build-id %s symtab %d dwarf %d", path, f->build_id,
+		 f->info.has_symtab, f->info.has_dwarf);
+}
+
+static struct sym_file *get_file(struct symbolizer *s, const char *path,
+				 const char *root)
+{
+	struct sym_file *f;
+	size_t i;
+
+	for (i = 0; i < s->nfiles; i++)
+		if (!strcmp(s->files[i].key, path))
+			return &s->files[i];
+	GROW(s->files, s->capfiles, s->nfiles + 1);
+	f = &s->files[s->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->key = xstrdup(path);
+	load_file(s, f, path, root);
+	return f;
+}
+
+const struct sym_file_info *symbolizer__file(struct symbolizer *s,
+					     const char *path,
+					     const char *root)
+{
+	return &get_file(s, path, root)->info;
+}
+
+static int cmp_cu(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Go writes no .debug_aranges, so libdw cannot map a PC to its CU. */
+static void build_cu_table(struct sym_file *f)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+
+	f->cus_built = true;
+	while (dwarf_nextcu(f->dwarf, off, &next, &hsize, NULL, NULL,
+			    NULL) == 0) {
+		Dwarf_Addr base, lo, hi;
+		Dwarf_Die die;
+		ptrdiff_t it = 0;
+
+		if (dwarf_offdie(f->dwarf, off + hsize, &die)) {
+			while ((it = dwarf_ranges(&die, it, &base, &lo, &hi)) >
+			       0) {
+				if (hi <= lo)
+					continue;
+				GROW(f->cus, cap, f->ncus + 1);
+				f->cus[f->ncus++] = (struct cu_range){
+					lo, hi, off + hsize };
+			}
+		}
+		off = next;
+	}
+	qsort(f->cus, f->ncus, sizeof(*f->cus), cmp_cu);
+}
+
+static bool find_cu(struct sym_file *f, Dwarf_Addr pc, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi, i, tries;
+
+	if (!f->cus_built)
+		build_cu_table(f);
+	hi = f->ncus;
+	if (!hi || f->cus[0].lo > pc)
+		return false;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->cus[mid].lo <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* ranges may nest or overlap; look back a little */
+	for (i = lo + 1, tries = 0; i-- > 0 && tries < 64; tries++)
+		if (f->cus[i].lo <= pc && pc < f->cus[i].hi)
+			return dwarf_offdie(f->dwarf, f->cus[i].off, cu) != NULL;
+	return false;
+}
+
+static const char *die_str(Dwarf_Die *die, unsigned int at)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, at, &a));
+}
+
+static int die_udata(Dwarf_Die *die, unsigned int at, bool integrate)
+{
+	Dwarf_Attribute a, *ap;
+	Dwarf_Word w;
+
+	ap = integrate ? dwarf_attr_integrate(die, at, &a) :
+			 dwarf_attr(die, at, &a);
+	if (!ap || dwarf_formudata(ap, &w) || w > INT32_MAX)
+		return 0;
+	return (int)w;
+}
+
+static void fill_func(struct sym_frame *fr, Dwarf_Die *die)
+{
+	const char *ln = die_str(die, DW_AT_linkage_name);
+
+	if (!ln)
+		ln = die_str(die, DW_AT_MIPS_linkage_name);
+	fr->name = die_str(die, DW_AT_name);
+	if (!fr->name)
+		fr->name = ln;
+	fr->system_name = ln ? ln : fr->name;
+	fr->start_line = die_udata(die, DW_AT_decl_line, true);
+}
+
+static bool is_func(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+static int lookup_dwarf(struct sym_file *f, Dwarf_Addr vaddr,
+			struct sym_frame *frames, int max)
+{
+	Dwarf_Addr pc = vaddr - f->dwbias, bias;
+	Dwarf_Die cu, *cup, *scopes = NULL, die;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	Dwarf_Line *line;
+	int n = 0, ns, i;
+
+	cup = dwfl_module_addrdie(f->mod, vaddr, &bias);
+	if (cup) {
+		cu = *cup;
+		pc = vaddr - bias;
+	} else if (!find_cu(f, pc, &cu)) {
+		return 0;
+	}
+	memset(&frames[0], 0, sizeof(frames[0]));
+	frames[0].file = "";
+	line = dwarf_getsrc_die(&cu, pc);
+	if (line) {
+		const char *src = dwarf_linesrc(line, NULL, NULL);
+		int l = 0;
+
+		dwarf_lineno(line, &l);
+		frames[0].file = src ? src : "";
+		frames[0].line = l;
+	}
+	ns = dwarf_getscopes(&cu, pc, &scopes);
+	for (i = 0; i < ns && !is_func(&scopes[i]); i++)
+		;
+	if (ns <= 0 || i == ns) {
+		free(scopes);
+		return line ? 1 : 0;	/* caller fills the symtab name */
+	}
+	die = scopes[i];
+	free(scopes);
+	fill_func(&frames[0], &die);
+	n = 1;
+	dwarf_getsrcfiles(&cu, &files, &nfiles);
+	/* walk the physical parents of each inlined instance (eu-addr2line) */
+	while (n < max && dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
+		int call_file = die_udata(&die, DW_AT_call_file, false);
+		int call_line = die_udata(&die, DW_AT_call_line, false);
+		Dwarf_Die *parents = NULL;
+		const char *src = NULL;
+		int np, j;
+
+		np = dwarf_getscopes_die(&die, &parents);
+		for (j = 1; j < np && !is_func(&parents[j]); j++)
+			;
+		if (np <= 0 || j >= np) {
+			free(parents);
+			break;
+		}
+		die = parents[j];
+		free(parents);
+		memset(&frames[n], 0, sizeof(frames[n]));
+		fill_func(&frames[n], &die);
+		if (files && (size_t)call_file < nfiles)
+			src = dwarf_filesrc(files, call_file, NULL, NULL);
+		frames[n].file = src ? src : "";
+		frames[n].line = call_line;
+		n++;
+	}
+	return n;
+}
+
+int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
+			     uint64_t vaddr, struct sym_frame *frames, int max)
+{
+	struct sym_file *f = get_file(s, path, NULL);
+	const char *symname = NULL;
+	int n = 0, i;
+
+	if (!f->mod || max <= 0)
+		return 0;
+	if (f->dwarf)
+		n = lookup_dwarf(f, vaddr, frames, max);
+	if (n == 0 || !frames[0].name) {
+		GElf_Sym sym;
+		GElf_Off off;
+
+		symname = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL,
+					       NULL, NULL);
+		if (!symname)
+			return n;
+		if (n == 0) {
+			memset(&frames[0], 0, sizeof(frames[0]));
+			frames[0].file = "";
+			n = 1;
+		}
+		frames[0].name = symname;
+		frames[0].system_name = symname;
+	}
+	for (i = 0; i < n; i++) {
+		if (!frames[i].name)
+			frames[i].name = "";
+		if (!frames[i].system_name)
+			frames[i].system_name = frames[i].name;
+	}
+	return n;
+}
+
+int symbolizer__lookup(struct symbolizer *s, const char *path,
+		       const char *root, uint64_t start, uint64_t offset,
+		       uint64_t addr, struct sym_frame *frames, int max)
+{
+	struct sym_file *f = get_file(s, path, root);
+	uint64_t fileoff = addr - start + offset;
+	size_t i;
+
+	if (!f->mod)
+		return 0;
+	for (i = 0; i < f->nloads; i++) {
+		const GElf_Phdr *ph = &f->loads[i];
+
+		if (fileoff >= ph->p_offset &&
+		    fileoff < ph->p_offset + ph->p_memsz)
+			return symbolizer__lookup_vaddr(s, path,
+				fileoff - ph->p_offset + ph->p_vaddr,
+				frames, max);
+	}
+	return 0;
+}
+
+/* ---- kallsyms ---- */
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+	char *module;
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t n, cap;
+};
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+struct ksyms *ksyms__load(const char *path)
+{
+	struct ksyms *k;
+	char line[512];
+	FILE *fp;
+
+	fp = fopen(path, "re");
+	if (!fp)
+		return NULL;
+	k = xcalloc(1, sizeof(*k));
+	while (fgets(line, sizeof(line), fp)) {
+		char type, name[256], mod[128] = "";
+		uint64_t addr;
+
+		if (sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &addr,
+			   &type, name, mod) < 3 || !addr)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		GROW(k->syms, k->cap, k->n + 1);
+		k->syms[k->n].addr = addr;
+		k->syms[k->n].name = xstrdup(name);
+		k->syms[k->n].module = xstrdup(mod);
+		k->n++;
+	}
+	fclose(fp);
+	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	return k;
+}
+
+void ksyms__free(struct ksyms *k)
+{
+	size_t i;
+
+	if (!k)
+		return;
+	for (i = 0; i < k->n; i++) {
+		free(k->syms[i].name);
+		free(k->syms[i].module);
+	}
+	free(k->syms);
+	free(k);
+}
+
+const char *ksyms__lookup(const struct ksyms *k, uint64_t addr,
+			  const char **module)
+{
+	size_t lo = 0, hi;
+
+	if (!k || !k->n || addr < k->syms[0].addr)
+		return NULL;
+	hi = k->n;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (module)
+		*module = k->syms[lo].module;
+	return k->syms[lo].name;
+}

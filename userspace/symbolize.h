@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof-read: ELF/DWARF symbolization with elfutils libdw, and kallsyms. */
+#ifndef _TPROF_SYMBOLIZE_H
+#define _TPROF_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One frame of an inline chain. Strings live as long as the symbolizer. */
+struct sym_frame {
+	const char *name;		/* DW_AT_name or symtab name */
+	const char *system_name;	/* DW_AT_linkage_name, else name */
+	const char *file;		/* "" if unknown */
+	int line;			/* 0 if unknown */
+	int start_line;			/* DW_AT_decl_line, 0 if unknown */
+};
+
+#define SYM_MAX_INLINE 64
+
+struct sym_file_info {
+	bool loaded;		/* the ELF could be opened */
+	bool has_symtab;	/* function names available */
+	bool has_dwarf;		/* file/line/inline available */
+	const char *build_id;	/* lowercase hex GNU build-id, or "" */
+};
+
+struct symbolizer;
+
+struct symbolizer *symbolizer__new(void);
+void symbolizer__free(struct symbolizer *s);
+
+/*
+ * Facts about the ELF file at path (opened once and cached). root, if not
+ * NULL, is tried as a prefix when path itself cannot be opened (the
+ * target's /proc/PID/root).
+ */
+const struct sym_file_info *symbolizer__file(struct symbolizer *s,
+					     const char *path,
+					     const char *root);
+
+/*
+ * Symbolize addr of a process mapping [start, limit) at file offset offset
+ * of path. Fills frames innermost first; returns the number of frames
+ * (0: nothing known about addr).
+ */
+int symbolizer__lookup(struct symbolizer *s, const char *path,
+		       const char *root, uint64_t start, uint64_t offset,
+		       uint64_t addr, struct sym_frame *frames, int max);
+
+/* Same, for an ELF virtual address (as addr2line takes). */
+int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
+			     uint64_t vaddr, struct sym_frame *frames, int max);
+
+/* /proc/kallsyms */
+struct ksyms;
+struct ksyms *ksyms__load(const char *path);
+void ksyms__free(struct ksyms *k);
+/* Name of the symbol containing addr (NULL if none); *module = "" or
+ * the module name. */
+const char *ksyms__lookup(const struct ksyms *k, uint64_t addr,
+			  const char **module);
+
+#endif /* _TPROF_SYMBOLIZE_H */

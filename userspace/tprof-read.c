@@ -1,0 +1,852 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: turn tprof records into a symbolized, gzipped pprof profile. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "pprof.h"
+#include "profile.h"
+#include "records.h"
+#include "session.h"
+#include "symbolize.h"
+#include "util.h"
+
+#define TPROF_READ_VERSION "0.1"
+#define MAX_THREAD_PERIODS 256
+
+static struct env {
+	int pid;
+	char **argv;			/* launch mode */
+	const char *output;		/* NULL = stdout */
+	const char *input;		/* replay instead of /dev/tprof */
+	const char *save_raw;
+	const char *device;
+	double duration_s;
+	uint64_t period_ns;
+	struct { int tid; uint64_t period_ns; } tperiods[MAX_THREAD_PERIODS];
+	int ntperiods;
+	bool kernel_stacks;
+	bool report;
+	bool no_symbolize;
+	unsigned int max_frames;
+	unsigned int ring_bytes;
+	const char *kallsyms;
+} env = {
+	.device = TPROF_DEVICE,
+	.kallsyms = "/proc/kallsyms",
+};
+
+/* Everything one run accumulates. */
+struct run {
+	struct profile prof;
+	FILE *raw;			/* --save-raw */
+	int raw_err;
+	struct session sess;
+	struct launch launch;
+	int target;			/* pid whose maps we snapshot */
+	bool live;
+	char *last_maps;		/* last snapshot text, to skip repeats */
+	size_t last_maps_len;
+	uint64_t last_snap_ns;
+	int decode_err;
+};
+
+static volatile sig_atomic_t stop_signal;
+static int sig_pipe[2] = { -1, -1 };
+
+static const char *argp_usage =
+"Usage: tprof-read [options] -p PID\n"
+"       tprof-read [options] -- CMD [ARGS...]\n"
+"       tprof-read [options] --input FILE\n"
+"\n"
+"Profile every thread of a process by its own CPU time (tprof.ko) and write\n"
+"a symbolized, gzipped pprof profile.\n"
+"\n"
+"  -p, --pid PID              attach: all threads, current and future, until the\n"
+"                             process exits, -d expires or SIGINT/SIGTERM\n"
+"  -- CMD [ARGS...]           launch: profile CMD from its first instruction\n"
+"                             until it exits; exit with CMD's status\n"
+"  -o, --output FILE          gzipped pprof (default: stdout, never a terminal)\n"
+"  -d, --duration SECONDS     stop after this long\n"
+"  -F, --frequency HZ         samples per second of each thread's CPU time\n"
+"                             (default 1000)\n"
+"      --period DURATION      the same as a period: 250us, 1ms, ...\n"
+"      --thread-period TID=DURATION  per-thread period (repeatable)\n"
+"      --kernel-stacks        include kernel frames (root or CAP_PERFMON)\n"
+"      --max-frames N         user stack depth (default 127, at most 512)\n"
+"      --ring-bytes N         per-CPU ring size (power of two)\n"
+"      --report               per-thread table on stderr\n"
+"      --input FILE           read a saved raw record stream, not /dev/tprof\n"
+"      --save-raw FILE        also write the raw record stream to FILE\n"
+"      --no-symbolize         leave addresses for pprof to symbolize\n"
+"      --device PATH          default /dev/tprof\n"
+"  -v, --verbose              debug output on stderr\n"
+"  -h, --help                 this help\n"
+"      --version              print the version\n"
+"\n"
+"Examples:\n"
+"  tprof-read -p 1234 -d 10 -o cpu.pb.gz     # 10 s of a running process\n"
+"  tprof-read -o cpu.pb.gz -- make -j8       # a whole build\n"
+"  tprof-read -F 4000 --report -o go.pb.gz -- ./server\n"
+"  go tool pprof -top cpu.pb.gz; go build -pgo=cpu.pb.gz\n";
+
+enum {
+	OPT_PERIOD = 256, OPT_THREAD_PERIOD, OPT_KERNEL, OPT_REPORT, OPT_INPUT,
+	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
+	OPT_RING, OPT_KALLSYMS,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "frequency", required_argument, NULL, 'F' },
+	{ "period", required_argument, NULL, OPT_PERIOD },
+	{ "thread-period", required_argument, NULL, OPT_THREAD_PERIOD },
+	{ "kernel-stacks", no_argument, NULL, OPT_KERNEL },
+	{ "report", no_argument, NULL, OPT_REPORT },
+	{ "input", required_argument, NULL, OPT_INPUT },
+	{ "save-raw", required_argument, NULL, OPT_SAVE_RAW },
+	{ "no-symbolize", no_argument, NULL, OPT_NO_SYM },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
+	{ "ring-bytes", required_argument, NULL, OPT_RING },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ 0 },
+};
+
+static int parse_uint(const char *s, unsigned long long max,
+		      unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	if (*s == '-')
+		return -EINVAL;
+	*out = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *out > max)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	unsigned long long v;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+p:o:d:F:vh", long_opts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'p':
+			if (parse_uint(optarg, INT_MAX, &v) || !v) {
+				pr_err("-p %s: not a pid", optarg);
+				return -EINVAL;
+			}
+			env.pid = v;
+			break;
+		case 'o':
+			env.output = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			env.duration_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || env.duration_s <= 0) {
+				pr_err("-d %s: not a positive number of seconds", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'F':
+			if (parse_uint(optarg, 100000, &v) || !v) {
+				pr_err("-F %s: frequency must be 1..100000 Hz", optarg);
+				return -EINVAL;
+			}
+			env.period_ns = 1000000000ULL / v;
+			break;
+		case OPT_PERIOD:
+			if (parse_duration_ns(optarg, &env.period_ns) ||
+			    env.period_ns < TPROF_MIN_PERIOD_NS) {
+				pr_err("--period %s: need a duration of at least 10us (e.g. 250us, 1ms)",
+				       optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_THREAD_PERIOD: {
+			char *eq = strchr(optarg, '=');
+			uint64_t ns;
+
+			if (env.ntperiods == MAX_THREAD_PERIODS) {
+				pr_err("--thread-period: at most %d", MAX_THREAD_PERIODS);
+				return -EINVAL;
+			}
+			if (!eq) {
+				pr_err("--thread-period %s: expected TID=DURATION", optarg);
+				return -EINVAL;
+			}
+			*eq = 0;
+			if (parse_uint(optarg, INT_MAX, &v) || !v ||
+			    parse_duration_ns(eq + 1, &ns) ||
+			    ns < TPROF_MIN_PERIOD_NS) {
+				*eq = '=';
+				pr_err("--thread-period %s: expected TID=DURATION (at least 10us)",
+				       optarg);
+				return -EINVAL;
+			}
+			*eq = '=';
+			env.tperiods[env.ntperiods].tid = v;
+			env.tperiods[env.ntperiods++].period_ns = ns;
+			break;
+		}
+		case OPT_KERNEL:
+			env.kernel_stacks = true;
+			break;
+		case OPT_REPORT:
+			env.report = true;
+			break;
+		case OPT_INPUT:
+			env.input = optarg;
+			break;
+		case OPT_SAVE_RAW:
+			env.save_raw = optarg;
+			break;
+		case OPT_NO_SYM:
+			env.no_symbolize = true;
+			break;
+		case OPT_DEVICE:
+			env.device = optarg;
+			break;
+		case OPT_KALLSYMS:
+			env.kallsyms = optarg;
+			break;
+		case OPT_MAX_FRAMES:
+			if (parse_uint(optarg, TPROF_MAX_USER_FRAMES, &v) || !v) {
+				pr_err("--max-frames %s: 1..%d", optarg,
+				       TPROF_MAX_USER_FRAMES);
+				return -EINVAL;
+			}
+			env.max_frames = v;
+			break;
+		case OPT_RING:
+			if (parse_uint(optarg, 64ULL << 20, &v) || v < 4096 ||
+			    (v & (v - 1))) {
+				pr_err("--ring-bytes %s: a power of two from 4096 to 64M",
+				       optarg);
+				return -EINVAL;
+			}
+			env.ring_bytes = v;
+			break;
+		case 'v':
+			tprof_verbose++;
+			break;
+		case 'h':
+			fputs(argp_usage, stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("tprof-read %s (ABI %d)\n", TPROF_READ_VERSION,
+			       TPROF_ABI_VERSION);
+			exit(0);
+		default:
+			fputs("Try 'tprof-read --help'.\n", stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		env.argv = argv + optind;
+	if (!!env.pid + !!env.argv + !!env.input != 1) {
+		pr_err("need exactly one of -p PID, -- CMD, or --input FILE (see --help)");
+		return -EINVAL;
+	}
+	if (env.input && (env.save_raw || env.ntperiods || env.kernel_stacks ||
+			  env.duration_s)) {
+		pr_err("--input replays a saved stream: sampling options do not apply");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---- record plumbing: every record goes to --save-raw and the profile ---- */
+
+static void emit(struct run *r, const struct tprof_record *rec)
+{
+	if (r->raw && !r->raw_err &&
+	    fwrite(rec->raw, rec->hdr.size, 1, r->raw) != 1)
+		r->raw_err = errno ? errno : EIO;
+	if (profile__add(&r->prof, rec))
+		pr_debug("inconsistent %s record ignored",
+			 tprof_record_type_name(rec->hdr.type));
+}
+
+/* Build a userspace pseudo-record in a malloc'd buffer and emit it. */
+static void emit_urec(struct run *r, unsigned int type, const void *body,
+		      size_t blen, const void *tail, size_t tlen)
+{
+	size_t size = (sizeof(struct tprof_rec_hdr) + blen + tlen + 7) & ~7UL;
+	struct tprof_rec_hdr hdr = {
+		.type = type, .size = size, .time_ns = now_ns(CLOCK_MONOTONIC),
+	};
+	unsigned char *buf = xcalloc(1, size);
+	struct tprof_record rec;
+
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), body, blen);
+	if (tlen)
+		memcpy(buf + sizeof(hdr) + blen, tail, tlen);
+	if (tprof_record_decode(buf, size, &rec) > 0)
+		emit(r, &rec);
+	free(buf);
+}
+
+static void snapshot_maps(struct run *r, bool force)
+{
+	struct tprof_urec_maps m = { .pid = r->target };
+	char *text;
+	size_t len;
+
+	if (maps__read_proc(r->target, &text, &len))
+		return;
+	if (!force && r->last_maps && len == r->last_maps_len &&
+	    !memcmp(text, r->last_maps, len)) {
+		free(text);
+		return;
+	}
+	m.len = len;
+	emit_urec(r, TPROF_UREC_MAPS, (char *)&m + sizeof(m.hdr),
+		  sizeof(m) - sizeof(m.hdr), text, len);
+	free(r->last_maps);
+	r->last_maps = text;
+	r->last_maps_len = len;
+	r->last_snap_ns = now_ns(CLOCK_MONOTONIC);
+}
+
+static void on_launch_stop(void *ctx, enum launch_event ev)
+{
+	struct run *r = ctx;
+
+	pr_debug("target stopped at %s: snapshot maps",
+		 ev == LAUNCH_EXEC ? "exec" : "exit");
+	snapshot_maps(r, false);
+}
+
+/*
+ * Decode buf[0..len) record by record. Returns bytes consumed; sets
+ * r->decode_err on garbage.
+ */
+static size_t process_bytes(struct run *r, const unsigned char *buf,
+			    size_t len, uint64_t base_off)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		struct tprof_record rec;
+		long n = tprof_record_decode(buf + off, len - off, &rec);
+
+		if (n == -ENODATA)
+			break;
+		if (n < 0) {
+			r->decode_err = -EINVAL;
+			pr_err("%s: malformed record at offset %llu (type %u, size %u)",
+			       env.input ? env.input : env.device,
+			       (unsigned long long)(base_off + off),
+			       rec.hdr.type, rec.hdr.size);
+			return off;
+		}
+		emit(r, &rec);
+		if (r->live && rec.hdr.type == TPROF_REC_EXEC)
+			snapshot_maps(r, false);
+		/* code we have no mapping for: the process may have dlopen'ed */
+		if (r->live && rec.hdr.type == TPROF_REC_SAMPLE &&
+		    now_ns(CLOCK_MONOTONIC) - r->last_snap_ns > 20000000ULL &&
+		    profile__sample_unmapped(&r->prof, &rec))
+			snapshot_maps(r, false);
+		off += n;
+	}
+	return off;
+}
+
+static int replay(struct run *r)
+{
+	size_t cap = 1 << 20, have = 0;
+	unsigned char *buf = xmalloc(cap);
+	uint64_t base = 0;
+	int fd, ret = 0;
+
+	fd = open(env.input, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		pr_err("%s: %s", env.input, strerror(errno));
+		free(buf);
+		return ret;
+	}
+	for (;;) {
+		ssize_t n;
+		size_t used;
+
+		if (have == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		n = read(fd, buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			pr_err("%s: %s", env.input, strerror(errno));
+			break;
+		}
+		have += n;
+		used = process_bytes(r, buf, have, base);
+		if (r->decode_err) {
+			ret = r->decode_err;
+			break;
+		}
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		base += used;
+		if (n == 0) {
+			if (have) {
+				ret = -ENODATA;
+				pr_err("%s: truncated record at offset %llu (%zu bytes left)",
+				       env.input, (unsigned long long)base, have);
+			}
+			break;
+		}
+	}
+	close(fd);
+	free(buf);
+	if (!ret && !r->prof.have_session && r->prof.nrecords == 0) {
+		pr_err("%s: no records", env.input);
+		ret = -ENODATA;
+	}
+	return ret;
+}
+
+/* ---- live session ---- */
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig != SIGCHLD)
+		stop_signal = sig;
+	if (sig_pipe[1] >= 0 && write(sig_pipe[1], "s", 1) < 0) {
+		/* pipe full: a wakeup is already pending */
+	}
+	errno = saved;
+}
+
+static void setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		sig_pipe[0] = sig_pipe[1] = -1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void progress(struct run *r, uint64_t start, bool final)
+{
+	static bool shown;
+	uint64_t lost;
+
+	if (!isatty(STDERR_FILENO) || tprof_verbose)
+		return;
+	if (final) {
+		if (shown)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	lost = r->prof.lost_samples;
+	fprintf(stderr, "\r\033[Ktprof-read: %.1fs  %llu samples  %llu lost",
+		(now_ns(CLOCK_MONOTONIC) - start) / 1e9,
+		(unsigned long long)r->prof.sample_records,
+		(unsigned long long)lost);
+	shown = true;
+}
+
+static int drain(struct run *r, unsigned char *buf, size_t cap)
+{
+	for (;;) {
+		ssize_t n = session__read(&r->sess, buf, cap);
+
+		if (n == -EAGAIN || n == 0)
+			return 0;
+		if (n < 0) {
+			pr_err("%s: read: %s", env.device, strerror(-n));
+			return n;
+		}
+		process_bytes(r, buf, n, 0);
+		if (r->decode_err)
+			return r->decode_err;
+	}
+}
+
+static int collect(struct run *r)
+{
+	struct tprof_ioc_enable en = { 0 };
+	struct tprof_urec_session sess = { 0 };
+	struct tprof_ioc_stats st;
+	size_t cap = 4 << 20;
+	unsigned char *buf = NULL;
+	uint64_t start, deadline = 0, last_progress = 0, exited_at = 0;
+	int auxv_fd = -1, ret, i;
+	bool eof = false;
+
+	ret = session__open(&r->sess, env.device);
+	if (ret)
+		return ret;
+	setup_signals();
+	if (env.argv) {
+		ret = launch__fork(&r->launch, env.argv);
+		if (ret) {
+			pr_err("%s: fork: %s", env.argv[0], strerror(-ret));
+			goto out;
+		}
+		r->target = r->launch.pid;
+	} else {
+		r->target = env.pid;
+	}
+
+	en.pid = r->target;
+	en.period_ns = env.period_ns;
+	en.max_user_frames = env.max_frames;
+	en.ring_bytes = env.ring_bytes;
+	if (env.kernel_stacks) {
+		en.flags |= TPROF_F_KERNEL_STACK;
+		en.max_kernel_frames = TPROF_MAX_KERNEL_FRAMES;
+	}
+	if (geteuid() != 0) {
+		char path[64];
+
+		/* procfs hands this out only after a ptrace-read check */
+		snprintf(path, sizeof(path), "/proc/%d/auxv", r->target);
+		auxv_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (auxv_fd >= 0) {
+			en.flags |= TPROF_F_AUXV_PROOF;
+			en.auxv_fd = auxv_fd;
+		}
+	}
+	sess.magic = TPROF_RAW_MAGIC;
+	sess.realtime_ns = now_ns(CLOCK_REALTIME);
+	sess.period_ns = env.period_ns ? env.period_ns : TPROF_DEFAULT_PERIOD_NS;
+	sess.pid = r->target;
+	sess.flags = en.flags;
+	sess.abi_version = r->sess.info.abi_version;
+	sess.record_version = r->sess.info.record_version;
+	emit_urec(r, TPROF_UREC_SESSION, (char *)&sess + sizeof(sess.hdr),
+		  sizeof(sess) - sizeof(sess.hdr), NULL, 0);
+
+	ret = session__enable(&r->sess, &en);
+	if (auxv_fd >= 0)
+		close(auxv_fd);
+	if (ret) {
+		if (env.argv)
+			kill(r->launch.pid, SIGKILL);
+		goto out;
+	}
+	r->live = true;
+	for (i = 0; i < env.ntperiods; i++)
+		session__set_thread_period(&r->sess, env.tperiods[i].tid,
+					   env.tperiods[i].period_ns);
+	if (env.argv) {
+		ret = launch__release(&r->launch);
+		if (ret) {
+			pr_err("%s: %s", env.argv[0],
+			       ret == -ENOENT ? "command not found" :
+			       strerror(-ret));
+			ret = ret == -ENOENT ? -ENOENT : ret;
+			session__disable(&r->sess);
+			while (!launch__poll(&r->launch, NULL, NULL))
+				usleep(1000);
+			goto out;
+		}
+	} else {
+		snapshot_maps(r, true);
+	}
+
+	buf = xmalloc(cap);
+	start = now_ns(CLOCK_MONOTONIC);
+	if (env.duration_s)
+		deadline = start + (uint64_t)(env.duration_s * 1e9);
+	while (!eof) {
+		struct pollfd pfd[2] = {
+			{ .fd = r->sess.fd, .events = POLLIN },
+			{ .fd = sig_pipe[0], .events = POLLIN },
+		};
+		uint64_t now;
+		ssize_t n;
+		char junk[64];
+
+		if (env.argv && !r->launch.exited &&
+		    launch__poll(&r->launch, on_launch_stop, r))
+			exited_at = now_ns(CLOCK_MONOTONIC);
+		if (stop_signal) {
+			if (!env.argv)
+				break;
+			/* launch mode: pass it on, the profile ends with CMD */
+			kill(r->launch.pid, stop_signal);
+			stop_signal = 0;
+		}
+		now = now_ns(CLOCK_MONOTONIC);
+		if (deadline && now >= deadline)
+			break;
+		/* the module reports EOF after the target exits and is drained;
+		 * do not hang if that never comes */
+		if (exited_at && now - exited_at > 2000000000ULL)
+			break;
+		if (!env.argv && kill(r->target, 0) && errno == ESRCH &&
+		    !exited_at)
+			exited_at = now;
+		if (now - last_progress > 500000000ULL) {
+			progress(r, start, false);
+			last_progress = now;
+		}
+		if (poll(pfd, sig_pipe[0] >= 0 ? 2 : 1, 100) < 0 &&
+		    errno != EINTR) {
+			ret = -errno;
+			pr_err("poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[1].revents)
+			while (read(sig_pipe[0], junk, sizeof(junk)) > 0)
+				;
+		for (;;) {
+			n = session__read(&r->sess, buf, cap);
+			if (n == -EAGAIN)
+				break;
+			if (n == 0) {
+				eof = true;
+				break;
+			}
+			if (n < 0) {
+				ret = n;
+				pr_err("%s: read: %s", env.device, strerror(-n));
+				goto out_disable;
+			}
+			process_bytes(r, buf, n, 0);
+			if (r->decode_err) {
+				ret = r->decode_err;
+				goto out_disable;
+			}
+		}
+	}
+	ret = 0;
+
+out_disable:
+	session__disable(&r->sess);
+	if (!ret)
+		ret = drain(r, buf, cap);
+	if (session__stats(&r->sess, &st) == 0)
+		emit_urec(r, TPROF_UREC_STATS, &st, sizeof(st), NULL, 0);
+	progress(r, 0, true);
+	if (env.argv) {
+		/* let the command finish; its exit stop snapshots the maps */
+		while (!launch__poll(&r->launch, on_launch_stop, r)) {
+			struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN };
+			char junk[64];
+
+			if (stop_signal) {
+				kill(r->launch.pid, stop_signal);
+				stop_signal = 0;
+			}
+			poll(&pfd, sig_pipe[0] >= 0 ? 1 : 0, 100);
+			while (sig_pipe[0] >= 0 &&
+			       read(sig_pipe[0], junk, sizeof(junk)) > 0)
+				;
+		}
+	}
+out:
+	free(buf);
+	session__close(&r->sess);
+	return ret;
+}
+
+/* ---- output ---- */
+
+static void report(struct profile *p)
+{
+	char b1[32], b2[32], b3[32];
+	size_t i;
+
+	fprintf(stderr, "%8s %-16s %10s %9s %12s %12s %8s %7s\n", "TID", "COMM",
+		"PERIOD", "SAMPLES", "SAMPLED", "EXACT", "ERROR%", "LOST");
+	for (i = 0; i < p->nthreads; i++) {
+		struct thread_info *t = &p->threads[i];
+		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
+		uint64_t lost_w = t->have_stat ? t->stat.lost_weight_ns : 0;
+		char err[16] = "-";
+
+		if (t->have_stat && t->stat.on_cpu_ns)
+			snprintf(err, sizeof(err), "%+.2f",
+				 ((double)t->weight_ns + lost_w -
+				  (double)t->stat.on_cpu_ns) * 100.0 /
+				 (double)t->stat.on_cpu_ns);
+		fprintf(stderr, "%8d %-16s %10s %9llu %12s %12s %8s %7llu\n",
+			t->tid, thread__comm_at(t, UINT64_MAX),
+			period ? fmt_ns(b1, sizeof(b1), period) : "-",
+			(unsigned long long)t->samples,
+			fmt_ns(b2, sizeof(b2), t->weight_ns),
+			t->have_stat ? fmt_ns(b3, sizeof(b3), t->stat.on_cpu_ns) : "-",
+			err,
+			(unsigned long long)(t->have_stat ? t->stat.lost_samples : 0));
+	}
+	fprintf(stderr, "total: %llu samples, %s sampled, %llu lost (%s)\n",
+		(unsigned long long)p->sample_records,
+		fmt_ns(b1, sizeof(b1), p->sample_weight_ns),
+		(unsigned long long)(p->have_stats ? p->stats.lost_samples :
+				     p->lost_samples),
+		fmt_ns(b2, sizeof(b2), p->have_stats ? p->stats.lost_weight_ns :
+		       p->lost_weight_ns));
+}
+
+static int write_profile(struct run *r)
+{
+	struct pprof_opts o = { .default_period_ns = TPROF_DEFAULT_PERIOD_NS };
+	uint8_t *pb = NULL, *gz = NULL;
+	size_t pblen, gzlen;
+	char root[64];
+	int ret;
+
+	if (!env.no_symbolize) {
+		o.sym = symbolizer__new();
+		if (r->prof.nsamples) {
+			size_t i;
+
+			for (i = 0; i < r->prof.nsamples; i++)
+				if (r->prof.samples[i].nr_kernel)
+					break;
+			if (i < r->prof.nsamples)
+				o.ksyms = ksyms__load(env.kallsyms);
+		}
+	}
+	if (r->prof.have_session && r->prof.session.pid) {
+		snprintf(root, sizeof(root), "/proc/%u/root",
+			 r->prof.session.pid);
+		o.proc_root = root;
+	}
+	ret = pprof__encode(&r->prof, &o, &pb, &pblen);
+	if (!ret)
+		ret = pprof__gzip(pb, pblen, &gz, &gzlen);
+	if (!ret) {
+		ret = write_file_atomic(env.output, gz, gzlen);
+		if (ret)
+			pr_err("%s: write: %s", env.output ? env.output : "stdout",
+			       strerror(-ret));
+	} else {
+		pr_err("encoding the profile: %s", strerror(-ret));
+	}
+	free(pb);
+	free(gz);
+	symbolizer__free(o.sym);
+	ksyms__free(o.ksyms);
+	return ret;
+}
+
+/* Fail before profiling anything if the output cannot be written. */
+static int check_output(void)
+{
+	char *dir, *slash;
+	int ret = 0;
+
+	if (!env.output || !strcmp(env.output, "-")) {
+		if (isatty(STDOUT_FILENO)) {
+			pr_err("stdout: refusing to write a binary profile to a terminal: use -o FILE or redirect");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	dir = xstrdup(env.output);
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = 0;
+	if (access(slash ? dir : ".", W_OK | X_OK)) {
+		ret = -errno;
+		pr_err("%s: output not writable: %s", env.output, strerror(errno));
+	} else {
+		struct stat stb;
+
+		if (!stat(env.output, &stb) && S_ISDIR(stb.st_mode)) {
+			ret = -EISDIR;
+			pr_err("%s: output not writable: %s", env.output,
+			       strerror(EISDIR));
+		}
+	}
+	free(dir);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = { 0 };
+	int err = 1, ret;
+
+	r.sess.fd = -1;
+	profile__init(&r.prof);
+	if (parse_args(argc, argv))
+		return 2;
+	if (check_output())
+		goto cleanup;
+	if (env.save_raw) {
+		r.raw = fopen(env.save_raw, "we");
+		if (!r.raw) {
+			pr_err("%s: %s", env.save_raw, strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (env.input)
+		ret = replay(&r);
+	else
+		ret = collect(&r);
+	if (r.raw) {
+		if (fclose(r.raw) && !r.raw_err)
+			r.raw_err = errno;
+		r.raw = NULL;
+		if (r.raw_err)
+			pr_err("%s: write: %s", env.save_raw, strerror(r.raw_err));
+	}
+	if (env.argv && r.launch.pid && !r.live)
+		goto cleanup_exit_child;
+	if (ret)
+		goto cleanup_exit_child;
+	if (env.report)
+		report(&r.prof);
+	if (write_profile(&r))
+		goto cleanup_exit_child;
+	err = 0;
+
+cleanup_exit_child:
+	if (env.argv && r.launch.exited) {
+		if (ret == -ENOENT)
+			err = 127;
+		else if (!err || r.live)
+			err = err ? err : launch__exit_code(&r.launch);
+	}
+cleanup:
+	free(r.last_maps);
+	profile__free(&r.prof);
+	return err;
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: small shared helpers (allocation, hashing, logging). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+int tprof_verbose;
+
+static void oom(void)
+{
+	fputs("tprof-read: out of memory\n", stderr);
+	exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t n)
+{
+	void *p = calloc(nmemb ? nmemb : 1, n ? n : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void grow(void **arr, size_t *cap, size_t need, size_t elsz)
+{
+	size_t ncap;
+
+	if (need <= *cap)
+		return;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	*arr = xrealloc(*arr, ncap * elsz);
+	memset((char *)*arr + *cap * elsz, 0, (ncap - *cap) * elsz);
+	*cap = ncap;
+}
+
+void pr_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tprof-read: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void pr_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!tprof_verbose)
+		return;
+	fputs("tprof-read: debug: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* FNV-1a, then a final mix. */
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return hash_u64(h);
+}
+
+void hindex_init(struct hindex *hx)
+{
+	memset(hx, 0, sizeof(*hx));
+}
+
+void hindex_free(struct hindex *hx)
+{
+	free(hx->slots);
+	free(hx->hashes);
+	hindex_init(hx);
+}
+
+bool hindex_next(const struct hindex *hx, uint64_t h, struct hiter *it,
+		 uint32_t *item)
+{
+	size_t mask;
+
+	if (!hx->cap)
+		return false;
+	mask = hx->cap - 1;
+	if (it->probes == 0)
+		it->pos = h & mask;
+	while (it->probes < hx->cap) {
+		size_t pos = it->pos;
+
+		it->pos = (it->pos + 1) & mask;
+		it->probes++;
+		if (!hx->slots[pos])
+			return false;
+		if (hx->hashes[pos] == h) {
+			*item = hx->slots[pos];
+			return true;
+		}
+	}
+	return false;
+}
+
+static void hindex_insert(uint32_t *slots, uint64_t *hashes, size_t cap,
+			  uint64_t h, uint32_t item)
+{
+	size_t pos = h & (cap - 1);
+
+	while (slots[pos])
+		pos = (pos + 1) & (cap - 1);
+	slots[pos] = item;
+	hashes[pos] = h;
+}
+
+void hindex_put(struct hindex *hx, uint64_t h, uint32_t item)
+{
+	if ((hx->used + 1) * 2 > hx->cap) {
+		size_t ncap = hx->cap ? hx->cap * 2 : 64, i;
+		uint32_t *ns = xcalloc(ncap, sizeof(*ns));
+		uint64_t *nh = xcalloc(ncap, sizeof(*nh));
+
+		for (i = 0; i < hx->cap; i++)
+			if (hx->slots[i])
+				hindex_insert(ns, nh, ncap, hx->hashes[i],
+					      hx->slots[i]);
+		free(hx->slots);
+		free(hx->hashes);
+		hx->slots = ns;
+		hx->hashes = nh;
+		hx->cap = ncap;
+	}
+	hindex_insert(hx->slots, hx->hashes, hx->cap, h, item);
+	hx->used++;
+}
+
+int parse_duration_ns(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *sfx;
+		double mul;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "µs", 1e3 }, { "ms", 1e6 },
+		{ "s", 1e9 }, { "m", 60e9 }, { "", 1 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].sfx) == 0) {
+			v *= units[i].mul;
+			if (v > 1.8e19)
+				return -EINVAL;
+			*out = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns >= 1000000000ULL)
+		snprintf(buf, len, "%.3fs", ns / 1e9);
+	else if (ns >= 1000000ULL)
+		snprintf(buf, len, "%.3fms", ns / 1e6);
+	else if (ns >= 1000ULL)
+		snprintf(buf, len, "%.3fus", ns / 1e3);
+	else
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return buf;
+}

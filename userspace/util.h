@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof-read: small shared helpers (allocation, hashing, logging). */
+#ifndef _TPROF_UTIL_H
+#define _TPROF_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+extern int tprof_verbose;
+
+/* Out of memory is not recoverable for a CLI: these print and exit(1). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Grow *arr (elements of size elsz) so that index need-1 fits. */
+void grow(void **arr, size_t *cap, size_t need, size_t elsz);
+#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+static inline uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * Open-addressing hash index: maps a 64-bit hash to item indexes (1-based in
+ * the slots, 0 = empty). The caller owns the items and compares them.
+ */
+struct hindex {
+	uint32_t *slots;
+	uint64_t *hashes;
+	size_t cap;	/* power of two */
+	size_t used;
+};
+
+/* Iterate candidate item indexes for hash h; returns false at an empty slot. */
+struct hiter {
+	size_t pos;
+	size_t probes;
+};
+void hindex_init(struct hindex *hx);
+void hindex_free(struct hindex *hx);
+bool hindex_next(const struct hindex *hx, uint64_t h, struct hiter *it,
+		 uint32_t *item);
+void hindex_put(struct hindex *hx, uint64_t h, uint32_t item);
+
+/* Parse "250us", "1ms", "2s", "1000" (ns); 0 on success, -EINVAL otherwise. */
+int parse_duration_ns(const char *s, uint64_t *out);
+/* Format ns compactly ("1.5ms") into buf. */
+const char *fmt_ns(char *buf, size_t len, uint64_t ns);
+
+#endif /* _TPROF_UTIL_H */
