@@ -80,7 +80,7 @@ run_case() {	# run_case PATH
 }
 
 cases=()
-for c in "$TPROF_ROOT"/tests/cases/[0-9][0-9]-*; do
+for c in "$TPROF_ROOT/${CASE_DIR:-tests/cases}"/[0-9][0-9]-*; do
 	[ -x "$c" ] || continue
 	# shellcheck disable=SC2053 # CASES is a glob on purpose
 	[[ $(basename "$c") == ${CASES:-*} ]] || continue

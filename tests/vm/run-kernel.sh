@@ -4,7 +4,7 @@
 # judge the run. Passes only on an explicit "TPROF-RESULT ... fail=0" line on
 # the result port, with pass > 0 and no panic/WARN/BUG in the console log.
 #   run-kernel.sh NAME KVER
-# Env: CASES (glob of case names), VM_CPUS (8), VM_MEM (2048 MiB),
+# Env: CASES (glob of case names), CASE_DIR (tests/cases), VM_CPUS (8), VM_MEM (2048 MiB),
 #      VM_TIMEOUT (seconds, 1200), SELFTEST (fail|warn|hang), VM_OUT (folder).
 # Writes VM_OUT/{console.log,result.log,summary,out/}; prints one summary line.
 set -uo pipefail
@@ -48,6 +48,7 @@ TPROF_ROOT='$root'
 TPROF_KO='$ko'
 KVER='$kver'
 CASES='${CASES:-*}'
+CASE_DIR='${CASE_DIR:-tests/cases}'
 SELFTEST='${SELFTEST:-}'
 SELFTEST_KO='$selftest_ko'
 CASE_TIMEOUT='${CASE_TIMEOUT:-600}'

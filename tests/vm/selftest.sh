@@ -10,7 +10,7 @@ read -r name kver < <("$root/tests/vm/kernels.sh" ${KERNELS:-}) || exit 1
 pass=0 fail=0
 for st in fail warn hang; do
 	tmo=${VM_TIMEOUT:-1200}
-	[ $st = hang ] && tmo=${SELFTEST_HANG_TIMEOUT:-120}
+	[ $st = hang ] && tmo=${SELFTEST_HANG_TIMEOUT:-60}
 	row=$(SELFTEST=$st CASES='00-*' VM_TIMEOUT=$tmo \
 		"$root/tests/vm/run-kernel.sh" "$name" "$kver" 2>/dev/null)
 	if [ $? -ne 0 ] && [[ "$row" == *" FAIL "* ]]; then
