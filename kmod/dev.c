@@ -1,26 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tprof: the /dev/tprof misc device and its ioctl dispatch. */
+/* tprof: the /dev/tprof misc device: open/release, read, poll, ioctls. */
 #include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/poll.h>
 #include <linux/uaccess.h>
 
+#include "session.h"
 #include "tprof.h"
-
-/* The uapi layout is ABI (pairs with the same checks in userspace). */
-static_assert(sizeof(struct tprof_ioc_info) == TPROF_SIZEOF_IOC_INFO);
-static_assert(sizeof(struct tprof_ioc_enable) == TPROF_SIZEOF_IOC_ENABLE);
-static_assert(sizeof(struct tprof_ioc_thread_period) ==
-	      TPROF_SIZEOF_IOC_THREAD_PERIOD);
-static_assert(sizeof(struct tprof_ioc_stats) == TPROF_SIZEOF_IOC_STATS);
-static_assert(sizeof(struct tprof_rec_hdr) == TPROF_SIZEOF_REC_HDR);
-static_assert(sizeof(struct tprof_rec_sample) == TPROF_SIZEOF_REC_SAMPLE);
-static_assert(sizeof(struct tprof_rec_lost) == TPROF_SIZEOF_REC_LOST);
-static_assert(sizeof(struct tprof_rec_thread) == TPROF_SIZEOF_REC_THREAD);
-static_assert(sizeof(struct tprof_rec_thread_stat) ==
-	      TPROF_SIZEOF_REC_THREAD_STAT);
-static_assert(sizeof(struct tprof_rec_exec) == TPROF_SIZEOF_REC_EXEC);
-static_assert(sizeof(struct tprof_rec_proc_exit) == TPROF_SIZEOF_REC_PROC_EXIT);
 
 static long tprof_ioctl_info(void __user *arg)
 {
@@ -32,6 +19,7 @@ static long tprof_ioctl_info(void __user *arg)
 		.page_size = PAGE_SIZE,
 		.max_user_frames = TPROF_MAX_USER_FRAMES,
 		.max_kernel_frames = TPROF_MAX_KERNEL_FRAMES,
+		.default_ring_bytes = TPROF_DEFAULT_RING_BYTES,
 		.min_period_ns = TPROF_MIN_PERIOD_NS,
 	};
 
@@ -40,20 +28,133 @@ static long tprof_ioctl_info(void __user *arg)
 	return 0;
 }
 
+static int tprof_open(struct inode *inode, struct file *file)
+{
+	struct tprof_session *s = tprof_session_new();
+
+	if (!s)
+		return -ENOMEM;
+	file->private_data = s;
+	return nonseekable_open(inode, file);
+}
+
+/* Ends the session: probes, timers, rings, in that order. */
+static int tprof_release(struct inode *inode, struct file *file)
+{
+	tprof_session_release(file->private_data);
+	return 0;
+}
+
 static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	struct tprof_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	long ret;
 
-	switch (cmd) {
-	case TPROF_IOC_INFO:
+	if (cmd == TPROF_IOC_INFO)
 		return tprof_ioctl_info(uarg);
-	default:
+	/* ENABLE is growable: its size is in the struct, not in cmd. */
+	if (_IOC_TYPE(cmd) != TPROF_IOC_MAGIC ||
+	    (_IOC_NR(cmd) == _IOC_NR(TPROF_IOC_ENABLE) ?
+	     _IOC_DIR(cmd) != _IOC_WRITE : !(cmd == TPROF_IOC_DISABLE ||
+					     cmd == TPROF_IOC_STATS ||
+					     cmd == TPROF_IOC_SET_THREAD_PERIOD)))
 		return -ENOTTY;
+
+	if (mutex_lock_interruptible(&s->lock))
+		return -ERESTARTSYS;
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(TPROF_IOC_ENABLE):
+		ret = tprof_session_enable(s, file, uarg);
+		break;
+	case _IOC_NR(TPROF_IOC_SET_THREAD_PERIOD):
+		ret = tprof_session_set_period(s, uarg);
+		break;
+	case _IOC_NR(TPROF_IOC_DISABLE):
+		ret = -EINVAL;
+		if (s->state != TPROF_IDLE) {
+			tprof_session_stop(s);
+			ret = 0;
+		}
+		break;
+	case _IOC_NR(TPROF_IOC_STATS):
+		ret = tprof_session_stats(s, uarg);
+		break;
+	default:
+		ret = -ENOTTY;
+		break;
 	}
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+/*
+ * Whole records only. Blocks until data or EOF (0: the session stopped and
+ * every ring is drained). -EINVAL without a session or when @len is too
+ * small for the next record.
+ */
+static ssize_t tprof_read(struct file *file, char __user *buf, size_t len,
+			  loff_t *ppos)
+{
+	struct tprof_session *s = file->private_data;
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(&s->lock))
+		return -ERESTARTSYS;
+	if (s->state == TPROF_IDLE) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	for (;;) {
+		/* Acquire before reading: records written before stop show. */
+		bool finished = smp_load_acquire(&s->finished);
+
+		ret = tprof_rings_read(s, buf, len);
+		if (ret || finished)
+			break;
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			break;
+		}
+		WRITE_ONCE(s->reader_waiting, true);
+		mutex_unlock(&s->lock);
+		ret = wait_event_interruptible(s->wq,
+					       smp_load_acquire(&s->finished) ||
+					       !tprof_rings_empty(s));
+		if (ret)
+			return ret;
+		if (mutex_lock_interruptible(&s->lock))
+			return -ERESTARTSYS;
+	}
+	WRITE_ONCE(s->reader_waiting, false);
+out_unlock:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+static __poll_t tprof_poll(struct file *file, poll_table *wait)
+{
+	struct tprof_session *s = file->private_data;
+	bool finished;
+
+	if (READ_ONCE(s->state) == TPROF_IDLE)
+		return EPOLLERR;
+	poll_wait(file, &s->wq, wait);
+	WRITE_ONCE(s->reader_waiting, true);
+	finished = smp_load_acquire(&s->finished);
+	if (!tprof_rings_empty(s))
+		return EPOLLIN | EPOLLRDNORM;
+	if (finished)
+		return EPOLLIN | EPOLLRDNORM | EPOLLHUP;
+	return 0;
 }
 
 static const struct file_operations tprof_fops = {
 	.owner = THIS_MODULE,
+	.open = tprof_open,
+	.release = tprof_release,
+	.read = tprof_read,
+	.poll = tprof_poll,
 	.unlocked_ioctl = tprof_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,

@@ -2,17 +2,29 @@
 /* tprof: module entry points. */
 #include <linux/module.h>
 
+#include "sampler.h"
+#include "tp.h"
 #include "tprof.h"
 
 static int __init tprof_init(void)
 {
 	int ret;
 
-	ret = tprof_dev_init();
+	ret = tprof_tp_init();
 	if (ret)
 		return ret;
+	ret = tprof_sampler_init();
+	if (ret)
+		return ret;
+	ret = tprof_dev_init();
+	if (ret)
+		goto err_sampler_exit;
 	pr_info("version %s (abi %u) loaded\n", TPROF_VERSION, TPROF_ABI_VERSION);
 	return 0;
+
+err_sampler_exit:
+	tprof_sampler_exit();
+	return ret;
 }
 
 /*
@@ -22,6 +34,7 @@ static int __init tprof_init(void)
 static void __exit tprof_exit(void)
 {
 	tprof_dev_exit();
+	tprof_sampler_exit();
 }
 
 module_init(tprof_init);

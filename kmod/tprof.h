@@ -8,6 +8,15 @@
 
 #define TPROF_VERSION "0.1.0"
 
+/* Per-CPU ring size when ENABLE passes 0 (reported by INFO). */
+#define TPROF_DEFAULT_RING_BYTES	(256U * 1024)
+#define TPROF_MIN_RING_BYTES		4096U
+#define TPROF_MAX_RING_BYTES		(64U << 20)
+/* Longest accepted period: keeps weight arithmetic far from overflow. */
+#define TPROF_MAX_PERIOD_NS		(100ULL * NSEC_PER_SEC)
+/* Concurrent sessions (each on its own process). */
+#define TPROF_MAX_SESSIONS		32
+
 int tprof_dev_init(void);
 void tprof_dev_exit(void);
 

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof: per-CPU byte rings. One producer per ring (its CPU, IRQs off),
+ * one consumer (read() under the session lock); the pattern of
+ * Documentation/core-api/circular-buffers.rst with free-running counters.
+ * A full ring drops the record, counts it, and owes the reader a LOST record.
+ */
+#include <linux/cpumask.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/topology.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "ring.h"
+#include "session.h"
+#include "tprof.h"
+
+/* irq_work: hardirq (or the irq_work kthread on PREEMPT_RT). */
+static void tprof_ring_wake(struct irq_work *work)
+{
+	struct tprof_ring *r = container_of(work, struct tprof_ring, work);
+	struct tprof_session *s = r->sess;
+
+	if (test_bit(TPROF_S_STOP_REQ, &s->bits))
+		schedule_work(&s->stop_work);
+	wake_up_interruptible_all(&s->wq);
+}
+
+int tprof_rings_alloc(struct tprof_session *s, u32 bytes)
+{
+	int cpu;
+
+	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL);
+	if (!s->rings)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct tprof_ring *r;
+
+		r = kzalloc_node(sizeof(*r), GFP_KERNEL, cpu_to_node(cpu));
+		if (!r)
+			return -ENOMEM;
+		s->rings[cpu] = r;
+		r->data = vmalloc_node(bytes, cpu_to_node(cpu));
+		if (!r->data)
+			return -ENOMEM;
+		r->mask = bytes - 1;
+		r->sess = s;
+		init_irq_work(&r->work, tprof_ring_wake);
+	}
+	return 0;
+}
+
+/* Also frees a partial allocation from tprof_rings_alloc(). */
+void tprof_rings_free(struct tprof_session *s)
+{
+	int cpu;
+
+	if (!s->rings)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct tprof_ring *r = s->rings[cpu];
+
+		if (!r)
+			continue;
+		vfree(r->data);
+		kfree(r);
+	}
+	kfree(s->rings);
+	s->rings = NULL;
+}
+
+/* Waits for queued wakeups; no producer may be left. */
+void tprof_rings_sync(struct tprof_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&s->rings[cpu]->work);
+}
+
+static void tprof_ring_copy_in(struct tprof_ring *r, u64 pos, const void *src,
+			       u32 len)
+{
+	u64 off = pos & r->mask;
+	u32 first = min_t(u64, len, r->mask + 1 - off);
+
+	memcpy(r->data + off, src, first);
+	memcpy(r->data, src + first, len - first);
+}
+
+static void tprof_ring_copy_out(struct tprof_ring *r, u64 pos, void *dst,
+				u32 len)
+{
+	u64 off = pos & r->mask;
+	u32 first = min_t(u64, len, r->mask + 1 - off);
+
+	memcpy(dst, r->data + off, first);
+	memcpy(dst + first, r->data, len - first);
+}
+
+static int tprof_ring_copy_to_user(struct tprof_ring *r, u64 pos,
+				   char __user *dst, u32 len)
+{
+	u64 off = pos & r->mask;
+	u32 first = min_t(u64, len, r->mask + 1 - off);
+
+	if (copy_to_user(dst, r->data + off, first))
+		return -EFAULT;
+	if (copy_to_user(dst + first, r->data, len - first))
+		return -EFAULT;
+	return 0;
+}
+
+void tprof_ring_kick(struct tprof_ring *r)
+{
+	irq_work_queue(&r->work);
+}
+
+/**
+ * tprof_ring_write() - append one whole record or drop it.
+ * @r: the ring.
+ * @rec: record, hdr.size == @len, a multiple of 8.
+ * @len: bytes.
+ * @sample: a SAMPLE record (dropped ones count as lost samples).
+ * @weight_ns: the sample's weight.
+ *
+ * Context: the ring's producer: its own CPU with IRQs off (probe, hrtimer,
+ * or local_irq_save()), or the stopping session once sampling has ended.
+ * Return: 0, or -ENOSPC when dropped.
+ */
+int tprof_ring_write(struct tprof_ring *r, const void *rec, u32 len,
+		     bool sample, u64 weight_ns)
+{
+	u64 size = r->mask + 1;
+	u64 head = r->head;
+	/* A: pairs with D in tprof_ring_read_one(): the reader is done with it. */
+	u64 tail = smp_load_acquire(&r->tail);
+	bool pend = r->pend_samples || r->pend_records;
+	u64 need = len + (pend ? sizeof(struct tprof_rec_lost) : 0);
+
+	if (need > size - (head - tail)) {
+		if (sample) {
+			r->pend_samples++;
+			r->pend_weight_ns += weight_ns;
+			r->st.lost_samples++;
+			r->st.lost_weight_ns += weight_ns;
+		} else {
+			r->pend_records++;
+			r->st.lost_records++;
+		}
+		return -ENOSPC;
+	}
+	if (pend) {
+		struct tprof_rec_lost lost = {
+			.hdr.type = TPROF_REC_LOST,
+			.hdr.size = sizeof(lost),
+			.hdr.time_ns = ktime_get_mono_fast_ns(),
+			.lost_samples = r->pend_samples,
+			.lost_weight_ns = r->pend_weight_ns,
+			.lost_records = r->pend_records,
+		};
+
+		tprof_ring_copy_in(r, head, &lost, sizeof(lost));
+		head += sizeof(lost);
+		r->pend_samples = 0;
+		r->pend_weight_ns = 0;
+		r->pend_records = 0;
+	}
+	tprof_ring_copy_in(r, head, rec, len);
+	head += len;
+	/* B: pairs with C in tprof_ring_read_one(): the record is complete. */
+	smp_store_release(&r->head, head);
+	if (sample) {
+		r->st.samples++;
+		r->st.samples_weight_ns += weight_ns;
+	}
+	if (READ_ONCE(r->sess->reader_waiting) && head - tail >= size / 2)
+		irq_work_queue(&r->work);
+	return 0;
+}
+
+/* Context: IRQs off; writes to this CPU's ring. */
+int tprof_emit(struct tprof_session *s, const void *rec, u32 len)
+{
+	return tprof_ring_write(s->rings[smp_processor_id()], rec, len,
+				false, 0);
+}
+
+/*
+ * Context: process, after sampling stopped (no producer left): the ring
+ * with the most room takes the record.
+ */
+int tprof_emit_any(struct tprof_session *s, const void *rec, u32 len)
+{
+	struct tprof_ring *best = NULL;
+	u64 best_free = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct tprof_ring *r = s->rings[cpu];
+		u64 used = r->head - smp_load_acquire(&r->tail);
+		u64 room = r->mask + 1 - used;
+
+		if (!best || room > best_free) {
+			best = r;
+			best_free = room;
+		}
+	}
+	return tprof_ring_write(best, rec, len, false, 0);
+}
+
+bool tprof_rings_empty(struct tprof_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct tprof_ring *r = s->rings[cpu];
+
+		if (smp_load_acquire(&r->head) != READ_ONCE(r->tail))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Copies whole records of one ring to @buf; *done counts bytes so far.
+ * Return: 0, -ENOBUFS when the next record does not fit, -EFAULT.
+ */
+static int tprof_ring_read_one(struct tprof_ring *r, char __user *buf,
+			       size_t len, size_t *done)
+{
+	/* C: pairs with B in tprof_ring_write(). */
+	u64 head = smp_load_acquire(&r->head);
+	u64 tail = r->tail;
+	int ret = 0;
+
+	while (tail != head) {
+		struct tprof_rec_hdr hdr;
+
+		tprof_ring_copy_out(r, tail, &hdr, sizeof(hdr));
+		if (WARN_ON_ONCE(hdr.size < sizeof(hdr) || hdr.size & 7 ||
+				 hdr.size > head - tail)) {
+			tail = head;
+			break;
+		}
+		if (hdr.size > len - *done) {
+			ret = -ENOBUFS;
+			break;
+		}
+		if (tprof_ring_copy_to_user(r, tail, buf + *done, hdr.size)) {
+			ret = -EFAULT;
+			break;
+		}
+		*done += hdr.size;
+		tail += hdr.size;
+	}
+	/* D: pairs with A in tprof_ring_write(): the space is free again. */
+	smp_store_release(&r->tail, tail);
+	return ret;
+}
+
+/**
+ * tprof_rings_read() - copy whole records from all rings.
+ * @s: session.
+ * @buf: user buffer.
+ * @len: its size.
+ *
+ * Context: process, session lock held (the only consumer).
+ * Return: bytes copied; 0 when all rings are empty; -EINVAL when the first
+ * pending record does not fit in @len; -EFAULT.
+ */
+ssize_t tprof_rings_read(struct tprof_session *s, char __user *buf,
+			 size_t len)
+{
+	unsigned int n = nr_cpu_ids, i;
+	size_t done = 0;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		unsigned int cpu = (s->read_cpu + i) % n;
+
+		if (!cpu_possible(cpu))
+			continue;
+		ret = tprof_ring_read_one(s->rings[cpu], buf, len, &done);
+	}
+	s->read_cpu = (s->read_cpu + 1) % n;
+	if (ret == -EFAULT)
+		return -EFAULT;
+	if (ret == -ENOBUFS && !done)
+		return -EINVAL;
+	return done;
+}
+
+void tprof_rings_stats(struct tprof_session *s, struct tprof_ring_stats *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct tprof_ring_stats *st = &s->rings[cpu]->st;
+
+		sum->samples += READ_ONCE(st->samples);
+		sum->samples_weight_ns += READ_ONCE(st->samples_weight_ns);
+		sum->lost_samples += READ_ONCE(st->lost_samples);
+		sum->lost_weight_ns += READ_ONCE(st->lost_weight_ns);
+		sum->lost_records += READ_ONCE(st->lost_records);
+		sum->user_stack_faults += READ_ONCE(st->user_stack_faults);
+		sum->user_stack_truncated += READ_ONCE(st->user_stack_truncated);
+		sum->kernel_stack_truncated +=
+			READ_ONCE(st->kernel_stack_truncated);
+		sum->sample_path_ns += READ_ONCE(st->sample_path_ns);
+		sum->sample_path_calls += READ_ONCE(st->sample_path_calls);
+		sum->late_timer_periods += READ_ONCE(st->late_timer_periods);
+	}
+}

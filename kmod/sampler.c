@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof: exact per-thread CPU-time sampling.
+ *
+ * Each target thread has sample points in its own CPU time, at b, b + P,
+ * b + 2P, ... with the first budget b uniform in (0, P] (golang/go#40435).
+ * The sched_switch probe accounts on-CPU time with local_clock() (the
+ * scheduler's clock) and arms this CPU's hrtimer with the remaining budget
+ * of the incoming target thread; the timer (and a switch-out that finds a
+ * point already passed) takes one sample for every point passed, weighted
+ * with all of them, so a late timer never loses CPU time: per thread, the
+ * sum of weights is within one period of its on-CPU time.
+ *
+ * All per-CPU state is touched only on its CPU with IRQs off (the probe
+ * runs under rq->lock, the timer in hardirq, the rest via local_irq_save()
+ * or IPIs), so it needs no lock.
+ */
+#include <linux/cpu.h>
+#include <linux/hrtimer.h>
+#include <linux/percpu.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include <asm/irq_regs.h>
+
+#include "sampler.h"
+#include "session.h"
+#include "stack.h"
+#include "tprof.h"
+
+/* Never re-arm closer than this (clock skew between timer and accounting). */
+#define TPROF_MIN_REARM_NS	2000
+
+#define TPROF_SCRATCH_BYTES	(sizeof(struct tprof_rec_sample) + \
+				 sizeof(u64) * (TPROF_MAX_USER_FRAMES + \
+						TPROF_MAX_KERNEL_FRAMES))
+
+/**
+ * struct tprof_cpu - sampler state of one CPU.
+ * @timer: HRTIMER_MODE_REL_PINNED_HARD: hardirq even on PREEMPT_RT.
+ * @task: the target thread running here (compared, never dereferenced
+ *	after it left), or NULL.
+ * @sess: its session.
+ * @thr: its slot.
+ * @in_ts: local_clock() when its on-CPU time was last accounted.
+ * @rnd: first-budget randomness (prandom: no locks).
+ * @scratch: one SAMPLE record under construction.
+ */
+struct tprof_cpu {
+	struct hrtimer timer;
+	struct task_struct *task;
+	struct tprof_session *sess;
+	struct tprof_thread *thr;
+	u64 in_ts;
+	struct rnd_state rnd;
+	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
+};
+
+static struct tprof_cpu __percpu *tprof_cpus;
+
+/* Context: IRQs off, c->thr's thread is current. */
+static void tprof_account(struct tprof_cpu *c, u64 now)
+{
+	if (now > c->in_ts)
+		c->thr->on_cpu_ns += now - c->in_ts;
+	c->in_ts = now;
+}
+
+/* Context: hardirq or IRQs off; c's thread is current. */
+static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
+			      u64 weight, u64 period, u64 late)
+{
+	struct tprof_session *s = c->sess;
+	struct tprof_thread *t = c->thr;
+	unsigned int cpu = smp_processor_id();
+	struct tprof_ring *r = s->rings[cpu];
+	struct tprof_rec_sample *rec = (void *)c->scratch;
+	u64 *ips = (u64 *)(rec + 1);
+	struct pt_regs *uregs = NULL;
+	unsigned int nk = 0, nu = 0;
+	u64 t0 = local_clock();
+	u16 rflags = late ? TPROF_RF_LATE : 0;
+	u32 abi = TPROF_ABI_NONE;
+	u32 len;
+
+	if (s->max_kernel_frames) {
+		nk = tprof_stack_kernel(regs, ips, s->max_kernel_frames,
+					&rflags);
+		if (rflags & TPROF_RF_KERNEL_TRUNCATED)
+			r->st.kernel_stack_truncated++;
+	}
+	if (regs && user_mode(regs))
+		uregs = regs;
+	else if (tprof_is_user_task(current))
+		uregs = task_pt_regs(current);
+	if (uregs) {
+		nu = tprof_stack_user(uregs, ips + nk, s->max_user_frames,
+				      &abi, &rflags);
+		if (rflags & TPROF_RF_USER_TRUNCATED)
+			r->st.user_stack_truncated++;
+		if (rflags & TPROF_RF_USER_FAULT)
+			r->st.user_stack_faults++;
+	}
+	len = sizeof(*rec) + (nk + nu) * sizeof(u64);
+	rec->hdr.type = TPROF_REC_SAMPLE;
+	rec->hdr.flags = rflags;
+	rec->hdr.size = len;
+	rec->hdr.time_ns = ktime_get_mono_fast_ns();
+	rec->pid = s->vpid;
+	rec->tid = t->vtid;
+	rec->cpu = cpu;
+	rec->nr_user = nu;
+	rec->nr_kernel = nk;
+	rec->weight_ns = weight;
+	rec->period_ns = period;
+	rec->abi = abi;
+	rec->__pad = 0;
+
+	t->samples++;
+	t->weight_ns += weight;
+	if (tprof_ring_write(r, rec, len, true, weight)) {
+		t->lost_samples++;
+		t->lost_weight_ns += weight;
+	}
+	r->st.late_timer_periods += late;
+	r->st.sample_path_ns += local_clock() - t0;
+	r->st.sample_path_calls++;
+}
+
+/*
+ * Samples once for every sample point the thread has passed, then applies
+ * a pending period change to the next budget.
+ * Context: hardirq or IRQs off; c's thread is current, accounted.
+ */
+static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs)
+{
+	struct tprof_thread *t = c->thr;
+	u64 p = t->period_ns, req, n;
+
+	if (t->on_cpu_ns < t->next_point)
+		return;
+	n = 1 + div64_u64(t->on_cpu_ns - t->next_point, p);
+	t->next_point += n * p;
+	if (READ_ONCE(c->sess->active))
+		tprof_take_sample(c, regs, n * p, p, n - 1);
+	req = READ_ONCE(t->req_period_ns);
+	if (req && req != p) {
+		/* The last passed point stays; the next one is req after it. */
+		t->next_point = t->next_point - p + req;
+		t->period_ns = req;
+	}
+}
+
+static void tprof_arm(struct tprof_cpu *c)
+{
+	struct tprof_thread *t = c->thr;
+	u64 rem = 0;
+
+	if (t->next_point > t->on_cpu_ns)
+		rem = t->next_point - t->on_cpu_ns;
+	hrtimer_start(&c->timer, ns_to_ktime(max_t(u64, rem, TPROF_MIN_REARM_NS)),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* Context: hardirq (HARD timer, also on PREEMPT_RT). */
+static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
+{
+	struct tprof_cpu *c = container_of(timer, struct tprof_cpu, timer);
+	struct tprof_thread *t = c->thr;
+	u64 rem = 0;
+
+	/* Hotplug may migrate the timer; it only ever samples its own CPU. */
+	if (c != this_cpu_ptr(tprof_cpus) || !t || c->task != current ||
+	    !READ_ONCE(c->sess->active))
+		return HRTIMER_NORESTART;
+	tprof_account(c, local_clock());
+	tprof_maybe_sample(c, get_irq_regs());
+	if (t->next_point > t->on_cpu_ns)
+		rem = t->next_point - t->on_cpu_ns;
+	hrtimer_set_expires(timer, ktime_add_ns(ktime_get(),
+						max_t(u64, rem, TPROF_MIN_REARM_NS)));
+	return HRTIMER_RESTART;
+}
+
+static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
+			       struct tprof_thread *t, struct task_struct *p)
+{
+	u64 period = READ_ONCE(t->req_period_ns);
+	u64 r, rem;
+
+	if (!period)
+		period = s->period_ns;
+	t->vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
+	memcpy(t->comm, p->comm, sizeof(t->comm));
+	t->comm[sizeof(t->comm) - 1] = 0;
+	t->period_ns = period;
+	r = (u64)prandom_u32_state(&c->rnd) << 32 | prandom_u32_state(&c->rnd);
+	/* First budget uniform in (0, P]. */
+	div64_u64_rem(r, period, &rem);
+	t->next_point = t->on_cpu_ns + 1 + rem;
+	t->started = true;
+}
+
+/* Context: IRQs off, on @c's CPU; @p is about to run or is current. */
+static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
+			   struct task_struct *p, u64 now)
+{
+	struct tprof_thread *t = tprof_thread_get(s, p->pid, true);
+
+	if (!t)
+		return;
+	if (!t->started)
+		tprof_thread_start(c, s, t, p);
+	c->sess = s;
+	c->thr = t;
+	c->task = p;
+	c->in_ts = now;
+	tprof_arm(c);
+}
+
+/* Context: IRQs off, on @c's CPU; c's thread is current. */
+static void tprof_sched_out(struct tprof_cpu *c, u64 now)
+{
+	tprof_account(c, now);
+	/* A point passed while the timer could not fire: prev is current. */
+	tprof_maybe_sample(c, NULL);
+	hrtimer_try_to_cancel(&c->timer);
+	c->task = NULL;
+	c->thr = NULL;
+	c->sess = NULL;
+}
+
+/*
+ * sched_switch: called from __schedule() before context_switch(), with
+ * rq->lock held and IRQs off; prev is still current. No allocation, no
+ * sleeping lock, no wakeup here.
+ */
+void tprof_probe_sched_switch(void *data, bool preempt,
+			      struct task_struct *prev,
+			      struct task_struct *next,
+			      unsigned int prev_state)
+{
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+	struct tprof_session *s;
+	u64 now = 0;
+
+	if (c->task) {
+		now = local_clock();
+		if (likely(c->task == prev)) {
+			tprof_sched_out(c, now);
+		} else {
+			/* Impossible: a switch-out was missed. Forget it. */
+			hrtimer_try_to_cancel(&c->timer);
+			c->task = NULL;
+			c->thr = NULL;
+			c->sess = NULL;
+		}
+	}
+	s = tprof_session_find(next);
+	if (s && !(next->flags & PF_EXITING)) {
+		if (!now)
+			now = local_clock();
+		tprof_sched_in(c, s, next, now);
+	}
+}
+
+/* IPI (IRQs off): start sampling a target thread that is already running. */
+static void tprof_kick(void *info)
+{
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+	struct tprof_session *s = info;
+
+	if (c->task || task_tgid(current) != s->tgid ||
+	    (current->flags & PF_EXITING) || !READ_ONCE(s->active))
+		return;
+	tprof_sched_in(c, s, current, local_clock());
+}
+
+/*
+ * Without this, a CPU-bound target thread on a quiet CPU might not switch
+ * (and so not be sampled) for a long time. Context: process.
+ */
+void tprof_sampler_start(struct tprof_session *s)
+{
+	on_each_cpu(tprof_kick, s, 1);
+}
+
+/* IPI (IRQs off): final accounting of @info's thread running here. */
+static void tprof_finalize(void *info)
+{
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+
+	if (c->task && c->sess == info)
+		tprof_sched_out(c, local_clock());
+}
+
+/*
+ * After the session left tprof_active[] and an RCU grace period: no probe
+ * can pick it again; drop every CPU's reference. Context: process.
+ */
+void tprof_sampler_stop(struct tprof_session *s)
+{
+	int cpu;
+
+	cpus_read_lock();
+	on_each_cpu(tprof_finalize, s, 1);
+	for_each_possible_cpu(cpu) {
+		struct tprof_cpu *c = per_cpu_ptr(tprof_cpus, cpu);
+
+		if (cpu_online(cpu) || c->sess != s)
+			continue;
+		hrtimer_cancel(&c->timer);
+		c->task = NULL;
+		c->thr = NULL;
+		c->sess = NULL;
+	}
+	cpus_read_unlock();
+}
+
+/* Exit/exec probes. Context: IRQs off; @p is current. */
+void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p)
+{
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+
+	if (c->task == p && c->sess == s)
+		tprof_sched_out(c, local_clock());
+}
+
+/* Exec probe (new tid). Context: IRQs off; @p is current. */
+void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p)
+{
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+
+	if (!c->task && !(p->flags & PF_EXITING))
+		tprof_sched_in(c, s, p, local_clock());
+}
+
+int tprof_sampler_init(void)
+{
+	int cpu;
+
+	tprof_cpus = alloc_percpu(struct tprof_cpu);
+	if (!tprof_cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct tprof_cpu *c = per_cpu_ptr(tprof_cpus, cpu);
+
+		hrtimer_setup(&c->timer, tprof_timer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		prandom_seed_state(&c->rnd, get_random_u64());
+	}
+	return 0;
+}
+
+/* No session exists (each pins the module): the timers are idle. */
+void tprof_sampler_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(tprof_cpus, cpu)->timer);
+	free_percpu(tprof_cpus);
+}

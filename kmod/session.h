@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof: a profiling session, owned by one open file of /dev/tprof. */
+#ifndef _TPROF_SESSION_H
+#define _TPROF_SESSION_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "ring.h"
+#include "threads.h"
+
+struct file;
+struct pid;
+struct pid_namespace;
+struct task_struct;
+
+enum tprof_state {
+	TPROF_IDLE,		/* opened, no ENABLE yet */
+	TPROF_ACTIVE,		/* probes see it */
+	TPROF_STOPPED,		/* DISABLE or target exit; rings still readable */
+};
+
+/* Bits of tprof_session.bits. */
+#define TPROF_S_EXITED		0	/* PROC_EXIT emitted */
+#define TPROF_S_STOP_REQ	1	/* a probe asked for stop_work */
+
+/**
+ * struct tprof_session - per-open-file state.
+ * @lock: serializes read() and ioctls of the file. Nests outside
+ *	tprof_sessions_mutex (session.c).
+ * @state: enum tprof_state; written under both locks, read under either.
+ * @active: probes and timers sample only while true (READ_ONCE).
+ * @finished: EOF once the rings are drained (release/acquire).
+ * @reader_waiting: a reader sleeps or polls; producers may wake it.
+ * @bits: TPROF_S_* flags.
+ * @tgid: the target process (get_pid()).
+ * @pid_ns: the namespace ids are reported in (the ENABLE caller's).
+ * @vpid: target tgid in @pid_ns.
+ * @flags: TPROF_F_* from ENABLE.
+ * @privileged: CAP_PERFMON or CAP_SYS_ADMIN on the opener's creds.
+ * @period_ns: default period.
+ * @max_user_frames: user stack depth cap.
+ * @max_kernel_frames: kernel stack depth cap; 0 = no kernel stacks.
+ * @idx: index in tprof_active[] while ACTIVE.
+ * @rings: one per possible CPU.
+ * @read_cpu: where the next read() starts (fairness).
+ * @threads: per-thread accounting table.
+ * @threads_seen: slots claimed.
+ * @threads_dropped: sched-ins with the table full.
+ * @wq: readers.
+ * @stop_work: stops the session after the target exited.
+ * @tick: periodic reader wakeup while data is pending.
+ */
+struct tprof_session {
+	struct mutex lock;
+	enum tprof_state state;
+	bool active;
+	bool finished;
+	bool reader_waiting;
+	unsigned long bits;
+
+	struct pid *tgid;
+	struct pid_namespace *pid_ns;
+	u32 vpid;
+	u32 flags;
+	bool privileged;
+	u64 period_ns;
+	u32 max_user_frames;
+	u32 max_kernel_frames;
+	int idx;
+
+	struct tprof_ring **rings;
+	unsigned int read_cpu;
+	struct tprof_threads threads;
+	atomic64_t threads_seen;
+	atomic64_t threads_dropped;
+
+	wait_queue_head_t wq;
+	struct work_struct stop_work;
+	struct delayed_work tick;
+};
+
+struct tprof_session *tprof_session_new(void);
+void tprof_session_release(struct tprof_session *s);
+int tprof_session_enable(struct tprof_session *s, struct file *file,
+			 const void __user *uarg);
+void tprof_session_stop(struct tprof_session *s);
+int tprof_session_set_period(struct tprof_session *s,
+			     const void __user *uarg);
+int tprof_session_stats(struct tprof_session *s, void __user *uarg);
+struct tprof_session *tprof_session_find(struct task_struct *p);
+void tprof_session_request_stop(struct tprof_session *s);
+
+#endif /* _TPROF_SESSION_H */

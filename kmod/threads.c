@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof: the per-session thread table (preallocated, open addressing,
+ * claimed lock-free from probes) and the fork/exit/exec probes that report
+ * thread lifecycle records.
+ */
+#include <linux/atomic.h>
+#include <linux/binfmts.h>
+#include <linux/hash.h>
+#include <linux/irqflags.h>
+#include <linux/moduleparam.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "sampler.h"
+#include "session.h"
+#include "threads.h"
+#include "tprof.h"
+
+static unsigned int table_bits = 13;
+module_param(table_bits, uint, 0444);
+MODULE_PARM_DESC(table_bits, "log2 of per-session thread slots (10..20, default 13)");
+
+/* Longest probe sequence; a longer one counts the thread as dropped. */
+#define TPROF_MAX_PROBES	256
+
+int tprof_threads_alloc(struct tprof_threads *tt)
+{
+	tt->bits = clamp(table_bits, 10U, 20U);
+	tt->slots = vzalloc(sizeof(*tt->slots) << tt->bits);
+	return tt->slots ? 0 : -ENOMEM;
+}
+
+void tprof_threads_free(struct tprof_threads *tt)
+{
+	vfree(tt->slots);
+	tt->slots = NULL;
+}
+
+/**
+ * tprof_thread_get() - find (or claim) the slot of a live thread.
+ * @s: session.
+ * @tid: global tid.
+ * @claim: claim a free slot when not found.
+ *
+ * Context: any; lock-free. Two claimers of the same tid probe the same
+ * sequence and race on the same first free slot, so a tid never gets two
+ * live slots. Dead slots are skipped, never reused.
+ * Return: the slot, or NULL (not found, or table full).
+ */
+struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
+				      bool claim)
+{
+	struct tprof_threads *tt = &s->threads;
+	u32 mask = (1U << tt->bits) - 1;
+	u32 i = hash_32(tid, tt->bits);
+	unsigned int n;
+
+	for (n = 0; n < TPROF_MAX_PROBES; n++, i = (i + 1) & mask) {
+		struct tprof_thread *t = &tt->slots[i];
+		u32 key = READ_ONCE(t->key);
+
+		if (key == tid)
+			return t;
+		if (key)
+			continue;
+		if (!claim)
+			return NULL;
+		key = cmpxchg(&t->key, 0, tid);
+		if (!key) {
+			atomic64_inc(&s->threads_seen);
+			return t;
+		}
+		if (key == tid)
+			return t;
+	}
+	if (claim)
+		atomic64_inc(&s->threads_dropped);
+	return NULL;
+}
+
+static void tprof_fill_comm(void *dst, const char *src)
+{
+	memcpy(dst, src, TASK_COMM_LEN);
+	((char *)dst)[TASK_COMM_LEN - 1] = 0;
+}
+
+/* Context: IRQs off (this CPU's ring). */
+static void tprof_emit_thread(struct tprof_session *s, u32 vtid,
+			      const char *comm, u16 flags)
+{
+	struct tprof_rec_thread rec = {
+		.hdr.type = TPROF_REC_THREAD,
+		.hdr.flags = flags,
+		.hdr.size = sizeof(rec),
+		.hdr.time_ns = ktime_get_mono_fast_ns(),
+		.pid = s->vpid,
+		.tid = vtid,
+	};
+
+	tprof_fill_comm(rec.comm, comm);
+	tprof_emit(s, &rec, sizeof(rec));
+}
+
+static void tprof_fill_stat(struct tprof_session *s, struct tprof_thread *t,
+			    u16 type, struct tprof_rec_thread_stat *rec)
+{
+	u64 req = READ_ONCE(t->req_period_ns);
+
+	memset(rec, 0, sizeof(*rec));
+	rec->hdr.type = type;
+	rec->hdr.size = sizeof(*rec);
+	rec->hdr.time_ns = ktime_get_mono_fast_ns();
+	rec->pid = s->vpid;
+	rec->tid = t->vtid;
+	rec->on_cpu_ns = t->on_cpu_ns;
+	rec->samples = t->samples;
+	rec->weight_ns = t->weight_ns;
+	rec->lost_samples = t->lost_samples;
+	rec->lost_weight_ns = t->lost_weight_ns;
+	rec->period_ns = req ? req : t->period_ns;
+	memcpy(rec->comm, t->comm, sizeof(rec->comm));
+}
+
+/* Context: IRQs off; @t's thread is current (or gone). */
+void tprof_thread_emit_exit(struct tprof_session *s, struct tprof_thread *t,
+			    u16 type)
+{
+	struct tprof_rec_thread_stat rec;
+
+	tprof_fill_stat(s, t, type, &rec);
+	tprof_emit(s, &rec, sizeof(rec));
+}
+
+/* Context: process, right after ENABLE published the session. */
+void tprof_threads_emit_existing(struct tprof_session *s)
+{
+	struct task_struct *leader, *t;
+	unsigned long flags;
+
+	rcu_read_lock();
+	leader = pid_task(s->tgid, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			u32 vtid = __task_pid_nr_ns(t, PIDTYPE_PID, s->pid_ns);
+
+			local_irq_save(flags);
+			tprof_emit_thread(s, vtid, t->comm,
+					  TPROF_RF_THREAD_EXISTING);
+			local_irq_restore(flags);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Context: process, session stopped (no producer left): THREAD_STAT for
+ * every thread still alive.
+ */
+void tprof_threads_emit_stats(struct tprof_session *s)
+{
+	u32 i, n = 1U << s->threads.bits;
+
+	for (i = 0; i < n; i++) {
+		struct tprof_thread *t = &s->threads.slots[i];
+		struct tprof_rec_thread_stat rec;
+
+		if (!t->key || (t->key & TPROF_TID_DEAD) || !t->started)
+			continue;
+		tprof_fill_stat(s, t, TPROF_REC_THREAD_STAT, &rec);
+		tprof_emit_any(s, &rec, sizeof(rec));
+		cond_resched();
+	}
+}
+
+u64 tprof_threads_on_cpu(struct tprof_session *s)
+{
+	u32 i, n = 1U << s->threads.bits;
+	u64 sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += READ_ONCE(s->threads.slots[i].on_cpu_ns);
+	return sum;
+}
+
+/*
+ * sched_process_fork: after copy_process(), before the child first runs.
+ * Context: preemption disabled. Only new threads of a target (same tgid)
+ * match; child processes are not followed.
+ */
+void tprof_probe_fork(void *data, struct task_struct *parent,
+		      struct task_struct *child)
+{
+	struct tprof_session *s = tprof_session_find(child);
+	unsigned long flags;
+	u32 vtid;
+
+	if (!s)
+		return;
+	vtid = __task_pid_nr_ns(child, PIDTYPE_PID, s->pid_ns);
+	local_irq_save(flags);
+	tprof_emit_thread(s, vtid, child->comm, 0);
+	local_irq_restore(flags);
+}
+
+static s32 tprof_exit_code(struct task_struct *p)
+{
+	if (READ_ONCE(p->signal->flags) & SIGNAL_GROUP_EXIT)
+		return READ_ONCE(p->signal->group_exit_code);
+	return p->exit_code;
+}
+
+/*
+ * sched_process_exit: in do_exit() of @p (== current), PF_EXITING set and
+ * signal->live already decremented. Context: preemption disabled.
+ */
+void tprof_probe_exit(void *data, struct task_struct *p)
+{
+	struct tprof_session *s = tprof_session_find(p);
+	struct tprof_thread *t;
+	unsigned long flags;
+
+	if (!s || p != current)
+		return;
+	local_irq_save(flags);
+	tprof_sampler_detach(s, p);
+	t = tprof_thread_get(s, p->pid, false);
+	if (t) {
+		if (t->started)
+			tprof_thread_emit_exit(s, t, TPROF_REC_THREAD_EXIT);
+		WRITE_ONCE(t->key, t->key | TPROF_TID_DEAD);
+	}
+	if (!atomic_read(&p->signal->live) &&
+	    !test_and_set_bit(TPROF_S_EXITED, &s->bits)) {
+		struct tprof_rec_proc_exit rec = {
+			.hdr.type = TPROF_REC_PROC_EXIT,
+			.hdr.size = sizeof(rec),
+			.hdr.time_ns = ktime_get_mono_fast_ns(),
+			.pid = s->vpid,
+			.exit_code = tprof_exit_code(p),
+		};
+
+		tprof_emit(s, &rec, sizeof(rec));
+		tprof_session_request_stop(s);
+	}
+	local_irq_restore(flags);
+}
+
+/*
+ * sched_process_exec: after the new image is set up, in @p (== current).
+ * @old_pid is the global tid before exec (a non-leader that exec'd takes
+ * the leader's tid). Context: preemption disabled.
+ */
+void tprof_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+		      struct linux_binprm *bprm)
+{
+	struct tprof_session *s = tprof_session_find(p);
+	struct tprof_rec_exec rec = {
+		.hdr.type = TPROF_REC_EXEC,
+		.hdr.size = sizeof(rec),
+	};
+	struct tprof_thread *old, *t;
+	unsigned long flags;
+	u32 vtid;
+
+	if (!s || p != current)
+		return;
+	vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
+	local_irq_save(flags);
+	old = tprof_thread_get(s, old_pid, false);
+	rec.old_tid = old && old->started ? old->vtid : vtid;
+	if (old_pid != p->pid) {
+		/* The old tid is gone: close its slot, start one for the new. */
+		tprof_sampler_detach(s, p);
+		if (old) {
+			if (old->started)
+				tprof_thread_emit_exit(s, old,
+						       TPROF_REC_THREAD_EXIT);
+			WRITE_ONCE(old->key, old->key | TPROF_TID_DEAD);
+		}
+		tprof_sampler_attach(s, p);
+	}
+	t = tprof_thread_get(s, p->pid, false);
+	if (t && t->started)
+		tprof_fill_comm(t->comm, p->comm);
+	rec.hdr.time_ns = ktime_get_mono_fast_ns();
+	rec.pid = s->vpid;
+	rec.tid = vtid;
+	tprof_fill_comm(rec.comm, p->comm);
+	tprof_emit(s, &rec, sizeof(rec));
+	tprof_emit_thread(s, vtid, p->comm, 0);
+	/* An unprivileged session must not follow a setuid/setgid exec. */
+	if (!s->privileged && bprm->secureexec) {
+		WRITE_ONCE(s->active, false);
+		tprof_session_request_stop(s);
+	}
+	local_irq_restore(flags);
+}

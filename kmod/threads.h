@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof: preallocated per-session thread table and thread lifecycle. */
+#ifndef _TPROF_THREADS_H
+#define _TPROF_THREADS_H
+
+#include <linux/sched.h>
+#include <linux/types.h>
+
+struct linux_binprm;
+struct tprof_session;
+
+/* Key bit of a slot whose thread exited (never reused in the session). */
+#define TPROF_TID_DEAD	0x80000000U
+
+/**
+ * struct tprof_thread - exact accounting of one target thread.
+ * @key: 0 free, the global tid, or tid | TPROF_TID_DEAD; claimed with
+ *	cmpxchg(). All other fields but @req_period_ns belong to the CPU the
+ *	thread runs on (IRQs off), ordered by the scheduler across migrations.
+ * @vtid: tid in the session's pid namespace.
+ * @started: budget initialized (first sched-in).
+ * @on_cpu_ns: exact on-CPU time while the session was active.
+ * @next_point: thread CPU time (in @on_cpu_ns terms) of the next sample.
+ * @period_ns: the period of the current budget.
+ * @req_period_ns: SET_THREAD_PERIOD request, 0 = none; applied at the next
+ *	budget.
+ * @samples: samples taken (delivered or lost).
+ * @weight_ns: their weight.
+ * @lost_samples: of @samples, dropped.
+ * @lost_weight_ns: of @weight_ns, dropped.
+ * @comm: comm at first sched-in or exec.
+ */
+struct tprof_thread {
+	u32 key;
+	u32 vtid;
+	bool started;
+	u64 on_cpu_ns;
+	u64 next_point;
+	u64 period_ns;
+	u64 req_period_ns;
+	u64 samples;
+	u64 weight_ns;
+	u64 lost_samples;
+	u64 lost_weight_ns;
+	char comm[TASK_COMM_LEN];
+};
+
+struct tprof_threads {
+	struct tprof_thread *slots;
+	u32 bits;
+};
+
+int tprof_threads_alloc(struct tprof_threads *tt);
+void tprof_threads_free(struct tprof_threads *tt);
+struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
+				      bool claim);
+void tprof_threads_emit_existing(struct tprof_session *s);
+void tprof_threads_emit_stats(struct tprof_session *s);
+u64 tprof_threads_on_cpu(struct tprof_session *s);
+void tprof_thread_emit_exit(struct tprof_session *s, struct tprof_thread *t,
+			    u16 type);
+
+void tprof_probe_fork(void *data, struct task_struct *parent,
+		      struct task_struct *child);
+void tprof_probe_exit(void *data, struct task_struct *p);
+void tprof_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+		      struct linux_binprm *bprm);
+
+#endif /* _TPROF_THREADS_H */
