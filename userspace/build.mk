@@ -77,3 +77,36 @@ fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/unit/seed.raw
 	$(BUILD)/fuzz/fuzz_records -max_total_time=$(FUZZ_SECONDS) \
 		-max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
 		$(BUILD)/fuzz/corpus
+
+# ---- test programs (symbolization references, in-guest workloads) ----
+PROGS_CFLAGS := -O2 -g -fno-omit-frame-pointer
+PROGS := $(BUILD)/progs/inlines $(BUILD)/progs/inlines.stripped \
+	$(BUILD)/progs/libhot.so
+GO ?= $(shell command -v go 2>/dev/null)
+ifneq ($(GO),)
+PROGS += $(BUILD)/progs/goprog
+endif
+
+.PHONY: progs
+progs: $(PROGS)
+userspace: progs
+
+$(BUILD)/progs/inlines: tests/progs/inlines.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $< -pthread -ldl
+
+# stripped copy + separate debug file found through .gnu_debuglink
+$(BUILD)/progs/inlines.stripped: $(BUILD)/progs/inlines
+	objcopy --only-keep-debug $< $(BUILD)/progs/inlines.debug
+	objcopy --strip-debug --add-gnu-debuglink=$(BUILD)/progs/inlines.debug $< $@
+
+$(BUILD)/progs/libhot.so: tests/progs/libhot.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -shared -fPIC -o $@ $<
+
+# Go test program: stdlib only, offline
+$(BUILD)/progs/goprog: tests/progs/goprog/main.go tests/progs/goprog/go.mod
+	@mkdir -p $(@D)
+	cd tests/progs/goprog && GOCACHE=$(abspath $(BUILD))/gocache \
+		GOPATH=$(abspath $(BUILD))/gopath GOPROXY=off GOFLAGS=-mod=mod \
+		GOTOOLCHAIN=local $(GO) build -o $(abspath $@) .

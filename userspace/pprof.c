@@ -511,7 +511,8 @@ int pprof__encode(struct profile *p, const struct pprof_opts *o,
 		for (i = 0; i < k; i++)
 			sorted[i]->id = i + 1;
 		qsort(sorted, k, sizeof(*sorted), cmp_mapping_ptr);
-		memcpy(b.maps, sorted, k * sizeof(*sorted));
+		if (k)
+			memcpy(b.maps, sorted, k * sizeof(*sorted));
 		free(sorted);
 		free(newid);
 	}

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests: record decoding (valid, truncated, garbage), maps, profile. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "maps.h"
+#include "profile.h"
+#include "records.h"
+#include "testlib.h"
+
+static void build_stream(struct sbuf *b)
+{
+	uint64_t u[3] = { 0x401000, 0x401100, 0x401200 };
+	uint64_t k[2] = { 0xffffffff81000000ULL, 0xffffffff81000100ULL };
+
+	sb_session(b, 100, 1000000, 1700000000000000000ULL, 10);
+	sb_maps(b, 100, 11, "00400000-00402000 r-xp 00000000 08:01 1 /bin/x\n");
+	sb_thread(b, 100, 100, "main", 12);
+	sb_thread(b, 100, 101, "worker", 13);
+	sb_sample(b, 100, 100, 1000000, 1000000, 20, 0, NULL, 3, u);
+	sb_sample(b, 100, 101, 1000000, 3000000, 21, 2, k, 1, u);
+	sb_lost(b, 2, 2000000, 1, 22);
+	sb_exec(b, 100, "newname", 23);
+	sb_stat(b, TPROF_REC_THREAD_EXIT, 100, 101, 4100000, 3, 5000000, 1,
+		1000000, 1000000, "worker", 24);
+	sb_proc_exit(b, 100, 0, 25);
+}
+
+static void test_decode_valid(void)
+{
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+	unsigned int types[16], n = 0, i;
+	size_t off = 0;
+	long len;
+
+	build_stream(&b);
+	while ((len = tprof_record_decode(b.p + off, b.len - off, &r)) > 0) {
+		CHECK(n < 16);
+		if (n < 16)
+			types[n++] = r.hdr.type;
+		if (r.hdr.type == TPROF_REC_SAMPLE && r.u.sample.tid == 101) {
+			CHECK_EQ(r.u.sample.nr_kernel, 2);
+			CHECK_EQ(tprof_record_ip(&r, 0), 0xffffffff81000000ULL);
+			CHECK_EQ(tprof_record_ip(&r, 2), 0x401000);
+			CHECK_EQ(r.u.sample.weight_ns, 3000000);
+		}
+		if (r.hdr.type == TPROF_UREC_MAPS) {
+			CHECK_EQ(r.u.maps.len, strlen("00400000-00402000 r-xp 00000000 08:01 1 /bin/x\n"));
+			CHECK(!memcmp(r.text, "00400000", 8));
+		}
+		off += len;
+	}
+	CHECK_EQ(len, 0);
+	CHECK_EQ(off, b.len);
+	CHECK_EQ(n, 10);
+	i = 0;
+	CHECK_EQ(types[i++], TPROF_UREC_SESSION);
+	CHECK_EQ(types[i++], TPROF_UREC_MAPS);
+	CHECK_EQ(types[i++], TPROF_REC_THREAD);
+	sb_free(&b);
+}
+
+static void test_decode_truncated(void)
+{
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+	size_t cut;
+
+	build_stream(&b);
+	/* every prefix that ends inside a record is "need more", never OK */
+	for (cut = 0; cut < b.len; cut++) {
+		size_t off = 0;
+		long len;
+
+		while ((len = tprof_record_decode(b.p + off, cut - off, &r)) > 0)
+			off += len;
+		CHECK(len == 0 || len == -ENODATA);
+		CHECK(off <= cut);
+		if (len == 0)
+			CHECK_EQ(off, cut);
+	}
+	sb_free(&b);
+}
+
+static void test_decode_garbage(void)
+{
+	struct tprof_rec_sample s = { 0 };
+	struct tprof_rec_hdr h = { .type = TPROF_REC_SAMPLE };
+	struct tprof_urec_maps m = { 0 };
+	unsigned char buf[256] = { 0 };
+	struct tprof_record r;
+
+	h.size = 0;		/* zero size */
+	memcpy(buf, &h, sizeof(h));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	h.size = 12;		/* not a multiple of 8, below the header */
+	memcpy(buf, &h, sizeof(h));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	h.size = 60;		/* not a multiple of 8 */
+	memcpy(buf, &h, sizeof(h));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	h.size = 24;		/* smaller than a SAMPLE */
+	memcpy(buf, &h, sizeof(h));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	h.size = 0xfffffff8;	/* absurd */
+	memcpy(buf, &h, sizeof(h));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	h.type = 0;		/* type 0 does not exist */
+	h.size = 16;
+	memcpy(buf, &h, sizeof(h));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+
+	/* ips that do not fit the record */
+	s.hdr.type = TPROF_REC_SAMPLE;
+	s.hdr.size = sizeof(s) + 8;
+	s.nr_user = 2;
+	memcpy(buf, &s, sizeof(s));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	/* more frames than the ABI allows */
+	s.nr_user = TPROF_MAX_USER_FRAMES + 1;
+	s.hdr.size = sizeof(s) + 8 * s.nr_user;
+	memcpy(buf, &s, sizeof(s));
+	CHECK_EQ(tprof_record_decode(buf, s.hdr.size, &r), -EINVAL);
+
+	/* maps text longer than the record */
+	m.hdr.type = TPROF_UREC_MAPS;
+	m.hdr.size = sizeof(m) + 8;
+	m.len = 9;
+	memcpy(buf, &m, sizeof(m));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+
+	/* a session record without the magic */
+	{
+		struct tprof_urec_session ss = { 0 };
+
+		ss.hdr.type = TPROF_UREC_SESSION;
+		ss.hdr.size = sizeof(ss);
+		memcpy(buf, &ss, sizeof(ss));
+		CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	}
+	/* header cut short */
+	CHECK_EQ(tprof_record_decode(buf, 7, &r), -ENODATA);
+}
+
+static void test_decode_unknown_type(void)
+{
+	unsigned char buf[48] = { 0 };
+	struct tprof_rec_hdr h = { .type = 0x77, .size = 40, .time_ns = 5 };
+	struct tprof_record r;
+
+	memcpy(buf, &h, sizeof(h));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), 40);
+	CHECK_EQ(r.hdr.type, 0x77);
+	CHECK(r.raw == buf);
+}
+
+static void test_decode_unaligned(void)
+{
+	struct sbuf b = { 0 };
+	unsigned char *shifted;
+	struct tprof_record r;
+	size_t off = 0;
+	long len;
+	int n = 0;
+
+	build_stream(&b);
+	shifted = malloc(b.len + 1);
+	memcpy(shifted + 1, b.p, b.len);	/* UBSan: no misaligned loads */
+	while ((len = tprof_record_decode(shifted + 1 + off, b.len - off, &r)) > 0) {
+		if (r.hdr.type == TPROF_REC_SAMPLE)
+			CHECK(tprof_record_ip(&r, r.u.sample.nr_kernel) == 0x401000);
+		off += len;
+		n++;
+	}
+	CHECK_EQ(n, 10);
+	free(shifted);
+	sb_free(&b);
+}
+
+/* Random mutations of a valid stream through decode + aggregation. */
+static void test_garbage_stress(void)
+{
+	struct sbuf b = { 0 };
+	unsigned char *m;
+	uint64_t x = 0x1234567;
+	int iter;
+
+	build_stream(&b);
+	m = malloc(b.len);
+	for (iter = 0; iter < 20000; iter++) {
+		struct profile p;
+		struct tprof_record r;
+		size_t off = 0, len = b.len, k;
+		long n;
+
+		memcpy(m, b.p, b.len);
+		for (k = 0; k < 1 + (size_t)iter % 8; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			m[x % b.len] = (unsigned char)(x >> 32);
+		}
+		if (iter % 3 == 0)
+			len = x % (b.len + 1);
+		profile__init(&p);
+		while ((n = tprof_record_decode(m + off, len - off, &r)) > 0) {
+			profile__add(&p, &r);
+			off += n;
+		}
+		CHECK(n == 0 || n == -ENODATA || n == -EINVAL);
+		profile__free(&p);
+	}
+	free(m);
+	sb_free(&b);
+}
+
+static void test_profile_aggregation(void)
+{
+	uint64_t s1[2] = { 0x401000, 0x401100 }, s2[2] = { 0x401010, 0x401100 };
+	struct sbuf b = { 0 };
+	struct profile p;
+	struct tprof_record r;
+	struct thread_info *t;
+	size_t off = 0;
+	long n;
+
+	sb_thread(&b, 10, 10, "a", 1);
+	sb_thread(&b, 10, 11, "b", 1);
+	sb_sample(&b, 10, 10, 1000, 1000, 2, 0, NULL, 2, s1);
+	sb_sample(&b, 10, 10, 1000, 1500, 3, 0, NULL, 2, s1);	/* same key */
+	sb_sample(&b, 10, 10, 2000, 2000, 4, 0, NULL, 2, s1);	/* new period */
+	sb_sample(&b, 10, 11, 1000, 1000, 5, 0, NULL, 2, s1);	/* new tid */
+	sb_sample(&b, 10, 10, 1000, 1000, 6, 0, NULL, 2, s2);	/* new stack */
+	sb_thread(&b, 10, 11, "renamed", 7);
+	profile__init(&p);
+	while ((n = tprof_record_decode(b.p + off, b.len - off, &r)) > 0) {
+		CHECK_EQ(profile__add(&p, &r), 0);
+		off += n;
+	}
+	CHECK_EQ(p.nsamples, 4);
+	CHECK_EQ(p.samples[0].count, 2);
+	CHECK_EQ(p.samples[0].weight_ns, 2500);
+	CHECK_EQ(p.samples[1].period_ns, 2000);
+	CHECK_EQ(p.samples[2].tid, 11);
+	CHECK_EQ(p.sample_records, 5);
+	CHECK_EQ(p.sample_weight_ns, 6500);
+	t = profile__thread(&p, 10);
+	CHECK_EQ(t->samples, 4);
+	CHECK_EQ(t->weight_ns, 5500);
+	t = profile__thread(&p, 11);
+	CHECK_STR(thread__comm_at(t, 5), "b");
+	CHECK_STR(thread__comm_at(t, 8), "renamed");
+	CHECK_STR(thread__comm_at(t, 0), "b");
+	profile__free(&p);
+	sb_free(&b);
+}
+
+static void test_duration(void)
+{
+	uint64_t ns;
+
+	CHECK(!parse_duration_ns("250us", &ns));
+	CHECK_EQ(ns, 250000);
+	CHECK(!parse_duration_ns("1ms", &ns));
+	CHECK_EQ(ns, 1000000);
+	CHECK(!parse_duration_ns("1.5s", &ns));
+	CHECK_EQ(ns, 1500000000);
+	CHECK(!parse_duration_ns("20000", &ns));
+	CHECK_EQ(ns, 20000);
+	CHECK(parse_duration_ns("1 ms", &ns));
+	CHECK(parse_duration_ns("ms", &ns));
+	CHECK(parse_duration_ns("-1ms", &ns));
+	CHECK(parse_duration_ns("1hours", &ns));
+}
+
+const struct unit_test records_tests[] = {
+	{ "records: decode a valid stream", test_decode_valid },
+	{ "records: every truncation is 'need more', never a record", test_decode_truncated },
+	{ "records: malformed sizes, counts and magic are rejected", test_decode_garbage },
+	{ "records: unknown types are skipped by size", test_decode_unknown_type },
+	{ "records: unaligned input decodes (no misaligned loads)", test_decode_unaligned },
+	{ "records: 20000 random mutations decode+aggregate without crashing", test_garbage_stress },
+	{ "profile: one sample per (stack, tid, period); comm by time", test_profile_aggregation },
+	{ "util: duration parsing", test_duration },
+	{ NULL, NULL },
+};
+
+/* ---- maps ---- */
+
+static const char maps1[] =
+	"55d0c0a00000-55d0c0a01000 r--p 00000000 08:01 100 /usr/bin/prog\n"
+	"55d0c0a01000-55d0c0a05000 r-xp 00001000 08:01 100 /usr/bin/prog\n"
+	"7f0000000000-7f0000020000 r-xp 00000000 08:01 200 /lib/x86_64-linux-gnu/libc.so.6\n"
+	"7f0000100000-7f0000101000 rw-p 00000000 00:00 0 \n"
+	"7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0                          [vdso]\n"
+	"7f0000200000-7f0000201000 r-xp 00000000 08:01 300 /tmp/with space (deleted)\n";
+
+static void test_maps_parse(void)
+{
+	struct maps m;
+	struct mapping *e;
+
+	maps__init(&m);
+	CHECK_EQ(maps__add_snapshot(&m, 5, 100, maps1, strlen(maps1)), 4);
+	e = maps__find(&m, 0x55d0c0a01234, 200);
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_STR(e->path, "/usr/bin/prog");
+		CHECK_EQ(e->offset, 0x1000);
+		CHECK_EQ(e->start, 0x55d0c0a01000);
+	}
+	e = maps__find(&m, 0x7ffd00000010, 200);
+	CHECK(e && !strcmp(e->path, "[vdso]"));
+	e = maps__find(&m, 0x7f0000200010, 200);
+	CHECK(e && !strcmp(e->path, "/tmp/with space (deleted)"));
+	CHECK(maps__find(&m, 0x55d0c0a00010, 200) == NULL);	/* not x */
+	CHECK(maps__find(&m, 0x1000, 200) == NULL);
+	maps__free(&m);
+	maps__free(NULL);
+}
+
+static void test_maps_history(void)
+{
+	static const char after_exec[] =
+		"00400000-00410000 r-xp 00000000 08:01 9 /usr/bin/other\n"
+		"7f0000000000-7f0000020000 r-xp 00000000 08:01 201 /lib/libnew.so\n";
+	static const char dlopen[] =
+		"00400000-00410000 r-xp 00000000 08:01 9 /usr/bin/other\n"
+		"7f0000000000-7f0000020000 r-xp 00000000 08:01 201 /lib/libnew.so\n"
+		"7f1000000000-7f1000001000 r-xp 00000000 08:01 202 /lib/late.so\n";
+	struct maps m;
+	struct mapping *e;
+
+	maps__init(&m);
+	maps__add_snapshot(&m, 5, 100, maps1, strlen(maps1));
+	maps__add_snapshot(&m, 5, 300, after_exec, strlen(after_exec));
+	maps__add_snapshot(&m, 5, 500, dlopen, strlen(dlopen));
+	/* same address, different code before and after exec */
+	e = maps__find(&m, 0x7f0000000100, 200);
+	CHECK(e && !strcmp(e->path, "/lib/x86_64-linux-gnu/libc.so.6"));
+	e = maps__find(&m, 0x7f0000000100, 400);
+	CHECK(e && !strcmp(e->path, "/lib/libnew.so"));
+	/* a sample taken before the snapshot that first saw the library */
+	e = maps__find(&m, 0x7f1000000010, 350);
+	CHECK(e && !strcmp(e->path, "/lib/late.so"));
+	/* code gone after exec still resolves for late-read samples */
+	e = maps__find(&m, 0x55d0c0a01234, 600);
+	CHECK(e && !strcmp(e->path, "/usr/bin/prog"));
+	/* identical mappings are shared between snapshots */
+	CHECK_EQ(m.nall, 4 + 2 + 1);
+	maps__free(&m);
+}
+
+static void test_maps_malformed(void)
+{
+	static const char bad[] =
+		"00400000-00410000 r-xp 00000000 08:01 9 /a\n"
+		"zzzz\n"
+		"00500000-00510000 r-xp 00000000 08:01 9 /b\n";
+	static const char inverted[] = "00500000-00400000 r-xp 0 0:0 0 /x\n";
+	struct maps m;
+
+	maps__init(&m);
+	CHECK_EQ(maps__add_snapshot(&m, 1, 1, bad, strlen(bad)), -EINVAL);
+	CHECK(maps__find(&m, 0x400010, 1) != NULL);
+	CHECK_EQ(maps__add_snapshot(&m, 1, 1, inverted, strlen(inverted)),
+		 -EINVAL);
+	CHECK_EQ(maps__add_snapshot(&m, 1, 1, "", 0), 0);
+	maps__free(&m);
+}
+
+static void test_maps_proc_self(void)
+{
+	struct maps m;
+	char *text;
+	size_t len;
+
+	CHECK_EQ(maps__read_proc(getpid(), &text, &len), 0);
+	maps__init(&m);
+	CHECK(maps__add_snapshot(&m, getpid(), 1, text, len) > 0);
+	CHECK(maps__find(&m, (uint64_t)(uintptr_t)&test_maps_proc_self, 1));
+	CHECK_EQ(maps__read_proc(-5, &text, &len) < 0, 1);
+	free(text);
+	maps__free(&m);
+}
+
+const struct unit_test maps_tests[] = {
+	{ "maps: parse executable mappings, paths with spaces, [vdso]", test_maps_parse },
+	{ "maps: snapshots by time (exec, late dlopen, gone code)", test_maps_history },
+	{ "maps: malformed lines are an error, not a crash", test_maps_malformed },
+	{ "maps: /proc/self/maps covers our own code", test_maps_proc_self },
+	{ NULL, NULL },
+};

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests: libdw symbolization of the -O2 -g C test program, compared
+ * with binutils addr2line -i -f; .gnu_debuglink; kallsyms. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+#include "testlib.h"
+#include "util.h"
+
+#define MAXF 16
+
+struct a2l_frame {
+	char name[256];
+	char file[512];
+	int line;
+};
+
+struct a2l_result {
+	uint64_t addr;
+	int n;
+	struct a2l_frame f[MAXF];
+};
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Run addr2line -a -i -f on addrs; fills res. Returns 0 on success. */
+static int addr2line(const char *bin, const uint64_t *addrs, size_t n,
+		     struct a2l_result *res)
+{
+	char in[4096], cmd[8192], *out = NULL, *line, *save = NULL;
+	FILE *fp;
+	size_t i, cur = (size_t)-1;
+	int st;
+
+	snprintf(in, sizeof(in), "%s", build_path("unit/a2l.in"));
+	fp = fopen(in, "we");
+	if (!fp)
+		return -errno;
+	for (i = 0; i < n; i++)
+		fprintf(fp, "0x%llx\n", (unsigned long long)addrs[i]);
+	fclose(fp);
+	snprintf(cmd, sizeof(cmd), "addr2line -a -i -f -e '%s' < '%s'", bin, in);
+	st = run_capture(cmd, &out);
+	if (st || !out) {
+		free(out);
+		return -EIO;
+	}
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "0x", 2)) {
+			cur++;
+			if (cur >= n)
+				break;
+			res[cur].addr = strtoull(line, NULL, 16);
+			res[cur].n = 0;
+			continue;
+		}
+		if (cur >= n || res[cur].n >= MAXF)
+			continue;
+		{
+			struct a2l_frame *f = &res[cur].f[res[cur].n];
+			char *colon, *next = strtok_r(NULL, "\n", &save);
+
+			snprintf(f->name, sizeof(f->name), "%s", line);
+			if (!next)
+				break;
+			snprintf(f->file, sizeof(f->file), "%s", next);
+			colon = strrchr(f->file, ':');
+			f->line = 0;
+			if (colon) {
+				*colon = 0;
+				f->line = atoi(colon + 1);
+			}
+			res[cur].n++;
+		}
+	}
+	free(out);
+	return cur + 1 == n ? 0 : -EINVAL;
+}
+
+static int source_line_of(const char *src, const char *prefix)
+{
+	char buf[512];
+	FILE *fp = fopen(src, "re");
+	int n = 0;
+
+	if (!fp)
+		return -1;
+	while (fgets(buf, sizeof(buf), fp)) {
+		n++;
+		if (!strncmp(buf, prefix, strlen(prefix))) {
+			fclose(fp);
+			return n;
+		}
+	}
+	fclose(fp);
+	return -1;
+}
+
+/*
+ * Compare every byte address of the given functions. Returns the number of
+ * addresses compared; *mismatch gets the number that differ.
+ */
+static size_t compare_with_addr2line(const char *bin, const char *symbin,
+				     const char *const *funcs,
+				     size_t *mismatch, bool *saw_chain3)
+{
+	struct symbolizer *s = symbolizer__new();
+	uint64_t *addrs = NULL;
+	struct a2l_result *res;
+	size_t n = 0, cap = 0, i;
+	int fi;
+
+	*mismatch = 0;
+	*saw_chain3 = false;
+	for (fi = 0; funcs[fi]; fi++) {
+		uint64_t v, sz, a;
+
+		if (elf_symbol(bin, funcs[fi], &v, &sz)) {
+			fprintf(stderr, "    no symbol %s in %s\n", funcs[fi], bin);
+			(*mismatch)++;
+			continue;
+		}
+		for (a = v; a < v + sz; a++) {
+			GROW(addrs, cap, n + 1);
+			addrs[n++] = a;
+		}
+	}
+	res = xcalloc(n + 1, sizeof(*res));
+	if (addr2line(bin, addrs, n, res)) {
+		fprintf(stderr, "    addr2line failed\n");
+		*mismatch = n + 1;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct sym_frame fr[SYM_MAX_INLINE];
+		int k, nf = symbolizer__lookup_vaddr(s, symbin, addrs[i], fr,
+						     SYM_MAX_INLINE);
+		bool bad = nf != res[i].n;
+
+		for (k = 0; !bad && k < nf; k++) {
+			const struct a2l_frame *a = &res[i].f[k];
+
+			if (strcmp(fr[k].name, a->name) ||
+			    strcmp(base_name(fr[k].file), base_name(a->file)) ||
+			    fr[k].line != a->line)
+				bad = true;
+		}
+		if (nf == 3)
+			*saw_chain3 = true;
+		if (bad && (*mismatch)++ < 5) {
+			fprintf(stderr, "    0x%llx: libdw %d frames:",
+				(unsigned long long)addrs[i], nf);
+			for (k = 0; k < nf; k++)
+				fprintf(stderr, " %s@%s:%d", fr[k].name,
+					base_name(fr[k].file), fr[k].line);
+			fprintf(stderr, "; addr2line %d:", res[i].n);
+			for (k = 0; k < res[i].n; k++)
+				fprintf(stderr, " %s@%s:%d", res[i].f[k].name,
+					base_name(res[i].f[k].file),
+					res[i].f[k].line);
+			fputc('\n', stderr);
+		}
+	}
+out:
+	free(res);
+	free(addrs);
+	symbolizer__free(s);
+	return n;
+}
+
+static const char *const c_funcs[] = {
+	"hot_outer", "cold_func", "worker", "main", NULL,
+};
+
+static void test_c_vs_addr2line(void)
+{
+	const char *bin = build_path("progs/inlines");
+	size_t n, mismatch;
+	bool chain3;
+
+	if (access(bin, R_OK)) {
+		SKIP("build/progs/inlines not built");
+		return;
+	}
+	if (!have_cmd("addr2line")) {
+		SKIP("addr2line not installed (binutils)");
+		return;
+	}
+	n = compare_with_addr2line(bin, bin, c_funcs, &mismatch, &chain3);
+	CHECK(n > 200);
+	CHECK_EQ(mismatch, 0);
+	/* leaf -> mid -> outer was seen as one location's inline chain */
+	CHECK(chain3);
+}
+
+static void test_c_inline_chain_and_start_line(void)
+{
+	const char *bin = build_path("progs/inlines");
+	const char *src = root_path("tests/progs/inlines.c");
+	struct symbolizer *s;
+	const struct sym_file_info *fi;
+	uint64_t v, sz, a;
+	int leaf_decl = source_line_of(src, "hot_leaf(unsigned long x)");
+	int mid_decl = source_line_of(src, "hot_mid(unsigned long x)");
+	int outer_decl = source_line_of(src, "__attribute__((noinline)) unsigned long hot_outer");
+	bool found = false;
+
+	if (access(bin, R_OK) || elf_symbol(bin, "hot_outer", &v, &sz)) {
+		SKIP("build/progs/inlines not built");
+		return;
+	}
+	CHECK(leaf_decl > 0 && mid_decl > 0 && outer_decl > 0);
+	s = symbolizer__new();
+	fi = symbolizer__file(s, bin, NULL);
+	CHECK(fi->loaded && fi->has_dwarf && fi->has_symtab);
+	CHECK_EQ(strlen(fi->build_id), 40);	/* gcc/ld: sha1 GNU build-id */
+	for (a = v; a < v + sz && !found; a++) {
+		struct sym_frame fr[SYM_MAX_INLINE];
+		int nf = symbolizer__lookup_vaddr(s, bin, a, fr, SYM_MAX_INLINE);
+
+		if (nf != 3)
+			continue;
+		found = true;
+		CHECK_STR(fr[0].name, "hot_leaf");
+		CHECK_STR(fr[1].name, "hot_mid");
+		CHECK_STR(fr[2].name, "hot_outer");
+		CHECK_EQ(fr[0].start_line, leaf_decl);
+		CHECK_EQ(fr[1].start_line, mid_decl);
+		CHECK_EQ(fr[2].start_line, outer_decl);
+		CHECK_STR(base_name(fr[2].file), "inlines.c");
+		CHECK(fr[0].line > leaf_decl && fr[0].line < mid_decl);
+	}
+	CHECK(found);
+	symbolizer__free(s);
+}
+
+/* Process address -> ELF vaddr through a PIE mapping at a random base. */
+static void test_c_process_addresses(void)
+{
+	const char *bin = build_path("progs/inlines");
+	struct symbolizer *s;
+	uint64_t v, sz, base = 0x555555554000ULL;
+	char *maps;
+
+	if (access(bin, R_OK) || elf_symbol(bin, "hot_outer", &v, &sz)) {
+		SKIP("build/progs/inlines not built");
+		return;
+	}
+	maps = fake_maps(bin, base);
+	CHECK(maps != NULL);
+	s = symbolizer__new();
+	if (maps) {
+		/* find the r-xp line and use its start/offset */
+		char *l = strstr(maps, "r-xp");
+		unsigned long long start = 0, end = 0, off = 0;
+
+		CHECK(l != NULL);
+		while (l && l > maps && l[-1] != '\n')
+			l--;
+		CHECK(l && sscanf(l, "%llx-%llx r-xp %llx", &start, &end, &off) == 3);
+		{
+			struct sym_frame f1[SYM_MAX_INLINE], f2[SYM_MAX_INLINE];
+			uint64_t a = v + sz / 2;
+			int n1 = symbolizer__lookup(s, bin, NULL, start, off,
+						    base + a, f1, SYM_MAX_INLINE);
+			int n2 = symbolizer__lookup_vaddr(s, bin, a, f2,
+							  SYM_MAX_INLINE);
+
+			CHECK(n1 > 0);
+			CHECK_EQ(n1, n2);
+			if (n1 > 0 && n1 == n2) {
+				CHECK_STR(f1[0].name, f2[0].name);
+				CHECK_EQ(f1[0].line, f2[0].line);
+			}
+		}
+	}
+	free(maps);
+	symbolizer__free(s);
+}
+
+static void test_c_debuglink(void)
+{
+	const char *bin = build_path("progs/inlines");
+	const char *stripped = build_path("progs/inlines.stripped");
+	const struct sym_file_info *fi;
+	struct symbolizer *s;
+	size_t n, mismatch;
+	bool chain3;
+
+	if (access(stripped, R_OK) || access(build_path("progs/inlines.debug"), R_OK)) {
+		SKIP("build/progs/inlines.stripped not built");
+		return;
+	}
+	s = symbolizer__new();
+	fi = symbolizer__file(s, stripped, NULL);
+	CHECK(fi->loaded);
+	CHECK(fi->has_dwarf);	/* found through .gnu_debuglink */
+	symbolizer__free(s);
+	n = compare_with_addr2line(bin, stripped, c_funcs, &mismatch, &chain3);
+	CHECK(n > 200);
+	CHECK_EQ(mismatch, 0);
+	CHECK(chain3);
+}
+
+static void test_missing_file(void)
+{
+	struct symbolizer *s = symbolizer__new();
+	const struct sym_file_info *fi;
+	struct sym_frame fr[4];
+
+	fi = symbolizer__file(s, "/nonexistent/x", NULL);
+	CHECK(!fi->loaded);
+	CHECK_STR(fi->build_id, "");
+	CHECK_EQ(symbolizer__lookup(s, "/nonexistent/x", NULL, 0x1000, 0,
+				    0x1010, fr, 4), 0);
+	fi = symbolizer__file(s, "[vdso]", NULL);
+	CHECK(!fi->loaded);
+	/* not an ELF file */
+	fi = symbolizer__file(s, root_path("tests/progs/inlines.c"), NULL);
+	CHECK(!fi->loaded);
+	symbolizer__free(s);
+}
+
+static void test_kallsyms(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t do_one\n"
+		"ffffffff81000200 T schedule\n"
+		"ffffffffc0000000 t ext4_thing\t[ext4]\n"
+		"ffffffff82000000 D some_data\n";
+	const char *path = build_path("unit/kallsyms");
+	const char *mod = NULL;
+	struct ksyms *k;
+	FILE *fp = fopen(path, "we");
+
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fputs(text, fp);
+	fclose(fp);
+	k = ksyms__load(path);
+	CHECK(k != NULL);
+	CHECK_STR(ksyms__lookup(k, 0xffffffff81000150ULL, &mod), "do_one");
+	CHECK_STR(mod, "");
+	CHECK_STR(ksyms__lookup(k, 0xffffffff81000200ULL, &mod), "schedule");
+	CHECK_STR(ksyms__lookup(k, 0xffffffffc0000010ULL, &mod), "ext4_thing");
+	CHECK_STR(mod, "ext4");
+	CHECK(ksyms__lookup(k, 0x1000, &mod) == NULL);
+	ksyms__free(k);
+	CHECK(ksyms__load("/nonexistent") == NULL);
+}
+
+const struct unit_test symbolize_tests[] = {
+	{ "symbolize: -O2 -g C program matches addr2line -i -f at every address", test_c_vs_addr2line },
+	{ "symbolize: inline chain leaf->mid->outer with DW_AT_decl_line start lines", test_c_inline_chain_and_start_line },
+	{ "symbolize: process addresses of a PIE mapping", test_c_process_addresses },
+	{ "symbolize: stripped binary through .gnu_debuglink matches addr2line", test_c_debuglink },
+	{ "symbolize: missing, pseudo and non-ELF files are unsymbolized", test_missing_file },
+	{ "symbolize: kallsyms lookup incl. modules", test_kallsyms },
+	{ NULL, NULL },
+};

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof unit tests: tiny test framework and a record stream builder. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "util.h"
+
+int t_checks_failed;
+const char *t_skip_reason;
+
+static const char *env_path(const char *var, const char *def,
+			    const char *rel)
+{
+	static char bufs[8][4096];
+	static int next;
+	const char *base = getenv(var);
+	char *b = bufs[next++ % 8];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", base && *base ? base : def, rel);
+	return b;
+}
+
+const char *build_path(const char *rel)
+{
+	return env_path("TPROF_BUILD", "build", rel);
+}
+
+const char *root_path(const char *rel)
+{
+	return env_path("TPROF_ROOT", ".", rel);
+}
+
+bool have_cmd(const char *cmd)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "command -v %s >/dev/null 2>&1", cmd);
+	return system(buf) == 0;
+}
+
+int run_capture(const char *cmd, char **out)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	FILE *fp = popen(cmd, "r");
+	int st;
+
+	if (!fp) {
+		free(buf);
+		*out = NULL;
+		return -1;
+	}
+	for (;;) {
+		size_t r;
+
+		if (cap - n < 1024) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		r = fread(buf + n, 1, cap - n - 1, fp);
+		if (!r)
+			break;
+		n += r;
+	}
+	buf[n] = 0;
+	st = pclose(fp);
+	*out = buf;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+void sb_free(struct sbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+void sb_raw(struct sbuf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 256;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void pad8(struct sbuf *b)
+{
+	static const unsigned char z[8];
+
+	if (b->len % 8)
+		sb_raw(b, z, 8 - b->len % 8);
+}
+
+static void hdr(void *rec, unsigned int type, size_t size, uint64_t t)
+{
+	struct tprof_rec_hdr *h = rec;
+
+	h->type = type;
+	h->flags = 0;
+	h->size = (size + 7) & ~7UL;
+	h->time_ns = t;
+}
+
+void sb_session(struct sbuf *b, uint32_t pid, uint64_t period_ns,
+		uint64_t realtime_ns, uint64_t time_ns)
+{
+	struct tprof_urec_session s = {
+		.magic = TPROF_RAW_MAGIC, .realtime_ns = realtime_ns,
+		.period_ns = period_ns, .pid = pid,
+		.abi_version = TPROF_ABI_VERSION,
+		.record_version = TPROF_RECORD_VERSION,
+	};
+
+	hdr(&s, TPROF_UREC_SESSION, sizeof(s), time_ns);
+	sb_raw(b, &s, sizeof(s));
+}
+
+void sb_maps(struct sbuf *b, uint32_t pid, uint64_t time_ns, const char *text)
+{
+	struct tprof_urec_maps m = { .pid = pid, .len = strlen(text) };
+
+	hdr(&m, TPROF_UREC_MAPS, sizeof(m) + m.len, time_ns);
+	sb_raw(b, &m, sizeof(m));
+	sb_raw(b, text, m.len);
+	pad8(b);
+}
+
+void sb_thread(struct sbuf *b, uint32_t pid, uint32_t tid, const char *comm,
+	       uint64_t time_ns)
+{
+	struct tprof_rec_thread t = { .pid = pid, .tid = tid };
+
+	hdr(&t, TPROF_REC_THREAD, sizeof(t), time_ns);
+	strncpy((char *)t.comm, comm, sizeof(t.comm));
+	sb_raw(b, &t, sizeof(t));
+}
+
+void sb_exec(struct sbuf *b, uint32_t pid, const char *comm, uint64_t time_ns)
+{
+	struct tprof_rec_exec e = { .pid = pid, .tid = pid, .old_tid = pid };
+
+	hdr(&e, TPROF_REC_EXEC, sizeof(e), time_ns);
+	strncpy((char *)e.comm, comm, sizeof(e.comm));
+	sb_raw(b, &e, sizeof(e));
+}
+
+void sb_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint64_t period_ns,
+	       uint64_t weight_ns, uint64_t time_ns, unsigned int nk,
+	       const uint64_t *kips, unsigned int nu, const uint64_t *uips)
+{
+	struct tprof_rec_sample s = {
+		.pid = pid, .tid = tid, .cpu = 1, .nr_user = nu,
+		.nr_kernel = nk, .weight_ns = weight_ns,
+		.period_ns = period_ns, .abi = TPROF_ABI_X86_64,
+	};
+
+	hdr(&s, TPROF_REC_SAMPLE, sizeof(s) + 8 * (nk + nu), time_ns);
+	if (weight_ns > period_ns)
+		s.hdr.flags |= TPROF_RF_LATE;
+	sb_raw(b, &s, sizeof(s));
+	if (nk)
+		sb_raw(b, kips, 8 * nk);
+	if (nu)
+		sb_raw(b, uips, 8 * nu);
+}
+
+void sb_stat(struct sbuf *b, unsigned int type, uint32_t pid, uint32_t tid,
+	     uint64_t on_cpu_ns, uint64_t samples, uint64_t weight_ns,
+	     uint64_t lost_samples, uint64_t lost_weight_ns,
+	     uint64_t period_ns, const char *comm, uint64_t time_ns)
+{
+	struct tprof_rec_thread_stat s = {
+		.pid = pid, .tid = tid, .on_cpu_ns = on_cpu_ns,
+		.samples = samples, .weight_ns = weight_ns,
+		.lost_samples = lost_samples, .lost_weight_ns = lost_weight_ns,
+		.period_ns = period_ns,
+	};
+
+	hdr(&s, type, sizeof(s), time_ns);
+	strncpy((char *)s.comm, comm, sizeof(s.comm));
+	sb_raw(b, &s, sizeof(s));
+}
+
+void sb_lost(struct sbuf *b, uint64_t n, uint64_t w, uint64_t recs,
+	     uint64_t time_ns)
+{
+	struct tprof_rec_lost l = {
+		.lost_samples = n, .lost_weight_ns = w, .lost_records = recs,
+	};
+
+	hdr(&l, TPROF_REC_LOST, sizeof(l), time_ns);
+	sb_raw(b, &l, sizeof(l));
+}
+
+void sb_proc_exit(struct sbuf *b, uint32_t pid, int code, uint64_t time_ns)
+{
+	struct tprof_rec_proc_exit e = { .pid = pid, .exit_code = code };
+
+	hdr(&e, TPROF_REC_PROC_EXIT, sizeof(e), time_ns);
+	sb_raw(b, &e, sizeof(e));
+}
+
+int sb_write(const struct sbuf *b, const char *path)
+{
+	FILE *fp = fopen(path, "we");
+
+	if (!fp)
+		return -errno;
+	if (b->len && fwrite(b->p, b->len, 1, fp) != 1) {
+		fclose(fp);
+		return -EIO;
+	}
+	return fclose(fp) ? -errno : 0;
+}
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *e;
+
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	e = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!e)
+		close(*fd);
+	return e;
+}
+
+char *fake_maps(const char *path, uint64_t base)
+{
+	struct sbuf out = { 0 };
+	GElf_Ehdr eh;
+	size_t i, n;
+	Elf *e;
+	int fd;
+
+	e = open_elf(path, &fd);
+	if (!e)
+		return NULL;
+	if (!gelf_getehdr(e, &eh) || elf_getphdrnum(e, &n))
+		goto fail;
+	if (eh.e_type == ET_EXEC)
+		base = 0;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		uint64_t start, end;
+		char line[4600];
+
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		start = base + (ph.p_vaddr & ~0xfffULL);
+		end = base + ((ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffULL);
+		snprintf(line, sizeof(line),
+			 "%llx-%llx %c%c%cp %08llx 08:01 1234 %s\n",
+			 (unsigned long long)start, (unsigned long long)end,
+			 ph.p_flags & PF_R ? 'r' : '-',
+			 ph.p_flags & PF_W ? 'w' : '-',
+			 ph.p_flags & PF_X ? 'x' : '-',
+			 (unsigned long long)(ph.p_offset & ~0xfffULL), path);
+		sb_raw(&out, line, strlen(line));
+	}
+	sb_raw(&out, "", 1);
+	elf_end(e);
+	close(fd);
+	return (char *)out.p;
+fail:
+	elf_end(e);
+	close(fd);
+	sb_free(&out);
+	return NULL;
+}
+
+int elf_symbol(const char *path, const char *name, uint64_t *value,
+	       uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	Elf *e;
+	int fd, ret = -ENOENT;
+
+	e = open_elf(path, &fd);
+	if (!e)
+		return -errno;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, i, &sym))
+				continue;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name) && sym.st_value) {
+				*value = sym.st_value;
+				*size = sym.st_size;
+				ret = 0;
+				goto out;
+			}
+		}
+	}
+out:
+	elf_end(e);
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof unit tests: tiny test framework and a record stream builder. */
+#ifndef _TPROF_TESTLIB_H
+#define _TPROF_TESTLIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "records.h"
+
+extern int t_checks_failed;
+extern const char *t_skip_reason;
+
+#define CHECK(cond)							\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "    %s:%d: CHECK(%s) failed\n",	\
+				__FILE__, __LINE__, #cond);		\
+			t_checks_failed++;				\
+		}							\
+	} while (0)
+
+#define CHECK_EQ(a, b)							\
+	do {								\
+		long long _a = (long long)(a), _b = (long long)(b);	\
+		if (_a != _b) {						\
+			fprintf(stderr, "    %s:%d: %s == %lld, expected %s == %lld\n", \
+				__FILE__, __LINE__, #a, _a, #b, _b);	\
+			t_checks_failed++;				\
+		}							\
+	} while (0)
+
+#define CHECK_STR(a, b)							\
+	do {								\
+		const char *_a = (a), *_b = (b);			\
+		if (!_a || !_b || strcmp(_a, _b)) {			\
+			fprintf(stderr, "    %s:%d: %s == \"%s\", expected \"%s\"\n", \
+				__FILE__, __LINE__, #a, _a ? _a : "(null)", \
+				_b ? _b : "(null)");			\
+			t_checks_failed++;				\
+		}							\
+	} while (0)
+
+/* Mark the running test skipped (return right after). */
+#define SKIP(reason) (t_skip_reason = (reason))
+
+struct unit_test {
+	const char *name;
+	void (*fn)(void);
+};
+
+/* each test file defines one array, terminated by { NULL, NULL } */
+extern const struct unit_test records_tests[], maps_tests[], pprof_tests[],
+	symbolize_tests[], go_tests[], e2e_tests[];
+
+/* $TPROF_BUILD (default "build") + "/" + rel, in a static buffer ring */
+const char *build_path(const char *rel);
+const char *root_path(const char *rel);
+bool have_cmd(const char *cmd);
+/* run a shell command, capture stdout (malloc'd); returns exit status */
+int run_capture(const char *cmd, char **out);
+
+/* ---- record stream builder ---- */
+struct sbuf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+void sb_free(struct sbuf *b);
+void sb_raw(struct sbuf *b, const void *p, size_t n);
+void sb_session(struct sbuf *b, uint32_t pid, uint64_t period_ns,
+		uint64_t realtime_ns, uint64_t time_ns);
+void sb_maps(struct sbuf *b, uint32_t pid, uint64_t time_ns,
+	     const char *text);
+void sb_thread(struct sbuf *b, uint32_t pid, uint32_t tid, const char *comm,
+	       uint64_t time_ns);
+void sb_exec(struct sbuf *b, uint32_t pid, const char *comm,
+	     uint64_t time_ns);
+void sb_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint64_t period_ns,
+	       uint64_t weight_ns, uint64_t time_ns, unsigned int nk,
+	       const uint64_t *kips, unsigned int nu, const uint64_t *uips);
+void sb_stat(struct sbuf *b, unsigned int type, uint32_t pid, uint32_t tid,
+	     uint64_t on_cpu_ns, uint64_t samples, uint64_t weight_ns,
+	     uint64_t lost_samples, uint64_t lost_weight_ns,
+	     uint64_t period_ns, const char *comm, uint64_t time_ns);
+void sb_lost(struct sbuf *b, uint64_t n, uint64_t w, uint64_t recs,
+	     uint64_t time_ns);
+void sb_proc_exit(struct sbuf *b, uint32_t pid, int code, uint64_t time_ns);
+int sb_write(const struct sbuf *b, const char *path);
+
+/*
+ * Synthetic /proc/PID/maps text for an ELF file as if loaded at base
+ * (ignored for ET_EXEC). Returns malloc'd text, NULL on error.
+ */
+char *fake_maps(const char *path, uint64_t base);
+/* ELF symbol value and size from .symtab; 0 on success */
+int elf_symbol(const char *path, const char *name, uint64_t *value,
+	       uint64_t *size);
+
+#endif /* _TPROF_TESTLIB_H */
