@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0
+# Installing tprof: DKMS (`sudo make install` / `sudo make uninstall`), the
+# Debian packages (`make deb`) and their host-side tests (`sudo make pkg-test`).
+# -included by the top-level Makefile; docs/install.md explains the result.
+#
+#   make install [PREFIX=/usr/local] [KVERS="6.1.0-56-amd64 ..."] [LOAD_AT_BOOT=0]
+#   make deb [DEB_OUT=$(BUILD)/deb] [DEB_BUILD_FLAGS=-A]   # -A: tprof-dkms only
+#   make pkg-test [PKG_TESTS="dkms deb install make"]
+#
+# Debian packages needed: dkms, dh-dkms, debhelper, dpkg-dev, adduser, plus
+# tprof-read's build dependencies (debian/control).
+
+BUILD ?= build
+PREFIX ?= /usr/local
+DEB_OUT ?= $(BUILD)/deb
+DEB_BUILD_FLAGS ?= -b
+
+.PHONY: install uninstall deb pkg-test
+
+install: userspace
+	PREFIX=$(PREFIX) packaging/install.sh $(BUILD)/tprof-read
+
+uninstall:
+	PREFIX=$(PREFIX) packaging/uninstall.sh
+
+deb:
+	packaging/mkdeb.sh $(DEB_OUT) $(DEB_BUILD_FLAGS)
+
+pkg-test:
+	BUILD=$(BUILD) DEB_OUT=$(DEB_OUT) tests/pkg/run.sh $(PKG_TESTS)
