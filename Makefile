@@ -39,6 +39,7 @@ module-clean:
 -include userspace/build.mk
 -include tests/unit/build.mk
 -include tests/kmod/build.mk
+-include lab/build.mk
 include tests/vm/build.mk
 
 test: check unit vm-test vm-selftest

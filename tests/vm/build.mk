@@ -12,7 +12,7 @@ kernels:
 
 # Test programs the guest runs come from the host's build/ (the guest sees
 # the host's root filesystem), so build them first.
-vm-test: userspace kmod-tests
+vm-test: userspace kmod-tests lab
 	BUILD=$(abspath $(BUILD)) tests/vm/run-all.sh
 
 vm-selftest:
