@@ -36,6 +36,9 @@ struct sym_file {
 };
 
 struct symbolizer {
+	char **strs;		/* strings made here (absolute paths) */
+	size_t nstrs, capstrs;
+	struct hindex str_idx;
 	struct sym_file *files;
 	size_t nfiles, capfiles;
 	char *debuginfo_path;
@@ -70,8 +73,46 @@ void symbolizer__free(struct symbolizer *s)
 		free(f->loads);
 		free(f->cus);
 	}
+	for (i = 0; i < s->nstrs; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	hindex_free(&s->str_idx);
 	free(s->files);
 	free(s);
+}
+
+static const char *intern(struct symbolizer *s, const char *str)
+{
+	uint64_t h = hash_bytes(str, strlen(str), 0);
+	struct hiter it = { 0 };
+	uint32_t item;
+
+	while (hindex_next(&s->str_idx, h, &it, &item))
+		if (!strcmp(s->strs[item - 1], str))
+			return s->strs[item - 1];
+	GROW(s->strs, s->capstrs, s->nstrs + 1);
+	s->strs[s->nstrs++] = xstrdup(str);
+	hindex_put(&s->str_idx, h, s->nstrs);
+	return s->strs[s->nstrs - 1];
+}
+
+/* Relative source paths are relative to the CU's DW_AT_comp_dir. */
+static const char *abs_src(struct symbolizer *s, Dwarf_Die *cu,
+			   const char *src)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+	char buf[4096];
+
+	if (!src)
+		return "";
+	if (src[0] == '/' || !src[0])
+		return src;
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+	if (!dir || !*dir)
+		return src;
+	snprintf(buf, sizeof(buf), "%s/%s", dir, src);
+	return intern(s, buf);
 }
 
 static void load_file(struct symbolizer *s, struct sym_file *f,
@@ -254,7 +295,8 @@ static bool is_func(Dwarf_Die *die)
 	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 }
 
-static int lookup_dwarf(struct sym_file *f, Dwarf_Addr vaddr,
+static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
+			Dwarf_Addr vaddr,
 			struct sym_frame *frames, int max)
 {
 	Dwarf_Addr pc = vaddr - f->dwbias, bias;
@@ -279,7 +321,7 @@ static int lookup_dwarf(struct sym_file *f, Dwarf_Addr vaddr,
 		int l = 0;
 
 		dwarf_lineno(line, &l);
-		frames[0].file = src ? src : "";
+		frames[0].file = abs_src(s, &cu, src);
 		frames[0].line = l;
 	}
 	ns = dwarf_getscopes(&cu, pc, &scopes);
@@ -315,7 +357,7 @@ static int lookup_dwarf(struct sym_file *f, Dwarf_Addr vaddr,
 		fill_func(&frames[n], &die);
 		if (files && (size_t)call_file < nfiles)
 			src = dwarf_filesrc(files, call_file, NULL, NULL);
-		frames[n].file = src ? src : "";
+		frames[n].file = abs_src(s, &cu, src);
 		frames[n].line = call_line;
 		n++;
 	}
@@ -332,7 +374,7 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 	if (!f->mod || max <= 0)
 		return 0;
 	if (f->dwarf)
-		n = lookup_dwarf(f, vaddr, frames, max);
+		n = lookup_dwarf(s, f, vaddr, frames, max);
 	if (n == 0 || !frames[0].name) {
 		GElf_Sym sym;
 		GElf_Off off;

@@ -269,7 +269,7 @@ static int parse_args(int argc, char **argv)
 		pr_err("need exactly one of -p PID, -- CMD, or --input FILE (see --help)");
 		return -EINVAL;
 	}
-	if (env.input && (env.save_raw || env.ntperiods || env.kernel_stacks ||
+	if (env.input && (env.ntperiods || env.kernel_stacks ||
 			  env.duration_s)) {
 		pr_err("--input replays a saved stream: sampling options do not apply");
 		return -EINVAL;

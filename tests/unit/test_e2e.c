@@ -1,7 +1,360 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests: tprof-read --input replay end to end. */
+/* Unit tests: a synthetic record stream replayed through
+ * `tprof-read --input`, read back by go tool pprof and protoc. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "testlib.h"
+#include "util.h"
+
+#define PID 4242
+#define TID2 4243
+#define PIE_BASE 0x555555554000ULL
+#define LIB_BASE 0x7f0000000000ULL
+
+static const char *tprof_read(void)
+{
+	const char *p = getenv("TPROF_READ");
+
+	return p && *p ? p : build_path("tprof-read");
+}
+
+static uint64_t sym_mid(const char *bin, const char *name)
+{
+	uint64_t v = 0, sz = 0;
+
+	if (elf_symbol(bin, name, &v, &sz))
+		return 0;
+	return v + sz / 2;
+}
+
+/*
+ * The synthetic session: main thread 300 x 1ms in hot_outer's inlined
+ * hot_leaf; a worker at 250us: 100 samples in cold_func, 40 in libhot.so's
+ * lib_spin (dlopen'ed after the first maps snapshot) with one kernel frame;
+ * 3 lost samples of the worker, plus 2 lost ones no thread claims.
+ */
+static int make_stream(struct sbuf *b, const char *out)
+{
+	const char *bin = build_path("progs/inlines");
+	const char *lib = build_path("progs/libhot.so");
+	char *maps1 = fake_maps(bin, PIE_BASE), *maps2 = fake_maps(lib, LIB_BASE);
+	char *both;
+	uint64_t leaf = 0, worker = sym_mid(bin, "worker"), cold, spin, v, sz;
+	uint64_t main_ret = sym_mid(bin, "main"), k = 0xffffffff81000150ULL;
+	int i;
+
+	if (!maps1 || !maps2 || !worker || !main_ret)
+		return -1;
+	/* an address in hot_outer whose inline chain is leaf <- mid <- outer:
+	 * the xorshift 'shl $0xd' is hot_leaf's first statement */
+	if (elf_symbol(bin, "hot_outer", &v, &sz))
+		return -1;
+	leaf = v + 0x10;
+	cold = sym_mid(bin, "cold_func");
+	spin = sym_mid(lib, "lib_spin");
+	if (!spin || !cold)
+		return -1;
+	both = xmalloc(strlen(maps1) + strlen(maps2) + 1);
+	strcpy(both, maps1);
+	strcat(both, maps2);
+
+	sb_session(b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(b, PID, 1001, maps1);
+	sb_thread(b, PID, PID, "inlines", 1002);
+	sb_thread(b, PID, TID2, "inlines-w", 1003);
+	for (i = 0; i < 300; i++) {
+		uint64_t st[3] = { PIE_BASE + leaf, PIE_BASE + worker + 1,
+				   PIE_BASE + main_ret + 1 };
+
+		sb_sample(b, PID, PID, 1000000, 1000000, 2000 + i, 0, NULL, 3, st);
+	}
+	for (i = 0; i < 100; i++) {
+		uint64_t st[2] = { PIE_BASE + cold, PIE_BASE + worker + 1 };
+
+		sb_sample(b, PID, TID2, 250000, 250000, 3000 + i, 0, NULL, 2, st);
+	}
+	/* library samples arrive before the snapshot that maps them */
+	for (i = 0; i < 40; i++) {
+		uint64_t st[2] = { LIB_BASE + spin, PIE_BASE + main_ret + 1 };
+
+		sb_sample(b, PID, TID2, 250000, 250000, 4000 + i, 1, &k, 2, st);
+	}
+	sb_maps(b, PID, 5000, both);
+	sb_stat(b, TPROF_REC_THREAD_EXIT, PID, TID2, 35100000, 143, 35750000,
+		3, 750000, 250000, "inlines-w", 6000);
+	sb_stat(b, TPROF_REC_THREAD_STAT, PID, PID, 300400000, 300, 300000000,
+		0, 0, 1000000, "inlines", 6001);
+	sb_lost(b, 5, 2750000, 0, 6002);
+	sb_proc_exit(b, PID, 0, 7000);
+	free(maps1);
+	free(maps2);
+	free(both);
+	return sb_write(b, out);
+}
+
+static int run(char **out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int run(char **out, const char *fmt, ...)
+{
+	char cmd[16384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return run_capture(cmd, out);
+}
+
+static void test_seed(void)
+{
+	struct sbuf b = { 0 };
+
+	if (access(build_path("progs/inlines"), R_OK)) {
+		SKIP("test programs not built");
+		return;
+	}
+	CHECK_EQ(make_stream(&b, build_path("unit/seed.raw")), 0);
+	sb_free(&b);
+}
+
+static const char *write_kallsyms(void)
+{
+	const char *path = build_path("unit/e2e-kallsyms");
+	FILE *fp = fopen(path, "we");
+
+	if (fp) {
+		fputs("ffffffff81000000 T _stext\nffffffff81000100 T do_syscall_64\n"
+		      "ffffffff81000200 T schedule\n", fp);
+		fclose(fp);
+	}
+	return path;
+}
+
+static void test_replay_go_pprof(void)
+{
+	const char *raw = build_path("unit/e2e.raw");
+	const char *pb = build_path("unit/e2e.pb.gz");
+	const char *ks = write_kallsyms();
+	char args[8192], *out = NULL, *l;
+	struct sbuf b = { 0 };
+	int st;
+
+	if (access(build_path("progs/inlines"), R_OK)) {
+		SKIP("test programs not built");
+		return;
+	}
+	CHECK_EQ(make_stream(&b, raw), 0);
+	unlink(pb);
+	snprintf(args, sizeof(args), "--input '%s' -o '%s' --report --kallsyms '%s'",
+		 raw, pb, ks);
+	st = run(&out, "'%s' %s 2>&1%s", tprof_read(), args, "");
+	CHECK_EQ(st, 0);
+	/* --report: per-thread table with exact CPU and error % */
+	CHECK(out && strstr(out, "TID") && strstr(out, "ERROR%"));
+	CHECK(out && strstr(out, "inlines-w") && strstr(out, "35.100ms"));
+	CHECK(out && strstr(out, "total: 440 samples"));
+	if (st)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+	out = NULL;
+	if (!have_cmd("go")) {
+		SKIP("go not installed: go tool pprof checks skipped");
+		sb_free(&b);
+		return;
+	}
+	/* the hot function is on top; times are weights, not counts */
+	st = run(&out, "go tool pprof -top -symbolize=none '%s' 2>&1%s%s", pb, "", "");
+	CHECK_EQ(st, 0);
+	l = out ? strstr(out, "flat%") : NULL;
+	l = l ? strchr(l, '\n') : NULL;
+	CHECK(l && strstr(l, "hot_leaf") && strstr(l, "hot_leaf") < strchr(l + 1, '\n'));
+	CHECK(l && strstr(l, "300ms"));
+	CHECK(out && strstr(out, "cold_func"));
+	CHECK(out && strstr(out, "lib_spin"));	/* late dlopen resolved */
+	CHECK(out && strstr(out, "do_syscall_64"));	/* kernel frame */
+	CHECK(out && strstr(out, "[lost]"));
+	/* 300ms + 25ms + 10ms + lost 0.75ms + 2ms */
+	CHECK(out && strstr(out, "of 337.75ms total"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+	out = NULL;
+
+	/* the inline chain and callers */
+	st = run(&out, "go tool pprof -traces -symbolize=none '%s' 2>&1%s%s", pb, "", "");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "hot_leaf") && strstr(out, "hot_mid") &&
+	      strstr(out, "hot_outer") && strstr(out, "worker"));
+	CHECK(out && strstr(out, "tid:  4243") && strstr(out, "period:  250us"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+	out = NULL;
+
+	/* per-thread split with -tagfocus */
+	st = run(&out, "go tool pprof -top -symbolize=none -tagfocus=tid=4243 '%s' 2>&1%s%s",
+		 pb, "", "");
+	CHECK_EQ(st, 0);
+	CHECK(out && !strstr(out, "hot_leaf"));
+	CHECK(out && strstr(out, "cold_func"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+	out = NULL;
+	st = run(&out, "go tool pprof -top -symbolize=none -tagfocus=thread_comm=inlines-w -sample_index=samples '%s' 2>&1%s%s",
+		 pb, "", "");
+	CHECK_EQ(st, 0);
+	/* 100 + 40 samples + 3 lost of this thread */
+	CHECK(out && strstr(out, "accounting for 143,"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+	out = NULL;
+
+	/* the profile re-encodes cleanly through pprof's own parser */
+	st = run(&out, "go tool pprof -proto -symbolize=none '%s' > '%s.re' 2>&1%s", pb, pb, "");
+	CHECK_EQ(st, 0);
+	free(out);
+	out = NULL;
+	st = run(&out, "go tool pprof -raw -symbolize=none '%s' 2>&1%s%s", pb, "", "");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "period:[250000 nanoseconds]") != NULL);
+	CHECK(out && strstr(out, "[FN][FL][LN][IN]") != NULL);
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+	sb_free(&b);
+}
+
+static void test_replay_protoc(void)
+{
+	const char *pb = build_path("unit/e2e.pb.gz");
+	char *out = NULL;
+	int st;
+
+	if (access(pb, R_OK)) {
+		SKIP("no e2e profile");
+		return;
+	}
+	if (!have_cmd("protoc")) {
+		SKIP("protoc not installed");
+		return;
+	}
+	st = run(&out, "zcat '%s' | protoc -I'%s' --decode=perftools.profiles.Profile profile.proto%s",
+		 pb, getenv("PPROF_PROTO_DIR") ? getenv("PPROF_PROTO_DIR") :
+		 "/usr/share/gocode/src/github.com/google/pprof/proto", "");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "string_table: \"\"\n"));
+	CHECK(out && strstr(out, "string_table: \"hot_leaf\""));
+	CHECK(out && strstr(out, "has_inline_frames: true"));
+	free(out);
+	/* independent total: sum of value[0] over samples (awk on the text) */
+	st = run(&out, "zcat '%s' | protoc -I'%s' --decode=perftools.profiles.Profile profile.proto"
+		 " | awk '/^sample \\{/{s=1;n=0} s&&/^  value:/{n++; if(n==1) t+=$2} /^}/{s=0} END{print t}'",
+		 pb, getenv("PPROF_PROTO_DIR") ? getenv("PPROF_PROTO_DIR") :
+		 "/usr/share/gocode/src/github.com/google/pprof/proto");
+	CHECK_EQ(st, 0);
+	CHECK(out && atoll(out) == 337750000LL);
+	if (out && atoll(out) != 337750000LL)
+		fprintf(stderr, "    protoc total %s\n", out);
+	free(out);
+}
+
+static void test_replay_errors(void)
+{
+	const char *raw = build_path("unit/e2e.raw");
+	const char *bad = build_path("unit/bad.raw");
+	const char *pb = build_path("unit/bad.pb.gz");
+	char *out = NULL, cmd[8192];
+	struct sbuf b = { 0 };
+	int st;
+
+	if (access(raw, R_OK)) {
+		SKIP("no e2e stream");
+		return;
+	}
+	/* truncated: a clear error, non-zero exit, no output file */
+	snprintf(cmd, sizeof(cmd), "head -c 5000 '%s' > '%s'", raw, bad);
+	CHECK_EQ(system(cmd), 0);
+	unlink(pb);
+	st = run(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), bad, pb);
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "tprof-read: ") && strstr(out, "truncated"));
+	CHECK(access(pb, F_OK) != 0);
+	free(out);
+	/* garbage */
+	sb_raw(&b, "this is not a tprof stream, not at all!", 40);
+	sb_write(&b, bad);
+	st = run(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), bad, pb);
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "malformed record at offset 0"));
+	CHECK(access(pb, F_OK) != 0);
+	free(out);
+	/* unwritable output */
+	st = run(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw,
+		 "/nonexistent-dir/x.pb.gz");
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "tprof-read: /nonexistent-dir/x.pb.gz: output not writable"));
+	free(out);
+	/* missing input */
+	st = run(&out, "'%s' --input '%s%s' -o /dev/null 2>&1", tprof_read(), raw, ".missing");
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "No such file"));
+	free(out);
+	/* usage errors */
+	st = run(&out, "'%s' %s%s 2>&1", tprof_read(), "", "");
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "need exactly one of"));
+	free(out);
+	st = run(&out, "'%s' --period 5us -p 1 %s%s 2>&1", tprof_read(), "", "");
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "at least 10us"));
+	free(out);
+	/* a terminal on stdout is refused (script gives us a pty) */
+	if (have_cmd("script")) {
+		snprintf(cmd, sizeof(cmd), "'%s' --input '%s'", tprof_read(), raw);
+		st = run(&out, "script -qec \"%s\" /dev/null%s%s", cmd, "", "");
+		CHECK(st != 0);
+		CHECK(out && strstr(out, "refusing to write a binary profile to a terminal"));
+		free(out);
+	}
+	/* no device: says how to load the module */
+	st = run(&out, "'%s' --device /nonexistent/tprof -p %s -o /dev/null 2>&1%s",
+		 tprof_read(), "1", "");
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "sudo modprobe tprof"));
+	free(out);
+	sb_free(&b);
+}
+
+static void test_save_raw_roundtrip(void)
+{
+	const char *raw = build_path("unit/e2e.raw");
+	const char *copy = build_path("unit/e2e.copy.raw");
+	char *out = NULL;
+	int st;
+
+	if (access(raw, R_OK)) {
+		SKIP("no e2e stream");
+		return;
+	}
+	st = run(&out, "'%s' --input '%s' --save-raw '%s' -o /dev/null 2>&1", tprof_read(), raw,
+		 copy);
+	CHECK_EQ(st, 0);
+	free(out);
+	st = run(&out, "cmp '%s' '%s'%s", raw, copy, "");
+	CHECK_EQ(st, 0);
+	free(out);
+}
 
 const struct unit_test e2e_tests[] = {
+	{ "e2e: seed stream", test_seed },
+	{ "e2e: --input replay read by go tool pprof (-top, -traces, -tagfocus, -raw, -proto)", test_replay_go_pprof },
+	{ "e2e: protoc --decode agrees on totals", test_replay_protoc },
+	{ "e2e: truncated/garbage input, bad output, usage, terminal, no module", test_replay_errors },
+	{ "e2e: --save-raw reproduces the stream byte for byte", test_save_raw_roundtrip },
 	{ NULL, NULL },
 };
