@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 300
+# tprof-read on the -O2 -g C test program: launch and attach modes, the hot
+# inlined function on top, inline chain, per-thread split, totals agree with
+# protoc, exit status, errors, a < 50 ms launch with a late dlopen, SIGINT.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+
+B=$TPROF_BUILD
+TR=$B/tprof-read
+PROG=$B/progs/inlines
+LIB=$B/progs/libhot.so
+PROTO=/usr/share/gocode/src/github.com/google/pprof/proto
+export HOME=$PWD	# go tool pprof may want a writable home
+save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
+
+[ -x "$TR" ] && [ -x "$PROG" ] || { skip "tprof-read: build/tprof-read or progs missing (make userspace)"; exit 0; }
+have_go=0; command -v go >/dev/null && have_go=1
+
+# top_fn FILE: name of the first row of `go tool pprof -top` (flat order)
+top_fn() { go tool pprof -top -symbolize=none "$1" 2>/dev/null | awk '/flat%/{getline; print $NF == "(inline)" ? $(NF-1) : $NF; exit}'; }
+
+# ---- launch mode ----
+if "$TR" --report -o launch.pb.gz -- "$PROG" -t 3 -s 0.4 > prog.out 2> report.txt; then
+	ok "launch: tprof-read -- inlines -t 3 exits 0"
+else
+	fail "launch: tprof-read -- inlines -t 3 exits 0 (status $?)"
+	sed 's/^/    /' report.txt | head -20
+fi
+save launch.pb.gz report.txt
+if [ "$(grep -c 'inlines' report.txt)" -ge 4 ]; then
+	ok "launch: --report lists the 4 threads"
+else
+	fail "launch: --report lists the 4 threads"; sed 's/^/    /' report.txt
+fi
+if [ $have_go = 1 ]; then
+	t=$(top_fn launch.pb.gz)
+	if [ "$t" = hot_leaf ]; then ok "launch: hot_leaf (inlined) is on top of go tool pprof -top"
+	else fail "launch: hot_leaf on top (got '$t')"; go tool pprof -top launch.pb.gz 2>&1 | head -20 | sed 's/^/    /'; fi
+	if go tool pprof -traces launch.pb.gz 2>/dev/null | grep -A3 'hot_leaf' | grep -q 'hot_mid'; then
+		ok "launch: inline chain hot_leaf <- hot_mid <- hot_outer in -traces"
+	else fail "launch: inline chain in -traces"; fi
+	tids=$(go tool pprof -raw launch.pb.gz 2>/dev/null | grep -o 'tid:\[[0-9]*\]' | sort -u)
+	n=$(echo "$tids" | grep -c tid)
+	if [ "$n" -ge 4 ]; then ok "launch: samples from $n threads"; else fail "launch: samples from >= 4 threads (got $n)"; fi
+	tid=$(echo "$tids" | tail -n1 | tr -dc 0-9)
+	one=$(go tool pprof -top -tagfocus=tid="$tid" launch.pb.gz 2>/dev/null | sed -n 's/.*accounting for \([^,]*\),.*of \(.*\) total.*/\1 \2/p')
+	if [ -n "$one" ] && [ "${one% *}" != "${one#* }" ]; then
+		ok "launch: -tagfocus=tid=$tid selects one thread ($one)"
+	else fail "launch: -tagfocus=tid=$tid selects one thread ($one)"; fi
+	if go tool pprof -proto launch.pb.gz > re.pb.gz 2>/dev/null && [ -s re.pb.gz ]; then
+		ok "launch: go tool pprof parses and re-encodes the profile"
+	else fail "launch: go tool pprof -proto"; fi
+else
+	skip "launch: go tool pprof checks: go not installed"
+fi
+if command -v protoc >/dev/null && [ -f $PROTO/profile.proto ]; then
+	total=$(zcat launch.pb.gz | protoc -I$PROTO --decode=perftools.profiles.Profile profile.proto |
+		awk '/^sample \{/{s=1;n=0} s&&/^  value:/{n++; if(n==1) t+=$2} /^}/{s=0} END{printf "%d", t}')
+	# exact CPU of the workload: 4 threads x 0.4 s
+	if [ "$total" -ge 1400000000 ] && [ "$total" -le 1900000000 ]; then
+		ok "launch: protoc total $total ns ~ 4 x 0.4 s of CPU"
+	else fail "launch: protoc total $total ns ~ 4 x 0.4 s of CPU"; fi
+else
+	skip "launch: protoc totals: protoc not installed"
+fi
+
+# ---- exit status, errors ----
+"$TR" -o st.pb.gz -- sh -c 'exit 3' 2>/dev/null
+st=$?
+if [ $st = 3 ]; then ok "launch: exits with the command's status (3)"; else fail "launch: exits with the command's status (got $st)"; fi
+out=$("$TR" -o nf.pb.gz -- /nonexistent/cmd 2>&1); st=$?
+if [ $st = 127 ] && echo "$out" | grep -q 'tprof-read: /nonexistent/cmd: command not found' && [ ! -e nf.pb.gz ]; then
+	ok "launch: command not found -> 127, one-line error, no output"
+else fail "launch: command not found ($st: $out)"; fi
+out=$("$TR" -p 999999 -o np.pb.gz 2>&1); st=$?
+if [ $st != 0 ] && echo "$out" | grep -q 'no such process' && [ ! -e np.pb.gz ]; then
+	ok "attach: no such pid -> one-line error"
+else fail "attach: no such pid ($st: $out)"; fi
+
+# ---- short launch with a late dlopen: everything symbolized ----
+if "$TR" -F 10000 -o short.pb.gz -- "$PROG" -s 0.01 -l "$LIB" > /dev/null 2>short.err; then
+	ok "short launch with late dlopen exits 0"
+else fail "short launch with late dlopen"; sed 's/^/    /' short.err; fi
+save short.pb.gz
+if [ $have_go = 1 ]; then
+	if go tool pprof -top -symbolize=none short.pb.gz 2>/dev/null | grep -q 'lib_spin'; then
+		ok "short launch: dlopen'ed lib_spin symbolized"
+	else fail "short launch: dlopen'ed lib_spin symbolized"; go tool pprof -top -symbolize=none short.pb.gz 2>&1 | head -20 | sed 's/^/    /'; fi
+	unsym=$(go tool pprof -raw -symbolize=none short.pb.gz 2>/dev/null | sed -n '/^Locations/,/^Mappings/p' | grep -cE '^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ *$')
+	if [ "$unsym" = 0 ]; then ok "short launch: every location symbolized"
+	else fail "short launch: $unsym unsymbolized locations"; go tool pprof -raw -symbolize=none short.pb.gz 2>&1 | sed -n '/^Locations/,$p' | head -40 | sed 's/^/    /'; fi
+fi
+
+# ---- attach mode + SIGINT ----
+"$PROG" -t 1 -s 3 > /dev/null &
+pid=$!
+sleep 0.2
+"$TR" -p $pid -o attach.pb.gz --report 2> attach.txt &
+tr=$!
+sleep 1
+kill -INT $tr
+wait $tr; st=$?
+kill $pid 2>/dev/null; wait $pid 2>/dev/null
+save attach.pb.gz attach.txt
+if [ $st = 0 ] && [ -s attach.pb.gz ]; then ok "attach: SIGINT stops, drains and writes the profile"
+else fail "attach: SIGINT ($st)"; sed 's/^/    /' attach.txt | head; fi
+if [ $have_go = 1 ]; then
+	t=$(top_fn attach.pb.gz)
+	if [ "$t" = hot_leaf ]; then ok "attach: hot_leaf on top"; else fail "attach: hot_leaf on top (got '$t')"; fi
+fi
+
+# ---- attach with -d until exit ----
+"$PROG" -s 0.5 > /dev/null &
+pid=$!
+if "$TR" -p $pid -d 30 -o exit.pb.gz 2>exit.err; then ok "attach: ends when the target exits"
+else fail "attach: ends when the target exits"; sed 's/^/    /' exit.err | head; fi
+wait $pid 2>/dev/null
+exit 0

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 300
+# tprof-read on the Go test program: launch and attach, Go names with the
+# inlined frames (main.mix, main.rotate) under main.(*worker).hotLoop, and
+# the same hot functions as the program's own runtime/pprof profile.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+
+B=$TPROF_BUILD
+TR=$B/tprof-read
+GP=$B/progs/goprog
+export HOME=$PWD
+[ -x "$TR" ] || { skip "tprof-read not built"; exit 0; }
+[ -x "$GP" ] || { skip "goprog not built: golang-go missing"; exit 0; }
+command -v go >/dev/null || { skip "go tool pprof: golang-go missing"; exit 0; }
+
+top_fn() { go tool pprof -top -symbolize=none "$1" 2>/dev/null | awk '/flat%/{getline; print $NF == "(inline)" ? $(NF-1) : $NF; exit}'; }
+
+if "$TR" -o go.pb.gz -- "$GP" -s 0.5 -g 2 -cpuprofile rt.pb.gz > /dev/null 2> go.err; then
+	ok "launch: Go program exits 0"
+else fail "launch: Go program"; sed 's/^/    /' go.err | head; fi
+cp go.pb.gz rt.pb.gz "$TPROF_OUT/" 2>/dev/null
+t=$(top_fn go.pb.gz); r=$(top_fn rt.pb.gz)
+if [ -n "$t" ] && [ "$t" = "$r" ]; then ok "launch: same top function as runtime/pprof ($t)"
+else fail "launch: top function $t, runtime/pprof says $r"; go tool pprof -top go.pb.gz 2>&1 | head -15 | sed 's/^/    /'; fi
+if go tool pprof -traces go.pb.gz 2>/dev/null | grep -A2 'main.rotate' | grep -q 'main.mix'; then
+	ok "launch: inline chain main.rotate <- main.mix in -traces"
+else fail "launch: inline chain main.rotate <- main.mix"; fi
+if go tool pprof -top go.pb.gz 2>/dev/null | grep -q 'main.(\*worker).hotLoop'; then
+	ok "launch: method names as Go spells them"
+else fail "launch: main.(*worker).hotLoop present"; fi
+
+"$GP" -s 3 -g 4 > /dev/null &
+pid=$!
+sleep 0.3
+if "$TR" -p $pid -d 1 -o attach.pb.gz 2>attach.err; then ok "attach: -d 1 on the Go program"
+else fail "attach: -d 1"; sed 's/^/    /' attach.err | head; fi
+kill $pid 2>/dev/null; wait $pid 2>/dev/null
+n=$(go tool pprof -raw attach.pb.gz 2>/dev/null | grep -o 'tid:\[[0-9]*\]' | sort -u | wc -l)
+if [ "$n" -ge 2 ]; then ok "attach: samples from $n Go threads"; else fail "attach: samples from >= 2 threads (got $n)"; fi
+exit 0
