@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test programs for tprof.ko (included by the top-level Makefile).
+# -m32 needs gcc-multilib.
+
+KT_DIR := $(BUILD)/kmod-tests
+KT_CFLAGS := $(WARN_CFLAGS) -O2 -g -fno-omit-frame-pointer
+KT_STACK_CFLAGS := -O1 -g -fno-omit-frame-pointer -static
+
+.PHONY: kmod-tests
+
+kmod-tests: $(KT_DIR)/tprof-ktest $(KT_DIR)/stacktarget64 $(KT_DIR)/stacktarget32
+
+$(KT_DIR)/tprof-ktest: tests/kmod/ktest.c tests/kmod/lib.c tests/kmod/ktest.h kmod/uapi/tprof.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_COMMON) $(KT_CFLAGS) -o $@ tests/kmod/ktest.c tests/kmod/lib.c -lpthread -lm
+
+$(KT_DIR)/stacktarget64: tests/kmod/stacktarget.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN_CFLAGS) $(KT_STACK_CFLAGS) -o $@ $<
+
+$(KT_DIR)/stacktarget32: tests/kmod/stacktarget.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(WARN_CFLAGS) $(KT_STACK_CFLAGS) -o $@ $<

@@ -1,0 +1,1303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof-ktest: in-guest tests of tprof.ko through its ioctls (no
+ * tprof-read). `tprof-ktest TEST [ARGS]` prints TAP-like lines
+ * ("ok - ...", "not ok - ...", "# ...") and exits non-zero on failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktest.h"
+
+#define MS	1000000ULL
+#define US	1000ULL
+
+static int ncpu;
+static char self_exe[PATH_MAX];
+
+static long long absdiff(u64 a, u64 b)
+{
+	return a > b ? (long long)(a - b) : (long long)(b - a);
+}
+
+/* ---------------------------------------------------------------- */
+/* The workload child: threads in roles, synchronized by barriers.  */
+
+enum { WL_SPIN, WL_SYSCALL, WL_SPIN_SLEEP };
+
+struct wl {
+	int nser;		/* role 1 threads: run first */
+	int npar;		/* role 2 threads: run after role 1 finished */
+	u64 ser_ns, par_ns;	/* CPU time per thread (when iters == 0) */
+	u64 ser_iters, par_iters;
+	int mode;		/* WL_* */
+	u64 run_ns;		/* WL_SPIN_SLEEP: wall-clock duration */
+	bool keep;		/* threads stay (blocked) until child_finish() */
+	bool late;		/* threads are created after go */
+	bool exit_after_done;	/* main exits (code 5) right after "D" */
+	int nshort;		/* after go: this many sequential short threads */
+	u64 short_ns;		/* CPU time of each */
+	int exec_thread;	/* 1: leader execs, 2: a non-leader thread execs */
+};
+
+struct wl_thread {
+	struct wl *w;
+	int role;
+	pthread_t th;
+};
+
+static pthread_barrier_t bar_start, bar_par, bar_done, bar_end;
+
+static void wl_work(struct wl *w, int role)
+{
+	u64 ns = role == 1 ? w->ser_ns : w->par_ns;
+	u64 iters = role == 1 ? w->ser_iters : w->par_iters;
+	u64 end;
+
+	switch (w->mode) {
+	case WL_SPIN:
+		if (iters)
+			spin_iters(iters);
+		else
+			spin_cpu(ns);
+		break;
+	case WL_SYSCALL:
+		end = thread_cpu_ns() + ns;
+		while (thread_cpu_ns() < end) {
+			int i;
+
+			for (i = 0; i < 200; i++)
+				getppid();
+		}
+		break;
+	case WL_SPIN_SLEEP:
+		end = now_ns() + w->run_ns;
+		while (now_ns() < end) {
+			spin_cpu(200 * US);
+			usleep(100);
+		}
+		break;
+	}
+}
+
+static void *wl_thread_fn(void *arg)
+{
+	struct wl_thread *t = arg;
+	struct wl *w = t->w;
+
+	if (!w->late)
+		child_report("R %d %d\n", gettid_(), t->role);
+	pthread_barrier_wait(&bar_start);
+	if (t->role == 2)
+		pthread_barrier_wait(&bar_par);
+	wl_work(w, t->role);
+	if (t->role == 1)
+		pthread_barrier_wait(&bar_par);
+	child_report("T %d %d %llu\n", gettid_(), t->role,
+		     (unsigned long long)thread_cpu_ns());
+	pthread_barrier_wait(&bar_done);
+	if (w->keep)
+		pthread_barrier_wait(&bar_end);
+	return NULL;
+}
+
+static void *short_fn(void *arg)
+{
+	struct wl *w = arg;
+
+	spin_cpu(w->short_ns);
+	child_report("T %d 3 %llu\n", gettid_(),
+		     (unsigned long long)thread_cpu_ns());
+	return NULL;
+}
+
+static void *exec_fn(void *arg)
+{
+	(void)arg;
+	execl(self_exe, "tprof-ktest", "exec-child", (char *)NULL);
+	_exit(97);
+}
+
+static void wl_start_threads(struct wl *w, struct wl_thread *ts, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ts[i].w = w;
+		ts[i].role = i < w->nser ? 1 : 2;
+		if (pthread_create(&ts[i].th, NULL, wl_thread_fn, &ts[i]))
+			_exit(96);
+	}
+}
+
+static void wl_main(void *arg)
+{
+	struct wl *w = arg;
+	int n = w->nser + w->npar, i;
+	struct wl_thread *ts = calloc(n ? n : 1, sizeof(*ts));
+
+	pthread_barrier_init(&bar_start, NULL, n + 1);
+	pthread_barrier_init(&bar_par, NULL, n ? n : 1);
+	pthread_barrier_init(&bar_done, NULL, n + 1);
+	pthread_barrier_init(&bar_end, NULL, n + 1);
+	if (!w->late)
+		wl_start_threads(w, ts, n);
+	child_report("R %d 0\n", gettid_());
+	child_wait_go();
+	if (w->exec_thread == 1) {
+		execl(self_exe, "tprof-ktest", "exec-child", (char *)NULL);
+		_exit(97);
+	}
+	if (w->exec_thread == 2) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, exec_fn, NULL);
+		pause();
+	}
+	for (i = 0; i < w->nshort; i++) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, short_fn, w))
+			_exit(95);
+		pthread_join(th, NULL);
+	}
+	if (w->late)
+		wl_start_threads(w, ts, n);
+	pthread_barrier_wait(&bar_start);
+	pthread_barrier_wait(&bar_done);
+	child_report("D\n");
+	if (w->exit_after_done)
+		exit(5);
+	child_wait_go();
+	if (w->keep)
+		pthread_barrier_wait(&bar_end);
+	for (i = 0; i < n; i++)
+		pthread_join(ts[i].th, NULL);
+	_exit(0);
+}
+
+/* The exec'd image: burns 100 ms of CPU, exits 3. */
+static int exec_child(void)
+{
+	spin_cpu(100 * MS);
+	return 3;
+}
+
+/* ---------------------------------------------------------------- */
+/* Common run: spawn, enable, go, wait for "D", snapshot, disable.   */
+
+struct run {
+	struct child c;
+	struct report rep;
+	struct sum s;
+	struct tprof_ioc_stats st;
+	u64 base[4096], end[4096];	/* schedstat per "R" thread */
+	int fd;
+	int enable_ret;
+};
+
+static void run_start(struct run *r, struct wl *w, u64 period, u32 flags,
+		      u32 ring)
+{
+	int i, want = w->late ? 1 : w->nser + w->npar + 1;
+
+	memset(&r->rep, 0, sizeof(r->rep));
+	spawn(&r->c, wl_main, w);
+	if (!collect(&r->c, &r->rep, want, false, 60000, -1, NULL))
+		die("workload did not get ready");
+	sum_init(&r->s, r->c.pid);
+	r->fd = dev_open();
+	r->enable_ret = enable(r->fd, r->c.pid, period, flags, ring);
+	for (i = 0; i < r->rep.ready && i < 4096; i++)
+		r->base[i] = schedstat_ns(r->c.pid, r->rep.rtid[i]);
+}
+
+/* Waits for "D" while reading (if @read), snapshots schedstat. */
+static bool run_wait(struct run *r, bool read)
+{
+	int i;
+	bool done;
+
+	child_go(&r->c);
+	done = collect(&r->c, &r->rep, 0, true, 300000, r->fd,
+		       read ? &r->s : NULL);
+	for (i = 0; i < r->rep.ready && i < 4096; i++)
+		r->end[i] = schedstat_ns(r->c.pid, r->rep.rtid[i]);
+	return done;
+}
+
+static bool run_stop(struct run *r)
+{
+	bool eof;
+
+	ok(disable(r->fd) == 0, "DISABLE succeeds");
+	eof = read_to_eof(r->fd, &r->s, 30000);
+	get_stats(r->fd, &r->st);
+	return eof;
+}
+
+static int run_finish(struct run *r)
+{
+	int status = child_finish(&r->c);
+
+	close(r->fd);
+	return status;
+}
+
+/* ---------------------------------------------------------------- */
+
+/* N spinners: weights vs module on-CPU vs schedstat. */
+static int t_spin(int n)
+{
+	const u64 P = 1 * MS;
+	struct wl w = { .npar = n, .par_ns = 150 * MS, .keep = true };
+	long long worst_w = 0, worst_k = 0;
+	double worst_kp = 0;
+	int i, nw = 0, nk = 0, seen = 0;
+	struct run r;
+
+	run_start(&r, &w, P, 0, 0);
+	ok(r.enable_ret == 0, "spin %d: ENABLE (%s)", n, strerror(-r.enable_ret));
+	ok(run_wait(&r, true), "spin %d: workload done", n);
+	ok(run_stop(&r), "spin %d: EOF after DISABLE", n);
+	for (i = 0; i < r.rep.ready; i++) {
+		struct thr *t = thr_find(&r.s, r.rep.rtid[i]);
+		u64 kern = r.end[i] - r.base[i];
+		long long dw, dk;
+
+		if (r.rep.rrole[i] != 2)
+			continue;
+		if (!t || t->nstat != 1) {
+			note("tid %d: no THREAD_STAT", r.rep.rtid[i]);
+			nw++;
+			continue;
+		}
+		seen++;
+		dw = absdiff(t->weight + t->st.lost_weight_ns, t->st.on_cpu_ns);
+		dk = absdiff(t->st.on_cpu_ns, kern);
+		note("tid %d: samples %llu weight %llu on_cpu %llu schedstat %llu",
+		     t->tid, (unsigned long long)t->samples,
+		     (unsigned long long)t->weight,
+		     (unsigned long long)t->st.on_cpu_ns,
+		     (unsigned long long)kern);
+		if (dw > worst_w)
+			worst_w = dw;
+		if (dk > worst_k)
+			worst_k = dk;
+		if (kern && (double)dk / kern > worst_kp)
+			worst_kp = (double)dk / kern;
+		if (dw > (long long)(P + 50 * US) || t->weight != t->st.weight_ns -
+		    t->st.lost_weight_ns)
+			nw++;
+		if (!kern || dk > (long long)(kern / 100))
+			nk++;
+	}
+	ok(seen == n, "spin %d: THREAD_STAT for all %d spinners (%d)", n, n, seen);
+	ok(nw == 0 && seen,
+	   "spin %d: per-thread sample weight within P+50us of module on-CPU ns (worst %lld ns, P=%llu)",
+	   n, worst_w, (unsigned long long)P);
+	ok(nk == 0 && seen,
+	   "spin %d: module on-CPU ns within 1%% of schedstat (worst %lld ns, %.3f%%)",
+	   n, worst_k, worst_kp * 100);
+	ok(r.s.bad == 0 && r.st.lost_samples == 0,
+	   "spin %d: no malformed records (%llu), no lost samples (%llu)", n,
+	   (unsigned long long)r.s.bad, (unsigned long long)r.st.lost_samples);
+	ok(r.st.samples == r.s.samples && r.st.samples_weight_ns == r.s.weight,
+	   "spin %d: STATS samples/weight match the records (%llu/%llu)", n,
+	   (unsigned long long)r.st.samples, (unsigned long long)r.s.samples);
+	note("late samples %llu, late periods %llu, sample path %llu ns / %llu calls",
+	     (unsigned long long)r.s.late,
+	     (unsigned long long)r.st.late_timer_periods,
+	     (unsigned long long)r.st.sample_path_ns,
+	     (unsigned long long)r.st.sample_path_calls);
+	ok(WIFEXITED(run_finish(&r)), "spin %d: workload exits", n);
+	sum_free(&r.s);
+	return 0;
+}
+
+static u64 calibrate(u64 ns)
+{
+	u64 t0 = thread_cpu_ns(), t1, iters = 200000;
+
+	for (;;) {
+		spin_iters(iters);
+		t1 = thread_cpu_ns();
+		if (t1 - t0 > 20 * MS)
+			break;
+		iters *= 2;
+		t0 = thread_cpu_ns();
+	}
+	return (u64)((double)iters * ns / (t1 - t0));
+}
+
+/* Go #35057: equal work serial, then on NCPU threads. */
+static int t_phases(void)
+{
+	const u64 P = 1 * MS;
+	u64 k = calibrate(400 * MS);
+	struct wl w = { .nser = 1, .npar = ncpu, .ser_iters = k,
+			.par_iters = k / ncpu, .keep = true };
+	u64 samp[3] = { 0 }, kern[3] = { 0 }, oncpu[3] = { 0 };
+	struct run r;
+	int i, role;
+
+	run_start(&r, &w, P, 0, 0);
+	ok(r.enable_ret == 0, "phases: ENABLE");
+	ok(run_wait(&r, true), "phases: workload done");
+	ok(run_stop(&r), "phases: EOF after DISABLE");
+	for (i = 0; i < r.rep.ready; i++) {
+		struct thr *t = thr_find(&r.s, r.rep.rtid[i]);
+
+		role = r.rep.rrole[i];
+		if (role < 1 || role > 2 || !t)
+			continue;
+		samp[role] += t->weight + t->st.lost_weight_ns;
+		kern[role] += r.end[i] - r.base[i];
+		oncpu[role] += t->st.on_cpu_ns;
+	}
+	for (role = 1; role <= 2; role++) {
+		const char *name = role == 1 ? "serial" : "parallel";
+		double d = kern[role] ? (double)absdiff(samp[role], kern[role]) /
+			   kern[role] : 1;
+
+		note("%s: sampled %llu ns, module on-CPU %llu ns, schedstat %llu ns",
+		     name, (unsigned long long)samp[role],
+		     (unsigned long long)oncpu[role],
+		     (unsigned long long)kern[role]);
+		ok(kern[role] && d <= 0.03,
+		   "phases: %s sampled CPU within 3%% of kernel-accounted CPU (%.2f%%)",
+		   name, d * 100);
+	}
+	note("parallel/serial CPU ratio %.2f", kern[1] ? (double)kern[2] / kern[1] : 0);
+	ok(WIFEXITED(run_finish(&r)), "phases: workload exits");
+	sum_free(&r.s);
+	return 0;
+}
+
+/* Threads created after ENABLE: THREAD, samples, THREAD_EXIT. */
+static int t_late(void)
+{
+	const u64 P = 1 * MS;
+	struct wl w = { .npar = 4, .par_ns = 100 * MS, .late = true };
+	int i, good_rec = 0, good_w = 0, good_cpu = 0;
+	struct run r;
+
+	run_start(&r, &w, P, 0, 0);
+	ok(r.enable_ret == 0, "late: ENABLE");
+	ok(run_wait(&r, true), "late: workload done");
+	ok(run_stop(&r), "late: EOF after DISABLE");
+	for (i = 0; i < r.rep.n; i++) {
+		struct thr *t = thr_find(&r.s, r.rep.e[i].tid);
+		long long d;
+
+		if (!t)
+			continue;
+		if (t->nthread >= 1 && !t->nexisting && t->nexit == 1 &&
+		    t->samples > 0)
+			good_rec++;
+		if (absdiff(t->weight + t->st.lost_weight_ns, t->st.on_cpu_ns) <=
+		    (long long)(P + 50 * US))
+			good_w++;
+		d = absdiff(t->st.on_cpu_ns, r.rep.e[i].cpu);
+		note("tid %d: self cputime %llu, THREAD_EXIT on_cpu %llu, samples %llu",
+		     t->tid, (unsigned long long)r.rep.e[i].cpu,
+		     (unsigned long long)t->st.on_cpu_ns,
+		     (unsigned long long)t->samples);
+		if (d <= (long long)(r.rep.e[i].cpu / 50 + 2 * MS))
+			good_cpu++;
+	}
+	ok(r.rep.n == 4 && good_rec == 4,
+	   "late: 4 new threads each have THREAD (not EXISTING), samples, one THREAD_EXIT (%d)",
+	   good_rec);
+	ok(good_w == 4, "late: their weights are within P of THREAD_EXIT on_cpu");
+	ok(good_cpu == 4,
+	   "late: THREAD_EXIT on_cpu matches each thread's own CPU clock (2%% + 2 ms)");
+	ok(WIFEXITED(run_finish(&r)), "late: workload exits");
+	sum_free(&r.s);
+	return 0;
+}
+
+/* 1000 short threads, each well under one period. */
+static int t_short(void)
+{
+	const u64 P = 2 * MS;
+	struct wl w = { .nshort = 1000, .short_ns = 300 * US };
+	int i, nexit = 0, nthread = 0, under = 0, sampled = 0;
+	u64 W = 0, C = 0;
+	double tol;
+	struct run r;
+
+	run_start(&r, &w, P, 0, 0);
+	ok(r.enable_ret == 0, "short: ENABLE");
+	ok(run_wait(&r, true), "short: workload done");
+	ok(run_stop(&r), "short: EOF after DISABLE");
+	for (i = 0; i < r.rep.n; i++) {
+		struct thr *t = thr_find(&r.s, r.rep.e[i].tid);
+
+		if (!t)
+			continue;
+		nthread += t->nthread >= 1;
+		if (t->nexit != 1)
+			continue;
+		nexit++;
+		under += t->st.on_cpu_ns < P;
+		sampled += t->samples > 0;
+		W += t->weight + t->st.lost_weight_ns;
+		C += t->st.on_cpu_ns;
+	}
+	tol = 5 * __builtin_sqrt((double)C * P);
+	note("short: %d threads, %d under one period, %d sampled; weight %llu vs on-CPU %llu (tolerance %.0f)",
+	     nexit, under, sampled, (unsigned long long)W, (unsigned long long)C,
+	     tol);
+	ok(r.rep.n == 1000 && nexit == 1000 && nthread == 1000,
+	   "short: THREAD and THREAD_EXIT for all 1000 threads (%d, %d)",
+	   nthread, nexit);
+	ok(under >= 900, "short: at least 900 of them ran less than one period (%d)",
+	   under);
+	ok(sampled > 0 && absdiff(W, C) <= tol,
+	   "short: their summed sample weight matches their on-CPU time within 5 sigma");
+	ok(r.st.threads_seen >= 1000, "short: STATS threads_seen >= 1000 (%llu)",
+	   (unsigned long long)r.st.threads_seen);
+	ok(WIFEXITED(run_finish(&r)), "short: workload exits");
+	sum_free(&r.s);
+	return 0;
+}
+
+static u64 max_sample_time;
+
+static void track_time(struct sum *s, const struct tprof_rec_sample *r,
+		       const u64 *ips)
+{
+	(void)s;
+	(void)ips;
+	if (r->hdr.time_ns > max_sample_time)
+		max_sample_time = r->hdr.time_ns;
+}
+
+/* exec (by the leader or by another thread), PROC_EXIT, EOF. */
+static int t_exec(int how)
+{
+	const u64 P = 1 * MS;
+	struct wl w = { .npar = 0, .exec_thread = how };
+	const char *name = how == 1 ? "exec" : "exec-thread";
+	struct tprof_rec_exec *e;
+	struct run r;
+	int status;
+	bool eof;
+
+	max_sample_time = 0;
+	run_start(&r, &w, P, 0, 0);
+	r.s.on_sample = track_time;
+	ok(r.enable_ret == 0, "%s: ENABLE", name);
+	child_go(&r.c);
+	eof = read_to_eof(r.fd, &r.s, 60000);
+	ok(eof, "%s: reader sees EOF after the exec'd image exits", name);
+	waitpid(r.c.pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 3,
+	   "%s: exec'd image ran and exited 3", name);
+	ok(r.s.nexec == 1, "%s: one EXEC record (%d)", name, r.s.nexec);
+	e = &r.s.exec[0];
+	if (r.s.nexec >= 1) {
+		ok(e->tid == (u32)r.c.pid && !strcmp((char *)e->comm, "tprof-ktest"),
+		   "%s: EXEC tid is the pid, comm %s", name, e->comm);
+		if (how == 1) {
+			ok(e->old_tid == (u32)r.c.pid, "%s: EXEC old_tid is the pid", name);
+		} else {
+			struct thr *t = thr_find(&r.s, e->old_tid);
+
+			ok(e->old_tid != (u32)r.c.pid && t && t->nthread >= 1 &&
+			   t->nexit == 1,
+			   "%s: EXEC old_tid %u is the exec'ing thread (THREAD + THREAD_EXIT)",
+			   name, e->old_tid);
+		}
+		ok(max_sample_time > e->hdr.time_ns,
+		   "%s: samples continue after the exec", name);
+	}
+	ok(r.s.nproc_exit == 1 && r.s.exit_code == 3 << 8,
+	   "%s: PROC_EXIT with exit code 0x%x", name, r.s.exit_code);
+	{
+		struct thr *t = thr_find(&r.s, r.c.pid);
+
+		ok(t && t->nexit == 1 &&
+		   absdiff(t->weight + t->st.lost_weight_ns, t->st.on_cpu_ns) <=
+		   (long long)(P + 50 * US) && t->st.on_cpu_ns >= 100 * MS,
+		   "%s: leader THREAD_EXIT on_cpu %llu >= 100 ms, weights within P",
+		   name, t ? (unsigned long long)t->st.on_cpu_ns : 0ULL);
+	}
+	ok(r.s.bad == 0, "%s: no malformed records", name);
+	close(r.c.go_w);
+	close(r.c.rep_r);
+	close(r.fd);
+	sum_free(&r.s);
+	return 0;
+}
+
+/* Blocking reader: target exit => PROC_EXIT, then read() returns 0. */
+static int t_eof(void)
+{
+	struct wl w = { .npar = 2, .par_ns = 50 * MS, .exit_after_done = true };
+	struct run r;
+	int status, fl;
+	ssize_t n;
+	static char buf[1 << 16] __attribute__((aligned(8)));
+
+	run_start(&r, &w, 1 * MS, 0, 0);
+	ok(r.enable_ret == 0, "eof: ENABLE");
+	fl = fcntl(r.fd, F_GETFL);
+	fcntl(r.fd, F_SETFL, fl & ~O_NONBLOCK);
+	child_go(&r.c);
+	alarm(120);
+	while ((n = read(r.fd, buf, sizeof(buf))) > 0)
+		parse(&r.s, buf, n);
+	alarm(0);
+	ok(n == 0, "eof: blocking read() returns 0 after the target exited");
+	ok(r.s.nproc_exit == 1 && r.s.exit_code == 5 << 8,
+	   "eof: PROC_EXIT seen with exit code 0x%x", r.s.exit_code);
+	ok(r.s.samples > 0 && r.s.bad == 0, "eof: samples (%llu) and no malformed records",
+	   (unsigned long long)r.s.samples);
+	n = read(r.fd, buf, sizeof(buf));
+	ok(n == 0, "eof: read() keeps returning 0");
+	ok(get_stats(r.fd, &r.st) == 0, "eof: STATS works after the session ended");
+	ok(disable(r.fd) == 0, "eof: DISABLE after the end is harmless");
+	waitpid(r.c.pid, &status, 0);
+	close(r.c.go_w);
+	close(r.c.rep_r);
+	close(r.fd);
+	sum_free(&r.s);
+	return 0;
+}
+
+/* The reader dies mid-session: the session is torn down with its file. */
+static int t_kill_reader(void)
+{
+	struct wl w = { .npar = 2, .mode = WL_SPIN_SLEEP, .run_ns = 1500 * MS };
+	struct child c;
+	struct report rep = { 0 };
+	struct sum s;
+	pid_t rd;
+	int status, fd, ret = -1, i;
+
+	spawn(&c, wl_main, &w);
+	if (!collect(&c, &rep, 3, false, 60000, -1, NULL))
+		die("workload not ready");
+	fflush(stdout);
+	rd = fork();
+	if (!rd) {
+		struct sum rs;
+
+		fd = dev_open();
+		sum_init(&rs, c.pid);
+		if (enable(fd, c.pid, 100 * US, 0, 0))
+			_exit(2);
+		for (;;) {
+			drain(fd, &rs);
+			usleep(1000);
+		}
+	}
+	child_go(&c);
+	usleep(500000);
+	ok(waitpid(rd, &status, WNOHANG) == 0, "kill-reader: reader is running");
+	kill(rd, SIGKILL);
+	waitpid(rd, &status, 0);
+	ok(WIFSIGNALED(status), "kill-reader: reader killed");
+	fd = dev_open();
+	for (i = 0; i < 50; i++) {
+		ret = enable(fd, c.pid, 100 * US, 0, 0);
+		if (ret != -EBUSY)
+			break;
+		usleep(20000);
+	}
+	ok(ret == 0, "kill-reader: a new session on the same target (%s)",
+	   strerror(-ret));
+	sum_init(&s, c.pid);
+	usleep(200000);
+	drain(fd, &s);
+	ok(s.samples > 0, "kill-reader: the new session samples (%llu)",
+	   (unsigned long long)s.samples);
+	close(fd);
+	collect(&c, &rep, 0, true, 60000, -1, NULL);
+	ok(WIFEXITED(child_finish(&c)), "kill-reader: workload exits");
+	sum_free(&s);
+	return 0;
+}
+
+/* NS sessions on NS processes at once; EBUSY for a second one. */
+static int t_multi(int ns)
+{
+	const u64 P = 1 * MS;
+	struct wl w = { .npar = 1, .par_ns = 100 * MS, .keep = true };
+	struct child *c = calloc(ns, sizeof(*c));
+	struct report *rep = calloc(ns, sizeof(*rep));
+	struct sum *s = calloc(ns, sizeof(*s));
+	int *fd = calloc(ns, sizeof(int));
+	int i, en = 0, eofs = 0, own = 0, acc = 0, fd2;
+
+	for (i = 0; i < ns; i++) {
+		spawn(&c[i], wl_main, &w);
+		if (!collect(&c[i], &rep[i], 2, false, 60000, -1, NULL))
+			die("workload not ready");
+		fd[i] = dev_open();
+		sum_init(&s[i], c[i].pid);
+		en += enable(fd[i], c[i].pid, P, 0, 0) == 0;
+	}
+	ok(en == ns, "multi %d: %d sessions enabled at once", ns, en);
+	fd2 = dev_open();
+	ok(enable(fd2, c[0].pid, P, 0, 0) == -EBUSY,
+	   "multi %d: a second session on a profiled process gets EBUSY", ns);
+	ok(enable(fd[0], c[1].pid, P, 0, 0) == -EBUSY,
+	   "multi %d: a second ENABLE on the same file gets EBUSY", ns);
+	close(fd2);
+	for (i = 0; i < ns; i++)
+		child_go(&c[i]);
+	for (i = 0; i < ns; i++)
+		collect(&c[i], &rep[i], 0, true, 120000, fd[i], &s[i]);
+	for (i = 0; i < ns; i++) {
+		size_t j;
+		bool good = true;
+
+		disable(fd[i]);
+		eofs += read_to_eof(fd[i], &s[i], 30000);
+		own += s[i].samples > 0 && s[i].bad == 0;
+		for (j = 0; j < s[i].n; j++) {
+			struct thr *t = &s[i].t[j];
+
+			if (t->nstat && absdiff(t->weight + t->st.lost_weight_ns,
+						t->st.on_cpu_ns) > (long long)(P + 50 * US))
+				good = false;
+		}
+		acc += good && s[i].n > 0;
+		close(fd[i]);
+		child_finish(&c[i]);
+		sum_free(&s[i]);
+	}
+	ok(eofs == ns, "multi %d: every reader sees EOF after DISABLE", ns);
+	ok(own == ns, "multi %d: every session has samples, all of its own process", ns);
+	ok(acc == ns, "multi %d: every session's weights are within P of on-CPU", ns);
+	free(c);
+	free(rep);
+	free(s);
+	free(fd);
+	return 0;
+}
+
+/* SET_THREAD_PERIOD: thread B at 4P, thread A at P. */
+static int t_period(void)
+{
+	const u64 P = 1 * MS;
+	struct wl w = { .npar = 2, .par_ns = 120 * MS, .keep = true };
+	struct tprof_ioc_thread_period tp = { 0 };
+	struct thr *a = NULL, *b = NULL;
+	int tida = 0, tidb = 0, i;
+	struct run r;
+
+	run_start(&r, &w, P, 0, 0);
+	ok(r.enable_ret == 0, "period: ENABLE");
+	for (i = 0; i < r.rep.ready; i++) {
+		if (r.rep.rrole[i] != 2)
+			continue;
+		if (!tida)
+			tida = r.rep.rtid[i];
+		else
+			tidb = r.rep.rtid[i];
+	}
+	ok(set_period(r.fd, tidb, 4 * P) == 0, "period: SET_THREAD_PERIOD 4P on one thread");
+	ok(set_period(r.fd, getpid(), P) == -ESRCH,
+	   "period: a thread outside the target gets ESRCH");
+	ok(set_period(r.fd, tida, TPROF_MIN_PERIOD_NS - 1) == -EINVAL,
+	   "period: a period under 10 us gets EINVAL");
+	tp.tid = tida;
+	tp.__pad = 1;
+	tp.period_ns = P;
+	ok(ioctl(r.fd, TPROF_IOC_SET_THREAD_PERIOD, &tp) && errno == EINVAL,
+	   "period: non-zero __pad gets EINVAL");
+	ok(run_wait(&r, true), "period: workload done");
+	ok(run_stop(&r), "period: EOF after DISABLE");
+	a = thr_find(&r.s, tida);
+	b = thr_find(&r.s, tidb);
+	ok(a && b && a->samples && b->samples, "period: both threads sampled");
+	if (a && b) {
+		note("A: %llu samples period %llu, B: %llu samples period %llu",
+		     (unsigned long long)a->samples, (unsigned long long)a->period_seen,
+		     (unsigned long long)b->samples, (unsigned long long)b->period_seen);
+		ok(a->period_seen == P && a->st.period_ns == P,
+		   "period: thread A keeps the session period");
+		ok(b->period_seen == 4 * P && b->st.period_ns == 4 * P && !b->bad_period,
+		   "period: thread B's samples carry 4P and weights are multiples of it");
+		ok(absdiff(b->weight + b->st.lost_weight_ns, b->st.on_cpu_ns) <=
+		   (long long)(4 * P + 50 * US) &&
+		   absdiff(a->weight + a->st.lost_weight_ns, a->st.on_cpu_ns) <=
+		   (long long)(P + 50 * US),
+		   "period: each thread's weights are within its period of on-CPU");
+		ok(a->samples * a->st.on_cpu_ns > 2 * b->samples * b->st.on_cpu_ns / 1,
+		   "period: thread B is sampled at a lower rate than A");
+	}
+	ok(WIFEXITED(run_finish(&r)), "period: workload exits");
+	sum_free(&r.s);
+	return 0;
+}
+
+static int enable_e(int fd, struct tprof_ioc_enable *e)
+{
+	return enable_raw(fd, e);
+}
+
+/* Every error path of ENABLE, read() and the other ioctls (as root). */
+static int t_errors(void)
+{
+	struct wl w = { .npar = 1, .mode = WL_SPIN_SLEEP, .run_ns = 400 * MS };
+	struct tprof_ioc_enable e;
+	struct tprof_ioc_stats st;
+	struct {
+		struct tprof_ioc_enable e;
+		u64 extra;
+	} big;
+	struct child c;
+	struct report rep = { 0 };
+	static char buf[4096] __attribute__((aligned(8)));
+	pid_t dead;
+	int fd, fd2, afd, status, i;
+	char path[64];
+
+	spawn(&c, wl_main, &w);
+	if (!collect(&c, &rep, 2, false, 60000, -1, NULL))
+		die("workload not ready");
+	fd = dev_open();
+
+#define E0() do { memset(&e, 0, sizeof(e)); e.size = sizeof(e); e.pid = c.pid; } while (0)
+	ok(ioctl(fd, _IO(TPROF_IOC_MAGIC, 0x7f)) && errno == ENOTTY, "errors: unknown nr ENOTTY");
+	ok(ioctl(fd, _IOW('x', 1, int), &i) && errno == ENOTTY, "errors: foreign magic ENOTTY");
+	ok(ioctl(fd, _IOW(TPROF_IOC_MAGIC, 3, int), &i) && errno == ENOTTY,
+	   "errors: DISABLE number with a payload ENOTTY");
+	ok(read(fd, buf, sizeof(buf)) < 0 && errno == EINVAL, "errors: read() without a session EINVAL");
+	ok(disable(fd) == -EINVAL, "errors: DISABLE without a session EINVAL");
+	ok(get_stats(fd, &st) == -EINVAL, "errors: STATS without a session EINVAL");
+	ok(set_period(fd, c.pid, 1 * MS) == -EINVAL, "errors: SET_THREAD_PERIOD without a session EINVAL");
+	E0(); e.size = 8;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: size 8 EINVAL");
+	E0(); e.size = 8192;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: size 8192 EINVAL");
+	memset(&big, 0, sizeof(big));
+	big.e.size = sizeof(big);
+	big.e.pid = c.pid;
+	big.extra = 1;
+	ok(ioctl(fd, TPROF_IOC_ENABLE, &big) && errno == EINVAL,
+	   "errors: larger struct with non-zero tail EINVAL");
+	E0(); e.flags = 1U << 7;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: unknown flag EINVAL");
+	E0(); e.__reserved[3] = 1;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: non-zero reserved EINVAL");
+	E0(); e.__pad = 1;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: non-zero pad EINVAL");
+	E0(); e.period_ns = TPROF_MIN_PERIOD_NS - 1;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: period under 10 us EINVAL");
+	E0(); e.max_user_frames = TPROF_MAX_USER_FRAMES + 1;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: user frames over the cap EINVAL");
+	E0(); e.max_kernel_frames = 4;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: kernel frames without KERNEL_STACK EINVAL");
+	E0(); e.flags = TPROF_F_KERNEL_STACK; e.max_kernel_frames = TPROF_MAX_KERNEL_FRAMES + 1;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: kernel frames over the cap EINVAL");
+	E0(); e.ring_bytes = 5000;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: ring size not a power of two EINVAL");
+	E0(); e.ring_bytes = 2048;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: ring size under 4096 EINVAL");
+	E0(); e.ring_bytes = 128U << 20;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: ring size over 64 MiB EINVAL");
+	E0(); e.auxv_fd = 3;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: auxv_fd without AUXV_PROOF EINVAL");
+	E0(); e.pid = 0;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: pid 0 EINVAL");
+	E0(); e.pid = -5;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: negative pid EINVAL");
+	fflush(stdout);
+	dead = fork();
+	if (!dead)
+		_exit(0);
+	waitpid(dead, &status, 0);
+	E0(); e.pid = dead;
+	ok(enable_e(fd, &e) == -ESRCH, "errors: no such process ESRCH");
+	E0(); e.pid = rep.rtid[0] == c.pid ? rep.rtid[1] : rep.rtid[0];
+	ok(enable_e(fd, &e) == -ESRCH, "errors: a non-leader tid ESRCH");
+	E0(); e.pid = 2;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: kernel thread (kthreadd) EINVAL");
+	E0(); e.flags = TPROF_F_AUXV_PROOF; e.auxv_fd = 9999;
+	ok(enable_e(fd, &e) == -EBADF, "errors: AUXV_PROOF with a bad fd EBADF");
+	afd = open("/proc/self/auxv", O_RDONLY);
+	E0(); e.flags = TPROF_F_AUXV_PROOF; e.auxv_fd = afd;
+	ok(enable_e(fd, &e) == -EPERM, "errors: AUXV_PROOF with another process's auxv EPERM");
+	close(afd);
+	snprintf(path, sizeof(path), "/proc/%d/environ", c.pid);
+	afd = open(path, O_RDONLY);
+	E0(); e.flags = TPROF_F_AUXV_PROOF; e.auxv_fd = afd;
+	ok(afd >= 0 && enable_e(fd, &e) == -EPERM, "errors: AUXV_PROOF with an environ fd EPERM");
+	close(afd);
+
+	/* Accepted: a larger struct with a zero tail, with a valid auxv proof. */
+	snprintf(path, sizeof(path), "/proc/%d/auxv", c.pid);
+	afd = open(path, O_RDONLY);
+	memset(&big, 0, sizeof(big));
+	big.e.size = sizeof(big);
+	big.e.pid = c.pid;
+	big.e.flags = TPROF_F_AUXV_PROOF;
+	big.e.auxv_fd = afd;
+	big.e.period_ns = TPROF_MIN_PERIOD_NS;
+	ok(ioctl(fd, TPROF_IOC_ENABLE, &big) == 0,
+	   "errors: larger struct with zero tail, 10 us period, auxv proof accepted (%s)",
+	   strerror(errno));
+	close(afd);
+	E0();
+	ok(enable_e(fd, &e) == -EBUSY, "errors: second ENABLE on a file EBUSY");
+	fd2 = dev_open();
+	ok(enable_e(fd2, &e) == -EBUSY, "errors: ENABLE of a profiled process EBUSY");
+	close(fd2);
+	child_go(&c);
+	for (i = 0; i < 100; i++) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 100) == 1)
+			break;
+	}
+	ok(read(fd, buf, 8) < 0 && errno == EINVAL, "errors: read() into a too small buffer EINVAL");
+	ok(read(fd, buf, sizeof(buf)) > 0, "errors: read() of whole records works after that");
+	close(fd);
+	collect(&c, &rep, 0, true, 60000, -1, NULL);
+	child_finish(&c);
+	return 0;
+}
+
+/* Unprivileged caller (run under setpriv): ROOTPID is another user's. */
+static int t_unpriv(pid_t rootpid)
+{
+	struct wl w = { .npar = 1, .par_ns = 80 * MS, .keep = true };
+	struct tprof_ioc_enable e;
+	struct child c;
+	struct report rep = { 0 };
+	struct sum s;
+	char path[64];
+	int fd, afd, afd2, ret;
+
+	ok(geteuid() != 0, "unpriv: running as uid %d", geteuid());
+	fd = dev_open();
+	ok(enable(fd, rootpid, 0, 0, 0) == -EPERM,
+	   "unpriv: ENABLE on another user's process EPERM");
+	snprintf(path, sizeof(path), "/proc/%d/auxv", rootpid);
+	afd2 = open(path, O_RDONLY);
+	ok(afd2 < 0, "unpriv: /proc/PID/auxv of another user's process cannot be opened");
+	spawn(&c, wl_main, &w);
+	if (!collect(&c, &rep, 2, false, 60000, -1, NULL))
+		die("workload not ready");
+	ok(enable(fd, c.pid, 0, 0, 0) == -EPERM,
+	   "unpriv: ENABLE on its own process without proof EPERM");
+	snprintf(path, sizeof(path), "/proc/%d/auxv", c.pid);
+	afd = open(path, O_RDONLY);
+	memset(&e, 0, sizeof(e));
+	e.size = sizeof(e);
+	e.pid = rootpid;
+	e.flags = TPROF_F_AUXV_PROOF;
+	e.auxv_fd = afd;
+	ok(enable_raw(fd, &e) == -EPERM,
+	   "unpriv: another process's auxv fd does not prove access EPERM");
+	e.pid = c.pid;
+	e.flags = TPROF_F_AUXV_PROOF | TPROF_F_KERNEL_STACK;
+	ok(enable_raw(fd, &e) == -EPERM,
+	   "unpriv: kernel stacks need CAP_PERFMON EPERM");
+	e.flags = TPROF_F_AUXV_PROOF;
+	ret = enable_raw(fd, &e);
+	ok(ret == 0, "unpriv: ENABLE on its own process with the auxv proof (%s)",
+	   strerror(-ret));
+	close(afd);
+	sum_init(&s, c.pid);
+	child_go(&c);
+	collect(&c, &rep, 0, true, 60000, fd, &s);
+	disable(fd);
+	ok(read_to_eof(fd, &s, 30000) && s.samples > 0,
+	   "unpriv: samples (%llu) and EOF", (unsigned long long)s.samples);
+	close(fd);
+	child_finish(&c);
+	sum_free(&s);
+	return 0;
+}
+
+/* A tiny ring at 50 kHz: drops are counted, weights still add up. */
+static int t_overflow(void)
+{
+	const u64 P = 20 * US;
+	struct wl w = { .npar = 2, .par_ns = 100 * MS, .keep = true };
+	int i, good = 0, n = 0;
+	u64 stat_w = 0, stat_lost_w = 0;
+	struct run r;
+
+	run_start(&r, &w, P, 0, 4096);
+	ok(r.enable_ret == 0, "overflow: ENABLE with a 4096-byte ring");
+	ok(run_wait(&r, false), "overflow: workload done (reader asleep)");
+	ok(drain(r.fd, &r.s) == 0, "overflow: drained");
+	ok(run_stop(&r), "overflow: EOF after DISABLE");
+	for (i = 0; i < r.rep.ready; i++) {
+		struct thr *t = thr_find(&r.s, r.rep.rtid[i]);
+
+		if (r.rep.rrole[i] != 2 || !t || !t->nstat)
+			continue;
+		n++;
+		note("tid %u: on_cpu %llu, weight %llu = delivered %llu + lost %llu",
+		     t->tid, (unsigned long long)t->st.on_cpu_ns,
+		     (unsigned long long)t->st.weight_ns,
+		     (unsigned long long)t->weight,
+		     (unsigned long long)t->st.lost_weight_ns);
+		if (t->st.weight_ns == t->weight + t->st.lost_weight_ns &&
+		    absdiff(t->st.weight_ns, t->st.on_cpu_ns) <= (long long)(P + 50 * US))
+			good++;
+	}
+	for (i = 0; i < (int)r.s.n; i++) {
+		stat_w += r.s.t[i].st.weight_ns;
+		stat_lost_w += r.s.t[i].st.lost_weight_ns;
+	}
+	note("STATS: samples %llu lost %llu lost_weight %llu; LOST records %llu (%llu samples)",
+	     (unsigned long long)r.st.samples,
+	     (unsigned long long)r.st.lost_samples,
+	     (unsigned long long)r.st.lost_weight_ns,
+	     (unsigned long long)r.s.lost_recs,
+	     (unsigned long long)r.s.lost_samples);
+	ok(r.st.lost_samples > 0 && r.s.lost_recs > 0,
+	   "overflow: samples were lost and LOST records delivered");
+	ok(r.s.lost_samples <= r.st.lost_samples && r.s.lost_weight <= r.st.lost_weight_ns,
+	   "overflow: LOST records never claim more than STATS");
+	ok(n == 2 && good == 2,
+	   "overflow: per thread, delivered + lost weight == THREAD_STAT weight, within P of on-CPU");
+	ok(r.st.samples_weight_ns == r.s.weight && r.st.lost_weight_ns == stat_lost_w &&
+	   r.s.weight + r.st.lost_weight_ns == stat_w,
+	   "overflow: session totals: delivered + lost weight == sum of thread weights");
+	ok(r.s.bad == 0, "overflow: no malformed records");
+	ok(WIFEXITED(run_finish(&r)), "overflow: workload exits");
+	sum_free(&r.s);
+	return 0;
+}
+
+/* User stacks of a separate (64-bit or -m32) target binary. */
+struct stackchk {
+	u64 fa, fb, fc;
+	u32 abi;
+	u64 n, good, wrong_abi, big_ip;
+};
+
+static bool in_fn(u64 ip, u64 f)
+{
+	return ip > f && ip < f + 0x400;
+}
+
+static void check_stack(struct sum *s, const struct tprof_rec_sample *r,
+			const u64 *ips)
+{
+	struct stackchk *k = s->priv;
+	const u64 *u = ips + r->nr_kernel;
+	bool a = false, b = false;
+	int i;
+
+	k->n++;
+	if (r->abi != k->abi)
+		k->wrong_abi++;
+	for (i = 0; i < r->nr_user; i++) {
+		if (k->abi == TPROF_ABI_IA32 && u[i] > 0xffffffffULL)
+			k->big_ip++;
+		a |= in_fn(u[i], k->fa);
+		b |= in_fn(u[i], k->fb);
+	}
+	if (r->nr_user >= 3 && a && b)
+		k->good++;
+}
+
+static int t_stack(const char *prog, u32 abi)
+{
+	int in[2], out[2], status;
+	struct stackchk k = { .abi = abi };
+	char line[256] = "";
+	struct sum s;
+	pid_t pid;
+	ssize_t n;
+	int fd, ret;
+	FILE *f;
+
+	if (pipe(in) || pipe(out))
+		die("pipe");
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		prctl_death();
+		execl(prog, prog, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	if (!f || !fgets(line, sizeof(line), f) ||
+	    sscanf(line, "%llx %llx %llx", (unsigned long long *)&k.fa,
+		   (unsigned long long *)&k.fb, (unsigned long long *)&k.fc) != 3) {
+		ok(false, "stack %s: target started", prog);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 0;
+	}
+	fd = dev_open();
+	sum_init(&s, pid);
+	s.priv = &k;
+	s.on_sample = check_stack;
+	ret = enable(fd, pid, 1 * MS, 0, 0);
+	ok(ret == 0, "stack %s: ENABLE (%s)", prog, strerror(-ret));
+	n = write(in[1], "g", 1);
+	(void)n;
+	ok(read_to_eof(fd, &s, 60000), "stack %s: EOF at target exit", prog);
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && !WEXITSTATUS(status), "stack %s: target exited 0", prog);
+	note("samples %llu, with fa+fb frames %llu, wrong abi %llu",
+	     (unsigned long long)k.n, (unsigned long long)k.good,
+	     (unsigned long long)k.wrong_abi);
+	ok(k.n >= 20 && k.wrong_abi == 0 && k.big_ip == 0,
+	   "stack %s: %llu samples, all with abi %u", prog,
+	   (unsigned long long)k.n, abi);
+	ok(k.good * 2 >= k.n && k.n,
+	   "stack %s: most user stacks walk through fc <- fb <- fa (%llu of %llu)",
+	   prog, (unsigned long long)k.good, (unsigned long long)k.n);
+	fclose(f);
+	close(in[1]);
+	close(fd);
+	sum_free(&s);
+	return 0;
+}
+
+struct kchk {
+	u64 n, with_k, bad_k, bad_u;
+};
+
+static void check_kstack(struct sum *s, const struct tprof_rec_sample *r,
+			 const u64 *ips)
+{
+	struct kchk *k = s->priv;
+	int i;
+
+	k->n++;
+	if (r->nr_kernel)
+		k->with_k++;
+	for (i = 0; i < r->nr_kernel; i++)
+		if (ips[i] < 0xffff800000000000ULL)
+			k->bad_k++;
+	for (i = 0; i < r->nr_user; i++)
+		if (ips[r->nr_kernel + i] >= 0x0000800000000000ULL)
+			k->bad_u++;
+}
+
+/* Kernel stacks (privileged): a syscall-heavy target. */
+static int t_kstack(void)
+{
+	struct wl w = { .npar = 1, .par_ns = 100 * MS, .mode = WL_SYSCALL, .keep = true };
+	struct tprof_ioc_enable e = { .size = sizeof(e), .flags = TPROF_F_KERNEL_STACK,
+				      .period_ns = 500 * US, .max_kernel_frames = 64 };
+	struct kchk k = { 0 };
+	struct run r;
+
+	run_start(&r, &w, 0, 0, 0);
+	close(r.fd);
+	r.fd = dev_open();
+	e.pid = r.c.pid;
+	r.enable_ret = enable_raw(r.fd, &e);
+	r.s.priv = &k;
+	r.s.on_sample = check_kstack;
+	ok(r.enable_ret == 0, "kstack: ENABLE with KERNEL_STACK");
+	ok(run_wait(&r, true), "kstack: workload done");
+	ok(run_stop(&r), "kstack: EOF");
+	note("samples %llu, with kernel frames %llu", (unsigned long long)k.n,
+	     (unsigned long long)k.with_k);
+	ok(k.n > 0 && k.with_k * 5 >= k.n,
+	   "kstack: at least 20%% of samples of a syscall loop have kernel frames");
+	ok(k.bad_k == 0 && k.bad_u == 0,
+	   "kstack: kernel ips are kernel addresses, user ips user addresses");
+	ok(WIFEXITED(run_finish(&r)), "kstack: workload exits");
+	sum_free(&r.s);
+	return 0;
+}
+
+static volatile int hotplug_stop;
+
+static void *hotplug_fn(void *arg)
+{
+	const char *path = arg;
+	int n = 0;
+
+	while (!hotplug_stop) {
+		int fd = open(path, O_WRONLY);
+
+		if (fd < 0)
+			break;
+		if (write(fd, n & 1 ? "1" : "0", 1) != 1) {
+			close(fd);
+			break;
+		}
+		close(fd);
+		n++;
+		usleep(300000);
+	}
+	if (n & 1) {
+		int fd = open(path, O_WRONLY);
+
+		if (fd >= 0 && write(fd, "1", 1) != 1)
+			n = -n;
+		if (fd >= 0)
+			close(fd);
+	}
+	return (void *)(long)n;
+}
+
+/* NT threads at 10 kHz switching constantly, CPU hotplug meanwhile. */
+static int t_stress(int nt, int secs)
+{
+	const u64 P = 100 * US;
+	struct wl w = { .npar = nt, .mode = WL_SPIN_SLEEP,
+			.run_ns = secs * 1000 * MS, .keep = true };
+	static char cpu_path[] = "/sys/devices/system/cpu/cpu1/online";
+	int i, n = 0, good = 0, exact = 0;
+	pthread_t hp;
+	void *hpn = NULL;
+	struct run r;
+	bool hot = access(cpu_path, W_OK) == 0;
+
+	run_start(&r, &w, P, 0, 0);
+	ok(r.enable_ret == 0, "stress: ENABLE %d threads at 10 kHz", nt);
+	if (hot)
+		pthread_create(&hp, NULL, hotplug_fn, cpu_path);
+	ok(run_wait(&r, true), "stress: workload done");
+	if (hot) {
+		hotplug_stop = 1;
+		pthread_join(hp, &hpn);
+		note("cpu1 offline/online transitions: %ld", (long)hpn);
+	}
+	ok(run_stop(&r), "stress: EOF after DISABLE");
+	for (i = 0; i < r.rep.ready; i++) {
+		struct thr *t = thr_find(&r.s, r.rep.rtid[i]);
+
+		if (r.rep.rrole[i] != 2 || !t || !t->nstat)
+			continue;
+		n++;
+		exact += t->st.weight_ns == t->weight + t->st.lost_weight_ns;
+		good += absdiff(t->st.weight_ns, t->st.on_cpu_ns) <=
+			(long long)(P + 50 * US);
+	}
+	note("samples %llu lost %llu late %llu on_cpu %llu",
+	     (unsigned long long)r.st.samples, (unsigned long long)r.st.lost_samples,
+	     (unsigned long long)r.st.late_timer_periods,
+	     (unsigned long long)r.st.on_cpu_ns);
+	ok(n == nt, "stress: THREAD_STAT for all %d threads (%d)", nt, n);
+	ok(exact == n && good == n,
+	   "stress: every thread's weights add up and are within P of on-CPU (%d, %d of %d)",
+	   exact, good, n);
+	ok(r.s.samples > 0 && r.s.bad == 0, "stress: samples and no malformed records");
+	if (hot)
+		ok((long)hpn > 0, "stress: CPU hotplug during the session");
+	else
+		printf("skip - stress: CPU hotplug: %s not writable\n", cpu_path);
+	ok(WIFEXITED(run_finish(&r)), "stress: workload exits");
+	sum_free(&r.s);
+	return 0;
+}
+
+/* Short session on a short workload (module reload loop). */
+static int t_quick(void)
+{
+	struct wl w = { .npar = 1, .par_ns = 30 * MS, .exit_after_done = true };
+	struct run r;
+	int status;
+
+	run_start(&r, &w, 200 * US, 0, 0);
+	child_go(&r.c);
+	if (r.enable_ret || !read_to_eof(r.fd, &r.s, 30000) || !r.s.samples ||
+	    r.s.nproc_exit != 1) {
+		printf("quick: enable %d samples %llu proc_exit %d\n", r.enable_ret,
+		       (unsigned long long)r.s.samples, r.s.nproc_exit);
+		failures++;
+	}
+	waitpid(r.c.pid, &status, 0);
+	close(r.fd);
+	sum_free(&r.s);
+	return 0;
+}
+
+/* Holds a session open for SECS seconds (for the rmmod test). */
+static int t_hold(int secs)
+{
+	struct wl w = { .npar = 1, .mode = WL_SPIN_SLEEP, .run_ns = secs * 1000 * MS };
+	struct run r;
+
+	run_start(&r, &w, 1 * MS, 0, 0);
+	if (r.enable_ret)
+		failures++;
+	printf("holding\n");
+	fflush(stdout);
+	run_wait(&r, true);
+	run_finish(&r);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *t = argc > 1 ? argv[1] : "";
+	ssize_t n;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	if (n > 0)
+		self_exe[n] = 0;
+	if (!strcmp(t, "exec-child"))
+		return exec_child();
+	if (!strcmp(t, "spin"))
+		t_spin(argc > 2 ? atoi(argv[2]) : ncpu);
+	else if (!strcmp(t, "phases"))
+		t_phases();
+	else if (!strcmp(t, "late"))
+		t_late();
+	else if (!strcmp(t, "short"))
+		t_short();
+	else if (!strcmp(t, "exec"))
+		t_exec(1);
+	else if (!strcmp(t, "exec-thread"))
+		t_exec(2);
+	else if (!strcmp(t, "eof"))
+		t_eof();
+	else if (!strcmp(t, "kill-reader"))
+		t_kill_reader();
+	else if (!strcmp(t, "multi"))
+		t_multi(argc > 2 ? atoi(argv[2]) : 2);
+	else if (!strcmp(t, "period"))
+		t_period();
+	else if (!strcmp(t, "errors"))
+		t_errors();
+	else if (!strcmp(t, "unpriv") && argc > 2)
+		t_unpriv(atoi(argv[2]));
+	else if (!strcmp(t, "overflow"))
+		t_overflow();
+	else if (!strcmp(t, "stack") && argc > 3)
+		t_stack(argv[2], !strcmp(argv[3], "ia32") ? TPROF_ABI_IA32 :
+			TPROF_ABI_X86_64);
+	else if (!strcmp(t, "kstack"))
+		t_kstack();
+	else if (!strcmp(t, "stress"))
+		t_stress(argc > 2 ? atoi(argv[2]) : 200, argc > 3 ? atoi(argv[3]) : 3);
+	else if (!strcmp(t, "quick"))
+		t_quick();
+	else if (!strcmp(t, "hold") && argc > 2)
+		t_hold(atoi(argv[2]));
+	else {
+		fprintf(stderr, "usage: tprof-ktest TEST [ARGS]\n");
+		return 2;
+	}
+	return failures ? 1 : 0;
+}

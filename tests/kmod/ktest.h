@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ktest: shared helpers of the tprof.ko in-guest test client. */
+#ifndef KTEST_H
+#define KTEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uapi/tprof.h"
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+
+extern int failures;
+
+void ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+u64 now_ns(void);
+u64 thread_cpu_ns(void);
+pid_t gettid_(void);
+void spin_cpu(u64 ns);
+void spin_iters(u64 iters);
+u64 schedstat_ns(pid_t pid, pid_t tid);
+void prctl_death(void);
+
+int dev_open(void);
+int enable(int fd, pid_t pid, u64 period, u32 flags, u32 ring_bytes);
+int enable_raw(int fd, struct tprof_ioc_enable *e);
+int disable(int fd);
+int get_stats(int fd, struct tprof_ioc_stats *st);
+int set_period(int fd, pid_t tid, u64 period);
+
+/* Per-thread view of the records of one session. */
+struct thr {
+	u32 tid;
+	u64 samples;		/* delivered SAMPLE records */
+	u64 weight;		/* their weight_ns */
+	u64 period_seen;	/* period_ns of the last sample */
+	u64 bad_period;		/* samples whose weight is not k * period */
+	int nthread;		/* THREAD records */
+	int nexisting;		/* ... flagged EXISTING */
+	int nexit;		/* THREAD_EXIT records */
+	int nstat;		/* THREAD_STAT records */
+	struct tprof_rec_thread_stat st;	/* the last of them */
+};
+
+struct sum;
+typedef void (*sample_cb)(struct sum *s, const struct tprof_rec_sample *r,
+			  const u64 *ips);
+
+struct sum {
+	u32 pid;
+	struct thr *t;
+	size_t n, cap;
+	u64 samples, weight, late;
+	u64 lost_recs, lost_samples, lost_weight, lost_records;
+	u64 bad;		/* malformed or foreign records */
+	u64 bytes;
+	int nexec, nproc_exit;
+	int32_t exit_code;
+	struct tprof_rec_exec exec[4];
+	u64 proc_exit_time;
+	bool eof;
+	sample_cb on_sample;
+	void *priv;
+};
+
+void sum_init(struct sum *s, u32 pid);
+void sum_free(struct sum *s);
+struct thr *thr_get(struct sum *s, u32 tid);
+struct thr *thr_find(struct sum *s, u32 tid);
+void parse(struct sum *s, const char *buf, size_t len);
+int drain(int fd, struct sum *s);
+bool read_to_eof(int fd, struct sum *s, int timeout_ms);
+
+/* Workload children (fork of this program), driven over pipes. */
+struct child {
+	pid_t pid;
+	int go_w;
+	int rep_r;
+	char buf[65536];
+	size_t len;
+};
+
+struct report {
+	int n;
+	struct {
+		int tid;
+		int role;
+		u64 cpu;
+	} e[4096];
+	int ready;
+	int rtid[4096];		/* tids of "R" lines */
+	int rrole[4096];
+	bool done;
+};
+
+void spawn(struct child *c, void (*fn)(void *), void *arg);
+void child_go(struct child *c);
+void child_wait_go(void);
+void child_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool collect(struct child *c, struct report *r, int want_ready, bool want_done,
+	     int timeout_ms, int fd, struct sum *s);
+int child_finish(struct child *c);
+
+#endif

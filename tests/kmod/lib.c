@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ktest: helpers of the tprof.ko in-guest test client. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktest.h"
+
+int failures;
+
+void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(cond ? "ok - " : "not ok - ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (!cond)
+		failures++;
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("not ok - fatal: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" (%s)\n", strerror(errno));
+	fflush(stdout);
+	exit(1);
+}
+
+u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+u64 thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/* Chain of real frames for stack-walk checks. */
+volatile u64 sink;
+
+__attribute__((noinline)) void spin_leaf(u64 n)
+{
+	u64 i;
+
+	for (i = 0; i < n; i++)
+		sink += i * 7;
+}
+
+__attribute__((noinline)) void spin_iters(u64 iters)
+{
+	spin_leaf(iters);
+	__asm__ volatile("" ::: "memory");
+}
+
+void spin_cpu(u64 ns)
+{
+	u64 end = thread_cpu_ns() + ns;
+
+	while (thread_cpu_ns() < end)
+		spin_iters(20000);
+}
+
+void prctl_death(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+/* First field of /proc/PID/task/TID/schedstat: sum_exec_runtime (ns). */
+u64 schedstat_ns(pid_t pid, pid_t tid)
+{
+	char path[96];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+int dev_open(void)
+{
+	int fd = open(TPROF_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open %s", TPROF_DEVICE);
+	return fd;
+}
+
+int enable_raw(int fd, struct tprof_ioc_enable *e)
+{
+	return ioctl(fd, TPROF_IOC_ENABLE, e) ? -errno : 0;
+}
+
+int enable(int fd, pid_t pid, u64 period, u32 flags, u32 ring_bytes)
+{
+	struct tprof_ioc_enable e = {
+		.size = sizeof(e),
+		.flags = flags,
+		.pid = pid,
+		.period_ns = period,
+		.ring_bytes = ring_bytes,
+	};
+
+	return enable_raw(fd, &e);
+}
+
+int disable(int fd)
+{
+	return ioctl(fd, TPROF_IOC_DISABLE) ? -errno : 0;
+}
+
+int get_stats(int fd, struct tprof_ioc_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return ioctl(fd, TPROF_IOC_STATS, st) ? -errno : 0;
+}
+
+int set_period(int fd, pid_t tid, u64 period)
+{
+	struct tprof_ioc_thread_period tp = { .tid = tid, .period_ns = period };
+
+	return ioctl(fd, TPROF_IOC_SET_THREAD_PERIOD, &tp) ? -errno : 0;
+}
+
+void sum_init(struct sum *s, u32 pid)
+{
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+}
+
+void sum_free(struct sum *s)
+{
+	free(s->t);
+	s->t = NULL;
+}
+
+struct thr *thr_find(struct sum *s, u32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->t[i].tid == tid)
+			return &s->t[i];
+	return NULL;
+}
+
+struct thr *thr_get(struct sum *s, u32 tid)
+{
+	struct thr *t = thr_find(s, tid);
+
+	if (t)
+		return t;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->t = realloc(s->t, s->cap * sizeof(*s->t));
+		if (!s->t)
+			die("realloc");
+	}
+	t = &s->t[s->n++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
+{
+	switch (h->type) {
+	case TPROF_REC_SAMPLE: {
+		const struct tprof_rec_sample *r = (const void *)h;
+		struct thr *t;
+
+		if (h->size != sizeof(*r) + 8U * (r->nr_user + r->nr_kernel) ||
+		    r->pid != s->pid || !r->weight_ns || !r->period_ns) {
+			s->bad++;
+			return;
+		}
+		t = thr_get(s, r->tid);
+		t->samples++;
+		t->weight += r->weight_ns;
+		t->period_seen = r->period_ns;
+		if (r->weight_ns % r->period_ns)
+			t->bad_period++;
+		s->samples++;
+		s->weight += r->weight_ns;
+		if (h->flags & TPROF_RF_LATE)
+			s->late++;
+		if (s->on_sample)
+			s->on_sample(s, r, (const u64 *)(r + 1));
+		break;
+	}
+	case TPROF_REC_LOST: {
+		const struct tprof_rec_lost *r = (const void *)h;
+
+		s->lost_recs++;
+		s->lost_samples += r->lost_samples;
+		s->lost_weight += r->lost_weight_ns;
+		s->lost_records += r->lost_records;
+		break;
+	}
+	case TPROF_REC_THREAD: {
+		const struct tprof_rec_thread *r = (const void *)h;
+		struct thr *t;
+
+		if (r->pid != s->pid) {
+			s->bad++;
+			return;
+		}
+		t = thr_get(s, r->tid);
+		t->nthread++;
+		if (h->flags & TPROF_RF_THREAD_EXISTING)
+			t->nexisting++;
+		break;
+	}
+	case TPROF_REC_THREAD_EXIT:
+	case TPROF_REC_THREAD_STAT: {
+		const struct tprof_rec_thread_stat *r = (const void *)h;
+		struct thr *t;
+
+		if (r->pid != s->pid) {
+			s->bad++;
+			return;
+		}
+		t = thr_get(s, r->tid);
+		if (h->type == TPROF_REC_THREAD_EXIT)
+			t->nexit++;
+		else
+			t->nstat++;
+		t->st = *r;
+		break;
+	}
+	case TPROF_REC_EXEC: {
+		const struct tprof_rec_exec *r = (const void *)h;
+
+		if (r->pid != s->pid)
+			s->bad++;
+		if (s->nexec < 4)
+			s->exec[s->nexec] = *r;
+		s->nexec++;
+		break;
+	}
+	case TPROF_REC_PROC_EXIT: {
+		const struct tprof_rec_proc_exit *r = (const void *)h;
+
+		if (r->pid != s->pid)
+			s->bad++;
+		s->nproc_exit++;
+		s->exit_code = r->exit_code;
+		s->proc_exit_time = h->time_ns;
+		break;
+	}
+	default:
+		s->bad++;
+	}
+}
+
+void parse(struct sum *s, const char *buf, size_t len)
+{
+	size_t off = 0;
+
+	s->bytes += len;
+	while (off < len) {
+		const struct tprof_rec_hdr *h = (const void *)(buf + off);
+
+		if (len - off < sizeof(*h) || h->size < sizeof(*h) ||
+		    h->size % 8 || h->size > len - off) {
+			s->bad++;
+			return;
+		}
+		parse_one(s, h);
+		off += h->size;
+	}
+}
+
+static char rbuf[1 << 20] __attribute__((aligned(8)));
+
+/* Reads what is there. Return: 1 at EOF, 0 when drained, -errno. */
+int drain(int fd, struct sum *s)
+{
+	for (;;) {
+		ssize_t n = read(fd, rbuf, sizeof(rbuf));
+
+		if (n > 0) {
+			parse(s, rbuf, n);
+			continue;
+		}
+		if (n == 0) {
+			s->eof = true;
+			return 1;
+		}
+		if (errno == EAGAIN)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		return -errno;
+	}
+}
+
+bool read_to_eof(int fd, struct sum *s, int timeout_ms)
+{
+	u64 end = now_ns() + timeout_ms * 1000000ULL;
+
+	while (now_ns() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = drain(fd, s);
+
+		if (r == 1)
+			return true;
+		if (r < 0) {
+			note("read: %s", strerror(-r));
+			return false;
+		}
+		poll(&p, 1, 100);
+	}
+	return false;
+}
+
+static int g_go_r = -1, g_rep_w = -1;
+
+void spawn(struct child *c, void (*fn)(void *), void *arg)
+{
+	int go[2], rep[2];
+
+	if (pipe(go) || pipe(rep))
+		die("pipe");
+	fflush(stdout);
+	c->len = 0;
+	c->pid = fork();
+	if (c->pid < 0)
+		die("fork");
+	if (!c->pid) {
+		close(go[1]);
+		close(rep[0]);
+		g_go_r = go[0];
+		g_rep_w = rep[1];
+		prctl_death();
+		fn(arg);
+		_exit(0);
+	}
+	close(go[0]);
+	close(rep[1]);
+	c->go_w = go[1];
+	c->rep_r = rep[0];
+	fcntl(c->rep_r, F_SETFL, O_NONBLOCK);
+}
+
+void child_go(struct child *c)
+{
+	if (write(c->go_w, "g", 1) != 1)
+		die("write go");
+}
+
+void child_wait_go(void)
+{
+	char b;
+
+	if (read(g_go_r, &b, 1) != 1)
+		_exit(99);
+}
+
+void child_report(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (write(g_rep_w, line, n) != n)
+		_exit(98);
+}
+
+static void report_line(struct report *r, char *line)
+{
+	int tid, role;
+	unsigned long long cpu;
+
+	if (sscanf(line, "T %d %d %llu", &tid, &role, &cpu) == 3) {
+		if (r->n < 4096) {
+			r->e[r->n].tid = tid;
+			r->e[r->n].role = role;
+			r->e[r->n].cpu = cpu;
+			r->n++;
+		}
+	} else if (sscanf(line, "R %d %d", &tid, &role) == 2) {
+		if (r->ready < 4096) {
+			r->rtid[r->ready] = tid;
+			r->rrole[r->ready] = role;
+		}
+		r->ready++;
+	} else if (line[0] == 'D') {
+		r->done = true;
+	}
+}
+
+/*
+ * Reads report lines until @want_ready "R" lines and (if @want_done) "D"
+ * arrived, draining @fd into @s meanwhile (if @s).
+ */
+bool collect(struct child *c, struct report *r, int want_ready, bool want_done,
+	     int timeout_ms, int fd, struct sum *s)
+{
+	u64 end = now_ns() + timeout_ms * 1000000ULL;
+
+	while (r->ready < want_ready || (want_done && !r->done)) {
+		struct pollfd p[2] = {
+			{ .fd = c->rep_r, .events = POLLIN },
+			{ .fd = fd, .events = POLLIN },
+		};
+		ssize_t n;
+		char *nl;
+
+		if (now_ns() > end)
+			return false;
+		if (s && drain(fd, s) < 0)
+			return false;
+		n = read(c->rep_r, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+		if (n > 0)
+			c->len += n;
+		else if (n == 0)
+			return false;	/* child gone */
+		c->buf[c->len] = 0;
+		while ((nl = strchr(c->buf, '\n'))) {
+			size_t used = nl + 1 - c->buf;
+
+			*nl = 0;
+			report_line(r, c->buf);
+			memmove(c->buf, nl + 1, c->len - used + 1);
+			c->len -= used;
+		}
+		if (r->ready >= want_ready && (!want_done || r->done))
+			break;
+		poll(p, s ? 2 : 1, 100);
+	}
+	return true;
+}
+
+/* Lets the child exit and reaps it. Return: its wait status. */
+int child_finish(struct child *c)
+{
+	int status = -1;
+
+	if (write(c->go_w, "x", 1) != 1)
+		kill(c->pid, SIGKILL);
+	close(c->go_w);
+	if (waitpid(c->pid, &status, 0) != c->pid)
+		status = -1;
+	close(c->rep_r);
+	return status;
+}
