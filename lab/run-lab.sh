@@ -20,7 +20,8 @@ threads=${LAB_THREADS:-1 2 4 8 16}
 profilers=${LAB_PROFILERS:-tprof perf sigprof gopprof}
 units=${LAB_UNITS:-400}
 if [ "${LAB_QUICK:-0}" = 1 ]; then
-	hzs=1000 threads=8 profilers=tprof
+	# Enough work that the serial thread gets > 1000 samples at 1 kHz.
+	hzs=1000 threads=8 profilers=tprof units=${LAB_UNITS:-2800}
 fi
 mkdir -p "$out"
 
@@ -51,14 +52,14 @@ run_one() {	# NAME VARIANT PROFILER HZ CMD...
 		perf record -q -e task-clock -c "$period" -o "$dir/perf.data" -- "$@" \
 			> "$dir/stdout" 2> "$dir/perf.log" &&
 			perf script -i "$dir/perf.data" -F tid,period 2>> "$dir/perf.log" |
-			awk '{ ns[$1] += $2; n[$1]++ } END { for (t in ns) print t "\t" ns[t] "\t" n[t] }' \
+			awk '{ ns[$1] += $2; n[$1]++ } END { for (t in ns) printf "%s\t%.0f\t%d\n", t, ns[t], n[t] }' \
 			> "$dir/sampled.tsv"
 		;;
 	sigprof)
 		SIGPROF_HZ=$hz SIGPROF_OUT=$dir/sigprof.out LD_PRELOAD=$lab/sigprof.so "$@" \
 			> "$dir/stdout" 2>&1 &&
-			awk -v p="$period" '$1 == "lost" { print "lost\t" $2 * p "\t" $2; next }
-				{ print $1 "\t" $2 * p "\t" $2 }' "$dir/sigprof.out" > "$dir/sampled.tsv"
+			awk -v p="$period" '$1 == "lost" { printf "lost\t%.0f\t%d\n", $2 * p, $2; next }
+				{ printf "%s\t%.0f\t%d\n", $1, $2 * p, $2 }' "$dir/sigprof.out" > "$dir/sampled.tsv"
 		;;
 	gopprof)
 		LAB_GO_CPUPROFILE=$dir/profile.pb.gz LAB_GO_HZ=$hz "$@" > "$dir/stdout" 2>&1
