@@ -115,6 +115,45 @@ static const char *abs_src(struct symbolizer *s, Dwarf_Die *cu,
 	return intern(s, buf);
 }
 
+/*
+ * Copy our own vDSO (same kernel, same image as the target's) to a temp
+ * file libdw can open. Returns an fd (the caller closes it) or -1.
+ */
+static int vdso_file(char *path, size_t len)
+{
+	uint64_t start = 0, end = 0;
+	unsigned long long a, b;
+	char line[512];
+	FILE *fp;
+	int fd;
+
+	fp = fopen("/proc/self/maps", "re");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%llx-%llx", &a, &b) == 2) {
+			start = a;
+			end = b;
+			break;
+		}
+	fclose(fp);
+	if (!start || end <= start)
+		return -1;
+	snprintf(path, len, "%s/tprof-vdso.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write(fd, (const void *)(uintptr_t)start, end - start) !=
+	    (ssize_t)(end - start)) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	return fd;
+}
+
 static void load_file(struct symbolizer *s, struct sym_file *f,
 		      const char *path, const char *root)
 {
@@ -127,9 +166,18 @@ static void load_file(struct symbolizer *s, struct sym_file *f,
 	int n, fd;
 
 	f->info.build_id = f->build_id;
-	if (path[0] != '/')
+	if (!strcmp(path, "[vdso]")) {
+		/* every process of this kernel maps the same vDSO image */
+		fd = vdso_file(buf, sizeof(buf));
+		if (fd < 0)
+			return;
+		close(fd);
+		open_path = buf;
+	} else if (path[0] != '/') {
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0 && root) {
 		snprintf(buf, sizeof(buf), "%s%s", root, path);
 		fd = open(buf, O_RDONLY | O_CLOEXEC);
@@ -148,6 +196,8 @@ static void load_file(struct symbolizer *s, struct sym_file *f,
 	/* base 0 + add_p_vaddr: module addresses are the ELF's own vaddrs */
 	f->mod = dwfl_report_elf(f->dwfl, path, open_path, -1, 0, true);
 	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (open_path == buf && !strcmp(path, "[vdso]"))
+		unlink(buf);	/* libelf has it open */
 	if (!f->mod) {
 		pr_debug("%s: %s", path, dwfl_errmsg(-1));
 		return;

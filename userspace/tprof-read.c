@@ -573,6 +573,8 @@ static int collect(struct run *r)
 		session__set_thread_period(&r->sess, env.tperiods[i].tid,
 					   env.tperiods[i].period_ns);
 	if (env.argv) {
+		/* samples of the child before exec are tprof-read's own code */
+		snapshot_maps(r, true);
 		ret = launch__release(&r->launch);
 		if (ret) {
 			pr_err("%s: %s", env.argv[0],

@@ -87,7 +87,7 @@ if [ $have_go = 1 ]; then
 	if go tool pprof -top -symbolize=none short.pb.gz 2>/dev/null | grep -q 'lib_spin'; then
 		ok "short launch: dlopen'ed lib_spin symbolized"
 	else fail "short launch: dlopen'ed lib_spin symbolized"; go tool pprof -top -symbolize=none short.pb.gz 2>&1 | head -20 | sed 's/^/    /'; fi
-	unsym=$(go tool pprof -raw -symbolize=none short.pb.gz 2>/dev/null | sed -n '/^Locations/,/^Mappings/p' | grep -cE '^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ *$')
+	unsym=$(go tool pprof -raw -symbolize=none short.pb.gz 2>/dev/null | sed -n '/^Locations/,/^Mappings/p' | grep -cE '^ +[0-9]+: 0x[0-9a-f]+( M=[0-9]+)? *$')
 	if [ "$unsym" = 0 ]; then ok "short launch: every location symbolized"
 	else fail "short launch: $unsym unsymbolized locations"; go tool pprof -raw -symbolize=none short.pb.gz 2>&1 | sed -n '/^Locations/,$p' | head -40 | sed 's/^/    /'; fi
 fi

@@ -322,11 +322,45 @@ static void test_missing_file(void)
 	CHECK_STR(fi->build_id, "");
 	CHECK_EQ(symbolizer__lookup(s, "/nonexistent/x", NULL, 0x1000, 0,
 				    0x1010, fr, 4), 0);
-	fi = symbolizer__file(s, "[vdso]", NULL);
+	fi = symbolizer__file(s, "[heap]", NULL);
 	CHECK(!fi->loaded);
 	/* not an ELF file */
 	fi = symbolizer__file(s, root_path("tests/progs/inlines.c"), NULL);
 	CHECK(!fi->loaded);
+	symbolizer__free(s);
+}
+
+static void test_vdso(void)
+{
+	struct symbolizer *s = symbolizer__new();
+	const struct sym_file_info *fi;
+	unsigned long long a, b, start = 0, end = 0, off;
+	char line[512];
+	bool found = false;
+	FILE *fp = fopen("/proc/self/maps", "re");
+
+	while (fp && fgets(line, sizeof(line), fp))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &a, &b) == 2) {
+			start = a;
+			end = b;
+		}
+	if (fp)
+		fclose(fp);
+	if (!start) {
+		SKIP("no [vdso] mapping");
+		symbolizer__free(s);
+		return;
+	}
+	fi = symbolizer__file(s, "[vdso]", NULL);
+	CHECK(fi->loaded && fi->has_symtab);
+	for (off = 0; off < end - start && !found; off += 4) {
+		struct sym_frame fr[4];
+
+		if (symbolizer__lookup(s, "[vdso]", NULL, start, 0, start + off,
+				       fr, 4) > 0 && strstr(fr[0].name, "clock_gettime"))
+			found = true;
+	}
+	CHECK(found);
 	symbolizer__free(s);
 }
 
@@ -366,6 +400,7 @@ const struct unit_test symbolize_tests[] = {
 	{ "symbolize: process addresses of a PIE mapping", test_c_process_addresses },
 	{ "symbolize: stripped binary through .gnu_debuglink matches addr2line", test_c_debuglink },
 	{ "symbolize: missing, pseudo and non-ELF files are unsymbolized", test_missing_file },
+	{ "symbolize: [vdso] from our own image (clock_gettime)", test_vdso },
 	{ "symbolize: kallsyms lookup incl. modules", test_kallsyms },
 	{ NULL, NULL },
 };

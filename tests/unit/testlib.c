@@ -98,6 +98,15 @@ static void pad8(struct sbuf *b)
 		sb_raw(b, z, 8 - b->len % 8);
 }
 
+/* comm is NUL-padded, not necessarily NUL-terminated */
+static void set_comm(__u8 dst[16], const char *comm)
+{
+	size_t n = strlen(comm);
+
+	memset(dst, 0, 16);
+	memcpy(dst, comm, n < 16 ? n : 16);
+}
+
 static void hdr(void *rec, unsigned int type, size_t size, uint64_t t)
 {
 	struct tprof_rec_hdr *h = rec;
@@ -138,7 +147,7 @@ void sb_thread(struct sbuf *b, uint32_t pid, uint32_t tid, const char *comm,
 	struct tprof_rec_thread t = { .pid = pid, .tid = tid };
 
 	hdr(&t, TPROF_REC_THREAD, sizeof(t), time_ns);
-	strncpy((char *)t.comm, comm, sizeof(t.comm));
+	set_comm(t.comm, comm);
 	sb_raw(b, &t, sizeof(t));
 }
 
@@ -147,7 +156,7 @@ void sb_exec(struct sbuf *b, uint32_t pid, const char *comm, uint64_t time_ns)
 	struct tprof_rec_exec e = { .pid = pid, .tid = pid, .old_tid = pid };
 
 	hdr(&e, TPROF_REC_EXEC, sizeof(e), time_ns);
-	strncpy((char *)e.comm, comm, sizeof(e.comm));
+	set_comm(e.comm, comm);
 	sb_raw(b, &e, sizeof(e));
 }
 
@@ -184,7 +193,7 @@ void sb_stat(struct sbuf *b, unsigned int type, uint32_t pid, uint32_t tid,
 	};
 
 	hdr(&s, type, sizeof(s), time_ns);
-	strncpy((char *)s.comm, comm, sizeof(s.comm));
+	set_comm(s.comm, comm);
 	sb_raw(b, &s, sizeof(s));
 }
 

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer target: arbitrary bytes through the record decoder, the
+ * aggregation (maps snapshots included) and the pprof encoder. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "pprof.h"
+#include "profile.h"
+#include "records.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pprof_opts o = { .default_period_ns = 1000000 };
+	struct tprof_record r;
+	struct profile p;
+	size_t off = 0;
+	uint8_t *out = NULL;
+	size_t outlen;
+	long n;
+
+	profile__init(&p);
+	while ((n = tprof_record_decode(data + off, size - off, &r)) > 0) {
+		if ((size_t)n > size - off)
+			abort();	/* the decoder overran its input */
+		profile__add(&p, &r);
+		off += n;
+	}
+	if (!pprof__encode(&p, &o, &out, &outlen))
+		free(out);
+	profile__free(&p);
+	return 0;
+}
