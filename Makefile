@@ -40,6 +40,8 @@ module-clean:
 -include tests/unit/build.mk
 -include tests/kmod/build.mk
 -include lab/build.mk
+-include bench/build.mk
+-include packaging/install.mk
 include tests/vm/build.mk
 
 test: check unit vm-test vm-selftest
