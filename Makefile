@@ -17,7 +17,7 @@ SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 CPPFLAGS_COMMON := -I$(CURDIR)/kmod -D_GNU_SOURCE
 
 .PHONY: all module module-clean userspace unit check test vm-test kernels \
-	clean help style bench bias fuzz
+	clean help style bench bias fuzz deps demo
 
 all: module userspace
 
@@ -29,6 +29,10 @@ help:
 	@echo "make vm-test      boot every kernel in tests/kernels under QEMU and run tests/cases"
 	@echo "make test         check + unit + vm-test (what CI runs)"
 	@echo "make kernels      install the kernels of tests/kernels (idempotent)"
+	@echo "make deps         install the Debian packages (.ci/packages) and the kernels"
+	@echo "make demo         profile a bundled workload in a QEMU guest -> demo.pb.gz"
+	@echo "make bias         the bias lab on every kernel -> build/bias/, docs/bias.md"
+	@echo "make bench        benchmarks against perf -> docs/benchmarks.md"
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -43,6 +47,12 @@ module-clean:
 -include bench/build.mk
 -include packaging/install.mk
 include tests/vm/build.mk
+
+deps:
+	tests/tools/install-deps.sh
+
+demo: deps userspace lab
+	BUILD=$(abspath $(BUILD)) demo/demo.sh
 
 test: check unit vm-test vm-selftest
 
