@@ -106,8 +106,8 @@ static ssize_t tprof_read(struct file *file, char __user *buf, size_t len,
 		goto out_unlock;
 	}
 	for (;;) {
-		/* Acquire before reading: records written before stop show. */
-		bool finished = smp_load_acquire(&s->finished);
+		/* Before reading: records written before the stop show. */
+		bool finished = tprof_session_finished(s);
 
 		ret = tprof_rings_read(s, buf, len);
 		if (ret || finished)
@@ -119,7 +119,7 @@ static ssize_t tprof_read(struct file *file, char __user *buf, size_t len,
 		WRITE_ONCE(s->reader_waiting, true);
 		mutex_unlock(&s->lock);
 		ret = wait_event_interruptible(s->wq,
-					       smp_load_acquire(&s->finished) ||
+					       tprof_session_finished(s) ||
 					       !tprof_rings_empty(s));
 		if (ret)
 			return ret;
@@ -141,7 +141,7 @@ static __poll_t tprof_poll(struct file *file, poll_table *wait)
 		return EPOLLERR;
 	poll_wait(file, &s->wq, wait);
 	WRITE_ONCE(s->reader_waiting, true);
-	finished = smp_load_acquire(&s->finished);
+	finished = tprof_session_finished(s);
 	if (!tprof_rings_empty(s))
 		return EPOLLIN | EPOLLRDNORM;
 	if (finished)

@@ -201,6 +201,7 @@ int tprof_emit_any(struct tprof_session *s, const void *rec, u32 len)
 
 	for_each_possible_cpu(cpu) {
 		struct tprof_ring *r = s->rings[cpu];
+		/* Pairs with D in tprof_ring_read_one(). */
 		u64 used = r->head - smp_load_acquire(&r->tail);
 		u64 room = r->mask + 1 - used;
 
@@ -219,6 +220,7 @@ bool tprof_rings_empty(struct tprof_session *s)
 	for_each_possible_cpu(cpu) {
 		struct tprof_ring *r = s->rings[cpu];
 
+		/* Pairs with B in tprof_ring_write(). */
 		if (smp_load_acquire(&r->head) != READ_ONCE(r->tail))
 			return false;
 	}

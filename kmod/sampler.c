@@ -4,12 +4,17 @@
  *
  * Each target thread has sample points in its own CPU time, at b, b + P,
  * b + 2P, ... with the first budget b uniform in (0, P] (golang/go#40435).
- * The sched_switch probe accounts on-CPU time with local_clock() (the
- * scheduler's clock) and arms this CPU's hrtimer with the remaining budget
+ * The sched_switch probe arms this CPU's hrtimer with the remaining budget
  * of the incoming target thread; the timer (and a switch-out that finds a
  * point already passed) takes one sample for every point passed, weighted
  * with all of them, so a late timer never loses CPU time: per thread, the
  * sum of weights is within one period of its on-CPU time.
+ *
+ * On-CPU time is the scheduler's own: at sched_switch the outgoing task's
+ * se.sum_exec_runtime is up to date (put_prev_task() ran update_curr()), so
+ * each slice adds exactly what /proc/PID/task/TID/schedstat shows. Within
+ * a slice (timer) it is extrapolated from se.exec_start with local_clock(),
+ * the clock of rq->clock, as task_sched_runtime() does.
  *
  * All per-CPU state is touched only on its CPU with IRQs off (the probe
  * runs under rq->lock, the timer in hardirq, the rest via local_irq_save()
@@ -46,7 +51,7 @@
  *	after it left), or NULL.
  * @sess: its session.
  * @thr: its slot.
- * @in_ts: local_clock() when its on-CPU time was last accounted.
+ * @rt_base: its se.sum_exec_runtime when it came in.
  * @rnd: first-budget randomness (prandom: no locks).
  * @scratch: one SAMPLE record under construction.
  */
@@ -55,19 +60,30 @@ struct tprof_cpu {
 	struct task_struct *task;
 	struct tprof_session *sess;
 	struct tprof_thread *thr;
-	u64 in_ts;
+	u64 rt_base;
 	struct rnd_state rnd;
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
 };
 
 static struct tprof_cpu __percpu *tprof_cpus;
 
-/* Context: IRQs off, c->thr's thread is current. */
-static void tprof_account(struct tprof_cpu *c, u64 now)
+/*
+ * CPU time of @p, the current task, as the scheduler will account it.
+ * Context: IRQs off, @p is current on this CPU.
+ */
+static u64 tprof_runtime_now(struct task_struct *p)
 {
-	if (now > c->in_ts)
-		c->thr->on_cpu_ns += now - c->in_ts;
-	c->in_ts = now;
+	u64 rt = READ_ONCE(p->se.sum_exec_runtime);
+	u64 start = READ_ONCE(p->se.exec_start);
+	u64 now = local_clock();
+
+	return now > start ? rt + now - start : rt;
+}
+
+/* Thread CPU time of c's thread from a runtime value of its task. */
+static u64 tprof_thread_cpu(struct tprof_cpu *c, u64 rt)
+{
+	return c->thr->on_cpu_ns + (rt > c->rt_base ? rt - c->rt_base : 0);
 }
 
 /* Context: hardirq or IRQs off; c's thread is current. */
@@ -132,18 +148,19 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 }
 
 /*
- * Samples once for every sample point the thread has passed, then applies
- * a pending period change to the next budget.
- * Context: hardirq or IRQs off; c's thread is current, accounted.
+ * Samples once for every sample point the thread has passed by CPU time
+ * @cpu, then applies a pending period change to the next budget.
+ * Context: hardirq or IRQs off; c's thread is current.
  */
-static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs)
+static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
+			       u64 cpu)
 {
 	struct tprof_thread *t = c->thr;
 	u64 p = t->period_ns, req, n;
 
-	if (t->on_cpu_ns < t->next_point)
+	if (cpu < t->next_point)
 		return;
-	n = 1 + div64_u64(t->on_cpu_ns - t->next_point, p);
+	n = 1 + div64_u64(cpu - t->next_point, p);
 	t->next_point += n * p;
 	if (READ_ONCE(c->sess->active))
 		tprof_take_sample(c, regs, n * p, p, n - 1);
@@ -155,13 +172,13 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs)
 	}
 }
 
-static void tprof_arm(struct tprof_cpu *c)
+static void tprof_arm(struct tprof_cpu *c, u64 cpu)
 {
 	struct tprof_thread *t = c->thr;
 	u64 rem = 0;
 
-	if (t->next_point > t->on_cpu_ns)
-		rem = t->next_point - t->on_cpu_ns;
+	if (t->next_point > cpu)
+		rem = t->next_point - cpu;
 	hrtimer_start(&c->timer, ns_to_ktime(max_t(u64, rem, TPROF_MIN_REARM_NS)),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
@@ -171,16 +188,16 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 {
 	struct tprof_cpu *c = container_of(timer, struct tprof_cpu, timer);
 	struct tprof_thread *t = c->thr;
-	u64 rem = 0;
+	u64 rem = 0, cpu;
 
 	/* Hotplug may migrate the timer; it only ever samples its own CPU. */
 	if (c != this_cpu_ptr(tprof_cpus) || !t || c->task != current ||
 	    !READ_ONCE(c->sess->active))
 		return HRTIMER_NORESTART;
-	tprof_account(c, local_clock());
-	tprof_maybe_sample(c, get_irq_regs());
-	if (t->next_point > t->on_cpu_ns)
-		rem = t->next_point - t->on_cpu_ns;
+	cpu = tprof_thread_cpu(c, tprof_runtime_now(current));
+	tprof_maybe_sample(c, get_irq_regs(), cpu);
+	if (t->next_point > cpu)
+		rem = t->next_point - cpu;
 	hrtimer_set_expires(timer, ktime_add_ns(ktime_get(),
 						max_t(u64, rem, TPROF_MIN_REARM_NS)));
 	return HRTIMER_RESTART;
@@ -205,9 +222,12 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 	t->started = true;
 }
 
-/* Context: IRQs off, on @c's CPU; @p is about to run or is current. */
+/*
+ * @rt: p's runtime now (exact when it is about to run).
+ * Context: IRQs off, on @c's CPU; @p is about to run or is current.
+ */
 static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
-			   struct task_struct *p, u64 now)
+			   struct task_struct *p, u64 rt)
 {
 	struct tprof_thread *t = tprof_thread_get(s, p->pid, true);
 
@@ -218,16 +238,21 @@ static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
 	c->sess = s;
 	c->thr = t;
 	c->task = p;
-	c->in_ts = now;
-	tprof_arm(c);
+	c->rt_base = rt;
+	tprof_arm(c, t->on_cpu_ns);
 }
 
-/* Context: IRQs off, on @c's CPU; c's thread is current. */
-static void tprof_sched_out(struct tprof_cpu *c, u64 now)
+/*
+ * @rt: the runtime of c's thread now (exact at sched_switch).
+ * Context: IRQs off, on @c's CPU; c's thread is current.
+ */
+static void tprof_sched_out(struct tprof_cpu *c, u64 rt)
 {
-	tprof_account(c, now);
+	struct tprof_thread *t = c->thr;
+
+	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* A point passed while the timer could not fire: prev is current. */
-	tprof_maybe_sample(c, NULL);
+	tprof_maybe_sample(c, NULL, t->on_cpu_ns);
 	hrtimer_try_to_cancel(&c->timer);
 	c->task = NULL;
 	c->thr = NULL;
@@ -246,12 +271,11 @@ void tprof_probe_sched_switch(void *data, bool preempt,
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 	struct tprof_session *s;
-	u64 now = 0;
 
 	if (c->task) {
-		now = local_clock();
 		if (likely(c->task == prev)) {
-			tprof_sched_out(c, now);
+			/* put_prev_task() has just run update_curr(). */
+			tprof_sched_out(c, READ_ONCE(prev->se.sum_exec_runtime));
 		} else {
 			/* Impossible: a switch-out was missed. Forget it. */
 			hrtimer_try_to_cancel(&c->timer);
@@ -261,11 +285,8 @@ void tprof_probe_sched_switch(void *data, bool preempt,
 		}
 	}
 	s = tprof_session_find(next);
-	if (s && !(next->flags & PF_EXITING)) {
-		if (!now)
-			now = local_clock();
-		tprof_sched_in(c, s, next, now);
-	}
+	if (s && !(next->flags & PF_EXITING))
+		tprof_sched_in(c, s, next, READ_ONCE(next->se.sum_exec_runtime));
 }
 
 /* IPI (IRQs off): start sampling a target thread that is already running. */
@@ -277,7 +298,7 @@ static void tprof_kick(void *info)
 	if (c->task || task_tgid(current) != s->tgid ||
 	    (current->flags & PF_EXITING) || !READ_ONCE(s->active))
 		return;
-	tprof_sched_in(c, s, current, local_clock());
+	tprof_sched_in(c, s, current, tprof_runtime_now(current));
 }
 
 /*
@@ -295,7 +316,7 @@ static void tprof_finalize(void *info)
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
 	if (c->task && c->sess == info)
-		tprof_sched_out(c, local_clock());
+		tprof_sched_out(c, tprof_runtime_now(current));
 }
 
 /*
@@ -327,7 +348,7 @@ void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p)
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
 	if (c->task == p && c->sess == s)
-		tprof_sched_out(c, local_clock());
+		tprof_sched_out(c, tprof_runtime_now(p));
 }
 
 /* Exec probe (new tid). Context: IRQs off; @p is current. */
@@ -336,7 +357,7 @@ void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p)
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
 	if (!c->task && !(p->flags & PF_EXITING))
-		tprof_sched_in(c, s, p, local_clock());
+		tprof_sched_in(c, s, p, tprof_runtime_now(p));
 }
 
 int tprof_sampler_init(void)

@@ -73,7 +73,7 @@ static void tprof_session_tick(struct work_struct *work)
 
 	if (wq_has_sleeper(&s->wq) && !tprof_rings_empty(s))
 		wake_up_interruptible_all(&s->wq);
-	if (!smp_load_acquire(&s->finished))
+	if (!tprof_session_finished(s))
 		schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
 }
 

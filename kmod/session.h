@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <asm/barrier.h>
 
 #include "ring.h"
 #include "threads.h"
@@ -54,7 +55,7 @@ enum tprof_state {
  * @tick: periodic reader wakeup while data is pending.
  */
 struct tprof_session {
-	struct mutex lock;
+	struct mutex lock;	/* file ops; see above */
 	enum tprof_state state;
 	bool active;
 	bool finished;
@@ -81,6 +82,13 @@ struct tprof_session {
 	struct work_struct stop_work;
 	struct delayed_work tick;
 };
+
+/* Stopped, and every record it wrote is visible to the reader. */
+static inline bool tprof_session_finished(struct tprof_session *s)
+{
+	/* Pairs with smp_store_release() in tprof_session_stop(). */
+	return smp_load_acquire(&s->finished);
+}
 
 struct tprof_session *tprof_session_new(void);
 void tprof_session_release(struct tprof_session *s);

@@ -223,25 +223,27 @@ static void run_start(struct run *r, struct wl *w, u64 period, u32 flags,
 		r->base[i] = schedstat_ns(r->c.pid, r->rep.rtid[i]);
 }
 
-/* Waits for "D" while reading (if @read), snapshots schedstat. */
+/* Waits for "D" while reading (if @read). */
 static bool run_wait(struct run *r, bool read)
 {
-	int i;
-	bool done;
-
 	child_go(&r->c);
-	done = collect(&r->c, &r->rep, 0, true, 300000, r->fd,
+	return collect(&r->c, &r->rep, 0, true, 300000, r->fd,
 		       read ? &r->s : NULL);
-	for (i = 0; i < r->rep.ready && i < 4096; i++)
-		r->end[i] = schedstat_ns(r->c.pid, r->rep.rtid[i]);
-	return done;
 }
 
+/*
+ * Lets the threads settle (blocked), DISABLEs, snapshots schedstat (the
+ * module and schedstat then cover the same interval), reads to EOF.
+ */
 static bool run_stop(struct run *r)
 {
 	bool eof;
+	int i;
 
+	usleep(200000);
 	ok(disable(r->fd) == 0, "DISABLE succeeds");
+	for (i = 0; i < r->rep.ready && i < 4096; i++)
+		r->end[i] = schedstat_ns(r->c.pid, r->rep.rtid[i]);
 	eof = read_to_eof(r->fd, &r->s, 30000);
 	get_stats(r->fd, &r->st);
 	return eof;
