@@ -309,6 +309,17 @@ static void add_agg_sample(struct builder *b, const struct agg_sample *a)
 			ip &= 0xffffffffULL;
 		if (!ip)
 			continue;
+		/*
+		 * A frame-pointer walk through code built without frame
+		 * pointers yields stack or data words: a return address that
+		 * no snapshot maps as code ends the trustworthy part.
+		 */
+		if (!kernel && i > a->nr_kernel && b->p->maps.nsnaps &&
+		    !maps__find(&b->p->maps, ip - 1, a->first_time_ns)) {
+			s->location_id[s->n_location_id++] =
+				pseudo_location(b, "[unknown]");
+			break;
+		}
 		if (!leaf)
 			ip--;
 		s->location_id[s->n_location_id++] =
@@ -497,8 +508,22 @@ int pprof__encode(struct profile *p, const struct pprof_opts *o,
 		uint64_t *newid = xcalloc(b.nmaps + 1, sizeof(*newid));
 		size_t k = 0;
 
+		/* the newest snapshot (after any exec) leads with its binary */
+		if (p->maps.nsnaps) {
+			const struct maps_snapshot *ns =
+				&p->maps.snaps[p->maps.nsnaps - 1];
+
+			for (i = 0; i < ns->n; i++) {
+				struct mapping *m = &p->maps.all[ns->idx[i]];
+
+				if (m->id && !newid[m->id]) {
+					newid[m->id] = 1;
+					sorted[k++] = b.maps[m->id - 1];
+				}
+			}
+		}
 		for (i = 0; i < p->maps.nall; i++)
-			if (p->maps.all[i].id)
+			if (p->maps.all[i].id && !newid[p->maps.all[i].id])
 				sorted[k++] = b.maps[p->maps.all[i].id - 1];
 		if (b.kernel_map)
 			sorted[k++] = b.maps[b.kernel_map - 1];

@@ -414,6 +414,28 @@ static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
 	return n;
 }
 
+static bool in_plt(struct sym_file *f, Dwarf_Addr vaddr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Addr bias;
+	size_t shstrndx;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    vaddr < sh.sh_addr || vaddr >= sh.sh_addr + sh.sh_size)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		return name && !strncmp(name, ".plt", 4);
+	}
+	return false;
+}
+
 int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 			     uint64_t vaddr, struct sym_frame *frames, int max)
 {
@@ -431,6 +453,8 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 
 		symname = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL,
 					       NULL, NULL);
+		if (!symname && n == 0 && in_plt(f, vaddr))
+			symname = "[plt]";	/* stubs have no symbols */
 		if (!symname)
 			return n;
 		if (n == 0) {

@@ -311,6 +311,32 @@ static void test_c_debuglink(void)
 	CHECK(chain3);
 }
 
+static void test_plt(void)
+{
+	const char *bin = build_path("progs/inlines");
+	struct symbolizer *s;
+	struct sym_frame fr[4];
+	char cmd[4200], *out = NULL;
+	unsigned long long addr = 0;
+
+	if (access(bin, R_OK)) {
+		SKIP("build/progs/inlines not built");
+		return;
+	}
+	/* start of .plt (or .plt.sec) from the section headers */
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -h '%s' | awk '$2 ~ /^\\.plt/ {print $4; exit}'", bin);
+	CHECK_EQ(run_capture(cmd, &out), 0);
+	if (out)
+		addr = strtoull(out, NULL, 16);
+	free(out);
+	CHECK(addr != 0);
+	s = symbolizer__new();
+	CHECK_EQ(symbolizer__lookup_vaddr(s, bin, addr + 4, fr, 4), 1);
+	CHECK_STR(fr[0].name, "[plt]");
+	symbolizer__free(s);
+}
+
 static void test_missing_file(void)
 {
 	struct symbolizer *s = symbolizer__new();
@@ -399,6 +425,7 @@ const struct unit_test symbolize_tests[] = {
 	{ "symbolize: inline chain leaf->mid->outer with DW_AT_decl_line start lines", test_c_inline_chain_and_start_line },
 	{ "symbolize: process addresses of a PIE mapping", test_c_process_addresses },
 	{ "symbolize: stripped binary through .gnu_debuglink matches addr2line", test_c_debuglink },
+	{ "symbolize: PLT stubs are named [plt]", test_plt },
 	{ "symbolize: missing, pseudo and non-ELF files are unsymbolized", test_missing_file },
 	{ "symbolize: [vdso] from our own image (clock_gettime)", test_vdso },
 	{ "symbolize: kallsyms lookup incl. modules", test_kallsyms },
