@@ -225,6 +225,18 @@ static uint64_t location_id(struct builder *b, uint64_t addr, bool kernel,
 			add_line(l, func_id(b, fr[i].name, fr[i].system_name,
 					    fr[i].file, fr[i].start_line),
 				 fr[i].line);
+		if (n == 0) {
+			/* no symbol covers it (e.g. a vDSO-internal helper):
+			 * say which object, as perf does */
+			const char *base = strrchr(m->path, '/');
+			char name[256];
+
+			snprintf(name, sizeof(name), "[%s]",
+				 base ? base + 1 : m->path);
+			if (m->path[0] == '[')
+				snprintf(name, sizeof(name), "%s", m->path);
+			add_line(l, func_id(b, name, name, "", 0), 0);
+		}
 	}
 	return l->id;
 }

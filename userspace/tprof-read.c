@@ -59,6 +59,7 @@ struct run {
 	size_t last_maps_len;
 	uint64_t last_snap_ns;
 	int decode_err;
+	bool exec_failed;		/* launch: the command could not run */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -443,12 +444,18 @@ static int replay(struct run *r)
 
 /* ---- live session ---- */
 
-static void on_signal(int sig)
+static volatile sig_atomic_t stop_from_user;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 
-	if (sig != SIGCHLD)
+	(void)uc;
+	if (sig != SIGCHLD) {
 		stop_signal = sig;
+		/* a terminal's ^C (SI_KERNEL) reached the command already */
+		stop_from_user = si && si->si_code <= 0;
+	}
 	if (sig_pipe[1] >= 0 && write(sig_pipe[1], "s", 1) < 0) {
 		/* pipe full: a wakeup is already pending */
 	}
@@ -457,7 +464,8 @@ static void on_signal(int sig)
 
 static void setup_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal,
+				.sa_flags = SA_SIGINFO };
 
 	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
 		sig_pipe[0] = sig_pipe[1] = -1;
@@ -580,7 +588,7 @@ static int collect(struct run *r)
 			pr_err("%s: %s", env.argv[0],
 			       ret == -ENOENT ? "command not found" :
 			       strerror(-ret));
-			ret = ret == -ENOENT ? -ENOENT : ret;
+			r->exec_failed = true;
 			session__disable(&r->sess);
 			while (!launch__poll(&r->launch, NULL, NULL))
 				usleep(1000);
@@ -610,7 +618,8 @@ static int collect(struct run *r)
 			if (!env.argv)
 				break;
 			/* launch mode: pass it on, the profile ends with CMD */
-			kill(r->launch.pid, stop_signal);
+			if (stop_from_user)
+				kill(r->launch.pid, stop_signal);
 			stop_signal = 0;
 		}
 		now = now_ns(CLOCK_MONOTONIC);
@@ -672,7 +681,8 @@ out_disable:
 			char junk[64];
 
 			if (stop_signal) {
-				kill(r->launch.pid, stop_signal);
+				if (stop_from_user)
+					kill(r->launch.pid, stop_signal);
 				stop_signal = 0;
 			}
 			poll(&pfd, sig_pipe[0] >= 0 ? 1 : 0, 100);
@@ -830,23 +840,19 @@ int main(int argc, char **argv)
 		if (r.raw_err)
 			pr_err("%s: write: %s", env.save_raw, strerror(r.raw_err));
 	}
-	if (env.argv && r.launch.pid && !r.live)
-		goto cleanup_exit_child;
+	if (r.exec_failed) {
+		err = 127;	/* as a shell says "command not found" */
+		goto cleanup;
+	}
 	if (ret)
-		goto cleanup_exit_child;
+		goto cleanup;
 	if (env.report)
 		report(&r.prof);
 	if (write_profile(&r))
-		goto cleanup_exit_child;
-	err = 0;
+		goto cleanup;
+	/* launch mode: exit with the command's status */
+	err = env.argv ? launch__exit_code(&r.launch) : 0;
 
-cleanup_exit_child:
-	if (env.argv && r.launch.exited) {
-		if (ret == -ENOENT)
-			err = 127;
-		else if (!err || r.live)
-			err = err ? err : launch__exit_code(&r.launch);
-	}
 cleanup:
 	free(r.last_maps);
 	profile__free(&r.prof);

@@ -20,12 +20,14 @@ if "$TR" -o go.pb.gz -- "$GP" -s 0.5 -g 2 -cpuprofile rt.pb.gz > /dev/null 2> go
 	ok "launch: Go program exits 0"
 else fail "launch: Go program"; sed 's/^/    /' go.err | head; fi
 cp go.pb.gz rt.pb.gz "$TPROF_OUT/" 2>/dev/null
-# first main.* function by cumulative time, in tprof and in runtime/pprof
-# (the runtime hides the go-statement wrapper main.main.func*; DWARF does not)
-top_main() { go tool pprof -top -cum -symbolize=none "$1" 2>/dev/null | awk '/flat%/{f=1;next} f && $NF ~ /^main\.(burn|coldPath|\(\*worker\)\.hotLoop)$/{print $NF; exit}'; }
+# Hottest main.* function with inlined frames folded into their physical
+# function, in tprof and in runtime/pprof. (Not by cum: a frame-pointer walk
+# from a frameless Go leaf such as hotLoop skips its direct caller; and the
+# runtime hides go-statement wrappers that DWARF shows.)
+top_main() { go tool pprof -top -noinlines -symbolize=none "$1" 2>/dev/null | awk '/flat%/{f=1;next} f && $NF ~ /^main\./{print $NF; exit}'; }
 t=$(top_main go.pb.gz); r=$(top_main rt.pb.gz)
-if [ -n "$t" ] && [ "$t" = "$r" ]; then ok "launch: same top main.* function (cum) as runtime/pprof ($t)"
-else fail "launch: top main.* function $t, runtime/pprof says $r"; go tool pprof -top go.pb.gz 2>&1 | head -15 | sed 's/^/    /'; fi
+if [ -n "$t" ] && [ "$t" = "$r" ]; then ok "launch: same hottest main.* function as runtime/pprof ($t)"
+else fail "launch: hottest main.* function $t, runtime/pprof says $r"; go tool pprof -top -noinlines go.pb.gz 2>&1 | head -15 | sed 's/^/    /'; go tool pprof -top -noinlines rt.pb.gz 2>&1 | sed -n '/flat%/,$p' | head -8 | sed 's/^/    /'; fi
 for f in 'main.(*worker).hotLoop' main.coldPath main.burn; do
 	if go tool pprof -raw -symbolize=none go.pb.gz 2>/dev/null | grep -qF " $f /"; then
 		ok "launch: $f symbolized with file:line"
@@ -47,6 +49,11 @@ else
 	{ jobs -l; ls -l /proc/$pid/exe; head -8 /proc/$pid/status; } 2>&1 | sed 's/^/    /'
 fi
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
+cp attach.pb.gz attach.err "$TPROF_OUT/" 2>/dev/null
 n=$(go tool pprof -raw attach.pb.gz 2>/dev/null | grep -o 'tid:\[[0-9]*\]' | sort -u | wc -l)
-if [ "$n" -ge 2 ]; then ok "attach: samples from $n Go threads"; else fail "attach: samples from >= 2 threads (got $n)"; fi
+if [ "$n" -ge 2 ]; then ok "attach: samples from $n Go threads"
+else
+	fail "attach: samples from >= 2 threads (got $n)"
+	{ cat attach.err; go tool pprof -raw attach.pb.gz | head -30; } 2>&1 | sed 's/^/    /'
+fi
 exit 0
