@@ -416,15 +416,21 @@ static int t_late(void)
 		     t->tid, (unsigned long long)r.rep.e[i].cpu,
 		     (unsigned long long)t->st.on_cpu_ns,
 		     (unsigned long long)t->samples);
-		if (d <= (long long)(r.rep.e[i].cpu / 50 + 2 * MS))
+		/*
+		 * The thread read its clock before the barrier and exit path,
+		 * which cost real CPU in a TCG guest: on_cpu may only be more.
+		 */
+		if (t->st.on_cpu_ns + 50 * US >= r.rep.e[i].cpu &&
+		    t->st.on_cpu_ns <= r.rep.e[i].cpu * 6 / 5 + 5 * MS)
 			good_cpu++;
+		(void)d;
 	}
 	ok(r.rep.n == 4 && good_rec == 4,
 	   "late: 4 new threads each have THREAD (not EXISTING), samples, one THREAD_EXIT (%d)",
 	   good_rec);
 	ok(good_w == 4, "late: their weights are within P of THREAD_EXIT on_cpu");
 	ok(good_cpu == 4,
-	   "late: THREAD_EXIT on_cpu matches each thread's own CPU clock (2%% + 2 ms)");
+	   "late: THREAD_EXIT on_cpu covers each thread's own CPU clock (at most +20%% + 5 ms for its exit)");
 	ok(WIFEXITED(run_finish(&r)), "late: workload exits");
 	sum_free(&r.s);
 	return 0;
@@ -433,7 +439,7 @@ static int t_late(void)
 /* 1000 short threads, each well under one period. */
 static int t_short(void)
 {
-	const u64 P = 2 * MS;
+	const u64 P = 5 * MS;
 	struct wl w = { .nshort = 1000, .short_ns = 300 * US };
 	int i, nexit = 0, nthread = 0, under = 0, sampled = 0;
 	u64 W = 0, C = 0;
@@ -528,13 +534,22 @@ static int t_exec(int how)
 	}
 	ok(r.s.nproc_exit == 1 && r.s.exit_code == 3 << 8,
 	   "%s: PROC_EXIT with exit code 0x%x", name, r.s.exit_code);
-	{
+	if (how == 1) {
 		struct thr *t = thr_find(&r.s, r.c.pid);
 
 		ok(t && t->nexit == 1 &&
 		   absdiff(t->weight + t->st.lost_weight_ns, t->st.on_cpu_ns) <=
 		   (long long)(P + 50 * US) && t->st.on_cpu_ns >= 100 * MS,
 		   "%s: leader THREAD_EXIT on_cpu %llu >= 100 ms, weights within P",
+		   name, t ? (unsigned long long)t->st.on_cpu_ns : 0ULL);
+	} else {
+		struct thr *t = thr_find(&r.s, r.c.pid);
+
+		/* The old leader died in de_thread(); the exec'd one later. */
+		ok(t && t->nexit == 2 && t->st.on_cpu_ns >= 100 * MS &&
+		   t->st.weight_ns + P >= t->st.on_cpu_ns &&
+		   t->st.weight_ns <= t->st.on_cpu_ns + P + 50 * US,
+		   "%s: two THREAD_EXITs for the pid; the exec'd one has on_cpu %llu >= 100 ms, weights within P",
 		   name, t ? (unsigned long long)t->st.on_cpu_ns : 0ULL);
 	}
 	ok(r.s.bad == 0, "%s: no malformed records", name);
@@ -741,8 +756,12 @@ static int t_period(void)
 		   absdiff(a->weight + a->st.lost_weight_ns, a->st.on_cpu_ns) <=
 		   (long long)(P + 50 * US),
 		   "period: each thread's weights are within its period of on-CPU");
-		ok(a->samples * a->st.on_cpu_ns > 2 * b->samples * b->st.on_cpu_ns / 1,
-		   "period: thread B is sampled at a lower rate than A");
+		/* Late timers fold periods, never split them: at most one
+		 * sample per passed 4P point. */
+		ok(b->samples <= b->st.on_cpu_ns / (4 * P) + 1,
+		   "period: thread B has at most one sample per 4P of CPU (%llu for %llu ns)",
+		   (unsigned long long)b->samples,
+		   (unsigned long long)b->st.on_cpu_ns);
 	}
 	ok(WIFEXITED(run_finish(&r)), "period: workload exits");
 	sum_free(&r.s);
@@ -988,7 +1007,7 @@ static int t_overflow(void)
 struct stackchk {
 	u64 fa, fb, fc;
 	u32 abi;
-	u64 n, good, wrong_abi, big_ip;
+	u64 n, good, wrong_abi, no_user, big_ip;
 };
 
 static bool in_fn(u64 ip, u64 f)
@@ -1005,7 +1024,10 @@ static void check_stack(struct sum *s, const struct tprof_rec_sample *r,
 	int i;
 
 	k->n++;
-	if (r->abi != k->abi)
+	/* No user context: the sample hit the exit path after exit_mm(). */
+	if (r->abi == TPROF_ABI_NONE && !r->nr_user)
+		k->no_user++;
+	else if (r->abi != k->abi)
 		k->wrong_abi++;
 	for (i = 0; i < r->nr_user; i++) {
 		if (k->abi == TPROF_ABI_IA32 && u[i] > 0xffffffffULL)
@@ -1061,12 +1083,12 @@ static int t_stack(const char *prog, u32 abi)
 	ok(read_to_eof(fd, &s, 60000), "stack %s: EOF at target exit", prog);
 	waitpid(pid, &status, 0);
 	ok(WIFEXITED(status) && !WEXITSTATUS(status), "stack %s: target exited 0", prog);
-	note("samples %llu, with fa+fb frames %llu, wrong abi %llu",
+	note("samples %llu, with fa+fb frames %llu, wrong abi %llu, no user context %llu",
 	     (unsigned long long)k.n, (unsigned long long)k.good,
-	     (unsigned long long)k.wrong_abi);
-	ok(k.n >= 20 && k.wrong_abi == 0 && k.big_ip == 0,
-	   "stack %s: %llu samples, all with abi %u", prog,
-	   (unsigned long long)k.n, abi);
+	     (unsigned long long)k.wrong_abi, (unsigned long long)k.no_user);
+	ok(k.n >= 20 && k.wrong_abi == 0 && k.big_ip == 0 && k.no_user * 20 <= k.n,
+	   "stack %s: %llu samples, all with abi %u (but %llu at exit)", prog,
+	   (unsigned long long)k.n, abi, (unsigned long long)k.no_user);
 	ok(k.good * 2 >= k.n && k.n,
 	   "stack %s: most user stacks walk through fc <- fb <- fa (%llu of %llu)",
 	   prog, (unsigned long long)k.good, (unsigned long long)k.n);
