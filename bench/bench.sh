@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make bench`: boot BENCH_KERNEL (default 6.12) with 8 vCPUs, run
+# bench/guest/NN-*.sh there (results in build/bench/NAME/guest/), run the
+# reader benchmark on the host (bench/reader.sh), then write
+# docs/benchmarks.md and docs/benchmarks/*.png (bench/report.py).
+# Env: BENCH_REPS (5), BENCH_CPU_MS (1000: CPU time of one spin thread),
+#      BENCH_QUICK=1 (smoke run: 1 rep, 200 ms, fewer depths, 1M samples),
+#      BENCH_CASES (glob of guest cases, '*'), BENCH_SKIP_GUEST=1 /
+#      BENCH_SKIP_READER=1 (reuse the previous results of that part).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$root/build}
+py=/usr/bin/python3	# Debian's, for python3-matplotlib
+$py -c 'import matplotlib' 2>/dev/null ||
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib >&2
+quick=${BENCH_QUICK:-0}
+reps=${BENCH_REPS:-5} cpu_ms=${BENCH_CPU_MS:-1000}
+[ "$quick" = 1 ] && reps=${BENCH_REPS:-1} cpu_ms=${BENCH_CPU_MS:-200}
+
+list=$("$root/tests/vm/kernels.sh" "${BENCH_KERNEL:-6.12}") || exit 1
+read -r name kver <<<"$(head -n1 <<<"$list")"
+dest=$build/bench/$name
+mkdir -p "$dest"
+rc=0
+if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
+	# the guest reads its settings from the host's build/ (see guest/lib.sh)
+	printf 'BENCH_REPS=%s\nBENCH_CPU_MS=%s\nBENCH_QUICK=%s\n' \
+		"$reps" "$cpu_ms" "$quick" > "$build/bench/guest.conf"
+	VM_OUT=$build/vm/bench-$name CASE_DIR=bench/guest CASES="${BENCH_CASES:-*}" \
+		VM_CPUS=8 VM_TIMEOUT=${VM_TIMEOUT:-14400} \
+		"$root/tests/vm/run-kernel.sh" "$name" "$kver" || rc=1
+	rm -rf "$dest/guest"
+	cp -r "$build/vm/bench-$name/out/bench" "$dest/guest" || exit 1
+	cp "$build/vm/bench-$name/console.log" "$dest/guest/console.log"
+fi
+if [ "${BENCH_SKIP_READER:-0}" != 1 ]; then
+	samples=10000000
+	[ "$quick" = 1 ] && samples=1000000
+	BUILD=$build "$root/bench/reader.sh" "$dest/reader.txt" "$samples" || rc=1
+fi
+cmd="make bench"
+[ -n "${BENCH_KERNEL:-}" ] && cmd+=" BENCH_KERNEL=$BENCH_KERNEL"
+[ "$quick" = 1 ] && cmd="BENCH_QUICK=1 $cmd"
+$py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \
+	--kernel "$name ($kver)" --command "$cmd" \
+	--host-cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" \
+	--doc "$root/docs/benchmarks.md" --png-dir "$root/docs/benchmarks" || rc=1
+exit $rc

@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 3600
+# Benchmark 2: pipe ping-pong (both ends pinned to CPU 0, CPU time of both).
+# (a) two processes while the profiler profiles an unrelated sleeping
+#     process: the cost of the sched_switch probe (tprof) or of perf's
+#     context-switch hooks on everyone else;
+# (b) two threads of one process, profiled at 1 kHz: tprof follows the
+#     threads of one process (not forks), so both ends are threads; the
+#     profiler is pinned to CPU 0 with them.
+. "$(dirname "$0")/lib.sh"
+profs=tprof
+have_perf && profs="tprof perf" || skip "pingpong: perf: perf record does not work here"
+
+# rounds for ~BENCH_CPU_MS of CPU time (from a 2000-round run)
+f=/tmp/pp-cal.$$
+BENCH_RESULT=$f "$BW" pingpong proc 2000
+ns=$(sed -n 's/.*work_cpu_ns=\([0-9]*\).*/\1/p' "$f")
+rounds=$(( BENCH_CPU_MS * 1000000 * 2000 / (ns > 0 ? ns : 1) + 1 ))
+echo "# pingpong: $rounds rounds"
+
+# bg_start PROF: profile an unrelated sleeping process in the background
+bg_pid=
+bg_start() {
+	case $1 in
+	none) bg_pid= ; return ;;
+	tprof) "$TR" -o /tmp/bg.pb.gz -- "$BW" idle 300 > /tmp/bg.log 2>&1 & ;;
+	perf) perf record -e task-clock -c 1000000 -g -o /tmp/bg.data -- \
+		"$BW" idle 300 > /tmp/bg.log 2>&1 & ;;
+	esac
+	bg_pid=$!
+	# until the profiler has started its target
+	for _ in $(seq 100); do
+		pgrep -P "$bg_pid" > /dev/null && break
+		sleep 0.1
+	done
+	sleep 1
+}
+bg_stop() {
+	[ -n "$bg_pid" ] || return 0
+	local kids
+	kids=$(pgrep -P "$bg_pid")
+	kill -INT "$bg_pid" 2> /dev/null
+	for _ in $(seq 100); do kill -0 "$bg_pid" 2> /dev/null || break; sleep 0.1; done
+	# shellcheck disable=SC2086
+	[ -n "$kids" ] && kill $kids 2> /dev/null
+	wait "$bg_pid" 2> /dev/null
+	rm -f /tmp/bg.pb.gz /tmp/bg.data /tmp/bg.log
+	bg_pid=
+}
+
+bad=0
+for rep in $(seq "$BENCH_REPS"); do
+	for p in none $profs; do
+		bg_start "$p"
+		# the run itself is unprofiled: prof= names what runs in the background
+		measure "exp=pp-unrelated mode=proc rep=$rep bg=$p" none 0 -- \
+			"$BW" pingpong proc "$rounds" || bad=$((bad + 1))
+		bg_stop
+	done
+	BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" none 0 -- \
+		"$BW" pingpong thread "$rounds" || bad=$((bad + 1))
+	for p in $profs; do
+		BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" "$p" 1000 -- \
+			"$BW" pingpong thread "$rounds" || bad=$((bad + 1))
+	done
+done
+[ $bad = 0 ] && ok "pingpong: every run completed" || fail "pingpong: $bad runs failed"

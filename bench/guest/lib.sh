@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by bench/guest/NN-*.sh (sourced, in the guest): run one workload
+# unprofiled, under tprof-read or under perf record, and append one line of
+# key=value pairs per run to $BENCH_OUT/results.txt.
+# Settings come from $TPROF_BUILD/bench/guest.conf (written by bench.sh):
+# BENCH_REPS, BENCH_CPU_MS (target CPU time of one spin thread), BENCH_QUICK.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+BW=$TPROF_BUILD/bench/bench-work
+TR=$TPROF_BUILD/tprof-read
+BENCH_OUT=$TPROF_OUT/bench
+mkdir -p "$BENCH_OUT"
+BENCH_REPS=5 BENCH_CPU_MS=1000 BENCH_QUICK=0
+# shellcheck disable=SC1091
+[ -r "$TPROF_BUILD/bench/guest.conf" ] && . "$TPROF_BUILD/bench/guest.conf"
+[ -s "$BENCH_OUT/guest-info" ] || {
+	echo "kernel=$(uname -r)"
+	echo "ncpu=$(nproc)"
+	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+	echo "perf=$(perf --version 2>/dev/null)"
+	echo "clockcheck=$(taskset -c 0 "$BW" clock 500)"
+	echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "default_ring=$(sed -n "s/.*TPROF_DEFAULT_RING_BYTES[[:space:]]*\(.*\)/\1/p" "$TPROF_ROOT"/kmod/*.h | head -n1)"
+} > "$BENCH_OUT/guest-info"
+
+kv() {	# kv FILE KEY: the last KEY=value in FILE
+	sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | tail -n1
+}
+
+# Work units of bench-work spin for about BENCH_CPU_MS of one thread's CPU
+# time in this guest (median of three 100-unit runs, one pinned thread).
+calibrate_units() {
+	local f=/tmp/bench-cal.$$ i ns
+	[ -s "$BENCH_OUT/units" ] && { cat "$BENCH_OUT/units"; return; }
+	for i in 1 2 3; do
+		BENCH_RESULT=$f taskset -c 0 "$BW" spin 1 30 100 || return 1
+	done
+	ns=$(sed -n 's/.*work_cpu_ns=\([0-9]*\).*/\1/p' "$f" | sort -n | sed -n 2p)
+	rm -f "$f"
+	echo $(( BENCH_CPU_MS * 1000000 * 100 / (ns > 0 ? ns : 1) + 1 )) | tee "$BENCH_OUT/units"
+}
+
+# measure TAGS PROF HZ [PROFILER-ARGS...] -- WORKLOAD...
+#   PROF: none | tprof | perf. TAGS: key=value pairs that identify the run.
+#   "@D@" in a profiler argument is the run's scratch folder (--save-raw @D@/raw).
+# Appends "TAGS prof=PROF hz=HZ work_cpu_ns=... tree_cpu_ns=... ..." to
+# results.txt; tree is the profiler and the workload together.
+measure() {
+	local tags=$1 prof=$2 hz=$3 d res line extra=() rc
+	shift 3
+	d=$(mktemp -d /tmp/bench.XXXXXX)
+	# @D@ in a profiler argument is this run's scratch folder
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do extra+=("${1//@D@/$d}"); shift; done
+	shift
+	res=$d/res
+	export BENCH_RESULT=$res
+	# BENCH_PIN=CPUS: the profiler and the workload share these CPUs, so
+	# the reader's work displaces the workload instead of running on
+	# another vCPU (which, under single-threaded TCG, would inflate the
+	# workload's CPU time while it waits for its turn on the host thread).
+	local pin=()
+	[ -n "${BENCH_PIN:-}" ] && pin=(taskset -c "$BENCH_PIN")
+	case $prof in
+	none) "$BW" run "$res" -- "${pin[@]}" "$@" > "$d/out" 2>&1 ;;
+	tprof) "$BW" run "$res" -- "${pin[@]}" "$TR" -F "$hz" --report "${extra[@]}" \
+		-o "$d/p.pb.gz" -- "$@" > "$d/out" 2>&1 ;;
+	perf) "$BW" run "$res" -- "${pin[@]}" perf record -e task-clock \
+		-c $((1000000000 / hz)) -g "${extra[@]}" -o "$d/perf.data" -- "$@" \
+		> "$d/out" 2>&1 ;;
+	esac
+	rc=$?
+	unset BENCH_RESULT
+	line="$tags prof=$prof hz=$hz pin=${BENCH_PIN:-no} $(tr '\n' ' ' < "$res" 2>/dev/null)"
+	case $prof in
+	tprof)
+		# "total: N samples, X sampled, M lost (Y)"
+		line+=" samples=$(sed -n 's/^total: \([0-9]*\) samples.*/\1/p' "$d/out")"
+		line+=" lost=$(sed -n 's/^total: .*, \([0-9]*\) lost.*/\1/p' "$d/out")"
+		[ -s "$d/raw" ] && line+=" $("$BW" rawstats "$d/raw")"
+		;;
+	perf)
+		# "[ perf record: Captured and wrote X MB F (N samples) ]"
+		line+=" samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$d/out")"
+		line+=" lost=$(sed -n 's/.* and lost \([0-9]*\) chunks.*/\1/p' "$d/out" | tail -n1)"
+		;;
+	esac
+	[ "$rc" = 0 ] || { line+=" failed=$rc"; sed 's/^/#   /' "$d/out" | tail -n 5; }
+	# the profiler's own output (tprof-read --report table, perf's summary)
+	mkdir -p "$BENCH_OUT/logs"
+	{ echo "== $line"; tail -n 40 "$d/out"; } >> "$BENCH_OUT/logs/$prof.log"
+	echo "$line" | tr -s ' ' >> "$BENCH_OUT/results.txt"
+	echo "# $line"
+	rm -rf "$d"
+	return "$rc"
+}
+
+have_perf() { command -v perf > /dev/null && perf record -e task-clock -o /dev/null -- true > /dev/null 2>&1; }

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-work: workloads and helpers for `make bench` (the bench/guest scripts).
+ * Every workload appends one line of key=value pairs to $BENCH_RESULT (or
+ * stderr) with its own CPU time as the kernel accounted it (getrusage), so
+ * the guest's emulated wall clock is never the only measure:
+ *
+ *   bench-work spin THREADS DEPTH UNITS   THREADS threads, each recursing
+ *       DEPTH frames deep (frame pointers) and burning UNITS fixed work
+ *       units there: fixed work, so profiling overhead shows as extra time.
+ *   bench-work pingpong proc|thread ROUNDS  1-byte pipe ping-pong between
+ *       two processes (fork) or two threads of one process, both pinned to
+ *       CPU 0 so the cost is the context switch itself.
+ *   bench-work idle SECONDS                sleep (an unrelated profiled target)
+ *   bench-work clock MS                    spin MS ms of CLOCK_MONOTONIC and
+ *       print the thread's CPU time against it (the guest's clocks agree?)
+ *   bench-work run FILE -- CMD...          run CMD, append its tree's rusage
+ *       (CMD and every child it waited for) and wall time to FILE.
+ *   bench-work rawstats FILE               STATS of a tprof-read --save-raw
+ *       stream, and SAMPLE count and mean user frames, as key=value.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uapi/tprof.h"
+
+#define UREC_STATS	0xF003	/* userspace/records.h TPROF_UREC_STATS */
+
+static volatile uint64_t sink;
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ULL + tv.tv_usec * 1000ULL;
+}
+
+static uint64_t ru_ns(const struct rusage *ru)
+{
+	return tv_ns(ru->ru_utime) + tv_ns(ru->ru_stime);
+}
+
+static void result(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void result(const char *fmt, ...)
+{
+	const char *path = getenv("BENCH_RESULT");
+	FILE *f = path && *path ? fopen(path, "a") : NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(f ? f : stderr, fmt, ap);
+	va_end(ap);
+	if (f)
+		fclose(f);
+}
+
+/* ---- spin: fixed work at a fixed stack depth ---- */
+
+static __attribute__((noinline)) uint64_t burn_unit(uint64_t x)
+{
+	for (int i = 0; i < 100000; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return x;
+}
+
+static __attribute__((noinline)) uint64_t deep(int depth, uint64_t units)
+{
+	uint64_t x = units;
+
+	if (depth > 1) {
+		x = deep(depth - 1, units);
+	} else {
+		for (uint64_t u = 0; u < units; u++)
+			x ^= burn_unit(x + u);
+	}
+	/* not a tail call: every level keeps its frame */
+	__asm__ volatile("" : "+r"(x) : : "memory");
+	return x + 1;
+}
+
+struct spin_arg {
+	int depth;
+	uint64_t units;
+};
+
+static void *spin_thread(void *p)
+{
+	struct spin_arg *a = p;
+
+	/* the thread's entry and start_thread/clone are ~3 frames */
+	sink += deep(a->depth > 3 ? a->depth - 3 : 1, a->units);
+	return NULL;
+}
+
+static int spin(int threads, int depth, uint64_t units)
+{
+	pthread_t *t = calloc(threads, sizeof(*t));
+	struct spin_arg a = { depth, units };
+	uint64_t w0 = now_ns(CLOCK_MONOTONIC), w1;
+	struct rusage ru;
+	int i;
+
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&t[i], NULL, spin_thread, &a))
+			return 1;
+	for (i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	w1 = now_ns(CLOCK_MONOTONIC);
+	getrusage(RUSAGE_SELF, &ru);
+	result("work_cpu_ns=%llu work_wall_ns=%llu\n",
+	       (unsigned long long)ru_ns(&ru), (unsigned long long)(w1 - w0));
+	free(t);
+	return 0;
+}
+
+/* ---- pingpong ---- */
+
+static void pin0(void)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	sched_setaffinity(0, sizeof(s), &s);
+}
+
+struct pp {
+	int rd, wr;
+	long rounds;
+};
+
+static void *pong(void *p)
+{
+	struct pp *a = p;
+	char c;
+
+	pin0();
+	for (long i = 0; i < a->rounds; i++)
+		if (read(a->rd, &c, 1) != 1 || write(a->wr, &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+static int pingpong(const char *mode, long rounds)
+{
+	int ab[2], ba[2];
+	struct pp other;
+	uint64_t w0, w1, cpu;
+	struct rusage ru, ruc;
+	pthread_t th;
+	pid_t pid = 0;
+	char c = 'x';
+	bool proc = !strcmp(mode, "proc");
+
+	if (pipe(ab) || pipe(ba))
+		return 1;
+	other = (struct pp){ ab[0], ba[1], rounds };
+	pin0();
+	w0 = now_ns(CLOCK_MONOTONIC);
+	if (proc) {
+		pid = fork();
+		if (pid == 0) {
+			pong(&other);
+			_exit(0);
+		}
+	} else if (pthread_create(&th, NULL, pong, &other)) {
+		return 1;
+	}
+	for (long i = 0; i < rounds; i++)
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			return 1;
+	if (proc)
+		waitpid(pid, NULL, 0);
+	else
+		pthread_join(th, NULL);
+	w1 = now_ns(CLOCK_MONOTONIC);
+	getrusage(RUSAGE_SELF, &ru);
+	cpu = ru_ns(&ru);
+	if (proc) {
+		getrusage(RUSAGE_CHILDREN, &ruc);
+		cpu += ru_ns(&ruc);
+	}
+	result("work_cpu_ns=%llu work_wall_ns=%llu rounds=%ld\n",
+	       (unsigned long long)cpu, (unsigned long long)(w1 - w0), rounds);
+	return 0;
+}
+
+/* ---- run: the rusage of a whole command tree ---- */
+
+static int run(const char *file, char **argv)
+{
+	uint64_t w0 = now_ns(CLOCK_MONOTONIC), w1;
+	struct rusage ru;
+	int st = 0;
+	pid_t pid;
+	FILE *f;
+
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (wait4(pid, &st, 0, &ru) < 0)
+		return 1;
+	w1 = now_ns(CLOCK_MONOTONIC);
+	f = fopen(file, "a");
+	if (!f)
+		return 1;
+	fprintf(f, "tree_cpu_ns=%llu tree_wall_ns=%llu maxrss_kb=%ld rc=%d\n",
+		(unsigned long long)ru_ns(&ru), (unsigned long long)(w1 - w0),
+		ru.ru_maxrss,
+		WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	fclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* ---- rawstats ---- */
+
+static int rawstats(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct tprof_rec_hdr h;
+	struct tprof_ioc_stats st = { 0 };
+	unsigned long long samples = 0, frames = 0, lost_recs = 0;
+	int have = 0;
+	static unsigned char buf[1 << 16];
+
+	if (!f)
+		return 1;
+	while (fread(&h, sizeof(h), 1, f) == 1) {
+		size_t rest;
+
+		if (h.size < sizeof(h) || h.size % 8)
+			break;
+		rest = h.size - sizeof(h);
+		if (h.type == TPROF_REC_SAMPLE && rest <= sizeof(buf)) {
+			struct tprof_rec_sample s;
+
+			if (fread(buf, rest, 1, f) != 1)
+				break;
+			memcpy((char *)&s + sizeof(h), buf, sizeof(s) - sizeof(h));
+			samples++;
+			frames += s.nr_user;
+		} else if (h.type == UREC_STATS && rest >= sizeof(st)) {
+			if (fread(&st, sizeof(st), 1, f) != 1)
+				break;
+			fseek(f, rest - sizeof(st), SEEK_CUR);
+			have = 1;
+		} else {
+			if (h.type == TPROF_REC_LOST)
+				lost_recs++;
+			fseek(f, rest, SEEK_CUR);
+		}
+	}
+	fclose(f);
+	printf("records_samples=%llu mean_user_frames=%.1f lost_records_seen=%llu",
+	       samples, samples ? (double)frames / samples : 0.0, lost_recs);
+	if (have)
+		printf(" samples=%llu lost_samples=%llu lost_records=%llu "
+		       "user_stack_truncated=%llu sample_path_ns=%llu "
+		       "sample_path_calls=%llu late_timer_periods=%llu on_cpu_ns=%llu",
+		       (unsigned long long)st.samples,
+		       (unsigned long long)st.lost_samples,
+		       (unsigned long long)st.lost_records,
+		       (unsigned long long)st.user_stack_truncated,
+		       (unsigned long long)st.sample_path_ns,
+		       (unsigned long long)st.sample_path_calls,
+		       (unsigned long long)st.late_timer_periods,
+		       (unsigned long long)st.on_cpu_ns);
+	printf("\n");
+	return have ? 0 : 1;
+}
+
+static int clockcheck(int ms)
+{
+	uint64_t m0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t m1, c1;
+	struct rusage ru;
+
+	do {
+		sink += burn_unit(sink);
+		m1 = now_ns(CLOCK_MONOTONIC);
+	} while (m1 - m0 < (uint64_t)ms * 1000000ULL);
+	c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("clock_mono_ns=%llu clock_thread_cpu_ns=%llu clock_rusage_ns=%llu\n",
+	       (unsigned long long)(m1 - m0), (unsigned long long)(c1 - c0),
+	       (unsigned long long)ru_ns(&ru));
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: bench-work spin THREADS DEPTH UNITS | pingpong proc|thread ROUNDS |\n"
+		"       idle SECONDS | clock MS | run FILE -- CMD... | rawstats FILE\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "spin"))
+		return spin(atoi(argv[2]), atoi(argv[3]), strtoull(argv[4], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "pingpong"))
+		return pingpong(argv[2], atol(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "clock"))
+		return clockcheck(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "idle")) {
+		sleep(atoi(argv[2]));
+		return 0;
+	}
+	if (argc >= 5 && !strcmp(argv[1], "run") && !strcmp(argv[3], "--"))
+		return run(argv[2], argv + 4);
+	if (argc == 3 && !strcmp(argv[1], "rawstats"))
+		return rawstats(argv[2]);
+	return usage();
+}
