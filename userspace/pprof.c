@@ -57,7 +57,11 @@ struct builder {
 
 static int64_t str(struct builder *b, const char *s)
 {
-	uint64_t h = hash_bytes(s, strlen(s), 0);
+	uint64_t h;
+
+	if (!s)
+		s = "";
+	h = hash_bytes(s, strlen(s), 0);
 	struct hiter it = { 0 };
 	uint32_t item;
 

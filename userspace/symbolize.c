@@ -456,7 +456,7 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 		if (!symname && n == 0 && in_plt(f, vaddr))
 			symname = "[plt]";	/* stubs have no symbols */
 		if (!symname)
-			return n;
+			return 0;	/* a line but no function: not useful */
 		if (n == 0) {
 			memset(&frames[0], 0, sizeof(frames[0]));
 			frames[0].file = "";
