@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -54,12 +55,21 @@ func coldPath(w *worker) uint64 {
 	return Sum(xs)
 }
 
-func burn(id int, d time.Duration, wg *sync.WaitGroup) {
+// cpuTime is the process's CPU time: the work is measured in CPU, not wall
+// time, so a slow or jumpy clock (emulated guests) does not change it.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func burn(id int, budget time.Duration, wg *sync.WaitGroup) {
 	defer wg.Done()
 	w := &worker{seed: uint64(id) + 1}
-	end := time.Now().Add(d)
 	var acc uint64
-	for time.Now().Before(end) {
+	for cpuTime() < budget {
 		acc += w.hotLoop(20000)
 		acc += coldPath(w)
 	}
@@ -68,7 +78,7 @@ func burn(id int, d time.Duration, wg *sync.WaitGroup) {
 
 func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a runtime/pprof CPU profile")
-	seconds := flag.Float64("s", 1, "seconds of work per goroutine")
+	seconds := flag.Float64("s", 1, "seconds of CPU per goroutine")
 	goroutines := flag.Int("g", 2, "goroutines")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -85,9 +95,10 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	var wg sync.WaitGroup
+	budget := cpuTime() + time.Duration(*seconds*float64(*goroutines)*float64(time.Second))
 	for i := 0; i < *goroutines; i++ {
 		wg.Add(1)
-		go burn(i, time.Duration(*seconds*float64(time.Second)), &wg)
+		go burn(i, budget, &wg)
 	}
 	wg.Wait()
 	fmt.Println(sink & 1)
