@@ -110,6 +110,41 @@ if [ $have_go = 1 ]; then
 	if [ "$t" = hot_leaf ]; then ok "attach: hot_leaf on top"; else fail "attach: hot_leaf on top (got '$t')"; fi
 fi
 
+# ---- kernel stacks, symbolized from /proc/kallsyms ----
+if "$TR" --kernel-stacks -o kern.pb.gz -- dd if=/dev/zero of=/dev/null bs=1 count=300000 2>kern.err; then
+	ok "kernel stacks: --kernel-stacks launch exits 0"
+else fail "kernel stacks: launch"; sed 's/^/    /' kern.err | head; fi
+if [ $have_go = 1 ]; then
+	raw=$(go tool pprof -raw -symbolize=none kern.pb.gz 2>/dev/null)
+	kmap=$(echo "$raw" | sed -n 's/^\([0-9]*\): 0xffff800000000000.*\[kernel\].*/\1/p')
+	if [ -n "$kmap" ] && echo "$raw" | grep -qE "^ +[0-9]+: 0xffff[0-9a-f]+ M=$kmap [a-z_]"; then
+		ok "kernel stacks: [kernel] mapping with kallsyms names ($(echo "$raw" | grep -oE "M=$kmap [a-z_0-9]+" | head -1))"
+	else fail "kernel stacks: [kernel] mapping with kallsyms names"; echo "$raw" | sed -n '/^Mappings/,$p' | sed 's/^/    /'; fi
+fi
+
+# ---- per-thread period ----
+"$PROG" -t 1 -s 2 > /dev/null &
+pid=$!
+sleep 0.3
+wtid=$(ls /proc/$pid/task | grep -vx "$pid" | head -n1)
+if [ -n "$wtid" ] && "$TR" -p $pid -d 0.5 --thread-period "$wtid=250us" -o tp.pb.gz 2>tp.err; then
+	ok "--thread-period $wtid=250us accepted"
+	if [ $have_go = 1 ]; then
+		if go tool pprof -raw tp.pb.gz 2>/dev/null | grep -A1 'period:\[250000 nanoseconds\]' | grep -q "tid:\[$wtid\]"; then
+			ok "--thread-period: tid $wtid sampled with period 250us"
+		else fail "--thread-period: tid $wtid sampled with period 250us"; go tool pprof -raw tp.pb.gz 2>&1 | grep -B1 -A1 'period:' | head -12 | sed 's/^/    /'; fi
+	fi
+else fail "--thread-period ($wtid)"; sed 's/^/    /' tp.err | head; fi
+kill $pid 2>/dev/null; wait $pid 2>/dev/null
+
+# ---- exec: the profile follows into the new program ----
+if "$TR" -o exec.pb.gz -- sh -c 'exec "$0" -s 0.3' "$PROG" > /dev/null 2>exec.err && [ $have_go = 1 ]; then
+	file=$(go tool pprof -top exec.pb.gz 2>/dev/null | sed -n 's/^File: //p')
+	t=$(top_fn exec.pb.gz)
+	if [ "$file" = inlines ] && [ "$t" = hot_leaf ]; then ok "exec: profile follows sh -> exec inlines (File: inlines, hot_leaf on top)"
+	else fail "exec: File: $file, top $t"; fi
+elif [ $have_go = 1 ]; then fail "exec: launch of sh -c exec"; sed 's/^/    /' exec.err | head; fi
+
 # ---- attach with -d until exit ----
 "$PROG" -s 0.5 > /dev/null &
 pid=$!
