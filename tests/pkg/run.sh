@@ -1,0 +1,342 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host-side packaging tests (`sudo make pkg-test`): DKMS builds tprof.ko for
+# each kernel of tests/kernels; `make deb` builds the .debs; `apt install` of
+# them builds and installs the module for every installed kernel; purge, and
+# `make install` + `make uninstall`, leave no trace. Never loads a module.
+# Needs root and a host with no tprof installed; leaves it as it found it.
+#   run.sh [dkms] [deb] [apt] [make]      (default: all four, in this order)
+# Environment: BUILD (build), DEB_OUT ($BUILD/deb).
+# Prints ok/not ok/skip lines and "N passed, M failed"; exits 1 on a failure.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+BUILD=${BUILD:-build}
+DEB_OUT=${DEB_OUT:-$BUILD/deb}
+sections=${*:-dkms deb apt make}
+log=$BUILD/pkg-test
+mkdir -p "$log"
+log=$(cd "$log" && pwd)
+pass=0 fail=0
+
+ok() { echo "ok - $*"; pass=$((pass + 1)); }
+not_ok() { echo "not ok - $*"; fail=$((fail + 1)); }
+skip() { echo "skip - $*"; }
+# check WHAT CMD...: one result line from a command's status; its output goes
+# to the log, and is shown when it fails.
+check() {
+	local what=$1 out
+	shift
+	out=$("$@" 2>&1)
+	local rc=$?
+	printf '## %s\n%s\n' "$what" "$out" >>"$log/checks.log"
+	if [ $rc = 0 ]; then
+		ok "$what"
+	else
+		not_ok "$what"
+		printf '%s\n' "$out" | tail -n 20 | sed 's/^/#   /'
+	fi
+	return $rc
+}
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+}
+# `make` with packaging/install.mk, whether or not the Makefile includes it.
+mk() {
+	if grep -q 'packaging/install\.mk' Makefile; then
+		make --no-print-directory "$@"
+	else
+		make --no-print-directory -f Makefile -f packaging/install.mk "$@"
+	fi
+}
+
+# logged LOG CMD...: run CMD with its output in LOG; on failure show its tail.
+logged() {
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 || { local rc=$?; tail -n 30 "$log"; return $rc; }
+}
+apt_get() {
+	DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=600 "$@"
+}
+
+ver=$(packaging/version.sh)
+# Kernels with headers: what "every installed kernel" means to DKMS.
+hdr_kernels() {
+	local d
+	for d in /lib/modules/*/build/Makefile; do
+		[ -f "$d" ] || continue
+		d=${d%/build/Makefile}
+		echo "${d##*/}"
+	done
+}
+
+# ---- preconditions --------------------------------------------------------
+if [ "$(id -u)" != 0 ]; then
+	not_ok "pkg-test runs as root (sudo make pkg-test)"
+	finish
+fi
+missing=
+for t in dkms dpkg-buildpackage dh_dkms apt-get modinfo; do
+	command -v $t >/dev/null || missing="$missing $t"
+done
+if [ -n "$missing" ]; then
+	not_ok "tools present: missing$missing (apt-get install dkms dh-dkms debhelper)"
+	finish
+fi
+dirty() {
+	local f
+	dpkg-query -W -f='${Status}\n' tprof-dkms tprof-tools 2>/dev/null |
+		grep -q ' installed' && echo "tprof packages installed"
+	for f in /usr/src/tprof-* /var/lib/dkms/tprof \
+		 /lib/modules/*/updates/dkms/tprof.ko* \
+		 /lib/udev/rules.d/60-tprof.rules /etc/udev/rules.d/60-tprof.rules \
+		 /usr/lib/modules-load.d/tprof.conf /etc/modules-load.d/tprof.conf \
+		 /usr/bin/tprof-read /usr/local/bin/tprof-read \
+		 /usr/share/man/man1/tprof-read.1.gz \
+		 /usr/local/share/man/man1/tprof-read.1; do
+		[ -e "$f" ] && echo "$f"
+	done
+	getent group tprof >/dev/null && echo "group tprof"
+	grep -l 'updates/dkms/tprof\.ko' /lib/modules/*/modules.dep 2>/dev/null
+	return 0
+}
+left=$(dirty)
+if [ -n "$left" ]; then
+	not_ok "host has no tprof installed before the tests: found $(echo $left)"
+	finish
+fi
+ok "host has no tprof installed before the tests"
+
+# DKMS signs modules with /var/lib/dkms/mok.key, which it creates on first
+# use; a key this run creates goes again at the end.
+mok_before=0
+[ -e /var/lib/dkms/mok.key ] && mok_before=1
+cleanup() {
+	if dpkg-query -W -f='${Status}\n' tprof-dkms tprof-tools 2>/dev/null |
+	   grep -q ' installed'; then
+		apt-get purge -y -q tprof-dkms tprof-tools >>"$log/cleanup.log" 2>&1
+	fi
+	[ -e /var/lib/dkms/tprof ] || compgen -G '/usr/src/tprof-*' >/dev/null &&
+		packaging/uninstall.sh >>"$log/cleanup.log" 2>&1
+	if [ $mok_before = 0 ]; then
+		rm -f /var/lib/dkms/mok.key /var/lib/dkms/mok.pub
+	fi
+	rm -rf "$tmp"
+}
+tmp=$(mktemp -d /tmp/tprof-pkg-test.XXXXXX)
+trap cleanup EXIT
+
+# no_trace WHAT: nothing of tprof is left on the host.
+no_trace() {
+	local left
+	left=$(dirty)
+	if [ -z "$left" ]; then
+		ok "$1 leaves no trace"
+	else
+		not_ok "$1 leaves no trace: left $(echo $left)"
+	fi
+}
+
+# installed_for_all WHAT: DKMS built and installed tprof.ko for each kernel
+# with headers, depmod knows it, and its vermagic names that kernel.
+installed_for_all() {
+	local k st f vm n=0 bad=
+	for k in $(hdr_kernels); do
+		n=$((n + 1))
+		st=$(dkms status -m tprof -v "$ver" -k "$k" 2>&1)
+		f=$(ls /lib/modules/"$k"/updates/dkms/tprof.ko* 2>/dev/null | head -n1)
+		vm=$( [ -n "$f" ] && modinfo -F vermagic "$f" 2>/dev/null)
+		if [[ "$st" != *": installed"* ]]; then
+			bad="$bad $k(dkms status: ${st:-nothing})"
+		elif [ -z "$f" ]; then
+			bad="$bad $k(no updates/dkms/tprof.ko)"
+		elif [[ "$vm" != "$k "* ]]; then
+			bad="$bad $k(vermagic '$vm')"
+		elif ! grep -q '^updates/dkms/tprof\.ko' "/lib/modules/$k/modules.dep"; then
+			bad="$bad $k(not in modules.dep)"
+		fi
+	done
+	if [ $n = 0 ]; then
+		not_ok "$1: no kernel headers installed (make kernels)"
+	elif [ -z "$bad" ]; then
+		ok "$1: dkms status shows tprof $ver installed for all $n kernels with headers"
+	else
+		not_ok "$1: tprof $ver not installed for:$bad"
+		dkms status 2>&1 | sed 's/^/#   /'
+	fi
+}
+
+# ---- dkms: `dkms build` of the module against each kernel's headers --------
+# A private DKMS tree (--dkmstree/--sourcetree), so nothing is registered.
+sec_dkms() {
+	local kernels name kver src dt rc ko vm
+	if ! kernels=$(tests/vm/kernels.sh 2>"$tmp/kernels.err"); then
+		not_ok "tests/vm/kernels.sh lists the kernels: $(cat "$tmp/kernels.err")"
+		return
+	fi
+	src=$tmp/src dt=$tmp/dkms
+	mkdir -p "$src" "$dt"
+	packaging/dkms-source.sh "$src/tprof-$ver"
+	check "dkms add tprof/$ver (private tree)" \
+		dkms add -m tprof -v "$ver" --sourcetree "$src" --dkmstree "$dt" || return
+	while read -r name kver; do
+		rc=0
+		dkms build -m tprof -v "$ver" -k "$kver" --sourcetree "$src" \
+			--dkmstree "$dt" >"$log/dkms-build-$name.log" 2>&1 || rc=$?
+		ko=$(ls "$dt/tprof/$ver/$kver"/*/module/tprof.ko* 2>/dev/null | head -n1)
+		vm=$( [ -n "$ko" ] && modinfo -F vermagic "$ko")
+		if [ $rc = 0 ] && [ -n "$ko" ] && [[ "$vm" == "$kver "* ]]; then
+			ok "dkms build for $name ($kver): ${ko##*/}, vermagic $kver"
+		else
+			not_ok "dkms build for $name ($kver): rc=$rc module=${ko:-none} vermagic='$vm'"
+			tail -n 30 "$dt/tprof/$ver/build/make.log" "$log/dkms-build-$name.log" \
+				2>/dev/null | sed 's/^/#   /'
+			continue
+		fi
+		# dkms signs with its MOK when the kernel ships sign-file (Secure Boot).
+		if grep -q '^Signing module' "$log/dkms-build-$name.log"; then
+			check "module for $name is signed with DKMS's MOK (/var/lib/dkms/mok.pub)" \
+				test -n "$(modinfo -F signer "$ko")"
+		fi
+	done <<<"$kernels"
+	# The floor: a kernel below 6.1 is excluded (exit 77), not attempted.
+	kver=$(head -n1 <<<"$kernels" | cut -d' ' -f2)
+	rc=0
+	dkms build -m tprof -v "$ver" -k 5.10.0-99-amd64 \
+		--kernelsourcedir "/lib/modules/$kver/build" --sourcetree "$src" \
+		--dkmstree "$dt" >"$log/dkms-build-5.10.log" 2>&1 || rc=$?
+	if [ $rc = 77 ]; then
+		ok "dkms.conf excludes Linux 5.10 (BUILD_EXCLUSIVE_KERNEL, exit 77)"
+	else
+		not_ok "dkms.conf excludes Linux 5.10: dkms build exited $rc, not 77"
+	fi
+	dkms remove -m tprof -v "$ver" --all --sourcetree "$src" --dkmstree "$dt" \
+		>/dev/null 2>&1
+}
+
+# ---- deb: `make deb` and the packages' contents ---------------------------
+# deb_has DEB FILE...: the package contains each FILE.
+deb_has() {
+	local deb=$1 c f
+	shift
+	c=$(dpkg-deb -c "$deb" | awk '{print $6}') || return
+	for f; do
+		grep -qxF "$f" <<<"$c" || { echo "$deb: missing $f"; return 1; }
+	done
+}
+# deb_no_objects DEB: no build products.
+deb_no_objects() {
+	! dpkg-deb -c "$1" | awk '{print $6}' |
+		grep -E '\.(o|ko|ko\.xz|mod|cmd|mod\.c)$|/Makefile$|modules\.order$|Module\.symvers$'
+}
+deb_udev_rule() {
+	dpkg-deb --fsys-tarfile "$1" | tar -xOf - ./lib/udev/rules.d/60-tprof.rules |
+		grep -qxF 'KERNEL=="tprof", GROUP="tprof", MODE="0660"'
+}
+deb_depends_on() {
+	local d
+	d=$(dpkg-deb -f "$1" Depends)
+	shift
+	for p; do
+		grep -qE "(^|, )$p( |,|$)" <<<"$d" || { echo "Depends: $d"; return 1; }
+	done
+}
+man_clean() {
+	local w
+	w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l docs/tprof-read.1 2>&1 >/dev/null)
+	[ -z "$w" ] || { echo "$w"; return 1; }
+}
+sec_deb() {
+	local dkms_deb tools_deb src=./usr/src/tprof-$ver
+	check "make deb builds the packages (log: $log/make-deb.log)" \
+		logged "$log/make-deb.log" mk deb BUILD="$BUILD" DEB_OUT="$DEB_OUT" || return
+	dkms_deb=$(ls "$DEB_OUT"/tprof-dkms_"$ver"_all.deb 2>/dev/null)
+	tools_deb=$(ls "$DEB_OUT"/tprof-tools_"$ver"_amd64.deb 2>/dev/null)
+	check "tprof-dkms and tprof-tools $ver .debs exist in $DEB_OUT" \
+		test -f "$dkms_deb" -a -f "$tools_deb" || return
+	check "tprof-dkms ships the DKMS source, udev rule and modules-load.d entry" \
+		deb_has "$dkms_deb" $src/dkms.conf $src/Kbuild $src/kmod/uapi/tprof.h \
+		$src/kmod/main.c ./lib/udev/rules.d/60-tprof.rules \
+		./usr/lib/modules-load.d/tprof.conf
+	check "tprof-dkms ships no build products" deb_no_objects "$dkms_deb"
+	check "tprof-dkms's udev rule is KERNEL==\"tprof\", GROUP=\"tprof\", MODE=\"0660\"" \
+		deb_udev_rule "$dkms_deb"
+	check "tprof-dkms depends on dkms and adduser" \
+		deb_depends_on "$dkms_deb" dkms adduser
+	check "tprof-tools ships tprof-read and its man page" \
+		deb_has "$tools_deb" ./usr/bin/tprof-read ./usr/share/man/man1/tprof-read.1.gz
+	check "tprof-read(1) formats without warnings" man_clean
+	if command -v lintian >/dev/null; then
+		check "lintian finds no errors in the .debs" \
+			lintian --fail-on error "$dkms_deb" "$tools_deb"
+	else
+		skip "lintian: not installed"
+	fi
+}
+
+system_group() {
+	local g
+	g=$(getent group "$1") || { echo "no group $1"; return 1; }
+	[ "$(cut -d: -f3 <<<"$g")" -lt 1000 ] || { echo "$g: not a system group"; return 1; }
+}
+files_exist() {
+	local f
+	for f; do
+		[ -e "$f" ] || { echo "missing $f"; return 1; }
+	done
+}
+
+# ---- apt: install the .debs, DKMS builds for every kernel, purge ---------
+sec_apt() {
+	local debs
+	debs=$(ls "$DEB_OUT"/tprof-dkms_"$ver"*.deb "$DEB_OUT"/tprof-tools_"$ver"*.deb 2>/dev/null)
+	if [ "$(wc -w <<<"$debs")" != 2 ]; then
+		not_ok "apt install: the two .debs are in $DEB_OUT (run the deb section)"
+		return
+	fi
+	# ./ paths: apt reads them as files, not package names.
+	debs=$(for d in $debs; do case $d in /*) echo "$d" ;; *) echo "./$d" ;; esac; done)
+	check "apt install ./tprof-dkms*.deb ./tprof-tools*.deb (log: $log/apt-install.log)" \
+		logged "$log/apt-install.log" apt_get install --no-install-recommends $debs
+	installed_for_all "apt install"
+	check "group tprof exists, a system group" system_group tprof
+	check "udev rule and modules-load.d entry installed" \
+		files_exist /lib/udev/rules.d/60-tprof.rules /usr/lib/modules-load.d/tprof.conf
+	check "/usr/bin/tprof-read --version runs" /usr/bin/tprof-read --version
+	check "man -w tprof-read finds the man page" man -w tprof-read
+	check "the module was not loaded by the installation" test ! -d /sys/module/tprof
+	# Reinstalling (what an upgrade does) rebuilds for every kernel.
+	check "apt reinstall of tprof-dkms (log: $log/apt-reinstall.log)" \
+		logged "$log/apt-reinstall.log" apt_get install --reinstall "$(head -n1 <<<"$debs")"
+	installed_for_all "apt reinstall"
+	check "apt purge tprof-dkms tprof-tools (log: $log/apt-purge.log)" \
+		logged "$log/apt-purge.log" apt_get purge tprof-dkms tprof-tools
+	no_trace "apt purge"
+}
+
+# ---- make: `make install` and `make uninstall` ----------------------------
+sec_make() {
+	check "make install (log: $log/make-install.log)" \
+		logged "$log/make-install.log" mk install BUILD="$BUILD"
+	installed_for_all "make install"
+	check "make install: tprof-read, man page, udev rule, modules-load.d entry" \
+		files_exist /usr/local/bin/tprof-read /usr/local/share/man/man1/tprof-read.1 \
+		/etc/udev/rules.d/60-tprof.rules /etc/modules-load.d/tprof.conf
+	check "make install: group tprof exists, a system group" system_group tprof
+	check "make install again, over itself (log: $log/make-install2.log)" \
+		logged "$log/make-install2.log" mk install BUILD="$BUILD"
+	check "make uninstall (log: $log/make-uninstall.log)" \
+		logged "$log/make-uninstall.log" mk uninstall
+	no_trace "make uninstall"
+}
+
+for s in $sections; do
+	case $s in
+	dkms|deb|apt|make) echo "# $s"; "sec_$s" ;;
+	*) not_ok "unknown section '$s' (dkms deb apt make)" ;;
+	esac
+done
+finish
