@@ -481,7 +481,8 @@ static void progress(struct run *r, uint64_t start, bool final)
 	static bool shown;
 	uint64_t lost;
 
-	if (!isatty(STDERR_FILENO) || tprof_verbose)
+	/* not in launch mode: the command may be writing to the terminal */
+	if (!isatty(STDERR_FILENO) || tprof_verbose || env.argv)
 		return;
 	if (final) {
 		if (shown)

@@ -93,7 +93,9 @@ if [ $have_go = 1 ]; then
 fi
 
 # ---- attach mode + SIGINT ----
-"$PROG" -t 1 -s 3 > /dev/null &
+# (budgets are large and the target is killed: under TCG the guest's CPU
+# clocks can jump by seconds, so CPU-time budgets end unpredictably early)
+"$PROG" -t 1 -s 1000 > /dev/null &
 pid=$!
 sleep 0.2
 "$TR" -p $pid -o attach.pb.gz --report 2> attach.txt &
@@ -123,7 +125,7 @@ if [ $have_go = 1 ]; then
 fi
 
 # ---- per-thread period ----
-"$PROG" -t 1 -s 2 > /dev/null &
+"$PROG" -t 1 -s 1000 > /dev/null &
 pid=$!
 sleep 0.3
 wtid=$(ls /proc/$pid/task | grep -vx "$pid" | head -n1)

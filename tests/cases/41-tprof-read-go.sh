@@ -40,7 +40,7 @@ if go tool pprof -traces go.pb.gz 2>/dev/null | grep -A2 'main.mix' | grep -q 'h
 	ok "launch: inline chain main.mix <- main.(*worker).hotLoop in -traces"
 else skip "launch: inline chain: no sample landed in main.mix (TCG samples at block boundaries)"; fi
 
-"$GP" -s 3 -g 4 > /dev/null &
+"$GP" -s 1000 -g 4 > /dev/null &	# killed below
 pid=$!
 sleep 0.3
 if "$TR" -p $pid -d 1 -o attach.pb.gz 2>attach.err; then ok "attach: -d 1 on the Go program"
