@@ -195,7 +195,13 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 	    !READ_ONCE(c->sess->active))
 		return HRTIMER_NORESTART;
 	cpu = tprof_thread_cpu(c, tprof_runtime_now(current));
-	tprof_maybe_sample(c, get_irq_regs(), cpu);
+	/*
+	 * With a reschedule pending, the scheduler may end this slice at the
+	 * (older) rq clock of the wakeup (rq_clock_skip_update()): leave the
+	 * sample to the imminent switch-out, which sees the exact runtime.
+	 */
+	if (!test_tsk_need_resched(current))
+		tprof_maybe_sample(c, get_irq_regs(), cpu);
 	if (t->next_point > cpu)
 		rem = t->next_point - cpu;
 	hrtimer_set_expires(timer, ktime_add_ns(ktime_get(),

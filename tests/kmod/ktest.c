@@ -439,7 +439,7 @@ static int t_late(void)
 /* 1000 short threads, each well under one period. */
 static int t_short(void)
 {
-	const u64 P = 5 * MS;
+	const u64 P = 20 * MS;
 	struct wl w = { .nshort = 1000, .short_ns = 300 * US };
 	int i, nexit = 0, nthread = 0, under = 0, sampled = 0;
 	u64 W = 0, C = 0;
@@ -1189,6 +1189,7 @@ static int t_stress(int nt, int secs)
 			.run_ns = secs * 1000 * MS, .keep = true };
 	static char cpu_path[] = "/sys/devices/system/cpu/cpu1/online";
 	int i, n = 0, good = 0, exact = 0;
+	long long over = 0, under = 0;
 	pthread_t hp;
 	void *hpn = NULL;
 	struct run r;
@@ -1214,7 +1215,12 @@ static int t_stress(int nt, int secs)
 		exact += t->st.weight_ns == t->weight + t->st.lost_weight_ns;
 		good += absdiff(t->st.weight_ns, t->st.on_cpu_ns) <=
 			(long long)(P + 50 * US);
+		if ((long long)(t->st.weight_ns - t->st.on_cpu_ns) > over)
+			over = t->st.weight_ns - t->st.on_cpu_ns;
+		if ((long long)(t->st.on_cpu_ns - t->st.weight_ns) > under)
+			under = t->st.on_cpu_ns - t->st.weight_ns;
 	}
+	note("weight - on_cpu: max %lld ns, min -%lld ns", over, under);
 	note("samples %llu lost %llu late %llu on_cpu %llu",
 	     (unsigned long long)r.st.samples, (unsigned long long)r.st.lost_samples,
 	     (unsigned long long)r.st.late_timer_periods,
