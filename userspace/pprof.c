@@ -676,8 +676,25 @@ int write_file_atomic(const char *path, const void *buf, size_t len)
 	size_t n;
 	int fd, ret;
 
+	struct stat st;
+	char *real = NULL;
+
 	if (!path || !strcmp(path, "-"))
 		return write_all(STDOUT_FILENO, buf, len);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO, /dev/stdout: never rename over those */
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		ret = write_all(fd, buf, len);
+		if (close(fd) && !ret)
+			ret = -errno;
+		return ret;
+	}
+	/* replace a symlink's target, not the link */
+	real = realpath(path, NULL);
+	if (real)
+		path = real;
 	n = strlen(path) + 32;
 	tmp = xmalloc(n);
 	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
@@ -685,6 +702,7 @@ int write_file_atomic(const char *path, const void *buf, size_t len)
 	if (fd < 0) {
 		ret = -errno;
 		free(tmp);
+		free(real);
 		return ret;
 	}
 	ret = write_all(fd, buf, len);
@@ -704,5 +722,6 @@ int write_file_atomic(const char *path, const void *buf, size_t len)
 	if (ret)
 		unlink(tmp);
 	free(tmp);
+	free(real);
 	return ret;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pprof.h"
@@ -288,6 +289,28 @@ static void test_write_atomic(void)
 	if (fp) {
 		CHECK_EQ(fread(buf, 1, sizeof(buf), fp), 5);
 		fclose(fp);
+	}
+	/* through a symlink: the target is replaced, the link stays */
+	{
+		char link[4300], tgt[4300];
+		struct stat st;
+
+		snprintf(tgt, sizeof(tgt), "%s/target.pb.gz", dir);
+		snprintf(link, sizeof(link), "%s/link.pb.gz", dir);
+		CHECK_EQ(write_file_atomic(tgt, "x", 1), 0);
+		CHECK_EQ(symlink("target.pb.gz", link), 0);
+		CHECK_EQ(write_file_atomic(link, data, 5), 0);
+		CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+		CHECK(stat(tgt, &st) == 0 && st.st_size == 5);
+		unlink(link);
+		unlink(tgt);
+	}
+	/* a device is written in place, never renamed over */
+	{
+		struct stat st;
+
+		CHECK_EQ(write_file_atomic("/dev/null", data, 5), 0);
+		CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
 	}
 	/* failure leaves nothing behind */
 	snprintf(path, sizeof(path), "%s/missing-dir/out.pb.gz", dir);
