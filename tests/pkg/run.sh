@@ -268,7 +268,11 @@ sec_deb() {
 		deb_depends_on "$dkms_deb" dkms adduser
 	check "tprof-tools ships tprof-read and its man page" \
 		deb_has "$tools_deb" ./usr/bin/tprof-read ./usr/share/man/man1/tprof-read.1.gz
-	check "tprof-read(1) formats without warnings" man_clean
+	if command -v man >/dev/null; then
+		check "tprof-read(1) formats without warnings" man_clean
+	else
+		skip "tprof-read(1) formats without warnings: man-db not installed"
+	fi
 	if command -v lintian >/dev/null; then
 		check "lintian finds no errors in the .debs" \
 			lintian --fail-on error "$dkms_deb" "$tools_deb"
@@ -306,7 +310,11 @@ sec_apt() {
 	check "udev rule and modules-load.d entry installed" \
 		files_exist /lib/udev/rules.d/60-tprof.rules /usr/lib/modules-load.d/tprof.conf
 	check "/usr/bin/tprof-read --version runs" /usr/bin/tprof-read --version
-	check "man -w tprof-read finds the man page" man -w tprof-read
+	if grep -qs '^path-exclude=/usr/share/man' /etc/dpkg/dpkg.cfg.d/*; then
+		skip "man page installed: dpkg excludes /usr/share/man on this host"
+	else
+		check "man page installed" files_exist /usr/share/man/man1/tprof-read.1.gz
+	fi
 	check "the module was not loaded by the installation" test ! -d /sys/module/tprof
 	# Reinstalling (what an upgrade does) rebuilds for every kernel.
 	check "apt reinstall of tprof-dkms (log: $log/apt-reinstall.log)" \
