@@ -341,9 +341,9 @@ static void add_agg_sample(struct builder *b, const struct agg_sample *a)
 		s->location_id[s->n_location_id++] =
 			location_id(b, ip, kernel, a->pid, a->first_time_ns);
 	}
-	if (!s->n_location_id)
+	if (!s->n_location_id)	/* e.g. sampled while exiting, mm gone */
 		s->location_id[s->n_location_id++] =
-			pseudo_location(b, "[unknown]");
+			pseudo_location(b, "[no stack]");
 }
 
 static void comment(struct builder *b, const char *fmt, ...)
