@@ -652,7 +652,7 @@ int pprof__gunzip(const uint8_t *in, size_t len, uint8_t **out,
 	return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 

@@ -38,4 +38,7 @@ int pprof__gunzip(const uint8_t *in, size_t len, uint8_t **out,
  */
 int write_file_atomic(const char *path, const void *buf, size_t len);
 
+/* write(2) all of buf, retrying short writes. 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len);
+
 #endif /* _TPROF_PPROF_H */

@@ -63,6 +63,8 @@ struct run {
 };
 
 static volatile sig_atomic_t stop_signal;
+/* where a profile for stdout goes (launch mode moves it off fd 1) */
+static int profile_fd = STDOUT_FILENO;
 static int sig_pipe[2] = { -1, -1 };
 
 static const char *argp_usage =
@@ -765,7 +767,10 @@ static int write_profile(struct run *r)
 	if (!ret)
 		ret = pprof__gzip(pb, pblen, &gz, &gzlen);
 	if (!ret) {
-		ret = write_file_atomic(env.output, gz, gzlen);
+		if (!env.output || !strcmp(env.output, "-"))
+			ret = write_all(profile_fd, gz, gzlen);
+		else
+			ret = write_file_atomic(env.output, gz, gzlen);
 		if (ret)
 			pr_err("%s: write: %s", env.output ? env.output : "stdout",
 			       strerror(-ret));
@@ -827,6 +832,14 @@ int main(int argc, char **argv)
 		r.raw = fopen(env.save_raw, "we");
 		if (!r.raw) {
 			pr_err("%s: %s", env.save_raw, strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (env.argv && (!env.output || !strcmp(env.output, "-"))) {
+		/* the command's stdout must not end up inside the profile */
+		profile_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (profile_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			pr_err("stdout: %s", strerror(errno));
 			goto cleanup;
 		}
 	}

@@ -69,6 +69,11 @@ fi
 "$TR" -o st.pb.gz -- sh -c 'exit 3' 2>/dev/null
 st=$?
 if [ $st = 3 ]; then ok "launch: exits with the command's status (3)"; else fail "launch: exits with the command's status (got $st)"; fi
+# profile on stdout: the command's own stdout goes to stderr instead
+if "$TR" -- sh -c 'echo hello-from-cmd' > stdout.pb.gz 2> stdout.err &&
+	gzip -t stdout.pb.gz && grep -q hello-from-cmd stdout.err; then
+	ok "launch: profile on stdout stays clean, command output on stderr"
+else fail "launch: profile on stdout"; sed 's/^/    /' stdout.err | head -5; fi
 out=$("$TR" -o nf.pb.gz -- /nonexistent/cmd 2>&1); st=$?
 if [ $st = 127 ] && echo "$out" | grep -q 'tprof-read: /nonexistent/cmd: command not found' && [ ! -e nf.pb.gz ]; then
 	ok "launch: command not found -> 127, one-line error, no output"
