@@ -213,6 +213,39 @@ int tprof_emit_any(struct tprof_session *s, const void *rec, u32 len)
 	return tprof_ring_write(best, rec, len, false, 0);
 }
 
+/*
+ * Context: process, after sampling stopped (no producer left): tells the
+ * reader about drops no later record carried, where there is room.
+ */
+void tprof_rings_flush_lost(struct tprof_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct tprof_ring *r = s->rings[cpu];
+		/* Pairs with D in tprof_ring_read_one(). */
+		u64 used = r->head - smp_load_acquire(&r->tail);
+		struct tprof_rec_lost lost = {
+			.hdr.type = TPROF_REC_LOST,
+			.hdr.size = sizeof(lost),
+			.hdr.time_ns = ktime_get_mono_fast_ns(),
+			.lost_samples = r->pend_samples,
+			.lost_weight_ns = r->pend_weight_ns,
+			.lost_records = r->pend_records,
+		};
+
+		if ((!r->pend_samples && !r->pend_records) ||
+		    r->mask + 1 - used < sizeof(lost))
+			continue;
+		tprof_ring_copy_in(r, r->head, &lost, sizeof(lost));
+		r->pend_samples = 0;
+		r->pend_weight_ns = 0;
+		r->pend_records = 0;
+		/* B: pairs with C in tprof_ring_read_one(). */
+		smp_store_release(&r->head, r->head + sizeof(lost));
+	}
+}
+
 bool tprof_rings_empty(struct tprof_session *s)
 {
 	int cpu;

@@ -58,6 +58,7 @@ int tprof_ring_write(struct tprof_ring *r, const void *rec, u32 len,
 void tprof_ring_kick(struct tprof_ring *r);
 int tprof_emit(struct tprof_session *s, const void *rec, u32 len);
 int tprof_emit_any(struct tprof_session *s, const void *rec, u32 len);
+void tprof_rings_flush_lost(struct tprof_session *s);
 bool tprof_rings_empty(struct tprof_session *s);
 ssize_t tprof_rings_read(struct tprof_session *s, char __user *buf,
 			 size_t len);

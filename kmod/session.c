@@ -139,6 +139,7 @@ void tprof_session_stop(struct tprof_session *s)
 	tprof_tp_put();
 	s->state = TPROF_STOPPED;
 	tprof_threads_emit_stats(s);
+	tprof_rings_flush_lost(s);
 	/* Pairs with the acquire in readers: all records are visible. */
 	smp_store_release(&s->finished, true);
 	wake_up_interruptible_all(&s->wq);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -266,7 +267,7 @@ static int t_spin(int n)
 	struct wl w = { .npar = n, .par_ns = 150 * MS, .keep = true };
 	long long worst_w = 0, worst_k = 0;
 	double worst_kp = 0;
-	int i, nw = 0, nk = 0, seen = 0;
+	int i, nw = 0, nk = 0, seen = 0, existing = 0;
 	struct run r;
 
 	run_start(&r, &w, P, 0, 0);
@@ -286,6 +287,7 @@ static int t_spin(int n)
 			continue;
 		}
 		seen++;
+		existing += t->nexisting >= 1;
 		dw = absdiff(t->weight + t->st.lost_weight_ns, t->st.on_cpu_ns);
 		dk = absdiff(t->st.on_cpu_ns, kern);
 		note("tid %d: samples %llu weight %llu on_cpu %llu schedstat %llu",
@@ -306,6 +308,8 @@ static int t_spin(int n)
 			nk++;
 	}
 	ok(seen == n, "spin %d: THREAD_STAT for all %d spinners (%d)", n, n, seen);
+	ok(existing == n, "spin %d: THREAD (EXISTING) record for every spinner (%d)",
+	   n, existing);
 	ok(nw == 0 && seen,
 	   "spin %d: per-thread sample weight within P+50us of module on-CPU ns (worst %lld ns, P=%llu)",
 	   n, worst_w, (unsigned long long)P);
@@ -392,7 +396,9 @@ static int t_late(void)
 {
 	const u64 P = 1 * MS;
 	struct wl w = { .npar = 4, .par_ns = 100 * MS, .late = true };
-	int i, good_rec = 0, good_w = 0, good_cpu = 0;
+	int i, good_rec = 0, good_w = 0, good_cpu = 0, status;
+	u64 all_cpu = 0, ru_cpu;
+	struct rusage ru;
 	struct run r;
 
 	run_start(&r, &w, P, 0, 0);
@@ -416,22 +422,31 @@ static int t_late(void)
 		     t->tid, (unsigned long long)r.rep.e[i].cpu,
 		     (unsigned long long)t->st.on_cpu_ns,
 		     (unsigned long long)t->samples);
-		/*
-		 * The thread read its clock before the barrier and exit path,
-		 * which cost real CPU in a TCG guest: on_cpu may only be more.
-		 */
-		if (t->st.on_cpu_ns + 50 * US >= r.rep.e[i].cpu &&
-		    t->st.on_cpu_ns <= r.rep.e[i].cpu * 6 / 5 + 5 * MS)
+		/* It read its clock before its barrier and exit path. */
+		if (t->st.on_cpu_ns + 50 * US >= r.rep.e[i].cpu)
 			good_cpu++;
 		(void)d;
 	}
+	for (i = 0; i < (int)r.s.n; i++)
+		all_cpu += r.s.t[i].st.on_cpu_ns;
+	if (write(r.c.go_w, "x", 1) != 1 || wait4(r.c.pid, &status, 0, &ru) != r.c.pid)
+		die("wait4");
+	ru_cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+	note("late: all threads' on_cpu %llu, process rusage %llu",
+	     (unsigned long long)all_cpu, (unsigned long long)ru_cpu);
+	ok(all_cpu <= ru_cpu + 1 * MS,
+	   "late: the threads' on_cpu sum does not exceed the process's rusage CPU");
 	ok(r.rep.n == 4 && good_rec == 4,
 	   "late: 4 new threads each have THREAD (not EXISTING), samples, one THREAD_EXIT (%d)",
 	   good_rec);
 	ok(good_w == 4, "late: their weights are within P of THREAD_EXIT on_cpu");
 	ok(good_cpu == 4,
-	   "late: THREAD_EXIT on_cpu covers each thread's own CPU clock (at most +20%% + 5 ms for its exit)");
-	ok(WIFEXITED(run_finish(&r)), "late: workload exits");
+	   "late: THREAD_EXIT on_cpu covers each thread's own CPU clock");
+	ok(WIFEXITED(status), "late: workload exits");
+	close(r.c.go_w);
+	close(r.c.rep_r);
+	close(r.fd);
 	sum_free(&r.s);
 	return 0;
 }
@@ -990,8 +1005,9 @@ static int t_overflow(void)
 	     (unsigned long long)r.s.lost_samples);
 	ok(r.st.lost_samples > 0 && r.s.lost_recs > 0,
 	   "overflow: samples were lost and LOST records delivered");
-	ok(r.s.lost_samples <= r.st.lost_samples && r.s.lost_weight <= r.st.lost_weight_ns,
-	   "overflow: LOST records never claim more than STATS");
+	/* The reader drained before DISABLE: every drop reached it. */
+	ok(r.s.lost_samples == r.st.lost_samples && r.s.lost_weight == r.st.lost_weight_ns,
+	   "overflow: LOST records account for every drop in STATS");
 	ok(n == 2 && good == 2,
 	   "overflow: per thread, delivered + lost weight == THREAD_STAT weight, within P of on-CPU");
 	ok(r.st.samples_weight_ns == r.s.weight && r.st.lost_weight_ns == stat_lost_w &&
@@ -1086,7 +1102,8 @@ static int t_stack(const char *prog, u32 abi)
 	note("samples %llu, with fa+fb frames %llu, wrong abi %llu, no user context %llu",
 	     (unsigned long long)k.n, (unsigned long long)k.good,
 	     (unsigned long long)k.wrong_abi, (unsigned long long)k.no_user);
-	ok(k.n >= 20 && k.wrong_abi == 0 && k.big_ip == 0 && k.no_user * 20 <= k.n,
+	ok(k.n >= 20 && k.wrong_abi == 0 && k.big_ip == 0 &&
+	   k.no_user <= 2 + k.n / 8,
 	   "stack %s: %llu samples, all with abi %u (but %llu at exit)", prog,
 	   (unsigned long long)k.n, abi, (unsigned long long)k.no_user);
 	ok(k.good * 2 >= k.n && k.n,
