@@ -4,7 +4,7 @@
 # bench/guest/NN-*.sh there (results in build/bench/NAME/guest/), run the
 # reader benchmark on the host (bench/reader.sh), then write
 # docs/benchmarks.md and docs/benchmarks/*.png (bench/report.py).
-# Env: BENCH_REPS (5), BENCH_CPU_MS (1000: CPU time of one spin thread),
+# Env: BENCH_REPS (5), BENCH_CPU_MS (2000: guest CPU time of one spin thread),
 #      BENCH_QUICK=1 (smoke run: 1 rep, 200 ms, fewer depths, 1M samples),
 #      BENCH_CASES (glob of guest cases, '*'), BENCH_SKIP_GUEST=1 /
 #      BENCH_SKIP_READER=1 (reuse the previous results of that part).
@@ -15,7 +15,7 @@ py=/usr/bin/python3	# Debian's, for python3-matplotlib
 $py -c 'import matplotlib' 2>/dev/null ||
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib >&2
 quick=${BENCH_QUICK:-0}
-reps=${BENCH_REPS:-5} cpu_ms=${BENCH_CPU_MS:-1000}
+reps=${BENCH_REPS:-5} cpu_ms=${BENCH_CPU_MS:-2000}
 [ "$quick" = 1 ] && reps=${BENCH_REPS:-1} cpu_ms=${BENCH_CPU_MS:-200}
 
 list=$("$root/tests/vm/kernels.sh" "${BENCH_KERNEL:-6.12}") || exit 1
@@ -27,8 +27,12 @@ if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 	# the guest reads its settings from the host's build/ (see guest/lib.sh)
 	printf 'BENCH_REPS=%s\nBENCH_CPU_MS=%s\nBENCH_QUICK=%s\n' \
 		"$reps" "$cpu_ms" "$quick" > "$build/bench/guest.conf"
-	VM_OUT=$build/vm/bench-$name CASE_DIR=bench/guest CASES="${BENCH_CASES:-*}" \
-		VM_CPUS=8 VM_TIMEOUT=${VM_TIMEOUT:-14400} \
+	# BUILD for run-kernel.sh only: a private module build and initramfs
+	# (build/bench-vm/), so concurrent `make vm-test` runs, which rebuild
+	# build/kmod/KVER, cannot pull tprof.ko away while this guest boots.
+	# The guest still runs the programs of $TPROF_ROOT/build.
+	BUILD=$build/bench-vm VM_OUT=$build/vm/bench-$name CASE_DIR=bench/guest \
+		CASES="${BENCH_CASES:-*}" VM_CPUS=8 VM_TIMEOUT=${VM_TIMEOUT:-14400} \
 		"$root/tests/vm/run-kernel.sh" "$name" "$kver" || rc=1
 	rm -rf "$dest/guest"
 	cp -r "$build/vm/bench-$name/out/bench" "$dest/guest" || exit 1

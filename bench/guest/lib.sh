@@ -42,8 +42,11 @@ calibrate_units() {
 # measure TAGS PROF HZ [PROFILER-ARGS...] -- WORKLOAD...
 #   PROF: none | tprof | perf. TAGS: key=value pairs that identify the run.
 #   "@D@" in a profiler argument is the run's scratch folder (--save-raw @D@/raw).
-# Appends "TAGS prof=PROF hz=HZ work_cpu_ns=... tree_cpu_ns=... ..." to
-# results.txt; tree is the profiler and the workload together.
+# Appends "TAGS prof=PROF hz=HZ seq=N work_cpu_ns=... tree_cpu_ns=... ..." to
+# results.txt; tree is the profiler and the workload together (rusage, as
+# wait4 gives it), seq orders the runs of one boot: the host is shared, so
+# bench/report.py compares each profiled run with the unprofiled runs just
+# before and after it (bracketing), and the scripts run one around each.
 measure() {
 	local tags=$1 prof=$2 hz=$3 d res line extra=() rc
 	shift 3
@@ -69,7 +72,9 @@ measure() {
 	esac
 	rc=$?
 	unset BENCH_RESULT
-	line="$tags prof=$prof hz=$hz pin=${BENCH_PIN:-no} $(tr '\n' ' ' < "$res" 2>/dev/null)"
+	BENCH_SEQ=$(( $(cat "$BENCH_OUT/seq" 2>/dev/null || echo 0) + 1 ))
+	echo "$BENCH_SEQ" > "$BENCH_OUT/seq"
+	line="$tags prof=$prof hz=$hz pin=${BENCH_PIN:-no} seq=$BENCH_SEQ $(tr '\n' ' ' < "$res" 2>/dev/null)"
 	case $prof in
 	tprof)
 		# "total: N samples, X sampled, M lost (Y)"

@@ -2,8 +2,10 @@
 /*
  * bench-work: workloads and helpers for `make bench` (the bench/guest scripts).
  * Every workload appends one line of key=value pairs to $BENCH_RESULT (or
- * stderr) with its own CPU time as the kernel accounted it (getrusage), so
- * the guest's emulated wall clock is never the only measure:
+ * stderr) with its own CPU time as the scheduler accounted it
+ * (CLOCK_PROCESS_CPUTIME_ID: sum_exec_runtime, work_cpu_ns) and as getrusage
+ * reports it (work_ru_ns; `run` can only see rusage), so the guest's
+ * emulated wall clock is never the only measure:
  *
  *   bench-work spin THREADS DEPTH UNITS   THREADS threads, each recursing
  *       DEPTH frames deep (frame pointers) and burning UNITS fixed work
@@ -126,7 +128,8 @@ static int spin(int threads, int depth, uint64_t units)
 		pthread_join(t[i], NULL);
 	w1 = now_ns(CLOCK_MONOTONIC);
 	getrusage(RUSAGE_SELF, &ru);
-	result("work_cpu_ns=%llu work_wall_ns=%llu\n",
+	result("work_cpu_ns=%llu work_ru_ns=%llu work_wall_ns=%llu\n",
+	       (unsigned long long)now_ns(CLOCK_PROCESS_CPUTIME_ID),
 	       (unsigned long long)ru_ns(&ru), (unsigned long long)(w1 - w0));
 	free(t);
 	return 0;
@@ -164,7 +167,7 @@ static int pingpong(const char *mode, long rounds)
 {
 	int ab[2], ba[2];
 	struct pp other;
-	uint64_t w0, w1, cpu;
+	uint64_t w0, w1, cpu, ru_total;
 	struct rusage ru, ruc;
 	pthread_t th;
 	pid_t pid = 0;
@@ -179,8 +182,12 @@ static int pingpong(const char *mode, long rounds)
 	if (proc) {
 		pid = fork();
 		if (pid == 0) {
+			uint64_t ns;
+
 			pong(&other);
-			_exit(0);
+			/* the parent adds this process's CPU time to its own */
+			ns = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+			_exit(write(ba[1], &ns, sizeof(ns)) == sizeof(ns) ? 0 : 1);
 		}
 	} else if (pthread_create(&th, NULL, pong, &other)) {
 		return 1;
@@ -188,19 +195,25 @@ static int pingpong(const char *mode, long rounds)
 	for (long i = 0; i < rounds; i++)
 		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
 			return 1;
-	if (proc)
+	cpu = 0;
+	if (proc) {
+		if (read(ba[0], &cpu, sizeof(cpu)) != sizeof(cpu))
+			cpu = 0;
 		waitpid(pid, NULL, 0);
-	else
+	} else {
 		pthread_join(th, NULL);
+	}
 	w1 = now_ns(CLOCK_MONOTONIC);
+	cpu += now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	getrusage(RUSAGE_SELF, &ru);
-	cpu = ru_ns(&ru);
+	ru_total = ru_ns(&ru);
 	if (proc) {
 		getrusage(RUSAGE_CHILDREN, &ruc);
-		cpu += ru_ns(&ruc);
+		ru_total += ru_ns(&ruc);
 	}
-	result("work_cpu_ns=%llu work_wall_ns=%llu rounds=%ld\n",
-	       (unsigned long long)cpu, (unsigned long long)(w1 - w0), rounds);
+	result("work_cpu_ns=%llu work_ru_ns=%llu work_wall_ns=%llu rounds=%ld\n",
+	       (unsigned long long)cpu, (unsigned long long)ru_total,
+	       (unsigned long long)(w1 - w0), rounds);
 	return 0;
 }
 
@@ -242,7 +255,9 @@ static int rawstats(const char *path)
 	FILE *f = fopen(path, "r");
 	struct tprof_rec_hdr h;
 	struct tprof_ioc_stats st = { 0 };
-	unsigned long long samples = 0, frames = 0, lost_recs = 0;
+	unsigned long long samples = 0, frames = 0, lost_recs = 0, ufault = 0;
+	unsigned long long hist[TPROF_MAX_USER_FRAMES + 1] = { 0 };
+	unsigned int mode = 0, i;
 	int have = 0;
 	static unsigned char buf[1 << 16];
 
@@ -260,8 +275,13 @@ static int rawstats(const char *path)
 			if (fread(buf, rest, 1, f) != 1)
 				break;
 			memcpy((char *)&s + sizeof(h), buf, sizeof(s) - sizeof(h));
+			s.hdr = h;
 			samples++;
 			frames += s.nr_user;
+			if (s.hdr.flags & TPROF_RF_USER_FAULT)
+				ufault++;
+			if (s.nr_user <= TPROF_MAX_USER_FRAMES)
+				hist[s.nr_user]++;
 		} else if (h.type == UREC_STATS && rest >= sizeof(st)) {
 			if (fread(&st, sizeof(st), 1, f) != 1)
 				break;
@@ -274,16 +294,22 @@ static int rawstats(const char *path)
 		}
 	}
 	fclose(f);
-	printf("records_samples=%llu mean_user_frames=%.1f lost_records_seen=%llu",
-	       samples, samples ? (double)frames / samples : 0.0, lost_recs);
+	for (i = 0; i <= TPROF_MAX_USER_FRAMES; i++)
+		if (hist[i] > hist[mode])
+			mode = i;
+	printf("records_samples=%llu mean_user_frames=%.1f mode_user_frames=%u "
+	       "mode_share=%.2f user_fault_samples=%llu lost_records_seen=%llu",
+	       samples, samples ? (double)frames / samples : 0.0, mode,
+	       samples ? (double)hist[mode] / samples : 0.0, ufault, lost_recs);
 	if (have)
 		printf(" samples=%llu lost_samples=%llu lost_records=%llu "
-		       "user_stack_truncated=%llu sample_path_ns=%llu "
+		       "user_stack_truncated=%llu user_stack_faults=%llu sample_path_ns=%llu "
 		       "sample_path_calls=%llu late_timer_periods=%llu on_cpu_ns=%llu",
 		       (unsigned long long)st.samples,
 		       (unsigned long long)st.lost_samples,
 		       (unsigned long long)st.lost_records,
 		       (unsigned long long)st.user_stack_truncated,
+		       (unsigned long long)st.user_stack_faults,
 		       (unsigned long long)st.sample_path_ns,
 		       (unsigned long long)st.sample_path_calls,
 		       (unsigned long long)st.late_timer_periods,

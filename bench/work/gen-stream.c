@@ -39,9 +39,14 @@ int main(int argc, char **argv)
 	if (!maps || !nstacks || depth < 2 || depth > TPROF_MAX_USER_FRAMES)
 		return 2;
 	/* the executable mapping's range */
-	for (line = maps; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-		if (sscanf(line, "%llx-%llx r-xp", &lo, &hi) == 2 && strstr(line, " r-xp "))
+	for (line = maps; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char perms[8] = "";
+
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 &&
+		    !strcmp(perms, "r-xp"))
 			break;
+		lo = hi = 0;
+	}
 	if (hi <= lo)
 		return 2;
 	for (i = 0; i < POOL; i++)
