@@ -8,11 +8,17 @@ KT_STACK_CFLAGS := -O1 -g -fno-omit-frame-pointer -static
 
 .PHONY: kmod-tests
 
-kmod-tests: $(KT_DIR)/tprof-ktest $(KT_DIR)/stacktarget64 $(KT_DIR)/stacktarget32
+kmod-tests: $(KT_DIR)/tprof-ktest $(KT_DIR)/tprof-ktest32 $(KT_DIR)/stacktarget64 \
+	$(KT_DIR)/stacktarget32
 
 $(KT_DIR)/tprof-ktest: tests/kmod/ktest.c tests/kmod/lib.c tests/kmod/ktest.h kmod/uapi/tprof.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_COMMON) $(KT_CFLAGS) -o $@ tests/kmod/ktest.c tests/kmod/lib.c -lpthread -lm
+
+# The same client as a 32-bit program: the ioctls through compat_ioctl.
+$(KT_DIR)/tprof-ktest32: tests/kmod/ktest.c tests/kmod/lib.c tests/kmod/ktest.h kmod/uapi/tprof.h
+	@mkdir -p $(@D)
+	$(CC) -m32 -static $(CPPFLAGS_COMMON) $(KT_CFLAGS) -o $@ tests/kmod/ktest.c tests/kmod/lib.c -lpthread -lm
 
 $(KT_DIR)/stacktarget64: tests/kmod/stacktarget.c
 	@mkdir -p $(@D)
