@@ -152,10 +152,17 @@ if "$TR" -o exec.pb.gz -- sh -c 'exec "$0" -s 0.3' "$PROG" > /dev/null 2>exec.er
 	else fail "exec: File: $file, top $t"; fi
 elif [ $have_go = 1 ]; then fail "exec: launch of sh -c exec"; sed 's/^/    /' exec.err | head; fi
 
-# ---- attach with -d until exit ----
-"$PROG" -s 0.5 > /dev/null &
+# ---- attach: ends by itself when the target exits ----
+"$PROG" -s 1000 > /dev/null &
 pid=$!
-if "$TR" -p $pid -d 30 -o exit.pb.gz 2>exit.err; then ok "attach: ends when the target exits"
-else fail "attach: ends when the target exits"; sed 's/^/    /' exit.err | head; fi
+sleep 0.2
+SECONDS=0
+"$TR" -p $pid -d 60 -o exit.pb.gz 2>exit.err &
+tr=$!
+sleep 1
+kill $pid
+wait $tr; st=$?
 wait $pid 2>/dev/null
+if [ $st = 0 ] && [ $SECONDS -lt 30 ] && gzip -t exit.pb.gz; then ok "attach: ends when the target exits (${SECONDS}s)"
+else fail "attach: ends when the target exits ($st after ${SECONDS}s)"; sed 's/^/    /' exit.err | head; fi
 exit 0
