@@ -45,21 +45,24 @@ static const char *S(const PbProfile *p, int64_t i)
 	return i >= 0 && (size_t)i < p->n_string_table ? p->string_table[i] : "?";
 }
 
-static void test_go_vs_runtime_pprof(void)
+/*
+ * Run bin with -cpuprofile ref, then compare every location of bin's
+ * mapping with tprof's symbolizer. need_start_lines: the toolchain writes
+ * DW_AT_decl_line (Go >= 1.21), so start lines must be present and equal.
+ */
+static void compare_go(const char *bin, const char *ref, bool need_start_lines)
 {
-	const char *bin = build_path("progs/goprog");
-	const char *ref = build_path("unit/go-runtime.pb.gz");
 	char cmd[8192], *out = NULL, *abs = NULL;
 	struct symbolizer *s;
 	PbProfile *p;
 	size_t i, compared = 0, mismatch = 0, main_frames = 0, inl = 0;
 	bool start_lines = false;
 
-	if (access(bin, X_OK)) {
-		SKIP("build/progs/goprog not built (apt-get install golang-go)");
+	abs = realpath(bin, NULL);
+	if (!abs) {
+		CHECK(abs != NULL);
 		return;
 	}
-	abs = realpath(bin, NULL);
 	snprintf(cmd, sizeof(cmd), "'%s' -s 0.6 -g 2 -cpuprofile '%s' >/dev/null",
 		 abs, ref);
 	CHECK_EQ(run_capture(cmd, &out), 0);
@@ -122,18 +125,182 @@ static void test_go_vs_runtime_pprof(void)
 			fputc('\n', stderr);
 		}
 	}
-	fprintf(stderr, "    compared %zu locations (%zu with inlines), %zu mismatches, start_line %s\n",
-		compared, inl, mismatch, start_lines ? "present" : "absent");
+	fprintf(stderr, "    %s: compared %zu locations (%zu with inlines), %zu mismatches, start_line %s\n",
+		bin, compared, inl, mismatch, start_lines ? "present" : "absent");
 	CHECK(compared >= 5);
 	CHECK(main_frames > 0);
 	CHECK(inl > 0);
 	CHECK_EQ(mismatch, 0);
+	if (need_start_lines)
+		CHECK(start_lines);
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	symbolizer__free(s);
 	free(abs);
 }
 
+static void test_go_vs_runtime_pprof(void)
+{
+	const char *bin = build_path("progs/goprog");
+
+	if (access(bin, X_OK)) {
+		SKIP("build/progs/goprog not built (apt-get install golang-go)");
+		return;
+	}
+	compare_go(bin, build_path("unit/go-runtime.pb.gz"), false);
+}
+
+/* A Go >= 1.21 toolchain (PGO, DW_AT_decl_line), e.g. Debian golang-1.23-go. */
+static const char *modern_go(void)
+{
+	static char path[256];
+	int v;
+
+	for (v = 30; v >= 21; v--) {
+		snprintf(path, sizeof(path), "/usr/lib/go-1.%d/bin/go", v);
+		if (!access(path, X_OK))
+			return path;
+	}
+	return NULL;
+}
+
+static bool build_modern(const char *go, const char *out)
+{
+	char cmd[8192], *log = NULL;
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && GOCACHE='%s' GOPATH='%s' GOPROXY=off GO111MODULE=off "
+		 "GOTOOLCHAIN=local '%s' build -o '%s' . 2>&1",
+		 root_path("tests/progs/goprog"), build_path("gocache-modern"),
+		 build_path("gopath"), go, out);
+	st = run_capture(cmd, &log);
+	if (st)
+		fprintf(stderr, "    %s\n", log ? log : "");
+	free(log);
+	return st == 0;
+}
+
+static void test_go_modern_start_lines(void)
+{
+	const char *go = modern_go(), *bin = build_path("unit/goprog-modern");
+
+	if (!go) {
+		SKIP("no Go >= 1.21 (apt: golang-1.23-go from bookworm-backports)");
+		return;
+	}
+	CHECK(build_modern(go, bin));
+	if (!t_checks_failed)
+		compare_go(bin, build_path("unit/go-modern-runtime.pb.gz"), true);
+}
+
+/*
+ * The runtime/pprof samples of a Go >= 1.21 binary, turned into a tprof
+ * record stream (leaf pc, return addresses = pprof address + 1), replayed
+ * through tprof-read: `go build -pgo` must accept the result and pgodebug
+ * must report the same hot functions and call sites as with the original.
+ */
+static void test_go_pgo_from_replay(void)
+{
+	const char *go = modern_go(), *bin = build_path("unit/goprog-modern");
+	const char *ref = build_path("unit/go-modern-runtime.pb.gz");
+	const char *raw = build_path("unit/go-modern.raw");
+	const char *tp = build_path("unit/go-modern-tprof.pb.gz");
+	char cmd[16384], *a = NULL, *b = NULL, *abs;
+	struct sbuf sb = { 0 };
+	PbProfile *p;
+	size_t i, j, cpu = 1;
+	int st;
+
+	if (!go) {
+		SKIP("no Go >= 1.21 (apt: golang-1.23-go from bookworm-backports)");
+		return;
+	}
+	if (access(bin, X_OK) || access(ref, R_OK)) {
+		CHECK(build_modern(go, bin));
+		snprintf(cmd, sizeof(cmd), "'%s' -s 0.6 -g 2 -cpuprofile '%s' >/dev/null", bin, ref);
+		CHECK_EQ(system(cmd), 0);
+	}
+	p = load_profile(ref);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	abs = realpath(bin, NULL);
+	for (i = 0; i < p->n_sample_type; i++)
+		if (!strcmp(S(p, p->sample_type[i]->type), "cpu"))
+			cpu = i;
+	sb_session(&sb, 7000, p->period, 1700000000000000000ULL, 10);
+	{
+		char maps[65536] = "";
+		size_t n = 0;
+
+		for (i = 0; i < p->n_mapping; i++) {
+			const Perftools__Profiles__Mapping *m = p->mapping[i];
+
+			n += snprintf(maps + n, sizeof(maps) - n,
+				      "%llx-%llx r-xp %08llx 08:01 1 %s\n",
+				      (unsigned long long)m->memory_start,
+				      (unsigned long long)m->memory_limit,
+				      (unsigned long long)m->file_offset,
+				      S(p, m->filename));
+			if (n >= sizeof(maps))
+				break;
+		}
+		sb_maps(&sb, 7000, 11, maps);
+	}
+	sb_thread(&sb, 7000, 7000, "goprog", 12);
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		uint64_t ips[128];
+		size_t n = s->n_location_id < 128 ? s->n_location_id : 128;
+		int64_t c;
+
+		for (j = 0; j < n; j++) {
+			uint64_t addr = p->location[s->location_id[j] - 1]->address;
+
+			ips[j] = j ? addr + 1 : addr;
+		}
+		/* one record per original sample, weight = its cpu value */
+		for (c = 0; c < s->value[0] && s->value[0] > 0; c++)
+			sb_sample(&sb, 7000, 7000, p->period,
+				  (uint64_t)s->value[cpu] / (uint64_t)s->value[0],
+				  100 + i, 0, NULL, n, ips);
+	}
+	CHECK_EQ(sb_write(&sb, raw), 0);
+	sb_free(&sb);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+
+	snprintf(cmd, sizeof(cmd), "'%s' --input '%s' -o '%s' 2>&1",
+		 getenv("TPROF_READ") ? getenv("TPROF_READ") : build_path("tprof-read"),
+		 raw, tp);
+	CHECK_EQ(run_capture(cmd, &a), 0);
+	free(a);
+	a = NULL;
+	/* pgodebug lines about main.*, as a sorted set */
+#define PGO_CMD "cd '%s' && GOCACHE='%s' GOPATH='%s' GOPROXY=off GO111MODULE=off " \
+	"GOTOOLCHAIN=local '%s' build -o /dev/null -pgo='%s' -gcflags=-d=pgodebug=1 . 2>&1 " \
+	"| grep -E 'hot-|PGO' | grep 'main\\.' | sed 's/ at .*//' | sort -u"
+	snprintf(cmd, sizeof(cmd), PGO_CMD, root_path("tests/progs/goprog"),
+		 build_path("gocache-modern"), build_path("gopath"), go, tp);
+	st = run_capture(cmd, &a);
+	CHECK_EQ(st, 0);
+	snprintf(cmd, sizeof(cmd), PGO_CMD, root_path("tests/progs/goprog"),
+		 build_path("gocache-modern"), build_path("gopath"), go, ref);
+	st = run_capture(cmd, &b);
+	CHECK_EQ(st, 0);
+	CHECK(a && *a);
+	CHECK(a && b && !strcmp(a, b));
+	if (t_checks_failed)
+		fprintf(stderr, "    tprof:\n%s    runtime/pprof:\n%s", a ? a : "", b ? b : "");
+	else
+		fprintf(stderr, "    pgodebug agrees:\n%s", a);
+	free(a);
+	free(b);
+	free(abs);
+}
+
 const struct unit_test go_tests[] = {
 	{ "symbolize: Go binary matches its own runtime/pprof (names, files, lines, inlines)", test_go_vs_runtime_pprof },
+	{ "symbolize: Go >= 1.21 binary: start lines match runtime/pprof too", test_go_modern_start_lines },
+	{ "pgo: runtime/pprof samples replayed through tprof-read give the same pgodebug report", test_go_pgo_from_replay },
 	{ NULL, NULL },
 };
