@@ -63,6 +63,7 @@ timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
 	-serial "file:$vmout/console.log" -serial "file:$vmout/result.log" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$vmout/out,mount_tag=tprofout,security_model=none,multidevs=remap" \
+	-virtfs "local,path=$root,mount_tag=tprofroot,security_model=none,readonly=on,multidevs=remap" \
 	> "$vmout/qemu.log" 2>&1
 qrc=$?
 secs=$(( $(date +%s) - start ))
