@@ -137,7 +137,8 @@ static __poll_t tprof_poll(struct file *file, poll_table *wait)
 	struct tprof_session *s = file->private_data;
 	bool finished;
 
-	if (READ_ONCE(s->state) == TPROF_IDLE)
+	/* Pairs with the release in tprof_publish(). */
+	if (smp_load_acquire(&s->state) == TPROF_IDLE)
 		return EPOLLERR;
 	poll_wait(file, &s->wq, wait);
 	WRITE_ONCE(s->reader_waiting, true);

@@ -255,7 +255,8 @@ static int tprof_publish(struct tprof_session *s)
 		return ret;
 	s->idx = free;
 	WRITE_ONCE(s->active, true);
-	s->state = TPROF_ACTIVE;
+	/* Pairs with the acquire in tprof_poll(): the rings exist. */
+	smp_store_release(&s->state, TPROF_ACTIVE);
 	rcu_assign_pointer(tprof_active[free], s);
 	return 0;
 }

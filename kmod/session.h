@@ -31,7 +31,8 @@ enum tprof_state {
  * struct tprof_session - per-open-file state.
  * @lock: serializes read() and ioctls of the file. Nests outside
  *	tprof_sessions_mutex (session.c).
- * @state: enum tprof_state; written under both locks, read under either.
+ * @state: enum tprof_state; IDLE -> ACTIVE under both locks (release, for
+ *	poll()), ACTIVE -> STOPPED under tprof_sessions_mutex.
  * @active: probes and timers sample only while true (READ_ONCE).
  * @finished: EOF once the rings are drained (release/acquire).
  * @reader_waiting: a reader sleeps or polls; producers may wake it.
