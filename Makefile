@@ -54,7 +54,7 @@ deps:
 demo: deps userspace lab
 	BUILD=$(abspath $(BUILD)) demo/demo.sh
 
-test: check unit vm-test vm-selftest
+test: deps check unit vm-test vm-selftest
 
 clean:
 	rm -rf $(BUILD)
