@@ -201,10 +201,8 @@ static void test_go_modern_start_lines(void)
  */
 static void test_go_pgo_from_replay(void)
 {
-	const char *go = modern_go(), *bin = build_path("unit/goprog-modern");
-	const char *ref = build_path("unit/go-modern-runtime.pb.gz");
-	const char *raw = build_path("unit/go-modern.raw");
-	const char *tp = build_path("unit/go-modern-tprof.pb.gz");
+	const char *go = modern_go();
+	char bin[4096], ref[4096], raw[4096], tp[4096];	/* build_path() recycles */
 	char cmd[16384], *a = NULL, *b = NULL, *abs;
 	struct sbuf sb = { 0 };
 	PbProfile *p;
@@ -215,6 +213,10 @@ static void test_go_pgo_from_replay(void)
 		SKIP("no Go >= 1.21 (apt: golang-1.23-go from bookworm-backports)");
 		return;
 	}
+	snprintf(bin, sizeof(bin), "%s", build_path("unit/goprog-modern"));
+	snprintf(ref, sizeof(ref), "%s", build_path("unit/go-modern-runtime.pb.gz"));
+	snprintf(raw, sizeof(raw), "%s", build_path("unit/go-modern.raw"));
+	snprintf(tp, sizeof(tp), "%s", build_path("unit/go-modern-tprof.pb.gz"));
 	if (access(bin, X_OK) || access(ref, R_OK)) {
 		CHECK(build_modern(go, bin));
 		snprintf(cmd, sizeof(cmd), "'%s' -s 0.6 -g 2 -cpuprofile '%s' >/dev/null", bin, ref);
@@ -275,16 +277,24 @@ static void test_go_pgo_from_replay(void)
 	CHECK_EQ(run_capture(cmd, &a), 0);
 	free(a);
 	a = NULL;
-	/* pgodebug lines about main.*, as a sorted set */
-#define PGO_CMD "cd '%s' && GOCACHE='%s' GOPATH='%s' GOPROXY=off GO111MODULE=off " \
+	/*
+	 * pgodebug lines about main.*, as a sorted set. A cached compile
+	 * prints nothing, so each build gets a fresh nonce file in a copy of
+	 * the package (the standard library stays cached).
+	 */
+#define PGO_CMD "d='%s' && rm -rf \"$d\" && mkdir -p \"$d\" && cp '%s'/*.go \"$d\" && " \
+	"printf 'package main\\n\\nvar _ = \"%%s\"\\n' \"$(date +%%s%%N)-$$\" > \"$d/nonce.go\" && " \
+	"cd \"$d\" && GOCACHE='%s' GOPATH='%s' GOPROXY=off GO111MODULE=off " \
 	"GOTOOLCHAIN=local '%s' build -o /dev/null -pgo='%s' -gcflags=-d=pgodebug=1 . 2>&1 " \
 	"| grep -E 'hot-|PGO' | grep 'main\\.' | sed 's/ at .*//' | sort -u"
-	snprintf(cmd, sizeof(cmd), PGO_CMD, root_path("tests/progs/goprog"),
-		 build_path("gocache-modern"), build_path("gopath"), go, tp);
+	snprintf(cmd, sizeof(cmd), PGO_CMD, build_path("unit/pgo-src"),
+		 root_path("tests/progs/goprog"), build_path("gocache-modern"),
+		 build_path("gopath"), go, tp);
 	st = run_capture(cmd, &a);
 	CHECK_EQ(st, 0);
-	snprintf(cmd, sizeof(cmd), PGO_CMD, root_path("tests/progs/goprog"),
-		 build_path("gocache-modern"), build_path("gopath"), go, ref);
+	snprintf(cmd, sizeof(cmd), PGO_CMD, build_path("unit/pgo-src"),
+		 root_path("tests/progs/goprog"), build_path("gocache-modern"),
+		 build_path("gopath"), go, ref);
 	st = run_capture(cmd, &b);
 	CHECK_EQ(st, 0);
 	CHECK(a && *a);
