@@ -61,7 +61,7 @@ for k in $kvers; do
 	*) die "dkms install for kernel $k failed (rc=$rc): see /var/lib/dkms/tprof/$ver/build/make.log" ;;
 	esac
 done
-[ "$built" -gt 0 ] || die "tprof.ko was built for no kernel"
+[ "$built" -gt 0 ] || die "tprof.ko was built for no kernel (make uninstall undoes the rest)"
 
 # 4. The tool and its man page.
 install -D -m 0755 "$bin" "$PREFIX/bin/tprof-read"
@@ -73,6 +73,8 @@ install -D -m 0644 "$root/packaging/udev/60-tprof.rules" \
 if [ "$LOAD_AT_BOOT" = 1 ]; then
 	install -D -m 0644 "$root/packaging/modules-load.d/tprof.conf" \
 		"$SYSCONFDIR/modules-load.d/tprof.conf"
+else
+	rm -f "$SYSCONFDIR/modules-load.d/tprof.conf"
 fi
 if command -v udevadm >/dev/null && [ -d /run/udev ]; then
 	udevadm control --reload || true
