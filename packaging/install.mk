@@ -5,7 +5,7 @@
 #
 #   make install [PREFIX=/usr/local] [KVERS="6.1.0-56-amd64 ..."] [LOAD_AT_BOOT=0]
 #   make deb [DEB_OUT=$(BUILD)/deb] [DEB_BUILD_FLAGS=-A]   # -A: tprof-dkms only
-#   make pkg-test [PKG_TESTS="dkms deb install make"]
+#   make pkg-test [PKG_TESTS="dkms deb apt make"]
 #
 # Debian packages needed: dkms, dh-dkms, debhelper, dpkg-dev, adduser, plus
 # tprof-read's build dependencies (debian/control).
