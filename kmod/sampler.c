@@ -212,9 +212,12 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 			       struct tprof_thread *t, struct task_struct *p)
 {
-	u64 period = READ_ONCE(t->req_period_ns);
+	u64 period = tprof_threads_take_period(s, p->pid);
 	u64 r, rem;
 
+	if (period)
+		WRITE_ONCE(t->req_period_ns, period);
+	period = READ_ONCE(t->req_period_ns);
 	if (!period)
 		period = s->period_ns;
 	t->vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);

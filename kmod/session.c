@@ -354,7 +354,6 @@ int tprof_session_set_period(struct tprof_session *s,
 			     const void __user *uarg)
 {
 	struct tprof_ioc_thread_period tp;
-	struct tprof_thread *t;
 	struct task_struct *task;
 	struct pid *pid;
 	u32 gtid = 0;
@@ -381,11 +380,7 @@ int tprof_session_set_period(struct tprof_session *s,
 	put_task_struct(task);
 	if (!gtid)
 		return -ESRCH;
-	t = tprof_thread_get(s, gtid, true);
-	if (!t)
-		return -ENOSPC;
-	WRITE_ONCE(t->req_period_ns, period);
-	return 0;
+	return tprof_threads_set_period(s, gtid, period);
 }
 
 /* TPROF_IOC_STATS. Context: process, s->lock held. */

@@ -23,14 +23,17 @@
 
 static unsigned int table_bits = 13;
 module_param(table_bits, uint, 0444);
-MODULE_PARM_DESC(table_bits, "log2 of per-session thread slots (10..20, default 13)");
+MODULE_PARM_DESC(table_bits, "log2 of per-session thread slots (8..20, default 13)");
 
 /* Longest probe sequence; a longer one counts the thread as dropped. */
 #define TPROF_MAX_PROBES	256
 
 int tprof_threads_alloc(struct tprof_threads *tt)
 {
-	tt->bits = clamp(table_bits, 10U, 20U);
+	tt->bits = clamp(table_bits, 8U, 20U);
+	atomic64_set(&tt->exited_on_cpu, 0);
+	raw_spin_lock_init(&tt->pend_lock);
+	tt->npend = 0;
 	tt->slots = vzalloc(sizeof(*tt->slots) << tt->bits);
 	return tt->slots ? 0 : -ENOMEM;
 }
@@ -41,15 +44,42 @@ void tprof_threads_free(struct tprof_threads *tt)
 	tt->slots = NULL;
 }
 
+/* Takes a never-used or dead slot for @tid; false if someone was faster. */
+static bool tprof_thread_claim(struct tprof_session *s, struct tprof_thread *t,
+			       u32 tid)
+{
+	u32 old = READ_ONCE(t->key);
+
+	if (old == TPROF_TID_CLAIMING || (old && !(old & TPROF_TID_DEAD)))
+		return false;
+	if (cmpxchg(&t->key, old, TPROF_TID_CLAIMING) != old)
+		return false;
+	t->vtid = 0;
+	t->started = false;
+	t->on_cpu_ns = 0;
+	t->next_point = 0;
+	t->period_ns = 0;
+	t->req_period_ns = 0;
+	t->samples = 0;
+	t->weight_ns = 0;
+	t->lost_samples = 0;
+	t->lost_weight_ns = 0;
+	memset(t->comm, 0, sizeof(t->comm));
+	/* Pairs with the acquire in tprof_thread_get(): fields are reset. */
+	smp_store_release(&t->key, tid);
+	atomic64_inc(&s->threads_seen);
+	return true;
+}
+
 /**
  * tprof_thread_get() - find (or claim) the slot of a live thread.
  * @s: session.
  * @tid: global tid.
- * @claim: claim a free slot when not found.
+ * @claim: claim a slot when not found; only for the thread being switched
+ *	in on this CPU, so one tid never has two claimers at once.
  *
- * Context: any; lock-free. Two claimers of the same tid probe the same
- * sequence and race on the same first free slot, so a tid never gets two
- * live slots. Dead slots are skipped, never reused.
+ * Context: any; lock-free. Claims prefer the first dead slot of the probe
+ * sequence (before the first never-used one, where lookups stop).
  * Return: the slot, or NULL (not found, or table full).
  */
 struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
@@ -57,30 +87,109 @@ struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
 {
 	struct tprof_threads *tt = &s->threads;
 	u32 mask = (1U << tt->bits) - 1;
-	u32 i = hash_32(tid, tt->bits);
-	unsigned int n;
+	unsigned int n, tries;
 
-	for (n = 0; n < TPROF_MAX_PROBES; n++, i = (i + 1) & mask) {
-		struct tprof_thread *t = &tt->slots[i];
-		u32 key = READ_ONCE(t->key);
+	for (tries = 0; tries < 4; tries++) {
+		struct tprof_thread *reuse = NULL, *t = NULL;
+		u32 i = hash_32(tid, tt->bits);
 
-		if (key == tid)
-			return t;
-		if (key)
-			continue;
+		for (n = 0; n < TPROF_MAX_PROBES && n <= mask;
+		     n++, i = (i + 1) & mask) {
+			/* Pairs with the release in tprof_thread_claim(). */
+			u32 key = smp_load_acquire(&tt->slots[i].key);
+
+			t = &tt->slots[i];
+			if (key == tid)
+				return t;
+			if (!key)
+				break;
+			if (!reuse && key != TPROF_TID_CLAIMING &&
+			    (key & TPROF_TID_DEAD))
+				reuse = t;
+			t = NULL;
+		}
 		if (!claim)
 			return NULL;
-		key = cmpxchg(&t->key, 0, tid);
-		if (!key) {
-			atomic64_inc(&s->threads_seen);
-			return t;
-		}
-		if (key == tid)
-			return t;
+		if (!reuse)
+			reuse = t;
+		if (!reuse)
+			break;
+		if (tprof_thread_claim(s, reuse, tid))
+			return reuse;
 	}
 	if (claim)
 		atomic64_inc(&s->threads_dropped);
 	return NULL;
+}
+
+/* The thread exited: keep its time, free its slot. Context: IRQs off. */
+void tprof_thread_bury(struct tprof_session *s, struct tprof_thread *t)
+{
+	atomic64_add(t->on_cpu_ns, &s->threads.exited_on_cpu);
+	WRITE_ONCE(t->key, t->key | TPROF_TID_DEAD);
+}
+
+/**
+ * tprof_threads_set_period() - SET_THREAD_PERIOD for a thread of @s.
+ * @s: session.
+ * @tid: global tid.
+ * @period: new period.
+ *
+ * A thread without a slot (not run since ENABLE) gets a pending request,
+ * taken at its first sched-in. Context: process.
+ * Return: 0 or -ENOSPC.
+ */
+int tprof_threads_set_period(struct tprof_session *s, u32 tid, u64 period)
+{
+	struct tprof_threads *tt = &s->threads;
+	struct tprof_thread *t = tprof_thread_get(s, tid, false);
+	unsigned long flags;
+	unsigned int i;
+	int ret = 0;
+
+	if (t) {
+		WRITE_ONCE(t->req_period_ns, period);
+		return 0;
+	}
+	raw_spin_lock_irqsave(&tt->pend_lock, flags);
+	for (i = 0; i < tt->npend && tt->pend[i].tid != tid; i++)
+		;
+	if (i < TPROF_MAX_PENDING) {
+		tt->pend[i].tid = tid;
+		tt->pend[i].period_ns = period;
+		if (i == tt->npend)
+			WRITE_ONCE(tt->npend, i + 1);
+	} else {
+		ret = -ENOSPC;
+	}
+	raw_spin_unlock_irqrestore(&tt->pend_lock, flags);
+	/* It may have claimed its slot meanwhile. */
+	t = tprof_thread_get(s, tid, false);
+	if (t)
+		WRITE_ONCE(t->req_period_ns, period);
+	return ret;
+}
+
+/* At a thread's first sched-in. Context: IRQs off. Return: 0 if none. */
+u64 tprof_threads_take_period(struct tprof_session *s, u32 tid)
+{
+	struct tprof_threads *tt = &s->threads;
+	u64 period = 0;
+	unsigned int i;
+
+	if (!READ_ONCE(tt->npend))
+		return 0;
+	raw_spin_lock(&tt->pend_lock);
+	for (i = 0; i < tt->npend; i++) {
+		if (tt->pend[i].tid != tid)
+			continue;
+		period = tt->pend[i].period_ns;
+		tt->pend[i] = tt->pend[tt->npend - 1];
+		WRITE_ONCE(tt->npend, tt->npend - 1);
+		break;
+	}
+	raw_spin_unlock(&tt->pend_lock);
+	return period;
 }
 
 static void tprof_fill_comm(void *dst, const char *src)
@@ -170,20 +279,26 @@ void tprof_threads_emit_stats(struct tprof_session *s)
 		struct tprof_rec_thread_stat rec;
 
 		if (!t->key || (t->key & TPROF_TID_DEAD) || !t->started)
-			continue;
+			continue;	/* CLAIMING has the DEAD bit */
 		tprof_fill_stat(s, t, TPROF_REC_THREAD_STAT, &rec);
 		tprof_emit_any(s, &rec, sizeof(rec));
 		cond_resched();
 	}
 }
 
+/* Exact on-CPU time of all threads so far (live ones as of their last switch). */
 u64 tprof_threads_on_cpu(struct tprof_session *s)
 {
 	u32 i, n = 1U << s->threads.bits;
-	u64 sum = 0;
+	u64 sum = atomic64_read(&s->threads.exited_on_cpu);
 
-	for (i = 0; i < n; i++)
-		sum += READ_ONCE(s->threads.slots[i].on_cpu_ns);
+	for (i = 0; i < n; i++) {
+		struct tprof_thread *t = &s->threads.slots[i];
+		u32 key = READ_ONCE(t->key);
+
+		if (key && !(key & TPROF_TID_DEAD))
+			sum += READ_ONCE(t->on_cpu_ns);
+	}
 	return sum;
 }
 
@@ -232,7 +347,7 @@ void tprof_probe_exit(void *data, struct task_struct *p)
 	if (t) {
 		if (t->started)
 			tprof_thread_emit_exit(s, t, TPROF_REC_THREAD_EXIT);
-		WRITE_ONCE(t->key, t->key | TPROF_TID_DEAD);
+		tprof_thread_bury(s, t);
 	}
 	if (!atomic_read(&p->signal->live) &&
 	    !test_and_set_bit(TPROF_S_EXITED, &s->bits)) {
@@ -280,7 +395,7 @@ void tprof_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			if (old->started)
 				tprof_thread_emit_exit(s, old,
 						       TPROF_REC_THREAD_EXIT);
-			WRITE_ONCE(old->key, old->key | TPROF_TID_DEAD);
+			tprof_thread_bury(s, old);
 		}
 		tprof_sampler_attach(s, p);
 	}

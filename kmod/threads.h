@@ -3,20 +3,28 @@
 #ifndef _TPROF_THREADS_H
 #define _TPROF_THREADS_H
 
+#include <linux/atomic.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct linux_binprm;
 struct tprof_session;
 
-/* Key bit of a slot whose thread exited (never reused in the session). */
-#define TPROF_TID_DEAD	0x80000000U
+/* Key bit of a slot whose thread exited (reusable). */
+#define TPROF_TID_DEAD		0x80000000U
+/* Key of a slot being (re)initialized for a new thread. */
+#define TPROF_TID_CLAIMING	0xffffffffU
+/* SET_THREAD_PERIOD requests for threads that have not run yet. */
+#define TPROF_MAX_PENDING	64
 
 /**
  * struct tprof_thread - exact accounting of one target thread.
- * @key: 0 free, the global tid, or tid | TPROF_TID_DEAD; claimed with
- *	cmpxchg(). All other fields but @req_period_ns belong to the CPU the
- *	thread runs on (IRQs off), ordered by the scheduler across migrations.
+ * @key: 0 never used, the global tid, tid | TPROF_TID_DEAD (exited,
+ *	reusable) or TPROF_TID_CLAIMING; claimed with cmpxchg() only by the
+ *	CPU the thread is switched in on. All other fields but @req_period_ns
+ *	belong to that CPU (IRQs off), ordered by the scheduler across
+ *	migrations.
  * @vtid: tid in the session's pid namespace.
  * @started: budget initialized (first sched-in).
  * @on_cpu_ns: exact on-CPU time while the session was active.
@@ -45,9 +53,26 @@ struct tprof_thread {
 	char comm[TASK_COMM_LEN];
 };
 
+/**
+ * struct tprof_threads - a session's thread table.
+ * @slots: open addressing, linear probing; a slot never returns to key 0,
+ *	so the first never-used slot ends every probe sequence.
+ * @bits: log2 of the number of slots.
+ * @exited_on_cpu: on-CPU time of exited threads (their slots are reused).
+ * @pend_lock: protects @pend and @npend; taken in the sched_switch probe.
+ * @npend: pending period requests.
+ * @pend: requests for threads that have no slot yet.
+ */
 struct tprof_threads {
 	struct tprof_thread *slots;
 	u32 bits;
+	atomic64_t exited_on_cpu;
+	raw_spinlock_t pend_lock;
+	unsigned int npend;
+	struct {
+		u32 tid;
+		u64 period_ns;
+	} pend[TPROF_MAX_PENDING];
 };
 
 int tprof_threads_alloc(struct tprof_threads *tt);
@@ -57,6 +82,9 @@ struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
 void tprof_threads_emit_existing(struct tprof_session *s);
 void tprof_threads_emit_stats(struct tprof_session *s);
 u64 tprof_threads_on_cpu(struct tprof_session *s);
+void tprof_thread_bury(struct tprof_session *s, struct tprof_thread *t);
+int tprof_threads_set_period(struct tprof_session *s, u32 tid, u64 period);
+u64 tprof_threads_take_period(struct tprof_session *s, u32 tid);
 void tprof_thread_emit_exit(struct tprof_session *s, struct tprof_thread *t,
 			    u16 type);
 

@@ -490,8 +490,10 @@ static int t_short(void)
 	   under);
 	ok(sampled > 0 && absdiff(W, C) <= tol,
 	   "short: their summed sample weight matches their on-CPU time within 5 sigma");
-	ok(r.st.threads_seen >= 1000, "short: STATS threads_seen >= 1000 (%llu)",
-	   (unsigned long long)r.st.threads_seen);
+	ok(r.st.threads_seen >= 1000 && !r.st.threads_dropped,
+	   "short: STATS threads_seen >= 1000 (%llu), none dropped (%llu)",
+	   (unsigned long long)r.st.threads_seen,
+	   (unsigned long long)r.st.threads_dropped);
 	ok(WIFEXITED(run_finish(&r)), "short: workload exits");
 	sum_free(&r.s);
 	return 0;

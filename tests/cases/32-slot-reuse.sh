@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 600
+# Thread slots of exited threads are reused: 1000 short-lived threads with a
+# 256-slot table (table_bits=8) are all tracked, none dropped.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+kt=$TPROF_BUILD/kmod-tests/tprof-ktest
+if rmmod tprof && insmod "$TPROF_KO" table_bits=8; then
+	ok "reload with table_bits=8"
+	for _ in $(seq 50); do [ -c /dev/tprof ] && break; sleep 0.1; done
+	"$kt" short | sed 's/^\(\(not \)\{0,1\}ok - \)/\1table_bits=8: /'
+	[ "${PIPESTATUS[0]}" = 0 ] || fail "tprof-ktest short (table_bits=8) exited non-zero"
+else
+	fail "reload with table_bits=8"
+fi
+rmmod tprof 2>/dev/null
+insmod "$TPROF_KO"
