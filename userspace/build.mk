@@ -86,6 +86,11 @@ GO ?= $(shell command -v go 2>/dev/null)
 ifneq ($(GO),)
 PROGS += $(BUILD)/progs/goprog
 endif
+# Go >= 1.21 (DW_AT_decl_line, PGO), e.g. golang-1.23-go from bookworm-backports
+GO_MODERN ?= $(lastword $(sort $(wildcard /usr/lib/go-1.2[1-9]/bin/go /usr/lib/go-1.[3-9][0-9]/bin/go)))
+ifneq ($(GO_MODERN),)
+PROGS += $(BUILD)/progs/goprog-modern
+endif
 
 .PHONY: progs
 progs: $(PROGS)
@@ -110,3 +115,9 @@ $(BUILD)/progs/goprog: tests/progs/goprog/main.go
 	cd tests/progs/goprog && GOCACHE=$(abspath $(BUILD))/gocache \
 		GOPATH=$(abspath $(BUILD))/gopath GOPROXY=off GO111MODULE=off \
 		GOTOOLCHAIN=local $(GO) build -o $(abspath $@) .
+
+$(BUILD)/progs/goprog-modern: tests/progs/goprog/main.go
+	@mkdir -p $(@D)
+	cd tests/progs/goprog && GOCACHE=$(abspath $(BUILD))/gocache-modern \
+		GOPATH=$(abspath $(BUILD))/gopath GOPROXY=off GO111MODULE=off \
+		GOTOOLCHAIN=local $(GO_MODERN) build -o $(abspath $@) .

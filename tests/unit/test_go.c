@@ -45,6 +45,16 @@ static const char *S(const PbProfile *p, int64_t i)
 	return i >= 0 && (size_t)i < p->n_string_table ? p->string_table[i] : "?";
 }
 
+/* Go < 1.21 runtime/pprof abbreviates generic shapes: main.Sum[...] */
+static bool same_go_name(const char *dwarf, const char *rt)
+{
+	const char *dots = strstr(rt, "[...]");
+
+	if (!dots)
+		return !strcmp(dwarf, rt);
+	return !strncmp(dwarf, rt, dots - rt + 1) && strchr(dwarf + (dots - rt), ']');
+}
+
 /*
  * Run bin with -cpuprofile ref, then compare every location of bin's
  * mapping with tprof's symbolizer. need_start_lines: the toolchain writes
@@ -97,7 +107,7 @@ static void compare_go(const char *bin, const char *ref, bool need_start_lines)
 			const Perftools__Profiles__Function *f =
 				p->function[l->line[k]->function_id - 1];
 
-			if (strcmp(fr[k].name, S(p, f->name)) ||
+			if (!same_go_name(fr[k].name, S(p, f->name)) ||
 			    strcmp(fr[k].file, S(p, f->filename)) ||
 			    fr[k].line != l->line[k]->line ||
 			    (f->start_line && fr[k].start_line != f->start_line))
