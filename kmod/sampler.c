@@ -162,7 +162,8 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		return;
 	n = 1 + div64_u64(cpu - t->next_point, p);
 	t->next_point += n * p;
-	if (READ_ONCE(c->sess->active))
+	/* Also while stopping: the final switch-out/finalize credits too. */
+	if (!READ_ONCE(c->sess->denied))
 		tprof_take_sample(c, regs, n * p, p, n - 1);
 	req = READ_ONCE(t->req_period_ns);
 	if (req && req != p) {

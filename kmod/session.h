@@ -34,6 +34,7 @@ enum tprof_state {
  * @state: enum tprof_state; IDLE -> ACTIVE under both locks (release, for
  *	poll()), ACTIVE -> STOPPED under tprof_sessions_mutex.
  * @active: probes and timers sample only while true (READ_ONCE).
+ * @denied: no more samples at all (unprivileged target did a setuid exec).
  * @finished: EOF once the rings are drained (release/acquire).
  * @reader_waiting: a reader sleeps or polls; producers may wake it.
  * @bits: TPROF_S_* flags.
@@ -59,6 +60,7 @@ struct tprof_session {
 	struct mutex lock;	/* file ops; see above */
 	enum tprof_state state;
 	bool active;
+	bool denied;
 	bool finished;
 	bool reader_waiting;
 	unsigned long bits;

@@ -410,6 +410,7 @@ void tprof_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	tprof_emit_thread(s, vtid, p->comm, 0);
 	/* An unprivileged session must not follow a setuid/setgid exec. */
 	if (!s->privileged && bprm->secureexec) {
+		WRITE_ONCE(s->denied, true);
 		WRITE_ONCE(s->active, false);
 		tprof_session_request_stop(s);
 	}
