@@ -49,7 +49,7 @@ struct wl {
 	bool exit_after_done;	/* main exits (code 5) right after "D" */
 	int nshort;		/* after go: this many sequential short threads */
 	u64 short_ns;		/* CPU time of each */
-	int exec_thread;	/* 1: leader execs, 2: a non-leader thread execs */
+	int exec_thread;	/* 1: leader execs, 2: a non-leader thread, 3: su */
 };
 
 struct wl_thread {
@@ -158,6 +158,14 @@ static void wl_main(void *arg)
 	child_wait_go();
 	if (w->exec_thread == 1) {
 		execl(self_exe, "tprof-ktest", "exec-child", (char *)NULL);
+		_exit(97);
+	}
+	if (w->exec_thread == 3) {	/* a setuid-root program */
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl("/usr/bin/su", "su", "--help", (char *)NULL);
 		_exit(97);
 	}
 	if (w->exec_thread == 2) {
@@ -963,6 +971,39 @@ static int t_unpriv(pid_t rootpid)
 	close(fd);
 	child_finish(&c);
 	sum_free(&s);
+
+	/* The target execs a setuid-root program: the session must end. */
+	if (access("/usr/bin/su", X_OK) == 0) {
+		struct wl ws = { .exec_thread = 3 };
+		int status;
+
+		memset(&rep, 0, sizeof(rep));
+		spawn(&c, wl_main, &ws);
+		if (!collect(&c, &rep, 1, false, 60000, -1, NULL))
+			die("workload not ready");
+		fd = dev_open();
+		snprintf(path, sizeof(path), "/proc/%d/auxv", c.pid);
+		afd = open(path, O_RDONLY);
+		e.pid = c.pid;
+		e.flags = TPROF_F_AUXV_PROOF;
+		e.auxv_fd = afd;
+		ret = enable_raw(fd, &e);
+		close(afd);
+		sum_init(&s, c.pid);
+		child_go(&c);
+		ok(ret == 0 && read_to_eof(fd, &s, 30000),
+		   "unpriv: a setuid exec by the target ends the session (EOF)");
+		ok(s.nexec == 1 && s.nproc_exit == 0,
+		   "unpriv: EXEC seen (%d), nothing after it (PROC_EXIT %d)",
+		   s.nexec, s.nproc_exit);
+		waitpid(c.pid, &status, 0);
+		close(c.go_w);
+		close(c.rep_r);
+		close(fd);
+		sum_free(&s);
+	} else {
+		printf("skip - unpriv: setuid exec: /usr/bin/su not found\n");
+	}
 	return 0;
 }
 
