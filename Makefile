@@ -33,6 +33,10 @@ help:
 	@echo "make demo         profile a bundled workload in a QEMU guest -> demo.pb.gz"
 	@echo "make bias         the bias lab on every kernel -> build/bias/, docs/bias.md"
 	@echo "make bench        benchmarks against perf -> docs/benchmarks.md"
+	@echo "make install      DKMS install of the module, tprof-read, udev rule, group (root)"
+	@echo "make uninstall    remove all of it (root)"
+	@echo "make deb          Debian packages tprof-dkms and tprof-tools -> build/deb/"
+	@echo "make pkg-test     packaging tests: DKMS per kernel, .debs install/purge (root)"
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
