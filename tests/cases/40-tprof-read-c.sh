@@ -61,6 +61,11 @@ if command -v protoc >/dev/null && [ -f $PROTO/profile.proto ]; then
 	if [ "$total" -ge 1500000000 ] && [ "$total" -le 3000000000 ]; then
 		ok "launch: protoc total $total ns ~ 4 x 0.4 s of CPU"
 	else fail "launch: protoc total $total ns ~ 4 x 0.4 s of CPU"; fi
+	if [ $have_go = 1 ]; then
+		gt=$(go tool pprof -top -unit=ns launch.pb.gz 2>/dev/null | sed -n 's/.*Total samples = \([0-9]*\)ns.*/\1/p')
+		if [ "$gt" = "$total" ]; then ok "launch: protoc and go tool pprof agree on the total ($gt ns)"
+		else fail "launch: protoc total $total ns, go tool pprof $gt ns"; fi
+	fi
 else
 	skip "launch: protoc totals: protoc not installed"
 fi

@@ -21,7 +21,8 @@ GO=$(ls /usr/lib/go-1.2[1-9]/bin/go /usr/lib/go-1.[3-9][0-9]/bin/go 2>/dev/null 
 if "$TR" -o tprof.pb.gz -- "$GP" -s 1 -g 2 > /dev/null 2> tr.err; then ok "pgo: tprof-read -- goprog-modern"
 else fail "pgo: tprof-read -- goprog-modern"; sed 's/^/    /' tr.err | head; exit 0; fi
 "$GP" -s 1 -g 2 -cpuprofile rt.pb.gz > /dev/null
-cp tprof.pb.gz rt.pb.gz "$TPROF_OUT/" 2>/dev/null
+cp tprof.pb.gz "$TPROF_OUT/pgo-tprof.pb.gz" 2>/dev/null
+cp rt.pb.gz "$TPROF_OUT/pgo-runtime.pb.gz" 2>/dev/null
 
 edges() {	# edges PROFILE: "caller -> callee" of the PGO call graph
 	"$GO" tool preprofile -i "$1" -o pre.txt 2> pre.err || return 1

@@ -21,12 +21,17 @@ __attribute__((noinline)) static unsigned long lib_spin(unsigned long x)
 	return x;
 }
 
+/*
+ * Burn the CPU seconds, and at least a fixed amount of work: emulated
+ * guests' CPU clocks can jump, and a test needs samples in here.
+ */
 unsigned long lib_hot(unsigned long x, double seconds)
 {
 	double end = cpu_now() + seconds;
+	long min_calls = (long)(seconds * 20000), n = 0;
 
 	do
 		x = lib_spin(x);
-	while (cpu_now() < end);
+	while (++n < min_calls || cpu_now() < end);
 	return x;
 }
