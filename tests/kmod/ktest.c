@@ -733,19 +733,25 @@ static int t_multi(int ns)
 	return 0;
 }
 
-/* SET_THREAD_PERIOD: thread B at 4P, thread A at P. */
+/*
+ * SET_THREAD_PERIOD: B at 4P before it runs, A stays at P; C (which runs
+ * first, alone) moves to 2P while it runs.
+ */
 static int t_period(void)
 {
 	const u64 P = 1 * MS;
-	struct wl w = { .npar = 2, .par_ns = 120 * MS, .keep = true };
+	struct wl w = { .nser = 1, .ser_ns = 300 * MS, .npar = 2, .par_ns = 120 * MS,
+			.keep = true };
 	struct tprof_ioc_thread_period tp = { 0 };
-	struct thr *a = NULL, *b = NULL;
-	int tida = 0, tidb = 0, i;
+	struct thr *a = NULL, *b = NULL, *cc = NULL;
+	int tida = 0, tidb = 0, tidc = 0, i;
 	struct run r;
 
 	run_start(&r, &w, P, 0, 0);
 	ok(r.enable_ret == 0, "period: ENABLE");
 	for (i = 0; i < r.rep.ready; i++) {
+		if (r.rep.rrole[i] == 1)
+			tidc = r.rep.rtid[i];
 		if (r.rep.rrole[i] != 2)
 			continue;
 		if (!tida)
@@ -763,10 +769,29 @@ static int t_period(void)
 	tp.period_ns = P;
 	ok(ioctl(r.fd, TPROF_IOC_SET_THREAD_PERIOD, &tp) && errno == EINVAL,
 	   "period: non-zero __pad gets EINVAL");
-	ok(run_wait(&r, true), "period: workload done");
+	child_go(&r.c);
+	for (i = 0; i < 100; i++) {	/* until C has been sampled at P */
+		struct thr *t;
+
+		drain(r.fd, &r.s);
+		t = thr_find(&r.s, tidc);
+		if (t && t->samples >= 3)
+			break;
+		usleep(10000);
+	}
+	ok(set_period(r.fd, tidc, 2 * P) == 0,
+	   "period: SET_THREAD_PERIOD 2P on a running thread");
+	ok(collect(&r.c, &r.rep, 0, true, 300000, r.fd, &r.s),
+	   "period: workload done");
 	ok(run_stop(&r), "period: EOF after DISABLE");
 	a = thr_find(&r.s, tida);
 	b = thr_find(&r.s, tidb);
+	cc = thr_find(&r.s, tidc);
+	ok(cc && cc->first_period == P && cc->period_seen == 2 * P &&
+	   cc->st.period_ns == 2 * P && !cc->bad_period &&
+	   absdiff(cc->weight + cc->st.lost_weight_ns, cc->st.on_cpu_ns) <=
+	   (long long)(2 * P + 50 * US),
+	   "period: the running thread switches from P to 2P; weights within 2P of on-CPU");
 	ok(a && b && a->samples && b->samples, "period: both threads sampled");
 	if (a && b) {
 		note("A: %llu samples period %llu, B: %llu samples period %llu",

@@ -38,6 +38,7 @@ struct thr {
 	u32 tid;
 	u64 samples;		/* delivered SAMPLE records */
 	u64 weight;		/* their weight_ns */
+	u64 first_period;	/* period_ns of the first sample */
 	u64 period_seen;	/* period_ns of the last sample */
 	u64 bad_period;		/* samples whose weight is not k * period */
 	int nthread;		/* THREAD records */

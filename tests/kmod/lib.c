@@ -224,6 +224,8 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 			return;
 		}
 		t = thr_get(s, r->tid);
+		if (!t->samples)
+			t->first_period = r->period_ns;
 		t->samples++;
 		t->weight += r->weight_ns;
 		t->period_seen = r->period_ns;
