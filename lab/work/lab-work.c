@@ -13,8 +13,9 @@
  *   lab-work churn COUNT UNITS              COUNT short threads, 8 at a time
  *   lab-work mixed THREADS ITERS UNITS      bursts alternating with blocking
  *
- * Except in churn, threads park after their truth line until the process
- * exits, so that nothing they run is missing from it (see run_job).
+ * Except in churn, finished threads park, and main reads their schedstat
+ * before letting them exit, so that nothing they run is missing from it
+ * (see run_job).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,35 +76,62 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void record_truth(const char *phase)
+static void write_truth(int tid, const char *phase, const char *comm, uint64_t ns)
 {
-	char comm[17] = "";
-	uint64_t ns = thread_cpu_ns();
-
-	prctl(PR_GET_NAME, comm);
 	pthread_mutex_lock(&truth_lock);
-	fprintf(truth, "%d\t%s\t%s\t%llu\n", gettid(), phase, comm,
+	fprintf(truth, "%d\t%s\t%s\t%llu\n", tid, phase, comm,
 		(unsigned long long)ns);
 	fflush(truth);
 	pthread_mutex_unlock(&truth_lock);
 }
 
-/* Parked threads post this once their truth is recorded. */
-static sem_t parked;
+/* Truth for the calling thread (churn threads, main). */
+static void record_truth(const char *phase)
+{
+	char comm[17] = "";
+
+	prctl(PR_GET_NAME, comm);
+	write_truth(gettid(), phase, comm, thread_cpu_ns());
+}
+
+/*
+ * Truth for a parked thread, read by main from the kernel's accounting:
+ * /proc/self/task/TID/schedstat is exact for a thread that is blocked.
+ */
+static uint64_t schedstat_ns(int tid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu", &ns) != 1)
+			ns = 0;
+		fclose(f);
+	}
+	return ns;
+}
+
+/* Parked threads post @parked when done and wait for @release. */
+static sem_t parked, release;
 
 struct job {
-	bool park;		/* stay blocked after the truth line (see run_job) */
+	bool park;		/* truth read by main while parked (see run_job) */
 	const char *phase;
 	char name[16];
 	uint64_t units;
 	int iters;
 	int pipe_in, pipe_out;	/* mixed: blocking partner, or -1 */
+	int tid;
 };
 
 static void *run_job(void *arg)
 {
 	struct job *j = arg;
 
+	j->tid = gettid();
 	prctl(PR_SET_NAME, j->name);
 	if (j->iters == 0) {
 		burn(j->units);
@@ -122,25 +151,29 @@ static void *run_job(void *arg)
 			}
 		}
 	}
-	record_truth(j->phase);
-	/*
-	 * A thread's own CPU clock cannot include what it spends exiting
-	 * (glibc's madvise of its stack, TLB shootdowns: many ms in a TCG
-	 * guest). Parked threads do nothing more until exit_group() at the
-	 * end, so their truth line is their whole CPU time.
-	 */
-	if (j->park) {
-		sem_post(&parked);
-		for (;;)
-			pause();
+	if (!j->park) {
+		record_truth(j->phase);
+		return NULL;
 	}
+	/*
+	 * A thread cannot measure what it spends after measuring itself:
+	 * writing the truth line, glibc's exit path (madvise of its stack,
+	 * TLB shootdowns: milliseconds in a TCG guest). So a parked thread
+	 * blocks, main reads its schedstat, and then it leaves with a bare
+	 * exit(2): no glibc teardown, and main, the last thread standing,
+	 * pays for the address space's teardown.
+	 */
+	sem_post(&parked);
+	while (sem_wait(&release) && errno == EINTR)
+		;
+	syscall(SYS_exit, 0);
 	return NULL;
 }
 
 static int run_jobs(struct job *jobs, int n)
 {
 	pthread_t *t = calloc(n, sizeof(*t));
-	int i, err = 0;
+	int i, started, nparked = 0, err = 0;
 
 	if (!t)
 		return ENOMEM;
@@ -148,14 +181,21 @@ static int run_jobs(struct job *jobs, int n)
 		err = pthread_create(&t[i], NULL, run_job, &jobs[i]);
 		if (err)
 			break;
+		nparked += jobs[i].park;
 	}
-	while (i-- > 0) {
+	started = i;
+	for (i = 0; i < nparked; i++)
+		while (sem_wait(&parked) && errno == EINTR)
+			;
+	for (i = 0; i < started; i++)
 		if (jobs[i].park)
-			while (sem_wait(&parked) && errno == EINTR)
-				;
-		else
-			pthread_join(t[i], NULL);
-	}
+			write_truth(jobs[i].tid, jobs[i].phase, jobs[i].name,
+				    schedstat_ns(jobs[i].tid));
+	for (i = 0; i < nparked; i++)
+		sem_post(&release);
+	/* The kernel clears each tid and wakes pthread_join, even after SYS_exit. */
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
 	free(t);
 	return err;
 }
@@ -252,6 +292,7 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	sem_init(&parked, 0, 0);
+	sem_init(&release, 0, 0);
 	truth = path ? fopen(path, "w") : stderr;
 	if (!truth) {
 		fprintf(stderr, "lab-work: %s: %s\n", path, strerror(errno));
