@@ -167,7 +167,8 @@ static int parse_args(int argc, char **argv)
 		case 'd':
 			errno = 0;
 			env.duration_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || env.duration_s <= 0) {
+			if (errno || end == optarg || *end ||
+			    !(env.duration_s > 0 && env.duration_s < 1e9)) {
 				pr_err("-d %s: not a positive number of seconds", optarg);
 				return -EINVAL;
 			}
@@ -510,7 +511,10 @@ static int drain(struct run *r, unsigned char *buf, size_t cap)
 			pr_err("%s: read: %s", env.device, strerror(-n));
 			return n;
 		}
-		process_bytes(r, buf, n, 0);
+		if (process_bytes(r, buf, n, 0) != (size_t)n && !r->decode_err) {
+			pr_err("%s: read returned a partial record", env.device);
+			r->decode_err = -EPROTO;
+		}
 		if (r->decode_err)
 			return r->decode_err;
 	}
@@ -661,7 +665,12 @@ static int collect(struct run *r)
 				pr_err("%s: read: %s", env.device, strerror(-n));
 				goto out_disable;
 			}
-			process_bytes(r, buf, n, 0);
+			if (process_bytes(r, buf, n, 0) != (size_t)n &&
+			    !r->decode_err) {
+				/* read() returns whole records only */
+				pr_err("%s: read returned a partial record", env.device);
+				r->decode_err = -EPROTO;
+			}
 			if (r->decode_err) {
 				ret = r->decode_err;
 				goto out_disable;
