@@ -205,6 +205,8 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 		tprof_maybe_sample(c, get_irq_regs(), cpu);
 	if (t->next_point > cpu)
 		rem = t->next_point - cpu;
+	else	/* deferred: look again a period later unless switched out */
+		rem = t->period_ns;
 	hrtimer_set_expires(timer, ktime_add_ns(ktime_get(),
 						max_t(u64, rem, TPROF_MIN_REARM_NS)));
 	return HRTIMER_RESTART;
