@@ -48,6 +48,7 @@ cmd="make bench"
 [ "$quick" = 1 ] && cmd="BENCH_QUICK=1 $cmd"
 $py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \
 	--kernel "$name ($kver)" --command "$cmd" \
+	--tree "$(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')" \
 	--host-cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" \
 	--doc "$root/docs/benchmarks.md" --png-dir "$root/docs/benchmarks" || rc=1
 exit $rc
