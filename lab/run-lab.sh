@@ -20,8 +20,9 @@ threads=${LAB_THREADS:-1 2 4 8 16}
 profilers=${LAB_PROFILERS:-tprof perf sigprof gopprof}
 units=${LAB_UNITS:-400}
 if [ "${LAB_QUICK:-0}" = 1 ]; then
-	# Enough work that the serial thread gets > 1000 samples at 1 kHz.
-	hzs=1000 threads=8 profilers=tprof units=${LAB_UNITS:-2800}
+	# Enough work that the serial thread gets > 1000 samples at 1 kHz, even
+	# when late timers (TCG) fold several periods into one sample.
+	hzs=1000 threads=8 profilers=tprof units=${LAB_UNITS:-6000}
 fi
 mkdir -p "$out"
 

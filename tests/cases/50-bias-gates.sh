@@ -5,4 +5,4 @@
 # each phase's sampled CPU within 3% of the kernel's accounting, threads with
 # >= 1000 samples within 2%, churn total within 2% of rusage, nothing lost.
 . "$TPROF_ROOT/tests/cases/lab-case.sh"
-LAB_QUICK=1 lab_case "$PWD/lab"
+LAB_QUICK=1 lab_case "$TPROF_OUT/lab-gates"

@@ -54,12 +54,23 @@ SELFTEST_KO='$selftest_ko'
 CASE_TIMEOUT='${CASE_TIMEOUT:-600}'
 EOV
 
+# panic_on_warn, oops, soft lockups, RCU stalls and hung tasks all end the
+# guest without a result line. A TCG guest on a loaded host runs slowly and
+# unevenly, so the thresholds get generous margins (a soft lockup needs 120 s,
+# an RCU stall 120 s), and no_timer_check skips the IO-APIC timer probe that
+# panics a slow guest at boot ("IO-APIC + timer doesn't work").
+append="console=ttyS0 rdinit=/init panic=-1 panic_on_warn=1 oops=panic"
+append+=" softlockup_panic=1 watchdog_thresh=60"
+append+=" rcupdate.rcu_cpu_stall_timeout=120 sysctl.kernel.panic_on_rcu_stall=1"
+append+=" sysctl.kernel.hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=300"
+append+=" tsc=reliable no_timer_check"
+
 start=$(date +%s)
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
 	-accel tcg,thread=single -cpu max -smp "$cpus" -m "$mem" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$vmlinuz" -initrd "$initrd" \
-	-append "console=ttyS0 rdinit=/init panic=-1 panic_on_warn=1 oops=panic softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 sysctl.kernel.hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=300 tsc=reliable" \
+	-append "$append" \
 	-serial "file:$vmout/console.log" -serial "file:$vmout/result.log" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$vmout/out,mount_tag=tprofout,security_model=none,multidevs=remap" \
