@@ -6,7 +6,8 @@
 # docs/benchmarks.md and docs/benchmarks/*.png (bench/report.py).
 # Env: BENCH_REPS (5), BENCH_CPU_MS (2000: guest CPU time of one spin thread),
 #      BENCH_QUICK=1 (smoke run: 1 rep, 200 ms, fewer depths, 1M samples),
-#      BENCH_CASES (glob of guest cases, '*'), BENCH_SKIP_GUEST=1 /
+#      BENCH_CASES (glob of guest cases; when set, the results are added to
+#      the previous run's), BENCH_SKIP_GUEST=1 /
 #      BENCH_SKIP_READER=1 (reuse the previous results of that part).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +24,8 @@ read -r name kver <<<"$(head -n1 <<<"$list")"
 dest=$build/bench/$name
 mkdir -p "$dest"
 rc=0
+# the tree the guest ran (others may commit while it runs)
+tree=$(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')
 if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 	# the guest reads its settings from the host's build/ (see guest/lib.sh)
 	printf 'BENCH_REPS=%s\nBENCH_CPU_MS=%s\nBENCH_QUICK=%s\n' \
@@ -34,9 +37,18 @@ if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 	BUILD=$build/bench-vm VM_OUT=$build/vm/bench-$name CASE_DIR=bench/guest \
 		CASES="${BENCH_CASES:-*}" VM_CPUS=8 VM_TIMEOUT=${VM_TIMEOUT:-14400} \
 		"$root/tests/vm/run-kernel.sh" "$name" "$kver" || rc=1
-	rm -rf "$dest/guest"
-	cp -r "$build/vm/bench-$name/out/bench" "$dest/guest" || exit 1
-	cp "$build/vm/bench-$name/console.log" "$dest/guest/console.log"
+	if [ -n "${BENCH_CASES:-}" ] && [ -s "$dest/guest/results.txt" ]; then
+		# a run of some cases adds its lines to the last full run's
+		# (bench/report.py brackets within one experiment, never across)
+		cat "$build/vm/bench-$name/out/bench/results.txt" >> "$dest/guest/results.txt" ||
+			exit 1
+		cp "$build/vm/bench-$name/console.log" "$dest/guest/console-${BENCH_CASES//[^0-9a-z]/_}.log"
+	else
+		rm -rf "$dest/guest"
+		cp -r "$build/vm/bench-$name/out/bench" "$dest/guest" || exit 1
+		cp "$build/vm/bench-$name/console.log" "$dest/guest/console.log"
+	fi
+	echo "$tree" > "$dest/guest/tree"
 fi
 if [ "${BENCH_SKIP_READER:-0}" != 1 ]; then
 	samples=10000000
@@ -46,9 +58,10 @@ fi
 cmd="make bench"
 [ -n "${BENCH_KERNEL:-}" ] && cmd+=" BENCH_KERNEL=$BENCH_KERNEL"
 [ "$quick" = 1 ] && cmd="BENCH_QUICK=1 $cmd"
+[ -n "${BENCH_CASES:-}" ] && cmd="$cmd; BENCH_CASES='$BENCH_CASES' $cmd"
 $py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \
 	--kernel "$name ($kver)" --command "$cmd" \
-	--tree "$(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')" \
+	--tree "$(cat "$dest/guest/tree" 2>/dev/null || echo "$tree")" \
 	--host-cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" \
 	--doc "$root/docs/benchmarks.md" --png-dir "$root/docs/benchmarks" || rc=1
 exit $rc
