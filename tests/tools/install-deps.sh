@@ -16,4 +16,24 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get update -q
 	apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"
 fi
+# Go >= 1.21 (PGO tests) is in bookworm-backports. Reach it through a private
+# sources file instead of changing the machine's apt configuration.
+if ! ls /usr/lib/go-1.2[1-9]/bin/go > /dev/null 2>&1; then
+	[ "$(id -u)" = 0 ] || { echo "install-deps: need root for golang-1.23-go" >&2; exit 1; }
+	parts=$root/.cache/apt-backports
+	mkdir -p "$parts"
+	cat > "$parts/backports.sources" <<EOS
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+	bpo=(-o Dir::Etc::sourcelist=/dev/null -o "Dir::Etc::sourceparts=$parts"
+	     -o APT::Get::List-Cleanup=0)
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get "${bpo[@]}" update -q
+	apt-get "${bpo[@]}" install -y -q --no-install-recommends \
+		-o DPkg::Lock::Timeout=600 golang-1.23-go
+fi
 "$root/tests/vm/kernels.sh" --install > /dev/null
