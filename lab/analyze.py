@@ -165,7 +165,8 @@ def gates(runs):
             e = abs(ratio(t["sampled"], t["truth"]) - 1)
             check(e <= GATE_THREAD_TOL, "tprof thread %s (%s, %d samples) within %.0f%% of its CPU (err %.2f%%)"
                   % (t["tid"], t["comm"], t["samples"], 100 * GATE_THREAD_TOL, 100 * e))
-        print("# %d threads had >= %d samples" % (len(big), GATE_THREAD_MIN))
+        check(len(big) > 0, "the per-thread gate is not vacuous: %d thread(s) with >= %d samples"
+              % (len(big), GATE_THREAD_MIN))
         check(r["lost"] == 0, "tprof lost no samples at 1 kHz (lost %d)" % r["lost"])
     ch = [r for r in tp if r["workload"] == "churn" and r["hz"] == 1000]
     check(bool(ch), "tprof ran the churn workload at 1 kHz")

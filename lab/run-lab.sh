@@ -22,7 +22,7 @@ units=${LAB_UNITS:-400}
 if [ "${LAB_QUICK:-0}" = 1 ]; then
 	# Enough work that the serial thread gets > 1000 samples at 1 kHz, even
 	# when late timers (TCG) fold several periods into one sample.
-	hzs=1000 threads=8 profilers=tprof units=${LAB_UNITS:-6000}
+	hzs=1000 threads=8 profilers=tprof units=${LAB_UNITS:-9000}
 fi
 mkdir -p "$out"
 
