@@ -52,6 +52,7 @@
  * @sess: its session.
  * @thr: its slot.
  * @rt_base: its se.sum_exec_runtime when it came in.
+ * @exiting: it passed its exit probe; its switch-out emits THREAD_EXIT.
  * @rnd: first-budget randomness (prandom: no locks).
  * @scratch: one SAMPLE record under construction.
  */
@@ -61,6 +62,7 @@ struct tprof_cpu {
 	struct tprof_session *sess;
 	struct tprof_thread *thr;
 	u64 rt_base;
+	bool exiting;
 	struct rnd_state rnd;
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
 };
@@ -260,7 +262,9 @@ static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
  */
 static void tprof_sched_out(struct tprof_cpu *c, u64 rt)
 {
+	struct tprof_session *s = c->sess;
 	struct tprof_thread *t = c->thr;
+	bool exiting = c->exiting;
 
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* A point passed while the timer could not fire: prev is current. */
@@ -269,6 +273,14 @@ static void tprof_sched_out(struct tprof_cpu *c, u64 rt)
 	c->task = NULL;
 	c->thr = NULL;
 	c->sess = NULL;
+	c->exiting = false;
+	/*
+	 * Normally the final switch-out (prev_state TASK_DEAD, from
+	 * do_task_dead()); a switch-out earlier in the exit path ends the
+	 * accounting too: a PF_EXITING thread is not switched in again.
+	 */
+	if (exiting)
+		tprof_thread_exited(s, t);
 }
 
 /*
@@ -294,6 +306,7 @@ void tprof_probe_sched_switch(void *data, bool preempt,
 			c->task = NULL;
 			c->thr = NULL;
 			c->sess = NULL;
+			c->exiting = false;
 		}
 	}
 	s = tprof_session_find(next);
@@ -350,6 +363,7 @@ void tprof_sampler_stop(struct tprof_session *s)
 		c->task = NULL;
 		c->thr = NULL;
 		c->sess = NULL;
+		c->exiting = false;
 	}
 	cpus_read_unlock();
 }
@@ -361,6 +375,25 @@ void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p)
 
 	if (c->task == p && c->sess == s)
 		tprof_sched_out(c, tprof_runtime_now(p));
+}
+
+/*
+ * Exit probe: if @p is accounted here, it stays so until its switch-out,
+ * which emits its THREAD_EXIT (the rest of do_exit() is its CPU time too).
+ * Context: IRQs off; @p is current.
+ * Return: true if so; else the caller reports the thread now.
+ */
+bool tprof_sampler_exiting(struct tprof_session *s, struct task_struct *p)
+{
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+
+	if (c->task != p || c->sess != s || c->exiting)
+		return false;
+	atomic_inc(&s->exiting);
+	c->exiting = true;
+	/* Not found by tid any more (exec may pass it on), not reusable. */
+	WRITE_ONCE(c->thr->key, TPROF_TID_EXITING);
+	return true;
 }
 
 /* Exec probe (new tid). Context: IRQs off; @p is current. */

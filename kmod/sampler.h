@@ -21,6 +21,7 @@ void tprof_probe_sched_switch(void *data, bool preempt,
 void tprof_sampler_start(struct tprof_session *s);
 void tprof_sampler_stop(struct tprof_session *s);
 void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p);
+bool tprof_sampler_exiting(struct tprof_session *s, struct task_struct *p);
 void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p);
 
 #endif /* _TPROF_SAMPLER_H */

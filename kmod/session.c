@@ -90,6 +90,7 @@ struct tprof_session *tprof_session_new(void)
 	s->idx = -1;
 	atomic64_set(&s->threads_seen, 0);
 	atomic64_set(&s->threads_dropped, 0);
+	atomic_set(&s->exiting, 1);
 	return s;
 }
 

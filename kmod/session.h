@@ -26,6 +26,7 @@ enum tprof_state {
 /* Bits of tprof_session.bits. */
 #define TPROF_S_EXITED		0	/* PROC_EXIT emitted */
 #define TPROF_S_STOP_REQ	1	/* a probe asked for stop_work */
+#define TPROF_S_GROUP_DEAD	2	/* an exit probe saw signal->live == 0 */
 
 /**
  * struct tprof_session - per-open-file state.
@@ -52,6 +53,10 @@ enum tprof_state {
  * @threads: per-thread accounting table.
  * @threads_seen: slots claimed.
  * @threads_dropped: sched-ins with the table full.
+ * @exiting: 1 until group dead, plus one per thread between its exit probe
+ *	and its final switch-out; PROC_EXIT when it drops to 0, so it comes
+ *	after every THREAD_EXIT.
+ * @exit_code: for PROC_EXIT, taken at group dead.
  * @wq: readers.
  * @stop_work: stops the session after the target exited.
  * @tick: periodic reader wakeup while data is pending.
@@ -80,6 +85,8 @@ struct tprof_session {
 	struct tprof_threads threads;
 	atomic64_t threads_seen;
 	atomic64_t threads_dropped;
+	atomic_t exiting;
+	s32 exit_code;
 
 	wait_queue_head_t wq;
 	struct work_struct stop_work;

@@ -50,7 +50,8 @@ static bool tprof_thread_claim(struct tprof_session *s, struct tprof_thread *t,
 {
 	u32 old = READ_ONCE(t->key);
 
-	if (old == TPROF_TID_CLAIMING || (old && !(old & TPROF_TID_DEAD)))
+	if (old == TPROF_TID_CLAIMING || old == TPROF_TID_EXITING ||
+	    (old && !(old & TPROF_TID_DEAD)))
 		return false;
 	if (cmpxchg(&t->key, old, TPROF_TID_CLAIMING) != old)
 		return false;
@@ -104,7 +105,7 @@ struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
 			if (!key)
 				break;
 			if (!reuse && key != TPROF_TID_CLAIMING &&
-			    (key & TPROF_TID_DEAD))
+			    key != TPROF_TID_EXITING && (key & TPROF_TID_DEAD))
 				reuse = t;
 			t = NULL;
 		}
@@ -125,8 +126,12 @@ struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
 /* The thread exited: keep its time, free its slot. Context: IRQs off. */
 void tprof_thread_bury(struct tprof_session *s, struct tprof_thread *t)
 {
+	u32 key = t->key;
+
 	atomic64_add(t->on_cpu_ns, &s->threads.exited_on_cpu);
-	WRITE_ONCE(t->key, t->key | TPROF_TID_DEAD);
+	/* An EXITING slot becomes reusable too (tid 0 | DEAD). */
+	WRITE_ONCE(t->key, key == TPROF_TID_EXITING ? TPROF_TID_DEAD :
+		   key | TPROF_TID_DEAD);
 }
 
 /**
@@ -245,6 +250,39 @@ void tprof_thread_emit_exit(struct tprof_session *s, struct tprof_thread *t,
 	tprof_emit(s, &rec, sizeof(rec));
 }
 
+/* Context: IRQs off (this CPU's ring). */
+static void tprof_emit_proc_exit(struct tprof_session *s)
+{
+	struct tprof_rec_proc_exit rec = {
+		.hdr.type = TPROF_REC_PROC_EXIT,
+		.hdr.size = sizeof(rec),
+		.hdr.time_ns = ktime_get_mono_fast_ns(),
+		.pid = s->vpid,
+		.exit_code = READ_ONCE(s->exit_code),
+	};
+
+	if (test_and_set_bit(TPROF_S_EXITED, &s->bits))
+		return;
+	tprof_emit(s, &rec, sizeof(rec));
+	tprof_session_request_stop(s);
+}
+
+/*
+ * The final switch-out of a thread that passed its exit probe (or the
+ * final accounting of a stopping session): THREAD_EXIT with all its
+ * on-CPU time, then PROC_EXIT if it was the last one after group dead.
+ * Context: IRQs off (sched_switch probe under rq->lock, or IPI): no
+ * sleeping lock, no allocation; wakeups only via irq_work.
+ */
+void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t)
+{
+	tprof_thread_emit_exit(s, t, TPROF_REC_THREAD_EXIT);
+	tprof_thread_bury(s, t);
+	/* Full barrier: orders the THREAD_EXIT before a PROC_EXIT elsewhere. */
+	if (atomic_dec_and_test(&s->exiting))
+		tprof_emit_proc_exit(s);
+}
+
 /* Context: process, right after ENABLE published the session. */
 void tprof_threads_emit_existing(struct tprof_session *s)
 {
@@ -332,6 +370,12 @@ static s32 tprof_exit_code(struct task_struct *p)
 /*
  * sched_process_exit: in do_exit() of @p (== current), PF_EXITING set and
  * signal->live already decremented. Context: preemption disabled.
+ *
+ * do_exit() goes on after this probe (exit_files(), exit_notify(), ...,
+ * do_task_dead()): a thread running on a sampling CPU stays accounted and
+ * sampled until it is switched out (normally its final switch, prev_state
+ * TASK_DEAD), which emits its THREAD_EXIT. PROC_EXIT follows the last of
+ * them once group dead is seen (@s->exiting).
  */
 void tprof_probe_exit(void *data, struct task_struct *p)
 {
@@ -342,25 +386,21 @@ void tprof_probe_exit(void *data, struct task_struct *p)
 	if (!s || p != current)
 		return;
 	local_irq_save(flags);
-	tprof_sampler_detach(s, p);
-	t = tprof_thread_get(s, p->pid, false);
-	if (t) {
-		if (t->started)
-			tprof_thread_emit_exit(s, t, TPROF_REC_THREAD_EXIT);
-		tprof_thread_bury(s, t);
+	if (!tprof_sampler_exiting(s, p)) {
+		t = tprof_thread_get(s, p->pid, false);
+		if (t) {
+			if (t->started)
+				tprof_thread_emit_exit(s, t,
+						       TPROF_REC_THREAD_EXIT);
+			tprof_thread_bury(s, t);
+		}
 	}
 	if (!atomic_read(&p->signal->live) &&
-	    !test_and_set_bit(TPROF_S_EXITED, &s->bits)) {
-		struct tprof_rec_proc_exit rec = {
-			.hdr.type = TPROF_REC_PROC_EXIT,
-			.hdr.size = sizeof(rec),
-			.hdr.time_ns = ktime_get_mono_fast_ns(),
-			.pid = s->vpid,
-			.exit_code = tprof_exit_code(p),
-		};
-
-		tprof_emit(s, &rec, sizeof(rec));
-		tprof_session_request_stop(s);
+	    !test_and_set_bit(TPROF_S_GROUP_DEAD, &s->bits)) {
+		WRITE_ONCE(s->exit_code, tprof_exit_code(p));
+		/* Drop the group's reference: 0 unless threads still exit. */
+		if (atomic_dec_and_test(&s->exiting))
+			tprof_emit_proc_exit(s);
 	}
 	local_irq_restore(flags);
 }

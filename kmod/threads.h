@@ -15,13 +15,19 @@ struct tprof_session;
 #define TPROF_TID_DEAD		0x80000000U
 /* Key of a slot being (re)initialized for a new thread. */
 #define TPROF_TID_CLAIMING	0xffffffffU
+/*
+ * Key of a slot whose thread passed its exit probe and is still accounted
+ * on its CPU until its final switch-out: neither found by tid (an exec may
+ * hand the tid to another thread meanwhile) nor reusable.
+ */
+#define TPROF_TID_EXITING	0xfffffffeU
 /* SET_THREAD_PERIOD requests for threads that have not run yet. */
 #define TPROF_MAX_PENDING	64
 
 /**
  * struct tprof_thread - exact accounting of one target thread.
  * @key: 0 never used, the global tid, tid | TPROF_TID_DEAD (exited,
- *	reusable) or TPROF_TID_CLAIMING; claimed with cmpxchg() only by the
+ *	reusable), TPROF_TID_EXITING or TPROF_TID_CLAIMING; claimed with cmpxchg() only by the
  *	CPU the thread is switched in on. All other fields but @req_period_ns
  *	belong to that CPU (IRQs off), ordered by the scheduler across
  *	migrations.
@@ -87,6 +93,7 @@ int tprof_threads_set_period(struct tprof_session *s, u32 tid, u64 period);
 u64 tprof_threads_take_period(struct tprof_session *s, u32 tid);
 void tprof_thread_emit_exit(struct tprof_session *s, struct tprof_thread *t,
 			    u16 type);
+void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t);
 
 void tprof_probe_fork(void *data, struct task_struct *parent,
 		      struct task_struct *child);

@@ -142,6 +142,40 @@ static void wl_start_threads(struct wl *w, struct wl_thread *ts, int n)
 	}
 }
 
+/* Threads: of /proc/self/status, or -1. */
+static int nthreads_self(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	int n = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Once every other thread is reaped (release_task() added its runtime to
+ * the process's), reports their CPU time: the process clock minus ours.
+ */
+static void report_dead_cpu(void)
+{
+	struct timespec ts;
+	u64 self, all;
+	int i;
+
+	for (i = 0; i < 10000 && nthreads_self() != 1; i++)
+		usleep(1000);
+	self = thread_cpu_ns();
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	all = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	child_report("S %llu\n", (unsigned long long)(all - self));
+}
+
 static void wl_main(void *arg)
 {
 	struct wl *w = arg;
@@ -181,6 +215,8 @@ static void wl_main(void *arg)
 			_exit(95);
 		pthread_join(th, NULL);
 	}
+	if (w->nshort && !n)
+		report_dead_cpu();
 	if (w->late)
 		wl_start_threads(w, ts, n);
 	pthread_barrier_wait(&bar_start);
@@ -488,6 +524,18 @@ static int t_short(void)
 		C += t->st.on_cpu_ns;
 	}
 	tol = 5 * __builtin_sqrt((double)C * P);
+	note("short: THREAD_EXIT on_cpu sum %llu, the dead threads' CPU by the process clock %llu",
+	     (unsigned long long)C, (unsigned long long)r.rep.dead_cpu);
+	/*
+	 * The whole exit path is the threads' CPU time: THREAD_EXIT covers it
+	 * up to the final switch-out, the process clock only up to
+	 * release_task() (what runs after it, 50-250 us a thread under TCG,
+	 * is nobody's): at least the clock, less 2%, and not far above it.
+	 */
+	ok(r.rep.has_dead_cpu && C + C / 50 + 1 * MS >= r.rep.dead_cpu &&
+	   C <= r.rep.dead_cpu + r.rep.dead_cpu / 2 + 1 * MS,
+	   "short: THREAD_EXIT on_cpu sum (%llu) covers the exited threads' process clock (%llu) within 2%%",
+	   (unsigned long long)C, (unsigned long long)r.rep.dead_cpu);
 	note("short: %d threads, %d under one period, %d sampled; weight %llu vs on-CPU %llu (tolerance %.0f)",
 	     nexit, under, sampled, (unsigned long long)W, (unsigned long long)C,
 	     tol);

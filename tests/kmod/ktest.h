@@ -97,6 +97,8 @@ struct report {
 	int rtid[4096];		/* tids of "R" lines */
 	int rrole[4096];
 	bool done;
+	bool has_dead_cpu;
+	u64 dead_cpu;		/* "S": CPU of the process's exited threads */
 };
 
 void spawn(struct child *c, void (*fn)(void *), void *arg);

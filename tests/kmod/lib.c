@@ -439,6 +439,9 @@ static void report_line(struct report *r, char *line)
 			r->rrole[r->ready] = role;
 		}
 		r->ready++;
+	} else if (sscanf(line, "S %llu", &cpu) == 1) {
+		r->dead_cpu = cpu;
+		r->has_dead_cpu = true;
 	} else if (line[0] == 'D') {
 		r->done = true;
 	}
