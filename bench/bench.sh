@@ -57,6 +57,7 @@ if [ "${BENCH_SKIP_READER:-0}" != 1 ]; then
 fi
 cmd="make bench"
 [ -n "${BENCH_KERNEL:-}" ] && cmd+=" BENCH_KERNEL=$BENCH_KERNEL"
+[ -n "${BENCH_REPS:-}" ] && cmd="BENCH_REPS=$BENCH_REPS $cmd"
 [ "$quick" = 1 ] && cmd="BENCH_QUICK=1 $cmd"
 [ -n "${BENCH_CASES:-}" ] && cmd="$cmd; BENCH_CASES='$BENCH_CASES' $cmd"
 $py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \
