@@ -47,7 +47,9 @@ def load_run(d):
         funcs = {r[1]: (int(r[2]), int(r[3])) for r in
                  read_tsv(os.path.join(d, "funcs.tsv")) if r[0] == "func"}
         tot = [r for r in read_tsv(os.path.join(d, "funcs.tsv")) if r[0] == "total"]
-        phase_fn = {"serial": "main.serialWork", "parallel": "main.parallelWork"}
+        # Frames every profiler sees: a frame-pointer walk from the frameless
+        # leaf main.spin skips its direct caller (serialWork/parallelWork).
+        phase_fn = {"serial": "main.serialPhase", "parallel": "main.parallelPhase.func1"}
         true_total = 0
         for r in truth:
             if len(r) == 2 and r[0] in phase_fn:

@@ -126,7 +126,15 @@ EXPLAIN = """
   most expirations merge, so the parallel phase is under-sampled roughly N
   times, and no rate beyond the tick (250 Hz on Debian) is possible.
 - **gopprof** (Go's runtime/pprof, per-thread `timer_create` timers since Go
-  1.18) is accurate in expectation for Go programs, at a fixed 100 Hz.
+  1.18) is accurate in expectation for Go programs at a fixed 100 Hz, but
+  like perf it counts one period per signal, so late timers lose CPU time.
+- **The Go rows** split the profile by function (`main.serialPhase`,
+  `main.parallelPhase.func1`), while the truth is the process's getrusage
+  over each phase, which also holds the Go runtime's own work in that phase
+  (idle Ps spinning for work, GC): a perfect profiler scores below 1.00 there,
+  so compare the profilers with each other. Frame-pointer walks miss the
+  direct caller of a frameless Go leaf, which is why the markers sit one
+  frame higher than the workers.
 """
 
 

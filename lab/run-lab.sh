@@ -7,7 +7,8 @@
 #   run-lab.sh OUTDIR
 # Env: LAB_HZ ("100 1000"), LAB_THREADS ("1 2 4 8 16"), LAB_PROFILERS
 #      ("tprof perf sigprof gopprof"), LAB_UNITS (serial-parallel work, 400),
-#      LAB_QUICK=1 (the gate subset: 8 threads, 1 kHz, tprof only).
+#      LAB_QUICK=1 (the gate subset: 8 threads, 1 kHz, tprof only),
+#      LAB_C=0 (only the Go workload).
 # Output per run, in OUTDIR/RUN/: truth.tsv, sampled.tsv (tid, ns, samples),
 # meta (workload, variant, profiler, hz), and the profiler's own files.
 set -uo pipefail
@@ -70,7 +71,7 @@ run_one() {	# NAME VARIANT PROFILER HZ CMD...
 	[ $rc = 0 ] || echo "run-lab: $name-$variant under $prof at $hz Hz failed ($rc)" >&2
 	# Go's phases are functions, not threads: sum the profile by function.
 	if [ "$name" = go ] && [ -s "$dir/profile.pb.gz" ]; then
-		"$lab/pprofsum" -func main.serialWork,main.parallelWork \
+		"$lab/pprofsum" -func main.serialPhase,main.parallelPhase.func1 \
 			"$dir/profile.pb.gz" > "$dir/funcs.tsv"
 	fi
 	return $rc
@@ -89,7 +90,7 @@ ncpu=$(nproc)
 for hz in $hzs; do
 	for prof in $profilers; do
 		have "$prof" || { echo "run-lab: $prof not available, skipped" >&2; continue; }
-		if [ "$prof" != gopprof ]; then
+		if [ "$prof" != gopprof ] && [ "${LAB_C:-1}" = 1 ]; then
 			for n in $threads; do
 				run_one serial-parallel "t$n" "$prof" "$hz" \
 					"$lab/lab-work" serial-parallel "$n" "$units" || rc=1

@@ -32,8 +32,9 @@ func spin(units int) uint64 {
 	return x
 }
 
-// serialWork and parallelWork are the phases' own frames: profiles are
-// split into phases by them (goroutines do not keep their creator's frame).
+// Profiles are split into phases by serialPhase and parallelPhase.func1 (the
+// goroutines' body): a goroutine does not keep its creator's frame, and a
+// frame-pointer walk from the frameless leaf spin skips its direct caller.
 //
 //go:noinline
 func serialWork(units int) uint64 { return spin(units) }
