@@ -27,7 +27,7 @@ help:
 	@echo "make unit         host unit tests under ASan/UBSan"
 	@echo "make check        checkpatch --strict, W=1 module builds on every kernel, -Werror userspace"
 	@echo "make vm-test      boot every kernel in tests/kernels under QEMU and run tests/cases"
-	@echo "make test         check + unit + vm-test (what CI runs)"
+	@echo "make test         check, unit, vm-test, vm-selftest, demo, pkg-test (what CI runs; root)"
 	@echo "make kernels      install the kernels of tests/kernels (idempotent)"
 	@echo "make deps         install the Debian packages (.ci/packages) and the kernels"
 	@echo "make demo         profile a bundled workload in a QEMU guest -> demo.pb.gz"
@@ -36,7 +36,7 @@ help:
 	@echo "make install      DKMS install of the module, tprof-read, udev rule, group (root)"
 	@echo "make uninstall    remove all of it (root)"
 	@echo "make deb          Debian packages tprof-dkms and tprof-tools -> build/deb/"
-	@echo "make pkg-test     packaging tests: DKMS per kernel, .debs install/purge (root)"
+	@echo "make pkg-test     packaging tests: DKMS per kernel, .debs install/purge, installed module in guests (root)"
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -58,7 +58,7 @@ deps:
 demo: deps userspace lab
 	BUILD=$(abspath $(BUILD)) demo/demo.sh
 
-test: deps check unit vm-test vm-selftest
+test: deps check unit vm-test vm-selftest demo pkg-test
 
 clean:
 	rm -rf $(BUILD)

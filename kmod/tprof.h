@@ -6,7 +6,9 @@
 #include "compat.h"
 #include "uapi/tprof.h"
 
-#define TPROF_VERSION "0.1.0"
+#ifndef TPROF_VERSION
+#error "TPROF_VERSION: the top-level Kbuild sets it from dkms.conf"
+#endif
 
 /* Per-CPU ring size when ENABLE passes 0 (reported by INFO). */
 #define TPROF_DEFAULT_RING_BYTES	(256U * 1024)

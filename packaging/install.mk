@@ -26,5 +26,6 @@ uninstall:
 deb:
 	packaging/mkdeb.sh $(DEB_OUT) $(DEB_BUILD_FLAGS)
 
-pkg-test:
+# The guest part profiles build/lab/lab-work with the installed tprof-read.
+pkg-test: $(BUILD)/lab/lab-work
 	BUILD=$(BUILD) DEB_OUT=$(DEB_OUT) tests/pkg/run.sh $(PKG_TESTS)

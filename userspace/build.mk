@@ -14,7 +14,10 @@ US_GEN := $(BUILD)/gen
 US_LIB_SRCS := util.c records.c maps.c profile.c symbolize.c pprof.c \
 	session.c launch.c
 US_LIBS := -lprotobuf-c -ldw -lelf -lz
-US_CPPFLAGS := $(CPPFLAGS_COMMON) -Iuserspace -I$(US_GEN)
+# The release, from dkms.conf (packaging/version.sh): tprof-read --version.
+TPROF_PKG_VERSION := $(shell packaging/version.sh)
+US_CPPFLAGS := $(CPPFLAGS_COMMON) -Iuserspace -I$(US_GEN) \
+	-DTPROF_READ_VERSION='"$(TPROF_PKG_VERSION)"'
 US_HDRS := $(wildcard userspace/*.h) $(US_GEN)/profile.pb-c.h kmod/uapi/tprof.h
 
 # objects of one build flavour: $(call us_objs,DIR)
@@ -40,6 +43,7 @@ $(BUILD)/us/%.o: userspace/%.c $(US_HDRS)
 $(BUILD)/us/profile.pb-c.o: $(US_GEN)/profile.pb-c.c $(US_GEN)/profile.pb-c.h
 	@mkdir -p $(@D)
 	$(CC) $(US_CPPFLAGS) $(USER_CFLAGS) -c -o $@ $<
+$(BUILD)/us/tprof-read.o $(BUILD)/us-san/tprof-read.o: dkms.conf
 $(BUILD)/tprof-read: $(BUILD)/us/tprof-read.o $(call us_objs,$(BUILD)/us)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(US_LIBS)
 

@@ -21,7 +21,9 @@
 #include "symbolize.h"
 #include "util.h"
 
-#define TPROF_READ_VERSION "0.1"
+#ifndef TPROF_READ_VERSION
+#error "TPROF_READ_VERSION: userspace/build.mk sets it from dkms.conf"
+#endif
 #define MAX_THREAD_PERIODS 256
 
 static struct env {
@@ -130,6 +132,23 @@ static const struct option long_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ 0 },
 };
+
+/* --version: this release, the module ABI it speaks, and the loaded module. */
+static void print_version(void)
+{
+	char loaded[64] = "";
+	FILE *f;
+
+	printf("tprof-read %s (tprof.ko ABI %d)\n", TPROF_READ_VERSION,
+	       TPROF_ABI_VERSION);
+	f = fopen("/sys/module/tprof/version", "r");
+	if (f && fgets(loaded, sizeof(loaded), f)) {
+		loaded[strcspn(loaded, "\n")] = '\0';
+		printf("loaded tprof.ko: %s\n", loaded);
+	}
+	if (f)
+		fclose(f);
+}
 
 static int parse_uint(const char *s, unsigned long long max,
 		      unsigned long long *out)
@@ -259,8 +278,7 @@ static int parse_args(int argc, char **argv)
 			fputs(argp_usage, stdout);
 			exit(0);
 		case OPT_VERSION:
-			printf("tprof-read %s (ABI %d)\n", TPROF_READ_VERSION,
-			       TPROF_ABI_VERSION);
+			print_version();
 			exit(0);
 		default:
 			fputs("Try 'tprof-read --help'.\n", stderr);

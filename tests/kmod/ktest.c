@@ -73,15 +73,24 @@ static void wl_work(struct wl *w, int role)
 		else
 			spin_cpu(ns);
 		break;
-	case WL_SYSCALL:
-		end = thread_cpu_ns() + ns;
-		while (thread_cpu_ns() < end) {
-			int i;
+	case WL_SYSCALL: {
+		/*
+		 * Reads of /dev/zero: clearing 64 KiB of user memory keeps
+		 * nearly all of the CPU time in the kernel, so the share of
+		 * samples with kernel frames is far above any bound a test
+		 * sets, whatever the emulator's user/kernel speed ratio.
+		 */
+		static char zbuf[64 << 10];
+		int zfd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 
-			for (i = 0; i < 200; i++)
-				getppid();
-		}
+		end = thread_cpu_ns() + ns;
+		while (zfd >= 0 && thread_cpu_ns() < end)
+			if (read(zfd, zbuf, sizeof(zbuf)) < 0)
+				break;
+		if (zfd >= 0)
+			close(zfd);
 		break;
+	}
 	case WL_SPIN_SLEEP:
 		end = now_ns() + w->run_ns;
 		while (now_ns() < end) {
@@ -1255,7 +1264,7 @@ static void check_kstack(struct sum *s, const struct tprof_rec_sample *r,
 			k->bad_u++;
 }
 
-/* Kernel stacks (privileged): a syscall-heavy target. */
+/* Kernel stacks (privileged): a target that runs mostly in the kernel. */
 static int t_kstack(void)
 {
 	struct wl w = { .npar = 1, .par_ns = 100 * MS, .mode = WL_SYSCALL, .keep = true };
@@ -1276,8 +1285,8 @@ static int t_kstack(void)
 	ok(run_stop(&r), "kstack: EOF");
 	note("samples %llu, with kernel frames %llu", (unsigned long long)k.n,
 	     (unsigned long long)k.with_k);
-	ok(k.n > 0 && k.with_k * 5 >= k.n,
-	   "kstack: at least 20%% of samples of a syscall loop have kernel frames");
+	ok(k.n > 0 && k.with_k * 2 >= k.n,
+	   "kstack: at least 50%% of samples of a /dev/zero read loop have kernel frames");
 	ok(k.bad_k == 0 && k.bad_u == 0,
 	   "kstack: kernel ips are kernel addresses, user ips user addresses");
 	ok(WIFEXITED(run_finish(&r)), "kstack: workload exits");

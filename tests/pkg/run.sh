@@ -293,6 +293,36 @@ files_exist() {
 	done
 }
 
+# ---- the installed packages at work, in a guest per kernel -----------------
+# Boots each kernel of tests/kernels on this host's root (which now has the
+# packages installed) and runs tests/pkg/guest/: modprobe loads DKMS's
+# module, udevd applies the rule, group tprof decides who may profile.
+installed_in_guests() {
+	local kernels name kver row b=$BUILD
+	case $b in /*) ;; *) b=$root/$b ;; esac
+	if ! kernels=$(tests/vm/kernels.sh 2>&1); then
+		not_ok "in the guest: tests/vm/kernels.sh lists the kernels: $kernels"
+		return
+	fi
+	if [ ! -x "$root/build/lab/lab-work" ]; then
+		not_ok "in the guest: build/lab/lab-work is built (make lab)"
+		return
+	fi
+	while read -r name kver; do
+		if row=$(TPROF_MODULE=installed CASE_DIR=tests/pkg/guest CASES='*' \
+			VM_OUT="$b/vm/pkg-$name" \
+			BUILD="$b" tests/vm/run-kernel.sh "$name" "$kver" 2>"$log/guest-$name.log"); then
+			ok "in the $name guest, the installed module, udev rule and group work: $row"
+		else
+			not_ok "in the $name guest, the installed module, udev rule and group work: $row"
+			grep -a -E '^(not ok|#)' "$b/vm/pkg-$name/console.log" 2>/dev/null |
+				tail -n 30 | sed 's/^/#   /'
+		fi
+		grep -a -E '^ok ' "$b/vm/pkg-$name/console.log" 2>/dev/null |
+			sed 's/^/#   /' >>"$log/guest-$name.log"
+	done <<<"$kernels"
+}
+
 # ---- apt: install the .debs, DKMS builds for every kernel, purge ---------
 sec_apt() {
 	local debs
@@ -309,13 +339,15 @@ sec_apt() {
 	check "group tprof exists, a system group" system_group tprof
 	check "udev rule and modules-load.d entry installed" \
 		files_exist /lib/udev/rules.d/60-tprof.rules /usr/lib/modules-load.d/tprof.conf
-	check "/usr/bin/tprof-read --version runs" /usr/bin/tprof-read --version
+	check "/usr/bin/tprof-read --version is $ver, with the module ABI it speaks" \
+		grep -qE "^tprof-read $ver \(tprof.ko ABI [0-9]+\)$" <(/usr/bin/tprof-read --version)
 	if grep -qs '^path-exclude=/usr/share/man' /etc/dpkg/dpkg.cfg.d/*; then
 		skip "man page installed: dpkg excludes /usr/share/man on this host"
 	else
 		check "man page installed" files_exist /usr/share/man/man1/tprof-read.1.gz
 	fi
 	check "the module was not loaded by the installation" test ! -d /sys/module/tprof
+	installed_in_guests
 	# Reinstalling (what an upgrade does) rebuilds for every kernel.
 	check "apt reinstall of tprof-dkms (log: $log/apt-reinstall.log)" \
 		logged "$log/apt-reinstall.log" apt_get install --reinstall "$(head -n1 <<<"$debs")"

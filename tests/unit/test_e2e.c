@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests: a synthetic record stream replayed through
  * `tprof-read --input`, read back by go tool pprof and protoc. */
+#include <grp.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,6 +341,49 @@ static void test_replay_errors(void)
 	sb_free(&b);
 }
 
+/* tprof-read launching /bin/true as nobody, with DEV as its device. */
+static int denied_as_nobody(const char *dev, char **out)
+{
+	return run(out, "setpriv --reuid=65534 --regid=65534 --clear-groups "
+		   "'%s' --device %s -o /tmp/tprof-unit-denied.pb.gz -- /bin/true 2>&1",
+		   tprof_read(), dev);
+}
+
+/*
+ * A device the user may not open: the one-line message says who may (its
+ * group, or only root) and what to do. Needs root, to drop to nobody.
+ */
+static void test_denied_device(void)
+{
+	char dev[] = "/tmp/tprof-unit-dev.XXXXXX";
+	char *out = NULL;
+	int fd;
+
+	if (geteuid() != 0 || !have_cmd("setpriv") || !getgrnam("adm")) {
+		SKIP("needs root, setpriv and group adm");
+		return;
+	}
+	fd = mkstemp(dev);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	CHECK_EQ(chown(dev, 0, getgrnam("adm")->gr_gid), 0);
+	CHECK_EQ(chmod(dev, 0660), 0);
+	CHECK(denied_as_nobody(dev, &out) != 0);
+	CHECK(out && strstr(out, "Permission denied: you are not in group adm") &&
+	      strstr(out, "adduser") && !strchr(strchr(out, '\n') + 1, '\n'));
+	free(out);
+	CHECK_EQ(chown(dev, 0, 0), 0);
+	CHECK_EQ(chmod(dev, 0600), 0);
+	CHECK(denied_as_nobody(dev, &out) != 0);
+	CHECK(out && strstr(out, "Permission denied: only root may open it") &&
+	      strstr(out, "udev"));
+	free(out);
+	CHECK(access("/tmp/tprof-unit-denied.pb.gz", F_OK) != 0);
+	unlink(dev);
+}
+
 static void test_save_raw_roundtrip(void)
 {
 	const char *raw = build_path("unit/e2e.raw");
@@ -365,5 +410,6 @@ const struct unit_test e2e_tests[] = {
 	{ "e2e: protoc --decode agrees on totals", test_replay_protoc },
 	{ "e2e: truncated/garbage input, bad output, usage, terminal, no module", test_replay_errors },
 	{ "e2e: --save-raw reproduces the stream byte for byte", test_save_raw_roundtrip },
+	{ "e2e: a device it may not open: one line naming the group, or root", test_denied_device },
 	{ NULL, NULL },
 };

@@ -16,7 +16,6 @@ kdir=/lib/modules/$kver/build
 }
 mkdir -p "$dest"
 rm -rf "$dest/kmod"
-cp "$root/Kbuild" "$dest/"
-cp -r "$root/kmod" "$dest/kmod"
+"$root/packaging/dkms-source.sh" "$dest"
 make -s -C "$kdir" M="$dest" "$@" modules >&2
 echo "$dest/tprof.ko"

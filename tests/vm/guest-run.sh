@@ -37,10 +37,21 @@ record() {	# record STATUS DESCRIPTION
 echo "TPROF-GUEST kver=$KVER ncpu=$NCPU cases=${CASES:-*} selftest=${SELFTEST:-}"
 dmesg -c > "$out/dmesg-boot.log" 2>&1
 
-if insmod "$TPROF_KO"; then
-	record ok "insmod $(basename "$TPROF_KO")"
+# TPROF_KO=installed: the module DKMS installed on the host (tests/pkg),
+# found by modprobe through the kernel's modules.dep like on a real machine.
+load_module() {
+	if [ "$TPROF_KO" = installed ]; then
+		modprobe tprof
+	else
+		insmod "$TPROF_KO"
+	fi
+}
+load_desc="insmod $(basename "$TPROF_KO")"
+[ "$TPROF_KO" = installed ] && load_desc="modprobe tprof (installed by DKMS)"
+if load_module; then
+	record ok "$load_desc"
 else
-	record fail "insmod $(basename "$TPROF_KO")"
+	record fail "$load_desc"
 fi
 
 # Harness self-tests: each must make the run fail (see tests/vm/selftest.sh).
@@ -49,6 +60,14 @@ warn) insmod "$SELFTEST_KO" ;;	# WARNs in init: panic_on_warn kills the guest
 hang) sleep 100000 ;;		# the host's timeout must catch this
 esac
 
+strays() {	# strays PGID: names of the live (not zombie) processes in it
+	local p
+	for p in $(pgrep -g "$1"); do
+		[ "$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)" = Z ] ||
+			cat "/proc/$p/comm" 2>/dev/null
+	done | xargs
+}
+
 run_case() {	# run_case PATH
 	local c=$1 name t rc dir saw=0 line
 	name=$(basename "$c")
@@ -56,7 +75,15 @@ run_case() {	# run_case PATH
 	t=${t:-${CASE_TIMEOUT:-600}}
 	dir=$(mktemp -d "/tmp/case.XXXXXX")
 	echo "# case $name (timeout ${t}s)"
-	exec 3< <(cd "$dir" && timeout -k 10 "$t" "$c" 2>&1; echo "__rc=$?")
+	# timeout puts the case in a process group of its own (its pid): what
+	# is still in it when the case has ended is a stray, killed and failed.
+	# The case's status ends the reading, so a stray daemon holding the
+	# pipe cannot stall the run.
+	exec 3< <(cd "$dir" && { timeout -k 10 "$t" "$c" 2>&1 & tp=$!
+		wait $tp; r=$?
+		s=$(strays $tp)
+		[ -n "$s" ] && { echo "__stray=$s"; kill -9 -- -$tp; }
+		echo "__rc=$r"; })
 	rc=1
 	while IFS= read -r line <&3; do
 		echo "$line" >> "$out/cases/$name.log"
@@ -64,7 +91,8 @@ run_case() {	# run_case PATH
 		"ok - "*) record ok "$name: ${line#ok - }"; saw=1 ;;
 		"not ok - "*) record fail "$name: ${line#not ok - }"; saw=1 ;;
 		"skip - "*) record skip "$name: ${line#skip - }"; saw=1 ;;
-		__rc=*) rc=${line#__rc=} ;;
+		__stray=*) record fail "$name: left processes running: ${line#__stray=}" ;;
+		__rc=*) rc=${line#__rc=}; break ;;
 		*) echo "#   $line" ;;
 		esac
 	done
@@ -92,7 +120,7 @@ for c in "${cases[@]}"; do
 	# A case must leave the module loaded for the next one.
 	grep -q '^tprof ' /proc/modules || {
 		record fail "$(basename "$c"): left tprof.ko unloaded"
-		insmod "$TPROF_KO"
+		load_module
 	}
 done
 

@@ -5,7 +5,9 @@
 # the result port, with pass > 0 and no panic/WARN/BUG in the console log.
 #   run-kernel.sh NAME KVER
 # Env: CASES (glob of case names), CASE_DIR (tests/cases), VM_CPUS (8), VM_MEM (2048 MiB),
-#      VM_TIMEOUT (seconds, 1200), SELFTEST (fail|warn|hang), VM_OUT (folder).
+#      VM_TIMEOUT (seconds, 1200), SELFTEST (fail|warn|hang), VM_OUT (folder),
+#      TPROF_MODULE (build: insmod this tree's module, built here; installed:
+#      `modprobe tprof` loads the one DKMS installed on the host, tests/pkg).
 # Writes VM_OUT/{console.log,result.log,summary,out/}; prints one summary line.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,11 +22,16 @@ vmlinuz=/boot/vmlinuz-$kver
 
 say() { echo "run-kernel[$name]: $*" >&2; }
 
-ko=$("$root/tests/vm/build-module.sh" "$kver" "$build/kmod/$kver") || {
-	say "module build failed"
-	echo "$name $kver FAIL build"
-	exit 1
-}
+case ${TPROF_MODULE:-build} in
+build)
+	ko=$("$root/tests/vm/build-module.sh" "$kver" "$build/kmod/$kver") || {
+		say "module build failed"
+		echo "$name $kver FAIL build"
+		exit 1
+	} ;;
+installed) ko=installed ;;
+*) say "TPROF_MODULE must be build or installed"; echo "$name $kver FAIL env"; exit 1 ;;
+esac
 initrd=$build/vm/initramfs-$kver.cpio.gz
 if [ ! -s "$initrd" ] || [ "$root/tests/vm/init" -nt "$initrd" ] ||
 	[ "$root/tests/vm/mkinitramfs.sh" -nt "$initrd" ]; then
