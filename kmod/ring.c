@@ -114,6 +114,36 @@ static int tprof_ring_copy_to_user(struct tprof_ring *r, u64 pos,
 	return 0;
 }
 
+/* Context: the ring's producer. Bytes free for records. */
+static u64 tprof_ring_room(struct tprof_ring *r)
+{
+	/* Pairs with D in tprof_ring_read_one(). */
+	return r->mask + 1 - (r->head - smp_load_acquire(&r->tail));
+}
+
+/*
+ * Context: the ring's producer, with room checked. Writes at @head the LOST
+ * record of the drops pending since the last one and clears them; the
+ * caller publishes the returned head.
+ */
+static u64 tprof_ring_put_lost(struct tprof_ring *r, u64 head)
+{
+	struct tprof_rec_lost lost = {
+		.hdr.type = TPROF_REC_LOST,
+		.hdr.size = sizeof(lost),
+		.hdr.time_ns = ktime_get_mono_fast_ns(),
+		.lost_samples = r->pend_samples,
+		.lost_weight_ns = r->pend_weight_ns,
+		.lost_records = r->pend_records,
+	};
+
+	tprof_ring_copy_in(r, head, &lost, sizeof(lost));
+	r->pend_samples = 0;
+	r->pend_weight_ns = 0;
+	r->pend_records = 0;
+	return head + sizeof(lost);
+}
+
 void tprof_ring_kick(struct tprof_ring *r)
 {
 	irq_work_queue(&r->work);
@@ -153,22 +183,8 @@ int tprof_ring_write(struct tprof_ring *r, const void *rec, u32 len,
 		}
 		return -ENOSPC;
 	}
-	if (pend) {
-		struct tprof_rec_lost lost = {
-			.hdr.type = TPROF_REC_LOST,
-			.hdr.size = sizeof(lost),
-			.hdr.time_ns = ktime_get_mono_fast_ns(),
-			.lost_samples = r->pend_samples,
-			.lost_weight_ns = r->pend_weight_ns,
-			.lost_records = r->pend_records,
-		};
-
-		tprof_ring_copy_in(r, head, &lost, sizeof(lost));
-		head += sizeof(lost);
-		r->pend_samples = 0;
-		r->pend_weight_ns = 0;
-		r->pend_records = 0;
-	}
+	if (pend)
+		head = tprof_ring_put_lost(r, head);
 	tprof_ring_copy_in(r, head, rec, len);
 	head += len;
 	/* B: pairs with C in tprof_ring_read_one(): the record is complete. */
@@ -201,9 +217,7 @@ int tprof_emit_any(struct tprof_session *s, const void *rec, u32 len)
 
 	for_each_possible_cpu(cpu) {
 		struct tprof_ring *r = s->rings[cpu];
-		/* Pairs with D in tprof_ring_read_one(). */
-		u64 used = r->head - smp_load_acquire(&r->tail);
-		u64 room = r->mask + 1 - used;
+		u64 room = tprof_ring_room(r);
 
 		if (!best || room > best_free) {
 			best = r;
@@ -223,26 +237,12 @@ void tprof_rings_flush_lost(struct tprof_session *s)
 
 	for_each_possible_cpu(cpu) {
 		struct tprof_ring *r = s->rings[cpu];
-		/* Pairs with D in tprof_ring_read_one(). */
-		u64 used = r->head - smp_load_acquire(&r->tail);
-		struct tprof_rec_lost lost = {
-			.hdr.type = TPROF_REC_LOST,
-			.hdr.size = sizeof(lost),
-			.hdr.time_ns = ktime_get_mono_fast_ns(),
-			.lost_samples = r->pend_samples,
-			.lost_weight_ns = r->pend_weight_ns,
-			.lost_records = r->pend_records,
-		};
 
 		if ((!r->pend_samples && !r->pend_records) ||
-		    r->mask + 1 - used < sizeof(lost))
+		    tprof_ring_room(r) < sizeof(struct tprof_rec_lost))
 			continue;
-		tprof_ring_copy_in(r, r->head, &lost, sizeof(lost));
-		r->pend_samples = 0;
-		r->pend_weight_ns = 0;
-		r->pend_records = 0;
 		/* B: pairs with C in tprof_ring_read_one(). */
-		smp_store_release(&r->head, r->head + sizeof(lost));
+		smp_store_release(&r->head, tprof_ring_put_lost(r, r->head));
 	}
 }
 

@@ -114,7 +114,9 @@ for c in "$TPROF_ROOT/${CASE_DIR:-tests/cases}"/[0-9][0-9]-*; do
 	[[ $(basename "$c") == ${CASES:-*} ]] || continue
 	cases+=("$c")
 done
-[ "${SELFTEST:-}" = fail ] && cases+=("$TPROF_ROOT/tests/vm/selftest/fail-case.sh")
+case "${SELFTEST:-}" in
+fail|stray) cases+=("$TPROF_ROOT/tests/vm/selftest/$SELFTEST-case.sh") ;;
+esac
 for c in "${cases[@]}"; do
 	run_case "$c"
 	# A case must leave the module loaded for the next one.

@@ -5,7 +5,7 @@
 # the result port, with pass > 0 and no panic/WARN/BUG in the console log.
 #   run-kernel.sh NAME KVER
 # Env: CASES (glob of case names), CASE_DIR (tests/cases), VM_CPUS (8), VM_MEM (2048 MiB),
-#      VM_TIMEOUT (seconds, 1200), SELFTEST (fail|warn|hang), VM_OUT (folder),
+#      VM_TIMEOUT (seconds, 1200), SELFTEST (fail|stray|warn|hang), VM_OUT (folder),
 #      TPROF_MODULE (build: insmod this tree's module, built here; installed:
 #      `modprobe tprof` loads the one DKMS installed on the host, tests/pkg).
 # Writes VM_OUT/{console.log,result.log,summary,out/}; prints one summary line.
