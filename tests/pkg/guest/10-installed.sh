@@ -42,6 +42,9 @@ udevd=
 for p in /lib/systemd/systemd-udevd /usr/lib/systemd/systemd-udevd; do
 	[ -x "$p" ] && { udevd=$p; break; }
 done
+check "the only tprof rule is tprof-dkms's /lib/udev/rules.d/60-tprof.rules" \
+	bash -c 'dpkg -S /lib/udev/rules.d/60-tprof.rules | grep -q "^tprof-dkms:" &&
+		! ls /etc/udev/rules.d/*tprof* 2>/dev/null'
 owner() { stat -c '%U:%G %a' /dev/tprof 2>&1; }
 echo "before udev: /dev/tprof is $(owner)"
 if [ -z "$udevd" ]; then
