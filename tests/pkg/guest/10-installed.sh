@@ -119,7 +119,12 @@ fi
 (exec setpriv --reuid=tprofuser --regid=tprofuser --init-groups \
 	bash -c 'while :; do :; done') &
 spinner=$!
-sleep 1
+# Attach once it runs as tprofuser (setpriv has dropped root and exec'd).
+for _ in $(seq 100); do
+	[ "$(stat -c %u "/proc/$spinner" 2>/dev/null)" = 20001 ] &&
+		[ "$(cat "/proc/$spinner/comm" 2>/dev/null)" = bash ] && break
+	sleep 0.1
+done
 if as tprofuser "$tr" -p "$spinner" -d 2 -o u/attach.pb.gz 2> attach.err &&
 	[ -s u/attach.pb.gz ] &&
 	go tool pprof -top u/attach.pb.gz > top2.txt 2>&1 &&
