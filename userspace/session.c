@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,20 +14,6 @@
 #include "session.h"
 #include "util.h"
 
-static bool in_group(gid_t gid)
-{
-	gid_t groups[NGROUPS_MAX];
-	int i, n;
-
-	if (getegid() == gid)
-		return true;
-	n = getgroups(NGROUPS_MAX, groups);
-	for (i = 0; i < n; i++)
-		if (groups[i] == gid)
-			return true;
-	return false;
-}
-
 /*
  * open() said EACCES/EPERM: say who may open the device and what to do, from
  * its owner and mode (the udev rule gives it to group tprof, mode 0660).
@@ -39,11 +24,13 @@ static void explain_denied(const char *dev, int err)
 	const struct group *gr;
 	char gname[32];
 	struct stat st;
+	unsigned int mode;
 
 	if (stat(dev, &st) < 0) {
 		pr_err("%s: %s", dev, strerror(err));
 		return;
 	}
+	mode = st.st_mode & 07777;
 	gr = getgrgid(st.st_gid);
 	if (gr)
 		snprintf(gname, sizeof(gname), "%s", gr->gr_name);
@@ -51,16 +38,15 @@ static void explain_denied(const char *dev, int err)
 		snprintf(gname, sizeof(gname), "%u", (unsigned int)st.st_gid);
 	if (st.st_gid == 0 || !(st.st_mode & 0040))
 		pr_err("%s: %s: only root may open it (group %s, mode %04o); the udev rule of tprof-dkms or 'make install' gives it to group tprof, or run as root",
-		       dev, strerror(err), gname,
-		       (unsigned int)(st.st_mode & 07777));
-	else if (!in_group(st.st_gid))
+		       dev, strerror(err), gname, mode);
+	/* group_member(): the effective gid or a supplementary group. */
+	else if (!group_member(st.st_gid))
 		pr_err("%s: %s: you are not in group %s, whose members may open it; an admin can run 'sudo adduser %s %s', then log in again",
 		       dev, strerror(err), gname, pw ? pw->pw_name : "USER",
 		       gname);
 	else
 		pr_err("%s: %s: you are in group %s, but its mode %04o denies it",
-		       dev, strerror(err), gname,
-		       (unsigned int)(st.st_mode & 07777));
+		       dev, strerror(err), gname, mode);
 }
 
 int session__open(struct session *s, const char *dev)
