@@ -40,7 +40,15 @@
  * @max_kernel_frames: TPROF_MAX_KERNEL_FRAMES.
  * @default_ring_bytes: per-CPU ring size used when ENABLE passes 0.
  * @min_period_ns: TPROF_MIN_PERIOD_NS.
- * @__reserved: zero.
+ * @ring_kb_per_cpu: module parameter: the locked memory (KiB per possible
+ *	CPU) each user may hold in unprivileged sessions' rings on top of
+ *	RLIMIT_MEMLOCK; 0 in replies of modules that predate it.
+ * @max_user_sessions: module parameter: unprivileged sessions one user may
+ *	hold at once.
+ * @user_sessions: unprivileged sessions the caller's user holds now.
+ * @nr_rings: rings per session (possible CPUs); each is ring_bytes.
+ * @user_locked_kb: locked memory charged to the caller's user now (by tprof,
+ *	perf and io_uring alike: user_struct.locked_vm).
  */
 struct tprof_ioc_info {
 	__u32 size;
@@ -52,7 +60,11 @@ struct tprof_ioc_info {
 	__u32 max_kernel_frames;
 	__u32 default_ring_bytes;
 	__u64 min_period_ns;
-	__u64 __reserved[3];
+	__u32 ring_kb_per_cpu;
+	__u32 max_user_sessions;
+	__u32 user_sessions;
+	__u32 nr_rings;
+	__u64 user_locked_kb;
 };
 
 /* ENABLE flags */
@@ -63,6 +75,22 @@ struct tprof_ioc_info {
 /**
  * struct tprof_ioc_enable - TPROF_IOC_ENABLE argument: start a session on
  * the open file for every thread (current and future) of a process.
+ *
+ * Who may: a caller with CAP_PERFMON or CAP_SYS_ADMIN (a privileged
+ * session), or one that proves ptrace-read access with TPROF_F_AUXV_PROOF
+ * on a target whose mm is dumpable as SUID_DUMP_USER (an unprivileged
+ * session). An unprivileged session samples, and reports user data, only
+ * while the target stays dumpable as SUID_DUMP_USER with the uids and gids
+ * it had at ENABLE, and never while an exec is switching its mm and
+ * credentials; when that stops holding, it ends with a DENIED record.
+ *
+ * Errors: -EPERM (no privilege or proof; target not dumpable; kernel stacks
+ * without CAP_PERFMON or under lockdown), -ESRCH (no such process), -EBUSY
+ * (another session profiles the target, or the caller's user holds
+ * max_user_sessions unprivileged sessions), -ENOSPC (no free session; the
+ * module keeps some for privileged callers only), -ENOMEM (an unprivileged session's rings,
+ * nr_rings * ring_bytes, exceed RLIMIT_MEMLOCK plus ring_kb_per_cpu *
+ * nr_rings less what the user holds already; or no memory), -EINVAL.
  * @size: sizeof(struct tprof_ioc_enable) as the caller knows it.
  * @flags: TPROF_F_*; unknown bits -EINVAL.
  * @pid: target thread-group id in the caller's pid namespace.
@@ -165,6 +193,7 @@ enum tprof_rec_type {
 	TPROF_REC_THREAD_STAT	= 5,
 	TPROF_REC_EXEC		= 6,
 	TPROF_REC_PROC_EXIT	= 7,
+	TPROF_REC_DENIED	= 8,
 };
 
 /**
@@ -316,6 +345,26 @@ struct tprof_rec_proc_exit {
 	__s32 exit_code;
 };
 
+/* DENIED reasons */
+#define TPROF_DENIED_CREDS	1	/* uids/gids changed (setuid exec, set*id()) */
+#define TPROF_DENIED_DUMPABLE	2	/* mm no longer SUID_DUMP_USER (prctl, or an
+					 * exec of a file the user may not read) */
+
+/**
+ * struct tprof_rec_denied - an unprivileged session ended because its target
+ *	stopped being profilable by the caller (see struct tprof_ioc_enable);
+ *	no SAMPLE, THREAD or EXEC record follows it. Accounting records
+ *	(THREAD_EXIT, THREAD_STAT, LOST) may.
+ * @hdr: type TPROF_REC_DENIED.
+ * @pid: thread-group id.
+ * @reason: TPROF_DENIED_*.
+ */
+struct tprof_rec_denied {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 reason;
+};
+
 /*
  * Layout is ABI: the sizes are static_assert()ed on both sides of the
  * contract (kmod/dev.c and userspace), for 32- and 64-bit builds.
@@ -331,5 +380,6 @@ struct tprof_rec_proc_exit {
 #define TPROF_SIZEOF_REC_THREAD_STAT	88
 #define TPROF_SIZEOF_REC_EXEC		48
 #define TPROF_SIZEOF_REC_PROC_EXIT	24
+#define TPROF_SIZEOF_REC_DENIED		24
 
 #endif /* _UAPI_TPROF_H */
