@@ -1,9 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tprof-read: decode and validate tprof records from a byte stream. */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
 #include "records.h"
+
+/* The uapi layout is ABI: a header change that moves it fails here. */
+#define TPROF_ASSERT_SIZE(type, size) \
+	static_assert(sizeof(type) == (size), #type " is " #size " bytes")
+TPROF_ASSERT_SIZE(struct tprof_ioc_info, TPROF_SIZEOF_IOC_INFO);
+TPROF_ASSERT_SIZE(struct tprof_ioc_enable, TPROF_SIZEOF_IOC_ENABLE);
+TPROF_ASSERT_SIZE(struct tprof_ioc_thread_period,
+		  TPROF_SIZEOF_IOC_THREAD_PERIOD);
+TPROF_ASSERT_SIZE(struct tprof_ioc_stats, TPROF_SIZEOF_IOC_STATS);
+TPROF_ASSERT_SIZE(struct tprof_rec_hdr, TPROF_SIZEOF_REC_HDR);
+TPROF_ASSERT_SIZE(struct tprof_rec_sample, TPROF_SIZEOF_REC_SAMPLE);
+TPROF_ASSERT_SIZE(struct tprof_rec_lost, TPROF_SIZEOF_REC_LOST);
+TPROF_ASSERT_SIZE(struct tprof_rec_thread, TPROF_SIZEOF_REC_THREAD);
+TPROF_ASSERT_SIZE(struct tprof_rec_thread_stat, TPROF_SIZEOF_REC_THREAD_STAT);
+TPROF_ASSERT_SIZE(struct tprof_rec_exec, TPROF_SIZEOF_REC_EXEC);
+TPROF_ASSERT_SIZE(struct tprof_rec_proc_exit, TPROF_SIZEOF_REC_PROC_EXIT);
+TPROF_ASSERT_SIZE(struct tprof_rec_denied, TPROF_SIZEOF_REC_DENIED);
 
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 {
