@@ -3,14 +3,37 @@
 #include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/build_bug.h>
+#include <linux/cred.h>
 #include <linux/poll.h>
+#include <linux/sched/user.h>
 #include <linux/uaccess.h>
 
+#include "policy.h"
 #include "session.h"
 #include "tprof.h"
 
+/* The uapi's sizes, as userspace asserts them too. */
+static_assert(sizeof(struct tprof_ioc_info) == TPROF_SIZEOF_IOC_INFO);
+static_assert(sizeof(struct tprof_ioc_enable) == TPROF_SIZEOF_IOC_ENABLE);
+static_assert(sizeof(struct tprof_ioc_thread_period) ==
+	      TPROF_SIZEOF_IOC_THREAD_PERIOD);
+static_assert(sizeof(struct tprof_ioc_stats) == TPROF_SIZEOF_IOC_STATS);
+static_assert(sizeof(struct tprof_rec_hdr) == TPROF_SIZEOF_REC_HDR);
+static_assert(sizeof(struct tprof_rec_sample) == TPROF_SIZEOF_REC_SAMPLE);
+static_assert(sizeof(struct tprof_rec_lost) == TPROF_SIZEOF_REC_LOST);
+static_assert(sizeof(struct tprof_rec_thread) == TPROF_SIZEOF_REC_THREAD);
+static_assert(sizeof(struct tprof_rec_thread_stat) ==
+	      TPROF_SIZEOF_REC_THREAD_STAT);
+static_assert(sizeof(struct tprof_rec_exec) == TPROF_SIZEOF_REC_EXEC);
+static_assert(sizeof(struct tprof_rec_proc_exit) ==
+	      TPROF_SIZEOF_REC_PROC_EXIT);
+static_assert(sizeof(struct tprof_rec_denied) == TPROF_SIZEOF_REC_DENIED);
+
+/* Context: process. The limits an unprivileged caller meets, and its use. */
 static long tprof_ioctl_info(void __user *arg)
 {
+	struct user_struct *user = current_user();
 	struct tprof_ioc_info info = {
 		.size = sizeof(info),
 		.abi_version = TPROF_ABI_VERSION,
@@ -21,6 +44,12 @@ static long tprof_ioctl_info(void __user *arg)
 		.max_kernel_frames = TPROF_MAX_KERNEL_FRAMES,
 		.default_ring_bytes = TPROF_DEFAULT_RING_BYTES,
 		.min_period_ns = TPROF_MIN_PERIOD_NS,
+		.ring_kb_per_cpu = tprof_policy_ring_kb_per_cpu(),
+		.max_user_sessions = tprof_policy_max_user_sessions(),
+		.user_sessions = tprof_sessions_of_user(user),
+		.nr_rings = num_possible_cpus(),
+		.user_locked_kb = (u64)atomic_long_read(&user->locked_vm) <<
+				  (PAGE_SHIFT - 10),
 	};
 
 	if (copy_to_user(arg, &info, sizeof(info)))

@@ -10,7 +10,7 @@
 #include <linux/timekeeping.h>
 #include <linux/topology.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
+#include <linux/mm.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -24,7 +24,9 @@ static void tprof_ring_wake(struct irq_work *work)
 	struct tprof_ring *r = container_of(work, struct tprof_ring, work);
 	struct tprof_session *s = r->sess;
 
-	if (test_bit(TPROF_S_STOP_REQ, &s->bits))
+	if (test_bit(TPROF_S_STOP_REQ, &s->bits) ||
+	    (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
+	     !test_bit(TPROF_S_GROUP_GONE, &s->bits)))
 		schedule_work(&s->stop_work);
 	wake_up_interruptible_all(&s->wq);
 }
@@ -33,17 +35,19 @@ int tprof_rings_alloc(struct tprof_session *s, u32 bytes)
 {
 	int cpu;
 
-	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL);
+	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL_ACCOUNT);
 	if (!s->rings)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		struct tprof_ring *r;
 
-		r = kzalloc_node(sizeof(*r), GFP_KERNEL, cpu_to_node(cpu));
+		r = kzalloc_node(sizeof(*r), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 		if (!r)
 			return -ENOMEM;
 		s->rings[cpu] = r;
-		r->data = vmalloc_node(bytes, cpu_to_node(cpu));
+		/* Charged to the caller's memory cgroup (policy.c: locked_vm) */
+		r->data = kvmalloc_node(bytes, GFP_KERNEL_ACCOUNT,
+					cpu_to_node(cpu));
 		if (!r->data)
 			return -ENOMEM;
 		r->mask = bytes - 1;
@@ -65,7 +69,7 @@ void tprof_rings_free(struct tprof_session *s)
 
 		if (!r)
 			continue;
-		vfree(r->data);
+		kvfree(r->data);
 		kfree(r);
 	}
 	kfree(s->rings);

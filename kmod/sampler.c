@@ -13,8 +13,16 @@
  * On-CPU time is the scheduler's own: at sched_switch the outgoing task's
  * se.sum_exec_runtime is up to date (put_prev_task() ran update_curr()), so
  * each slice adds exactly what /proc/PID/task/TID/schedstat shows. Within
- * a slice (timer) it is extrapolated from se.exec_start with local_clock(),
- * the clock of rq->clock, as task_sched_runtime() does.
+ * a slice (timer) it is extrapolated with local_clock() from a stamp taken
+ * at sched-in, never from se.exec_start: that is in rq_clock_task() terms,
+ * which lag local_clock() by all irq and steal time since boot with
+ * CONFIG_IRQ_TIME_ACCOUNTING or CONFIG_PARAVIRT_TIME_ACCOUNTING. The
+ * estimate only times the timer and mid-slice events; each switch-out
+ * resynchronizes with the scheduler's exact figure.
+ *
+ * Unprivileged sessions sample only what tprof_session_may_sample()
+ * allows, checked here, on the sampled thread itself; a point passed while
+ * it cannot decide (an exec in progress) stays pending, weight and all.
  *
  * All per-CPU state is touched only on its CPU with IRQs off (the probe
  * runs under rq->lock, the timer in hardirq, the rest via local_irq_save()
@@ -32,6 +40,7 @@
 #include <linux/timekeeping.h>
 #include <asm/irq_regs.h>
 
+#include "policy.h"
 #include "sampler.h"
 #include "session.h"
 #include "stack.h"
@@ -51,10 +60,21 @@
  *	after it left), or NULL.
  * @sess: its session.
  * @thr: its slot.
- * @rt_base: its se.sum_exec_runtime when it came in.
+ * @rt_base: its runtime when accounting here began (se.sum_exec_runtime,
+ *	exact at sched-in; as of the scheduler's last update mid-slice).
+ * @clk_base: local_clock() then.
  * @exiting: it passed its exit probe; its switch-out emits THREAD_EXIT.
+ * @kfrom: set by a probe before it may sample without registers: kernel
+ *	walks start at its caller, past tprof's frames.
+ * @defer_valid: the timer left a passed point to the switch-out (a
+ *	reschedule was pending): @defer_kips holds the kernel stack of the
+ *	context it interrupted (none if user mode), which that sample reports
+ *	instead of the scheduler's.
+ * @defer_nk: number of @defer_kips.
+ * @defer_kflags: TPROF_RF_KERNEL_TRUNCATED of that walk.
  * @rnd: first-budget randomness (prandom: no locks).
  * @scratch: one SAMPLE record under construction.
+ * @defer_kips: see @defer_valid.
  */
 struct tprof_cpu {
 	struct hrtimer timer;
@@ -62,24 +82,30 @@ struct tprof_cpu {
 	struct tprof_session *sess;
 	struct tprof_thread *thr;
 	u64 rt_base;
+	u64 clk_base;
 	bool exiting;
+	bool defer_valid;
+	u16 defer_nk;
+	u16 defer_kflags;
+	unsigned long *kfrom;
 	struct rnd_state rnd;
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
+	u64 defer_kips[TPROF_MAX_KERNEL_FRAMES];
 };
 
 static struct tprof_cpu __percpu *tprof_cpus;
 
 /*
- * CPU time of @p, the current task, as the scheduler will account it.
- * Context: IRQs off, @p is current on this CPU.
+ * Runtime of c's thread now, extrapolated from its sched-in stamp, and
+ * the clock it was read at (@clk). Context: IRQs off, c's thread current.
  */
-static u64 tprof_runtime_now(struct task_struct *p)
+static u64 tprof_runtime_now(struct tprof_cpu *c, u64 *clk)
 {
-	u64 rt = READ_ONCE(p->se.sum_exec_runtime);
-	u64 start = READ_ONCE(p->se.exec_start);
 	u64 now = local_clock();
 
-	return now > start ? rt + now - start : rt;
+	if (clk)
+		*clk = now;
+	return now > c->clk_base ? c->rt_base + now - c->clk_base : c->rt_base;
 }
 
 /* Thread CPU time of c's thread from a runtime value of its task. */
@@ -106,11 +132,19 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	u32 len;
 
 	if (s->max_kernel_frames) {
-		nk = tprof_stack_kernel(regs, ips, s->max_kernel_frames,
-					&rflags);
+		if (!regs && c->defer_valid) {
+			nk = min_t(unsigned int, c->defer_nk,
+				   s->max_kernel_frames);
+			memcpy(ips, c->defer_kips, nk * sizeof(u64));
+			rflags |= c->defer_kflags;
+		} else {
+			nk = tprof_stack_kernel(regs, c->kfrom, ips,
+						s->max_kernel_frames, &rflags);
+		}
 		if (rflags & TPROF_RF_KERNEL_TRUNCATED)
 			r->st.kernel_stack_truncated++;
 	}
+	c->defer_valid = false;
 	if (regs && user_mode(regs))
 		uregs = regs;
 	else if (tprof_is_user_task(current))
@@ -151,7 +185,9 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 
 /*
  * Samples once for every sample point the thread has passed by CPU time
- * @cpu, then applies a pending period change to the next budget.
+ * @cpu, then applies a pending period change to the next budget. Points
+ * the session may not decide on yet stay pending (the next chance credits
+ * them); points of a denied session pass unsampled.
  * Context: hardirq or IRQs off; c's thread is current.
  */
 static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
@@ -159,15 +195,20 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
 {
 	struct tprof_thread *t = c->thr;
 	u64 p = t->period_ns, req, n;
+	bool may, later;
 
+	lockdep_assert_irqs_disabled();
 	if (cpu < t->next_point)
+		return;
+	/* Also while stopping: the final switch-out/finalize credits too. */
+	may = tprof_session_may_sample(c->sess, current, &later);
+	if (later)
 		return;
 	n = 1 + div64_u64(cpu - t->next_point, p);
 	t->next_point += n * p;
-	/* Also while stopping: the final switch-out/finalize credits too. */
-	if (!READ_ONCE(c->sess->denied))
+	if (may)
 		tprof_take_sample(c, regs, n * p, p, n - 1);
-	req = READ_ONCE(t->req_period_ns);
+	req = tprof_thread_req_period(t);
 	if (req && req != p) {
 		/* The last passed point stays; the next one is req after it. */
 		t->next_point = t->next_point - p + req;
@@ -186,6 +227,25 @@ static void tprof_arm(struct tprof_cpu *c, u64 cpu)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+/*
+ * The timer leaves a passed point to the switch-out: keep the kernel stack
+ * of what it interrupted (empty for user mode), once per deferral.
+ * Context: hardirq.
+ */
+static void tprof_defer_kstack(struct tprof_cpu *c, struct pt_regs *regs)
+{
+	struct tprof_session *s = c->sess;
+	u16 kflags = 0;
+
+	if (!s->max_kernel_frames || c->defer_valid || !regs)
+		return;
+	c->defer_nk = user_mode(regs) ? 0 :
+		      tprof_stack_kernel(regs, NULL, c->defer_kips,
+					 s->max_kernel_frames, &kflags);
+	c->defer_kflags = kflags;
+	c->defer_valid = true;
+}
+
 /* Context: hardirq (HARD timer, also on PREEMPT_RT). */
 static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 {
@@ -197,14 +257,17 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 	if (c != this_cpu_ptr(tprof_cpus) || !t || c->task != current ||
 	    !READ_ONCE(c->sess->active))
 		return HRTIMER_NORESTART;
-	cpu = tprof_thread_cpu(c, tprof_runtime_now(current));
+	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, NULL));
 	/*
 	 * With a reschedule pending, the scheduler may end this slice at the
 	 * (older) rq clock of the wakeup (rq_clock_skip_update()): leave the
-	 * sample to the imminent switch-out, which sees the exact runtime.
+	 * sample to the imminent switch-out, which sees the exact runtime,
+	 * but with the kernel stack of the context interrupted here.
 	 */
 	if (!test_tsk_need_resched(current))
 		tprof_maybe_sample(c, get_irq_regs(), cpu);
+	else if (cpu >= t->next_point)
+		tprof_defer_kstack(c, get_irq_regs());
 	if (t->next_point > cpu)
 		rem = t->next_point - cpu;
 	else	/* deferred: look again a period later unless switched out */
@@ -221,8 +284,8 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 	u64 r, rem;
 
 	if (period)
-		WRITE_ONCE(t->req_period_ns, period);
-	period = READ_ONCE(t->req_period_ns);
+		WRITE_ONCE(t->req, tprof_req(t->tid, period));
+	period = tprof_thread_req_period(t);
 	if (!period)
 		period = s->period_ns;
 	t->vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
@@ -237,11 +300,11 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 }
 
 /*
- * @rt: p's runtime now (exact when it is about to run).
+ * @rt: p's runtime now (exact when it is about to run), read at @clk.
  * Context: IRQs off, on @c's CPU; @p is about to run or is current.
  */
 static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
-			   struct task_struct *p, u64 rt)
+			   struct task_struct *p, u64 rt, u64 clk)
 {
 	struct tprof_thread *t = tprof_thread_get(s, p->pid, true);
 
@@ -253,14 +316,18 @@ static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
 	c->thr = t;
 	c->task = p;
 	c->rt_base = rt;
+	c->clk_base = clk;
+	c->defer_valid = false;
 	tprof_arm(c, t->on_cpu_ns);
 }
 
 /*
  * @rt: the runtime of c's thread now (exact at sched_switch).
+ * @regs: the interrupted context (IPI), or NULL (probe: see c->kfrom).
  * Context: IRQs off, on @c's CPU; c's thread is current.
  */
-static void tprof_sched_out(struct tprof_cpu *c, u64 rt)
+static void tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
+				 struct pt_regs *regs)
 {
 	struct tprof_session *s = c->sess;
 	struct tprof_thread *t = c->thr;
@@ -268,12 +335,13 @@ static void tprof_sched_out(struct tprof_cpu *c, u64 rt)
 
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* A point passed while the timer could not fire: prev is current. */
-	tprof_maybe_sample(c, NULL, t->on_cpu_ns);
+	tprof_maybe_sample(c, regs, t->on_cpu_ns);
 	hrtimer_try_to_cancel(&c->timer);
 	c->task = NULL;
 	c->thr = NULL;
 	c->sess = NULL;
 	c->exiting = false;
+	c->defer_valid = false;
 	/*
 	 * Normally the final switch-out (prev_state TASK_DEAD, from
 	 * do_task_dead()); a switch-out earlier in the exit path ends the
@@ -281,6 +349,11 @@ static void tprof_sched_out(struct tprof_cpu *c, u64 rt)
 	 */
 	if (exiting)
 		tprof_thread_exited(s, t);
+}
+
+static void tprof_sched_out(struct tprof_cpu *c, u64 rt)
+{
+	tprof_sched_out_regs(c, rt, NULL);
 }
 
 /*
@@ -296,6 +369,7 @@ void tprof_probe_sched_switch(void *data, bool preempt,
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 	struct tprof_session *s;
 
+	c->kfrom = __builtin_frame_address(0);
 	if (c->task) {
 		if (likely(c->task == prev)) {
 			/* put_prev_task() has just run update_curr(). */
@@ -309,9 +383,16 @@ void tprof_probe_sched_switch(void *data, bool preempt,
 			c->exiting = false;
 		}
 	}
+	/* A target's thread is gone for good: its group may be too. */
+	if (unlikely(prev_state == TASK_DEAD)) {
+		s = tprof_session_find(prev);
+		if (s)
+			tprof_session_kick(s);
+	}
 	s = tprof_session_find(next);
 	if (s && !(next->flags & PF_EXITING))
-		tprof_sched_in(c, s, next, READ_ONCE(next->se.sum_exec_runtime));
+		tprof_sched_in(c, s, next, READ_ONCE(next->se.sum_exec_runtime),
+			       local_clock());
 }
 
 /* IPI (IRQs off): start sampling a target thread that is already running. */
@@ -323,7 +404,9 @@ static void tprof_kick(void *info)
 	if (c->task || task_tgid(current) != s->tgid ||
 	    (current->flags & PF_EXITING) || !READ_ONCE(s->active))
 		return;
-	tprof_sched_in(c, s, current, tprof_runtime_now(current));
+	/* Mid-slice: from the scheduler's last update (at most a tick ago). */
+	tprof_sched_in(c, s, current, READ_ONCE(current->se.sum_exec_runtime),
+		       local_clock());
 }
 
 /*
@@ -340,8 +423,11 @@ static void tprof_finalize(void *info)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
-	if (c->task && c->sess == info)
-		tprof_sched_out(c, tprof_runtime_now(current));
+	if (c->task && c->sess == info) {
+		c->kfrom = NULL;	/* samples report the interrupted context */
+		tprof_sched_out_regs(c, tprof_runtime_now(c, NULL),
+				     get_irq_regs());
+	}
 }
 
 /*
@@ -368,13 +454,28 @@ void tprof_sampler_stop(struct tprof_session *s)
 	cpus_read_unlock();
 }
 
-/* Exit/exec probes. Context: IRQs off; @p is current. */
-void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p)
+/**
+ * tprof_sampler_detach() - end @p's accounting here (exec changes its tid).
+ * @s: session.
+ * @p: current.
+ * @rt: set to @p's runtime now, for tprof_sampler_attach().
+ * @clk: set to the clock it was read at.
+ *
+ * Context: IRQs off (exec probe).
+ */
+void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p,
+			  u64 *rt, u64 *clk)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
-	if (c->task == p && c->sess == s)
-		tprof_sched_out(c, tprof_runtime_now(p));
+	if (c->task == p && c->sess == s) {
+		c->kfrom = __builtin_frame_address(0);
+		*rt = tprof_runtime_now(c, clk);
+		tprof_sched_out(c, *rt);
+	} else {
+		*rt = READ_ONCE(p->se.sum_exec_runtime);
+		*clk = local_clock();
+	}
 }
 
 /*
@@ -396,13 +497,17 @@ bool tprof_sampler_exiting(struct tprof_session *s, struct task_struct *p)
 	return true;
 }
 
-/* Exec probe (new tid). Context: IRQs off; @p is current. */
-void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p)
+/*
+ * Exec probe (new tid), with what tprof_sampler_detach() read, so that no
+ * CPU time falls between the two slots. Context: IRQs off; @p is current.
+ */
+void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p,
+			  u64 rt, u64 clk)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
 	if (!c->task && !(p->flags & PF_EXITING))
-		tprof_sched_in(c, s, p, tprof_runtime_now(p));
+		tprof_sched_in(c, s, p, rt, clk);
 }
 
 int tprof_sampler_init(void)

@@ -20,8 +20,10 @@ void tprof_probe_sched_switch(void *data, bool preempt,
 			      unsigned int prev_state);
 void tprof_sampler_start(struct tprof_session *s);
 void tprof_sampler_stop(struct tprof_session *s);
-void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p);
+void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p,
+			  u64 *rt, u64 *clk);
 bool tprof_sampler_exiting(struct tprof_session *s, struct task_struct *p);
-void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p);
+void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p,
+			  u64 rt, u64 clk);
 
 #endif /* _TPROF_SAMPLER_H */

@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tprof: session lifetime (ENABLE, DISABLE, target exit, close), the
- * permission checks and pid namespace handling.
+ * tprof: session lifetime (ENABLE, DISABLE, target exit, denial, close)
+ * and pid namespace handling; the permission rules are in policy.c.
  */
-#include <linux/capability.h>
-#include <linux/cred.h>
-#include <linux/file.h>
-#include <linux/fs.h>
-#include <linux/magic.h>
+#include <linux/lockdep.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 #include "sampler.h"
@@ -60,12 +57,133 @@ void tprof_session_request_stop(struct tprof_session *s)
 	tprof_ring_kick(s->rings[smp_processor_id()]);
 }
 
-static void tprof_session_stop_work(struct work_struct *work)
+/*
+ * A thread of a group-dead target was switched out for the last time: the
+ * group may be gone now. Context: IRQs off (sched_switch probe).
+ */
+void tprof_session_kick(struct tprof_session *s)
 {
-	tprof_session_stop(container_of(work, struct tprof_session,
-					stop_work));
+	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
+	    !test_bit(TPROF_S_GROUP_GONE, &s->bits))
+		tprof_ring_kick(s->rings[smp_processor_id()]);
 }
 
+/* Context: IRQs off. Ends the session with a DENIED record, once. */
+void tprof_session_deny(struct tprof_session *s, u32 reason)
+{
+	struct tprof_rec_denied rec = {
+		.hdr.type = TPROF_REC_DENIED,
+		.hdr.size = sizeof(rec),
+		.hdr.time_ns = ktime_get_mono_fast_ns(),
+		.pid = s->vpid,
+		.reason = reason,
+	};
+
+	WRITE_ONCE(s->denied, true);
+	WRITE_ONCE(s->active, false);
+	if (test_and_set_bit(TPROF_S_DENIED, &s->bits))
+		return;
+	tprof_emit(s, &rec, sizeof(rec));
+	tprof_session_request_stop(s);
+}
+
+/**
+ * tprof_session_may_sample() - may @s record user data of @p now?
+ * @s: session.
+ * @p: a thread of its target, current on this CPU.
+ * @later: set when nothing can be decided yet (an exec is switching the
+ *	target's mm and credentials): the caller keeps the sample for later.
+ *
+ * The permission rule of unprivileged sessions, applied where samples and
+ * records are made, not only in the exec probe: a target that stopped
+ * qualifying (tprof_policy_check()) ends the session with a DENIED record.
+ * Context: IRQs off (hrtimer, probes, IPIs).
+ * Return: true if it may.
+ */
+bool tprof_session_may_sample(struct tprof_session *s, struct task_struct *p,
+			      bool *later)
+{
+	int ret;
+
+	lockdep_assert_irqs_disabled();
+	*later = false;
+	if (READ_ONCE(s->denied))
+		return false;
+	ret = tprof_policy_check(&s->grant, p);
+	if (!ret)
+		return true;
+	if (ret == -EAGAIN)
+		*later = true;
+	else
+		tprof_session_deny(s, ret);
+	return false;
+}
+
+/* Process context: every thread of the target passed exit_notify(). */
+static bool tprof_group_gone(struct tprof_session *s, s32 *code)
+{
+	struct task_struct *leader, *t;
+	bool gone = true;
+
+	rcu_read_lock();
+	leader = pid_task(s->tgid, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			if (!READ_ONCE(t->exit_state)) {
+				gone = false;
+				break;
+			}
+		}
+		/* What wait(2) reports for the process. */
+		if (gone)
+			*code = (READ_ONCE(leader->signal->flags) &
+				 SIGNAL_GROUP_EXIT) ?
+				READ_ONCE(leader->signal->group_exit_code) :
+				READ_ONCE(leader->exit_code);
+	}
+	rcu_read_unlock();
+	/* Pairs with the exit path's release of exit_state: their probes ran. */
+	smp_mb();
+	return gone;
+}
+
+/*
+ * After group dead: once the group is gone, no exit probe can come, so the
+ * group's reference on @s->exiting drops; PROC_EXIT follows the last
+ * THREAD_EXIT (here, or at the last exiting thread's final switch-out).
+ * Context: process (stop_work).
+ */
+static void tprof_session_check_exit(struct tprof_session *s)
+{
+	s32 code = READ_ONCE(s->exit_code);
+
+	if (test_bit(TPROF_S_GROUP_GONE, &s->bits) || !tprof_group_gone(s, &code))
+		return;
+	mutex_lock(&tprof_sessions_mutex);
+	/* Only while ACTIVE: a stopped session's rings have no producer. */
+	if (s->state == TPROF_ACTIVE &&
+	    !test_and_set_bit(TPROF_S_GROUP_GONE, &s->bits)) {
+		WRITE_ONCE(s->exit_code, code);
+		local_irq_disable();
+		if (atomic_dec_and_test(&s->exiting))
+			tprof_emit_proc_exit(s);
+		local_irq_enable();
+	}
+	mutex_unlock(&tprof_sessions_mutex);
+}
+
+static void tprof_session_stop_work(struct work_struct *work)
+{
+	struct tprof_session *s = container_of(work, struct tprof_session,
+					       stop_work);
+
+	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits))
+		tprof_session_check_exit(s);
+	if (test_bit(TPROF_S_STOP_REQ, &s->bits))
+		tprof_session_stop(s);
+}
+
+/* Also the fallback that sees a dead group go when no kick came. */
 static void tprof_session_tick(struct work_struct *work)
 {
 	struct tprof_session *s = container_of(to_delayed_work(work),
@@ -73,13 +191,16 @@ static void tprof_session_tick(struct work_struct *work)
 
 	if (wq_has_sleeper(&s->wq) && !tprof_rings_empty(s))
 		wake_up_interruptible_all(&s->wq);
+	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
+	    !test_bit(TPROF_S_GROUP_GONE, &s->bits))
+		schedule_work(&s->stop_work);
 	if (!tprof_session_finished(s))
 		schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
 }
 
 struct tprof_session *tprof_session_new(void)
 {
-	struct tprof_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct tprof_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 
 	if (!s)
 		return NULL;
@@ -97,6 +218,7 @@ struct tprof_session *tprof_session_new(void)
 static void tprof_session_free(struct tprof_session *s)
 {
 	tprof_rings_free(s);
+	tprof_policy_release(&s->grant);
 	tprof_threads_free(&s->threads);
 	if (s->tgid)
 		put_pid(s->tgid);
@@ -148,23 +270,6 @@ out_unlock:
 	mutex_unlock(&tprof_sessions_mutex);
 }
 
-/* An fd of /proc/<pid>/auxv opened by the caller proves ptrace-read. */
-static int tprof_check_auxv(int fd, struct mm_struct *mm)
-{
-	struct file *file = fget(fd);
-	struct dentry *dentry;
-	int ret = -EPERM;
-
-	if (!file)
-		return -EBADF;
-	dentry = file_dentry(file);
-	if (dentry->d_sb->s_magic == PROC_SUPER_MAGIC &&
-	    !strcmp(dentry->d_name.name, "auxv") && file->private_data == mm)
-		ret = 0;
-	fput(file);
-	return ret;
-}
-
 static int tprof_enable_check(const struct tprof_ioc_enable *e)
 {
 	if (e->flags & ~TPROF_F_ALL)
@@ -190,53 +295,86 @@ static int tprof_enable_check(const struct tprof_ioc_enable *e)
 	return 0;
 }
 
-/* Resolves the target and checks the caller may profile it. */
-static int tprof_enable_target(struct tprof_session *s, struct file *file,
-			       const struct tprof_ioc_enable *e)
+/* Resolves the target process (a user process) into s->tgid. */
+static int tprof_enable_resolve(struct tprof_session *s, pid_t nr)
 {
 	struct task_struct *task;
-	struct mm_struct *mm;
 	struct pid *pid;
-	int ret;
+	int ret = 0;
 
-	s->privileged = file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
-			file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
-	pid = find_get_pid(e->pid);
+	pid = find_get_pid(nr);
 	if (!pid)
 		return -ESRCH;
 	task = get_pid_task(pid, PIDTYPE_TGID);
 	put_pid(pid);
 	if (!task)
 		return -ESRCH;
-	if (task->flags & PF_KTHREAD) {
+	if (task->flags & PF_KTHREAD)
 		ret = -EINVAL;
-		goto out_put_task;
-	}
-	mm = get_task_mm(task);
-	if (!mm) {
-		ret = -ESRCH;
-		goto out_put_task;
-	}
-	if ((e->flags & TPROF_F_KERNEL_STACK) && !s->privileged)
-		ret = -EPERM;
-	else if (e->flags & TPROF_F_AUXV_PROOF)
-		ret = tprof_check_auxv(e->auxv_fd, mm);
 	else
-		ret = s->privileged ? 0 : -EPERM;
-	mmput(mm);
-	if (!ret)
 		s->tgid = get_pid(task_tgid(task));
-out_put_task:
 	put_task_struct(task);
 	return ret;
 }
 
-/* Context: process, tprof_sessions_mutex held. */
+/*
+ * The target's side of the permission check, right before publish: what
+ * changes after it is seen by the probes and the sampling path.
+ * Context: process, tprof_sessions_mutex held.
+ */
+static int tprof_enable_target(struct tprof_session *s,
+			       const struct tprof_ioc_enable *e)
+{
+	struct task_struct *task;
+	int ret;
+
+	lockdep_assert_held(&tprof_sessions_mutex);
+	task = get_pid_task(s->tgid, PIDTYPE_TGID);
+	if (!task)
+		return -ESRCH;
+	ret = tprof_policy_target(&s->grant, task,
+				  e->flags & TPROF_F_AUXV_PROOF, e->auxv_fd);
+	put_task_struct(task);
+	return ret;
+}
+
+/**
+ * tprof_sessions_of_user() - unprivileged sessions @user holds now.
+ * @user: a user.
+ *
+ * Context: process; takes tprof_sessions_mutex.
+ * Return: the count.
+ */
+unsigned int tprof_sessions_of_user(struct user_struct *user)
+{
+	unsigned int i, n = 0;
+
+	mutex_lock(&tprof_sessions_mutex);
+	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
+		struct tprof_session *o;
+
+		o = rcu_dereference_protected(tprof_active[i],
+					      lockdep_is_held(&tprof_sessions_mutex));
+		if (o && !o->grant.privileged && o->grant.user == user)
+			n++;
+	}
+	mutex_unlock(&tprof_sessions_mutex);
+	return n;
+}
+
+/*
+ * One session per target; an unprivileged user holds at most
+ * max_user_sessions, and all of them together at most
+ * TPROF_MAX_UNPRIV_SESSIONS, so privileged callers always find a slot.
+ * Context: process, tprof_sessions_mutex held.
+ */
 static int tprof_publish(struct tprof_session *s)
 {
+	unsigned int nunpriv = 0, nuser = 0;
 	int i, free = -1;
 	int ret;
 
+	lockdep_assert_held(&tprof_sessions_mutex);
 	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
 		struct tprof_session *o;
 
@@ -245,9 +383,21 @@ static int tprof_publish(struct tprof_session *s)
 		if (!o) {
 			if (free < 0)
 				free = i;
-		} else if (o->tgid == s->tgid) {
-			return -EBUSY;
+			continue;
 		}
+		if (o->tgid == s->tgid)
+			return -EBUSY;
+		if (!o->grant.privileged) {
+			nunpriv++;
+			if (o->grant.user == s->grant.user)
+				nuser++;
+		}
+	}
+	if (!s->grant.privileged) {
+		if (nuser >= tprof_policy_max_user_sessions())
+			return -EBUSY;
+		if (nunpriv >= TPROF_MAX_UNPRIV_SESSIONS)
+			return -ENOSPC;
 	}
 	if (free < 0)
 		return -ENOSPC;
@@ -262,11 +412,40 @@ static int tprof_publish(struct tprof_session *s)
 	return 0;
 }
 
+/*
+ * Right after publish, under tprof_sessions_mutex, so that no stop (which
+ * takes it) writes to the rings at the same time: the THREAD records of
+ * the threads that exist, sampling of those already running, and group
+ * death that happened before the probes could see it.
+ */
+static void tprof_enable_start(struct tprof_session *s)
+{
+	struct task_struct *leader;
+	bool gone;
+
+	lockdep_assert_held(&tprof_sessions_mutex);
+	tprof_threads_emit_existing(s);
+	tprof_sampler_start(s);
+	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
+	/* signal->live drops before the exit probe: see it ourselves. */
+	rcu_read_lock();
+	leader = pid_task(s->tgid, PIDTYPE_TGID);
+	gone = !leader || !atomic_read(&leader->signal->live);
+	rcu_read_unlock();
+	if (gone && !test_and_set_bit(TPROF_S_GROUP_DEAD, &s->bits))
+		schedule_work(&s->stop_work);
+}
+
 /**
  * tprof_session_enable() - TPROF_IOC_ENABLE.
  * @s: session of the file.
  * @file: the file (its opener's creds decide privilege).
  * @uarg: struct tprof_ioc_enable.
+ *
+ * Order: the caller's privilege; the target; the memory, charged before it
+ * is allocated; then, under tprof_sessions_mutex, the target's permission
+ * check, publish and start, so that nothing the target does between the
+ * check and the probes seeing the session goes unchecked.
  *
  * Context: process, s->lock held.
  * Return: 0 or -errno.
@@ -275,9 +454,7 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 			 const void __user *uarg)
 {
 	struct tprof_ioc_enable e;
-	struct task_struct *leader;
-	bool gone;
-	u32 usize;
+	u32 usize, ring_bytes;
 	int ret;
 
 	if (get_user(usize, (const u32 __user *)uarg))
@@ -293,9 +470,13 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	if (s->state != TPROF_IDLE)
 		return -EBUSY;
 
-	ret = tprof_enable_target(s, file, &e);
+	ret = tprof_policy_caller(&s->grant, file,
+				  e.flags & TPROF_F_KERNEL_STACK);
 	if (ret)
-		return ret;
+		goto err_free;
+	ret = tprof_enable_resolve(s, e.pid);
+	if (ret)
+		goto err_free;
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	s->vpid = e.pid;
 	s->flags = e.flags;
@@ -306,8 +487,12 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 		s->max_kernel_frames = e.max_kernel_frames ?
 				       e.max_kernel_frames :
 				       TPROF_MAX_KERNEL_FRAMES;
-	ret = tprof_rings_alloc(s, e.ring_bytes ? e.ring_bytes :
-				TPROF_DEFAULT_RING_BYTES);
+	ring_bytes = e.ring_bytes ? e.ring_bytes : TPROF_DEFAULT_RING_BYTES;
+	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
+				  num_possible_cpus());
+	if (ret)
+		goto err_free;
+	ret = tprof_rings_alloc(s, ring_bytes);
 	if (ret)
 		goto err_free;
 	ret = tprof_threads_alloc(&s->threads);
@@ -315,37 +500,28 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 		goto err_free;
 
 	mutex_lock(&tprof_sessions_mutex);
-	ret = tprof_publish(s);
+	ret = tprof_enable_target(s, &e);
+	if (!ret)
+		ret = tprof_publish(s);
+	if (!ret)
+		tprof_enable_start(s);
 	mutex_unlock(&tprof_sessions_mutex);
 	if (ret)
 		goto err_free;
-
-	tprof_threads_emit_existing(s);
-	tprof_sampler_start(s);
-	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
-
-	/*
-	 * If the last thread passed its exit probe before we were published,
-	 * no probe will end the session: see signal->live (decremented before
-	 * the probe) ourselves.
-	 */
-	rcu_read_lock();
-	leader = pid_task(s->tgid, PIDTYPE_TGID);
-	gone = !leader || !atomic_read(&leader->signal->live);
-	rcu_read_unlock();
-	if (gone) {
-		set_bit(TPROF_S_STOP_REQ, &s->bits);
-		schedule_work(&s->stop_work);
-	}
 	return 0;
 
 err_free:
 	/* Back to a clean IDLE session. */
 	tprof_rings_free(s);
 	tprof_threads_free(&s->threads);
-	put_pid(s->tgid);
+	tprof_policy_release(&s->grant);
+	memset(&s->grant, 0, sizeof(s->grant));
+	s->max_kernel_frames = 0;
+	if (s->tgid)
+		put_pid(s->tgid);
 	s->tgid = NULL;
-	put_pid_ns(s->pid_ns);
+	if (s->pid_ns)
+		put_pid_ns(s->pid_ns);
 	s->pid_ns = NULL;
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <linux/workqueue.h>
 #include <asm/barrier.h>
 
+#include "policy.h"
 #include "ring.h"
 #include "threads.h"
 
@@ -25,8 +26,10 @@ enum tprof_state {
 
 /* Bits of tprof_session.bits. */
 #define TPROF_S_EXITED		0	/* PROC_EXIT emitted */
-#define TPROF_S_STOP_REQ	1	/* a probe asked for stop_work */
+#define TPROF_S_STOP_REQ	1	/* stop_work is to stop the session */
 #define TPROF_S_GROUP_DEAD	2	/* an exit probe saw signal->live == 0 */
+#define TPROF_S_GROUP_GONE	3	/* every thread passed exit_notify() */
+#define TPROF_S_DENIED		4	/* DENIED emitted */
 
 /**
  * struct tprof_session - per-open-file state.
@@ -35,7 +38,8 @@ enum tprof_state {
  * @state: enum tprof_state; IDLE -> ACTIVE under both locks (release, for
  *	poll()), ACTIVE -> STOPPED under tprof_sessions_mutex.
  * @active: probes and timers sample only while true (READ_ONCE).
- * @denied: no more samples at all (unprivileged target did a setuid exec).
+ * @denied: no more samples at all: the target stopped being profilable
+ *	(tprof_policy_check()); a DENIED record says why.
  * @finished: EOF once the rings are drained (release/acquire).
  * @reader_waiting: a reader sleeps or polls; producers may wake it.
  * @bits: TPROF_S_* flags.
@@ -43,7 +47,7 @@ enum tprof_state {
  * @pid_ns: the namespace ids are reported in (the ENABLE caller's).
  * @vpid: target tgid in @pid_ns.
  * @flags: TPROF_F_* from ENABLE.
- * @privileged: CAP_PERFMON or CAP_SYS_ADMIN on the opener's creds.
+ * @grant: what ENABLE allowed (privilege, the target's ids) and charged.
  * @period_ns: default period.
  * @max_user_frames: user stack depth cap.
  * @max_kernel_frames: kernel stack depth cap; 0 = no kernel stacks.
@@ -53,12 +57,14 @@ enum tprof_state {
  * @threads: per-thread accounting table.
  * @threads_seen: slots claimed.
  * @threads_dropped: sched-ins with the table full.
- * @exiting: 1 until group dead, plus one per thread between its exit probe
+ * @exiting: 1 until the group is gone (every thread past exit_notify(),
+ *	so past its exit probe), plus one per thread between its exit probe
  *	and its final switch-out; PROC_EXIT when it drops to 0, so it comes
  *	after every THREAD_EXIT.
- * @exit_code: for PROC_EXIT, taken at group dead.
+ * @exit_code: for PROC_EXIT: the wait(2) status, as the leader reports it.
  * @wq: readers.
- * @stop_work: stops the session after the target exited.
+ * @stop_work: after group dead, sees when the group is gone; stops the
+ *	session after PROC_EXIT or DENIED.
  * @tick: periodic reader wakeup while data is pending.
  */
 struct tprof_session {
@@ -74,7 +80,7 @@ struct tprof_session {
 	struct pid_namespace *pid_ns;
 	u32 vpid;
 	u32 flags;
-	bool privileged;
+	struct tprof_grant grant;
 	u64 period_ns;
 	u32 max_user_frames;
 	u32 max_kernel_frames;
@@ -110,5 +116,10 @@ int tprof_session_set_period(struct tprof_session *s,
 int tprof_session_stats(struct tprof_session *s, void __user *uarg);
 struct tprof_session *tprof_session_find(struct task_struct *p);
 void tprof_session_request_stop(struct tprof_session *s);
+void tprof_session_kick(struct tprof_session *s);
+void tprof_session_deny(struct tprof_session *s, u32 reason);
+bool tprof_session_may_sample(struct tprof_session *s, struct task_struct *p,
+			      bool *later);
+unsigned int tprof_sessions_of_user(struct user_struct *user);
 
 #endif /* _TPROF_SESSION_H */

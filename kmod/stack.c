@@ -20,6 +20,8 @@
 /**
  * tprof_stack_kernel() - kernel return addresses of current.
  * @regs: interrupt registers (kernel mode), or NULL to unwind from here.
+ * @first_frame: without @regs, the frame of the probe that called us: the
+ *	walk starts at its caller, so tprof's own frames never show.
  * @ips: output, innermost first.
  * @max: capacity of @ips (>= 1).
  * @rflags: TPROF_RF_KERNEL_TRUNCATED is or'ed in when cut.
@@ -27,7 +29,8 @@
  * Context: hardirq or IRQs off, current's own stack.
  * Return: number of ips.
  */
-unsigned int tprof_stack_kernel(struct pt_regs *regs, u64 *ips,
+unsigned int tprof_stack_kernel(struct pt_regs *regs,
+				unsigned long *first_frame, u64 *ips,
 				unsigned int max, u16 *rflags)
 {
 	struct unwind_state state;
@@ -37,7 +40,8 @@ unsigned int tprof_stack_kernel(struct pt_regs *regs, u64 *ips,
 		return 0;
 	if (regs)
 		ips[n++] = regs->ip;
-	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
+	for (unwind_start(&state, current, regs, regs ? NULL : first_frame);
+	     !unwind_done(&state);
 	     unwind_next_frame(&state)) {
 		unsigned long addr = unwind_get_return_address(&state);
 

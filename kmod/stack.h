@@ -8,7 +8,8 @@
 struct pt_regs;
 struct tprof_ring_stats;
 
-unsigned int tprof_stack_kernel(struct pt_regs *regs, u64 *ips,
+unsigned int tprof_stack_kernel(struct pt_regs *regs,
+				unsigned long *first_frame, u64 *ips,
 				unsigned int max, u16 *rflags);
 unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 			      unsigned int max, u32 *abi, u16 *rflags);

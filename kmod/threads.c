@@ -14,7 +14,7 @@
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <linux/vmalloc.h>
+#include <linux/slab.h>
 
 #include "sampler.h"
 #include "session.h"
@@ -34,13 +34,14 @@ int tprof_threads_alloc(struct tprof_threads *tt)
 	atomic64_set(&tt->exited_on_cpu, 0);
 	raw_spin_lock_init(&tt->pend_lock);
 	tt->npend = 0;
-	tt->slots = vzalloc(sizeof(*tt->slots) << tt->bits);
+	/* Charged to the caller's memory cgroup, like the rings. */
+	tt->slots = kvzalloc(sizeof(*tt->slots) << tt->bits, GFP_KERNEL_ACCOUNT);
 	return tt->slots ? 0 : -ENOMEM;
 }
 
 void tprof_threads_free(struct tprof_threads *tt)
 {
-	vfree(tt->slots);
+	kvfree(tt->slots);
 	tt->slots = NULL;
 }
 
@@ -55,12 +56,13 @@ static bool tprof_thread_claim(struct tprof_session *s, struct tprof_thread *t,
 		return false;
 	if (cmpxchg(&t->key, old, TPROF_TID_CLAIMING) != old)
 		return false;
+	t->tid = tid;
 	t->vtid = 0;
 	t->started = false;
 	t->on_cpu_ns = 0;
 	t->next_point = 0;
 	t->period_ns = 0;
-	t->req_period_ns = 0;
+	WRITE_ONCE(t->req, 0);
 	t->samples = 0;
 	t->weight_ns = 0;
 	t->lost_samples = 0;
@@ -134,6 +136,22 @@ void tprof_thread_bury(struct tprof_session *s, struct tprof_thread *t)
 		   key | TPROF_TID_DEAD);
 }
 
+/*
+ * Sets @t's request if @t is still @tid's slot. The slot may be buried and
+ * claimed by another thread at any time: the tid travels in the same word,
+ * and a claim resets it, so the cmpxchg never hands the request to another
+ * thread nor erases that thread's own. Context: process.
+ */
+static void tprof_thread_request(struct tprof_thread *t, u32 tid, u64 period)
+{
+	u64 old = READ_ONCE(t->req);
+
+	do {
+		if (READ_ONCE(t->tid) != tid)
+			return;
+	} while (!try_cmpxchg64(&t->req, &old, tprof_req(tid, period)));
+}
+
 /**
  * tprof_threads_set_period() - SET_THREAD_PERIOD for a thread of @s.
  * @s: session.
@@ -153,7 +171,7 @@ int tprof_threads_set_period(struct tprof_session *s, u32 tid, u64 period)
 	int ret = 0;
 
 	if (t) {
-		WRITE_ONCE(t->req_period_ns, period);
+		tprof_thread_request(t, tid, period);
 		return 0;
 	}
 	raw_spin_lock_irqsave(&tt->pend_lock, flags);
@@ -171,7 +189,7 @@ int tprof_threads_set_period(struct tprof_session *s, u32 tid, u64 period)
 	/* It may have claimed its slot meanwhile. */
 	t = tprof_thread_get(s, tid, false);
 	if (t)
-		WRITE_ONCE(t->req_period_ns, period);
+		tprof_thread_request(t, tid, period);
 	return ret;
 }
 
@@ -223,7 +241,7 @@ static void tprof_emit_thread(struct tprof_session *s, u32 vtid,
 static void tprof_fill_stat(struct tprof_session *s, struct tprof_thread *t,
 			    u16 type, struct tprof_rec_thread_stat *rec)
 {
-	u64 req = READ_ONCE(t->req_period_ns);
+	u64 req = tprof_thread_req_period(t);
 
 	memset(rec, 0, sizeof(*rec));
 	rec->hdr.type = type;
@@ -251,7 +269,7 @@ void tprof_thread_emit_exit(struct tprof_session *s, struct tprof_thread *t,
 }
 
 /* Context: IRQs off (this CPU's ring). */
-static void tprof_emit_proc_exit(struct tprof_session *s)
+void tprof_emit_proc_exit(struct tprof_session *s)
 {
 	struct tprof_rec_proc_exit rec = {
 		.hdr.type = TPROF_REC_PROC_EXIT,
@@ -342,21 +360,24 @@ u64 tprof_threads_on_cpu(struct tprof_session *s)
 
 /*
  * sched_process_fork: after copy_process(), before the child first runs.
- * Context: preemption disabled. Only new threads of a target (same tgid)
- * match; child processes are not followed.
+ * Context: preemption disabled; current is the parent. Only new threads
+ * of a target (same tgid) match; child processes are not followed.
  */
 void tprof_probe_fork(void *data, struct task_struct *parent,
 		      struct task_struct *child)
 {
 	struct tprof_session *s = tprof_session_find(child);
 	unsigned long flags;
+	bool later;
 	u32 vtid;
 
 	if (!s)
 		return;
 	vtid = __task_pid_nr_ns(child, PIDTYPE_PID, s->pid_ns);
 	local_irq_save(flags);
-	tprof_emit_thread(s, vtid, child->comm, 0);
+	/* The child's comm is the parent's: no news while an exec decides. */
+	if (tprof_session_may_sample(s, current, &later) || later)
+		tprof_emit_thread(s, vtid, child->comm, 0);
 	local_irq_restore(flags);
 }
 
@@ -374,8 +395,13 @@ static s32 tprof_exit_code(struct task_struct *p)
  * do_exit() goes on after this probe (exit_files(), exit_notify(), ...,
  * do_task_dead()): a thread running on a sampling CPU stays accounted and
  * sampled until it is switched out (normally its final switch, prev_state
- * TASK_DEAD), which emits its THREAD_EXIT. PROC_EXIT follows the last of
- * them once group dead is seen (@s->exiting).
+ * TASK_DEAD), which emits its THREAD_EXIT.
+ *
+ * signal->live == 0 does not mean the other threads passed this probe: it
+ * drops earlier, so the thread that sees it first may not be the last one
+ * here. Group death only makes stop_work watch for the group to be gone
+ * (every thread past exit_notify()); PROC_EXIT comes after that and after
+ * the last THREAD_EXIT (@s->exiting).
  */
 void tprof_probe_exit(void *data, struct task_struct *p)
 {
@@ -398,9 +424,7 @@ void tprof_probe_exit(void *data, struct task_struct *p)
 	if (!atomic_read(&p->signal->live) &&
 	    !test_and_set_bit(TPROF_S_GROUP_DEAD, &s->bits)) {
 		WRITE_ONCE(s->exit_code, tprof_exit_code(p));
-		/* Drop the group's reference: 0 unless threads still exit. */
-		if (atomic_dec_and_test(&s->exiting))
-			tprof_emit_proc_exit(s);
+		tprof_session_kick(s);
 	}
 	local_irq_restore(flags);
 }
@@ -409,6 +433,11 @@ void tprof_probe_exit(void *data, struct task_struct *p)
  * sched_process_exec: after the new image is set up, in @p (== current).
  * @old_pid is the global tid before exec (a non-leader that exec'd takes
  * the leader's tid). Context: preemption disabled.
+ *
+ * The new credentials and dumpability are final here: an unprivileged
+ * session that may not see the new image ends before any record of it
+ * (tprof_session_may_sample()); a setuid/setgid or file-capability exec
+ * (secureexec) ends it too.
  */
 void tprof_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 		      struct linux_binprm *bprm)
@@ -420,25 +449,36 @@ void tprof_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	};
 	struct tprof_thread *old, *t;
 	unsigned long flags;
+	bool may, later;
+	u64 rt, clk;
 	u32 vtid;
 
 	if (!s || p != current)
 		return;
 	vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
 	local_irq_save(flags);
+	/* Past commit_creds(): only readers may hold exec_update_lock now. */
+	may = tprof_session_may_sample(s, p, &later) || later;
+	if (may && !s->grant.privileged && bprm->secureexec) {
+		tprof_session_deny(s, TPROF_DENIED_CREDS);
+		may = false;
+	}
 	old = tprof_thread_get(s, old_pid, false);
 	rec.old_tid = old && old->started ? old->vtid : vtid;
 	if (old_pid != p->pid) {
 		/* The old tid is gone: close its slot, start one for the new. */
-		tprof_sampler_detach(s, p);
+		tprof_sampler_detach(s, p, &rt, &clk);
 		if (old) {
 			if (old->started)
 				tprof_thread_emit_exit(s, old,
 						       TPROF_REC_THREAD_EXIT);
 			tprof_thread_bury(s, old);
 		}
-		tprof_sampler_attach(s, p);
+		if (may)
+			tprof_sampler_attach(s, p, rt, clk);
 	}
+	if (!may)
+		goto out;
 	t = tprof_thread_get(s, p->pid, false);
 	if (t && t->started)
 		tprof_fill_comm(t->comm, p->comm);
@@ -448,11 +488,6 @@ void tprof_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	tprof_fill_comm(rec.comm, p->comm);
 	tprof_emit(s, &rec, sizeof(rec));
 	tprof_emit_thread(s, vtid, p->comm, 0);
-	/* An unprivileged session must not follow a setuid/setgid exec. */
-	if (!s->privileged && bprm->secureexec) {
-		WRITE_ONCE(s->denied, true);
-		WRITE_ONCE(s->active, false);
-		tprof_session_request_stop(s);
-	}
+out:
 	local_irq_restore(flags);
 }

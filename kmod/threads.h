@@ -21,6 +21,9 @@ struct tprof_session;
  * hand the tid to another thread meanwhile) nor reusable.
  */
 #define TPROF_TID_EXITING	0xfffffffeU
+/* tprof_thread.req: periods fit below (TPROF_MAX_PERIOD_NS < 2^40), tids above. */
+#define TPROF_REQ_TID_SHIFT	40
+#define TPROF_REQ_PERIOD_MASK	((1ULL << TPROF_REQ_TID_SHIFT) - 1)
 /* SET_THREAD_PERIOD requests for threads that have not run yet. */
 #define TPROF_MAX_PENDING	64
 
@@ -28,16 +31,18 @@ struct tprof_session;
  * struct tprof_thread - exact accounting of one target thread.
  * @key: 0 never used, the global tid, tid | TPROF_TID_DEAD (exited,
  *	reusable), TPROF_TID_EXITING or TPROF_TID_CLAIMING; claimed with cmpxchg() only by the
- *	CPU the thread is switched in on. All other fields but @req_period_ns
- *	belong to that CPU (IRQs off), ordered by the scheduler across
- *	migrations.
+ *	CPU the thread is switched in on. All other fields but @req belong
+ *	to that CPU (IRQs off), ordered by the scheduler across migrations.
+ * @tid: the global tid the slot was claimed for (kept while EXITING).
  * @vtid: tid in the session's pid namespace.
  * @started: budget initialized (first sched-in).
  * @on_cpu_ns: exact on-CPU time while the session was active.
  * @next_point: thread CPU time (in @on_cpu_ns terms) of the next sample.
  * @period_ns: the period of the current budget.
- * @req_period_ns: SET_THREAD_PERIOD request, 0 = none; applied at the next
- *	budget.
+ * @req: SET_THREAD_PERIOD request, applied at the next budget: the tid it
+ *	is for above TPROF_REQ_TID_SHIFT, the period below; 0 = none. One word,
+ *	so a request that races the slot's reuse names its own thread
+ *	(tprof_thread_req_period()).
  * @samples: samples taken (delivered or lost).
  * @weight_ns: their weight.
  * @lost_samples: of @samples, dropped.
@@ -46,12 +51,13 @@ struct tprof_session;
  */
 struct tprof_thread {
 	u32 key;
+	u32 tid;
 	u32 vtid;
 	bool started;
 	u64 on_cpu_ns;
 	u64 next_point;
 	u64 period_ns;
-	u64 req_period_ns;
+	u64 req;
 	u64 samples;
 	u64 weight_ns;
 	u64 lost_samples;
@@ -81,6 +87,20 @@ struct tprof_threads {
 	} pend[TPROF_MAX_PENDING];
 };
 
+/* The period requested for @t's own thread, or 0. Context: any. */
+static inline u64 tprof_thread_req_period(const struct tprof_thread *t)
+{
+	u64 req = READ_ONCE(t->req);
+
+	return (req >> TPROF_REQ_TID_SHIFT) == READ_ONCE(t->tid) ?
+	       req & TPROF_REQ_PERIOD_MASK : 0;
+}
+
+static inline u64 tprof_req(u32 tid, u64 period)
+{
+	return (u64)tid << TPROF_REQ_TID_SHIFT | period;
+}
+
 int tprof_threads_alloc(struct tprof_threads *tt);
 void tprof_threads_free(struct tprof_threads *tt);
 struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
@@ -94,6 +114,7 @@ u64 tprof_threads_take_period(struct tprof_session *s, u32 tid);
 void tprof_thread_emit_exit(struct tprof_session *s, struct tprof_thread *t,
 			    u16 type);
 void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t);
+void tprof_emit_proc_exit(struct tprof_session *s);
 
 void tprof_probe_fork(void *data, struct task_struct *parent,
 		      struct task_struct *child);

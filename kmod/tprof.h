@@ -18,6 +18,8 @@
 #define TPROF_MAX_PERIOD_NS		(100ULL * NSEC_PER_SEC)
 /* Concurrent sessions (each on its own process). */
 #define TPROF_MAX_SESSIONS		32
+/* Of them, unprivileged ones: the rest are kept for CAP_PERFMON. */
+#define TPROF_MAX_UNPRIV_SESSIONS	24
 
 int tprof_dev_init(void);
 void tprof_dev_exit(void);

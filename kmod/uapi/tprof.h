@@ -345,10 +345,13 @@ struct tprof_rec_proc_exit {
 	__s32 exit_code;
 };
 
-/* DENIED reasons */
-#define TPROF_DENIED_CREDS	1	/* uids/gids changed (setuid exec, set*id()) */
-#define TPROF_DENIED_DUMPABLE	2	/* mm no longer SUID_DUMP_USER (prctl, or an
-					 * exec of a file the user may not read) */
+/*
+ * DENIED reasons: CREDS, the target's uids or gids changed (a setuid/setgid
+ * exec, a set*id() call); DUMPABLE, its mm is no longer SUID_DUMP_USER
+ * (prctl(PR_SET_DUMPABLE), or an exec of a file the user may not read).
+ */
+#define TPROF_DENIED_CREDS	1
+#define TPROF_DENIED_DUMPABLE	2
 
 /**
  * struct tprof_rec_denied - an unprivileged session ended because its target

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof: who may profile whom (see policy.h): privilege and lockdown of
+ * the caller, the ptrace-read proof and dumpability of the target at
+ * ENABLE, and the locked-memory charge of unprivileged rings.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
+#include <linux/resource.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/user.h>
+#include <linux/security.h>
+#include <linux/string.h>
+
+#include "policy.h"
+#include "tprof.h"
+
+/*
+ * perf_event_mlock_kb's default: what each user may lock per CPU for
+ * tprof (and perf, and io_uring: they share user_struct.locked_vm) on top
+ * of RLIMIT_MEMLOCK. The default ring, 256 KiB per CPU, fits twice.
+ */
+static unsigned int ring_kb_per_cpu = 516;
+module_param(ring_kb_per_cpu, uint, 0644);
+MODULE_PARM_DESC(ring_kb_per_cpu,
+		 "KiB per possible CPU each user may lock in unprivileged sessions' rings beyond RLIMIT_MEMLOCK (default 516)");
+
+static unsigned int max_user_sessions = 4;
+module_param(max_user_sessions, uint, 0644);
+MODULE_PARM_DESC(max_user_sessions,
+		 "unprivileged sessions one user may hold at once (default 4)");
+
+unsigned int tprof_policy_max_user_sessions(void)
+{
+	return READ_ONCE(max_user_sessions);
+}
+
+unsigned int tprof_policy_ring_kb_per_cpu(void)
+{
+	return READ_ONCE(ring_kb_per_cpu);
+}
+
+/**
+ * tprof_policy_caller() - the caller's side of ENABLE.
+ * @g: grant to fill.
+ * @file: the session's file: its opener's creds decide privilege, as
+ *	perf_event_open() decides it on the caller's.
+ * @kernel_stacks: TPROF_F_KERNEL_STACK asked for.
+ *
+ * Kernel stacks need CAP_PERFMON and no lockdown of kernel confidentiality
+ * (perf's LOCKDOWN_PERF). An unprivileged caller's user is pinned for the
+ * session limits and the locked-memory charge. Context: process.
+ * Return: 0, -EPERM or the lockdown LSM's error.
+ */
+int tprof_policy_caller(struct tprof_grant *g, struct file *file,
+			bool kernel_stacks)
+{
+	int ret;
+
+	g->privileged = file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+			file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+	if (kernel_stacks) {
+		if (!g->privileged)
+			return -EPERM;
+		ret = security_locked_down(LOCKDOWN_PERF);
+		if (ret)
+			return ret;
+	}
+	if (!g->privileged)
+		g->user = get_current_user();
+	return 0;
+}
+
+/* An fd of /proc/<pid>/auxv opened by the caller proves ptrace-read. */
+static int tprof_check_auxv(int fd, struct mm_struct *mm)
+{
+	struct file *file = fget(fd);
+	struct dentry *dentry;
+	int ret = -EPERM;
+
+	if (!file)
+		return -EBADF;
+	dentry = file_dentry(file);
+	if (dentry->d_sb->s_magic == PROC_SUPER_MAGIC &&
+	    !strcmp(dentry->d_name.name, "auxv") && file->private_data == mm)
+		ret = 0;
+	fput(file);
+	return ret;
+}
+
+/**
+ * tprof_policy_target() - the target's side of ENABLE.
+ * @g: grant from tprof_policy_caller().
+ * @task: the target's leader (pinned).
+ * @auxv_proof: TPROF_F_AUXV_PROOF.
+ * @auxv_fd: its fd.
+ *
+ * The proof is an open /proc/PID/auxv of the target's current mm: an exec
+ * since it was opened invalidates it. An unprivileged session also needs
+ * the mm dumpable as SUID_DUMP_USER now, and records the ids the target
+ * must keep. Called right before the session is published, so that what
+ * changes afterwards is seen by tprof_policy_check() in the probes and the
+ * sampling path. Context: process.
+ * Return: 0, -EPERM, -EBADF or -ESRCH.
+ */
+int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
+			bool auxv_proof, int auxv_fd)
+{
+	struct mm_struct *mm = get_task_mm(task);
+	const struct cred *c;
+	int ret;
+
+	if (!mm)
+		return -ESRCH;
+	if (auxv_proof)
+		ret = tprof_check_auxv(auxv_fd, mm);
+	else
+		ret = g->privileged ? 0 : -EPERM;
+	if (!ret && !g->privileged) {
+		rcu_read_lock();
+		c = __task_cred(task);
+		g->ids = (struct tprof_ids) {
+			.uid = c->uid, .euid = c->euid, .suid = c->suid,
+			.gid = c->gid, .egid = c->egid, .sgid = c->sgid,
+		};
+		rcu_read_unlock();
+		if (get_dumpable(mm) != SUID_DUMP_USER)
+			ret = -EPERM;
+	}
+	mmput(mm);
+	return ret;
+}
+
+/**
+ * tprof_policy_charge() - charge an unprivileged session's rings.
+ * @g: grant.
+ * @bytes: all its rings.
+ *
+ * Charged to user_struct.locked_vm like io_uring's and perf's buffers, and
+ * refused beyond RLIMIT_MEMLOCK plus ring_kb_per_cpu per possible CPU.
+ * Privileged sessions and CAP_IPC_LOCK are not charged. Context: process.
+ * Return: 0 or -ENOMEM.
+ */
+int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes)
+{
+	unsigned long pages = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	unsigned long limit, extra, cur;
+	unsigned long rlim = rlimit(RLIMIT_MEMLOCK);
+
+	if (g->privileged || capable(CAP_IPC_LOCK))
+		return 0;
+	extra = ((unsigned long)tprof_policy_ring_kb_per_cpu() *
+		 num_possible_cpus()) >> (PAGE_SHIFT - 10);
+	limit = rlim == RLIM_INFINITY ? ULONG_MAX : (rlim >> PAGE_SHIFT) + extra;
+	cur = atomic_long_read(&g->user->locked_vm);
+	do {
+		if (cur + pages < cur || cur + pages > limit)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&g->user->locked_vm, &cur,
+					  cur + pages));
+	g->locked_pages = pages;
+	return 0;
+}
+
+/* Undoes the charge and the user reference. Context: process. */
+void tprof_policy_release(struct tprof_grant *g)
+{
+	if (g->locked_pages)
+		atomic_long_sub(g->locked_pages, &g->user->locked_vm);
+	g->locked_pages = 0;
+	if (g->user)
+		free_uid(g->user);
+	g->user = NULL;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tprof: who may profile whom. The proofs ENABLE accepts, the rule every
+ * unprivileged sample must pass (the target stays dumpable as
+ * SUID_DUMP_USER with the ids it had at ENABLE, as for ptrace and perf),
+ * and what an unprivileged user may hold (locked memory, sessions).
+ */
+#ifndef _TPROF_POLICY_H
+#define _TPROF_POLICY_H
+
+#include <linux/cred.h>
+#include <linux/mm_types.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+
+#include "uapi/tprof.h"
+
+struct file;
+struct user_struct;
+
+/**
+ * struct tprof_ids - the target's objective ids when ENABLE checked it.
+ * @uid, @euid, @suid, @gid, @egid, @sgid: as __ptrace_may_access() compares
+ *	them.
+ */
+struct tprof_ids {
+	kuid_t uid, euid, suid;
+	kgid_t gid, egid, sgid;
+};
+
+/**
+ * struct tprof_grant - what ENABLE granted, and what it charged.
+ * @privileged: CAP_PERFMON or CAP_SYS_ADMIN on the opener's creds: no rule.
+ * @ids: for unprivileged sessions, the ids the target must keep.
+ * @user: the unprivileged caller's user (get_uid()): sessions per user and
+ *	the locked_vm charge.
+ * @locked_pages: pages charged to @user->locked_vm.
+ */
+struct tprof_grant {
+	bool privileged;
+	struct tprof_ids ids;
+	struct user_struct *user;
+	unsigned long locked_pages;
+};
+
+int tprof_policy_caller(struct tprof_grant *g, struct file *file,
+			bool kernel_stacks);
+int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
+			bool auxv_proof, int auxv_fd);
+int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes);
+void tprof_policy_release(struct tprof_grant *g);
+unsigned int tprof_policy_max_user_sessions(void);
+unsigned int tprof_policy_ring_kb_per_cpu(void);
+
+static inline bool tprof_ids_equal(const struct tprof_ids *a,
+				   const struct cred *c)
+{
+	return uid_eq(a->uid, c->uid) && uid_eq(a->euid, c->euid) &&
+	       uid_eq(a->suid, c->suid) && gid_eq(a->gid, c->gid) &&
+	       gid_eq(a->egid, c->egid) && gid_eq(a->sgid, c->sgid);
+}
+
+/**
+ * tprof_policy_check() - may an unprivileged session sample @p now?
+ * @g: the session's grant.
+ * @p: a thread of the target; current, or @p's creds and mm are pinned.
+ *
+ * The ids and dumpability first: what fails them is final. Then, while an
+ * exec switches mm and credentials (exec_update_lock held for write, from
+ * exec_mmap() until after commit_creds()), the new mm is live with the old
+ * ids, registers and possibly dumpability: nothing can be decided, so the
+ * caller defers (readers of that rwsem defer it too, briefly). Without an
+ * mm (exiting) nothing of the user is read, so only the ids matter.
+ *
+ * Context: any (hardirq, probes); reads @p's own creds and mm.
+ * Return: 0 (allowed), -EAGAIN (decide later), or TPROF_DENIED_* (> 0).
+ */
+static inline int tprof_policy_check(const struct tprof_grant *g,
+				     struct task_struct *p)
+{
+	struct mm_struct *mm;
+
+	if (g->privileged)
+		return 0;
+	/* Objective creds, as ptrace checks them; RCU-freed, IRQs are off. */
+	if (!tprof_ids_equal(&g->ids, rcu_dereference_raw(p->real_cred)))
+		return TPROF_DENIED_CREDS;
+	mm = READ_ONCE(p->mm);
+	if (mm && get_dumpable(mm) != SUID_DUMP_USER)
+		return TPROF_DENIED_DUMPABLE;
+	if (rwsem_is_locked(&p->signal->exec_update_lock))
+		return -EAGAIN;
+	return 0;
+}
+
+#endif /* _TPROF_POLICY_H */
