@@ -413,6 +413,11 @@ static void add_comments(struct builder *b)
 		(unsigned long long)(p->have_stats && p->stats.lost_samples >
 				     p->lost_samples ? p->stats.lost_samples :
 				     p->lost_samples));
+	if (p->denied)
+		comment(b, "tprof: the module ended the session after %s: pid %u became non-profilable: %s",
+			fmt_ns(t1, sizeof(t1), profile__denied_after_ns(p)),
+			p->denied_rec.pid,
+			tprof_denied_reason(p->denied_rec.reason));
 	for (i = 0; i < p->nthreads; i++) {
 		struct thread_info *t = &p->threads[i];
 		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;

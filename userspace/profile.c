@@ -145,6 +145,13 @@ bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r)
 	return false;
 }
 
+uint64_t profile__denied_after_ns(const struct profile *p)
+{
+	uint64_t t = p->denied_rec.hdr.time_ns;
+
+	return p->denied && t > p->first_time_ns ? t - p->first_time_ns : 0;
+}
+
 int profile__add(struct profile *p, const struct tprof_record *r)
 {
 	struct thread_info *t;
@@ -190,6 +197,12 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	case TPROF_REC_PROC_EXIT:
 		p->proc_exited = true;
 		p->exit_code = r->u.proc_exit.exit_code;
+		break;
+	case TPROF_REC_DENIED:
+		if (!p->denied) {
+			p->denied = true;
+			p->denied_rec = r->u.denied;
+		}
 		break;
 	case TPROF_UREC_SESSION:
 		p->have_session = true;

@@ -58,6 +58,9 @@ struct profile {
 	uint64_t end_time_ns;		/* CLOCK_MONOTONIC at DISABLE */
 	bool proc_exited;
 	int exit_code;
+	/* the module ended the session: the target became non-profilable */
+	bool denied;
+	struct tprof_rec_denied denied_rec;	/* the first DENIED record */
 
 	uint64_t nrecords, nunknown, sample_records, sample_weight_ns;
 	/* addresses outside every known mapping (triggers a re-snapshot) */
@@ -71,6 +74,8 @@ int profile__add(struct profile *p, const struct tprof_record *r);
 struct thread_info *profile__thread(struct profile *p, int tid);
 /* The thread's comm at time_ns ("" if unknown). */
 const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns);
+/* With p->denied: how long into the stream the DENIED record came. */
+uint64_t profile__denied_after_ns(const struct profile *p);
 /* Does the sample have a user ip no snapshot covers? */
 bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r);
 

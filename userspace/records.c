@@ -41,10 +41,23 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_REC_THREAD_STAT: return "THREAD_STAT";
 	case TPROF_REC_EXEC: return "EXEC";
 	case TPROF_REC_PROC_EXIT: return "PROC_EXIT";
+	case TPROF_REC_DENIED: return "DENIED";
 	case TPROF_UREC_SESSION: return "SESSION";
 	case TPROF_UREC_MAPS: return "MAPS";
 	case TPROF_UREC_STATS: return "STATS";
 	default: return "unknown";
+	}
+}
+
+const char *tprof_denied_reason(unsigned int reason)
+{
+	switch (reason) {
+	case TPROF_DENIED_CREDS:
+		return "its user or group ids changed (a setuid/setgid program, or a set*id call)";
+	case TPROF_DENIED_DUMPABLE:
+		return "it is no longer dumpable (prctl(PR_SET_DUMPABLE, 0), or it ran a program you may not read)";
+	default:
+		return "the module no longer lets you profile it";
 	}
 }
 
@@ -59,6 +72,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_REC_THREAD_STAT: return sizeof(struct tprof_rec_thread_stat);
 	case TPROF_REC_EXEC: return sizeof(struct tprof_rec_exec);
 	case TPROF_REC_PROC_EXIT: return sizeof(struct tprof_rec_proc_exit);
+	case TPROF_REC_DENIED: return sizeof(struct tprof_rec_denied);
 	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
 	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);

@@ -64,6 +64,7 @@ struct tprof_record {
 		struct tprof_rec_thread_stat stat;
 		struct tprof_rec_exec exec;
 		struct tprof_rec_proc_exit proc_exit;
+		struct tprof_rec_denied denied;
 		struct tprof_urec_session session;
 		struct tprof_urec_maps maps;
 		struct tprof_urec_stats stats;
@@ -85,5 +86,11 @@ uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i);
 long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r);
 
 const char *tprof_record_type_name(unsigned int type);
+
+/*
+ * Why a DENIED record ended the session (TPROF_DENIED_*), as a clause for
+ * "pid N became non-profilable: ...".
+ */
+const char *tprof_denied_reason(unsigned int reason);
 
 #endif /* _TPROF_RECORDS_H */

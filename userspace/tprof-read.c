@@ -62,7 +62,10 @@ struct run {
 	uint64_t last_snap_ns;
 	int decode_err;
 	bool exec_failed;		/* launch: the command could not run */
+	bool denied_noted;		/* the DENIED line was printed */
 };
+
+static void progress(struct run *r, uint64_t start, bool final);
 
 static volatile sig_atomic_t stop_signal;
 /* where a profile for stdout goes (launch mode moves it off fd 1) */
@@ -371,6 +374,22 @@ static void on_launch_stop(void *ctx, enum launch_event ev)
 }
 
 /*
+ * The module ended the session (a DENIED record): say why, once. The samples
+ * before it still make the profile; the exit status does not change.
+ */
+static void note_denied(struct run *r)
+{
+	const struct tprof_rec_denied *d = &r->prof.denied_rec;
+
+	if (!r->prof.denied || r->denied_noted)
+		return;
+	r->denied_noted = true;
+	progress(r, 0, true);
+	pr_err("pid %u became non-profilable: %s; the session ended", d->pid,
+	       tprof_denied_reason(d->reason));
+}
+
+/*
  * Decode buf[0..len) record by record. Returns bytes consumed; sets
  * r->decode_err on garbage.
  */
@@ -394,6 +413,8 @@ static size_t process_bytes(struct run *r, const unsigned char *buf,
 			return off;
 		}
 		emit(r, &rec);
+		if (rec.hdr.type == TPROF_REC_DENIED)
+			note_denied(r);
 		if (r->live && rec.hdr.type == TPROF_REC_EXEC)
 			snapshot_maps(r, false);
 		/* code we have no mapping for: the process may have dlopen'ed */
@@ -763,6 +784,11 @@ static void report(struct profile *p)
 				     p->lost_samples),
 		fmt_ns(b2, sizeof(b2), p->have_stats ? p->stats.lost_weight_ns :
 		       p->lost_weight_ns));
+	if (p->denied)
+		fprintf(stderr, "denied: pid %u after %s: %s; the module ended the session\n",
+			p->denied_rec.pid,
+			fmt_ns(b1, sizeof(b1), profile__denied_after_ns(p)),
+			tprof_denied_reason(p->denied_rec.reason));
 }
 
 static int write_profile(struct run *r)

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pprof.h"
+#include "profile.pb-c.h"
 #include "testlib.h"
 #include "util.h"
 
@@ -404,12 +406,140 @@ static void test_save_raw_roundtrip(void)
 	free(out);
 }
 
+#define DPID 5151
+
+/*
+ * An unprivileged session the module ended: 30 x 1ms samples, records of
+ * types this reader does not know (a future kernel's, a future tprof-read's),
+ * the DENIED record, then the accounting that may still follow it.
+ */
+static int make_denied_stream(const char *out, unsigned int reason)
+{
+	uint64_t u[2] = { 0x401010, 0x401100 };
+	struct sbuf b = { 0 };
+	int i, ret;
+
+	sb_session(&b, DPID, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, DPID, 1001,
+		"00400000-00402000 r-xp 00000000 08:01 1 /nonexistent/prog\n");
+	sb_thread(&b, DPID, DPID, "victim", 1000);
+	for (i = 0; i < 30; i++)
+		sb_sample(&b, DPID, DPID, 1000000, 1000000, 2000 + i, 0, NULL,
+			  2, u);
+	sb_unknown(&b, TPROF_REC_DENIED + 1, 20, 2500);
+	sb_unknown(&b, TPROF_UREC_BASE + 0x7ff, 0, 2501);
+	sb_denied(&b, DPID, reason, 1501000);
+	sb_stat(&b, TPROF_REC_THREAD_STAT, DPID, DPID, 30000000, 30, 30000000,
+		0, 0, 1000000, "victim", 1500001);
+	ret = sb_write(&b, out);
+	sb_free(&b);
+	return ret;
+}
+
+/* Sum of cpu values and the comments of a written profile. */
+static int read_profile(const char *path, long long *cpu, long long *n,
+			char *comments, size_t clen)
+{
+	FILE *fp = fopen(path, "re");
+	uint8_t gz[1 << 16], *raw = NULL;
+	size_t gzlen, rawlen, i;
+	Perftools__Profiles__Profile *p;
+
+	*cpu = *n = 0;
+	comments[0] = 0;
+	if (!fp)
+		return -1;
+	gzlen = fread(gz, 1, sizeof(gz), fp);
+	fclose(fp);
+	if (pprof__gunzip(gz, gzlen, &raw, &rawlen))
+		return -1;
+	p = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	free(raw);
+	if (!p)
+		return -1;
+	for (i = 0; i < p->n_sample; i++) {
+		*cpu += p->sample[i]->value[0];
+		*n += p->sample[i]->value[1];
+	}
+	for (i = 0; i < p->n_comment; i++) {
+		strncat(comments, p->string_table[p->comment[i]],
+			clen - strlen(comments) - 2);
+		strcat(comments, "\n");
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	return 0;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while (hay && (hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+static void test_replay_denied(void)
+{
+	static const char creds[] =
+		"tprof-read: pid 5151 became non-profilable: its user or group ids changed (a setuid/setgid program, or a set*id call); the session ended\n";
+	static const char dumpable[] =
+		"tprof-read: pid 5151 became non-profilable: it is no longer dumpable (prctl(PR_SET_DUMPABLE, 0), or it ran a program you may not read); the session ended\n";
+	const char *raw = build_path("unit/denied.raw");
+	const char *copy = build_path("unit/denied.copy.raw");
+	const char *pb = build_path("unit/denied.pb.gz");
+	char *out = NULL, comments[4096];
+	long long cpu, n;
+	int st;
+
+	CHECK_EQ(make_denied_stream(raw, TPROF_DENIED_CREDS), 0);
+	unlink(pb);
+	/* one line on stderr (stdout is empty), the exit status of a profile */
+	st = run(&out, "'%s' --input '%s' --no-symbolize -o '%s' 2>&1", tprof_read(),
+		 raw, pb);
+	CHECK_EQ(st, 0);
+	CHECK_STR(out, creds);
+	free(out);
+	/* the whole profile of the samples before it, and it says so */
+	CHECK_EQ(read_profile(pb, &cpu, &n, comments, sizeof(comments)), 0);
+	CHECK_EQ(cpu, 30000000);
+	CHECK_EQ(n, 30);
+	CHECK(strstr(comments, "tprof: the module ended the session after 1.500ms: pid 5151 became non-profilable: its user or group ids changed"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", comments);
+	/* --report says it too; the notice stays one line */
+	st = run(&out, "'%s' --input '%s' --no-symbolize --report -o /dev/null 2>&1",
+		 tprof_read(), raw);
+	CHECK_EQ(st, 0);
+	CHECK_EQ(count(out, "; the session ended\n"), 1);
+	CHECK(out && strstr(out, "total: 30 samples"));
+	CHECK(out && strstr(out, "denied: pid 5151 after 1.500ms: its user or group ids changed"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	/* --save-raw keeps it, unknown types included: the same bytes */
+	st = run(&out, "'%s' --input '%s' --no-symbolize --save-raw '%s' -o /dev/null 2>/dev/null && cmp '%s' '%s'",
+		 tprof_read(), raw, copy, raw, copy);
+	CHECK_EQ(st, 0);
+	free(out);
+	/* the other reason */
+	CHECK_EQ(make_denied_stream(raw, TPROF_DENIED_DUMPABLE), 0);
+	st = run(&out, "'%s' --input '%s' --no-symbolize -o /dev/null 2>&1", tprof_read(),
+		 raw);
+	CHECK_EQ(st, 0);
+	CHECK_STR(out, dumpable);
+	free(out);
+}
+
 const struct unit_test e2e_tests[] = {
 	{ "e2e: seed stream", test_seed },
 	{ "e2e: --input replay read by go tool pprof (-top, -traces, -tagfocus, -raw, -proto)", test_replay_go_pprof },
 	{ "e2e: protoc --decode agrees on totals", test_replay_protoc },
 	{ "e2e: truncated/garbage input, bad output, usage, terminal, no module", test_replay_errors },
 	{ "e2e: --save-raw reproduces the stream byte for byte", test_save_raw_roundtrip },
+	{ "e2e: a DENIED record: one line, the profile of what came before, comments, --report, --save-raw; unknown types skipped", test_replay_denied },
 	{ "e2e: a device it may not open: one line naming the group, or root", test_denied_device },
 	{ NULL, NULL },
 };

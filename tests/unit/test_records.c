@@ -157,6 +157,66 @@ static void test_decode_unknown_type(void)
 	CHECK(r.raw == buf);
 }
 
+/* DENIED: a known type with its own size; shorter is malformed. */
+static void test_decode_denied(void)
+{
+	struct sbuf b = { 0 };
+	struct tprof_rec_denied d = { 0 };
+	unsigned char buf[64] = { 0 };
+	struct tprof_record r;
+
+	CHECK_STR(tprof_record_type_name(TPROF_REC_DENIED), "DENIED");
+	sb_denied(&b, 77, TPROF_DENIED_DUMPABLE, 123);
+	CHECK_EQ(b.len, TPROF_SIZEOF_REC_DENIED);
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), TPROF_SIZEOF_REC_DENIED);
+	CHECK_EQ(r.hdr.type, TPROF_REC_DENIED);
+	CHECK_EQ(r.u.denied.pid, 77);
+	CHECK_EQ(r.u.denied.reason, TPROF_DENIED_DUMPABLE);
+	/* a header-only DENIED is not a DENIED record */
+	d.hdr.type = TPROF_REC_DENIED;
+	d.hdr.size = sizeof(d.hdr);
+	memcpy(buf, &d, sizeof(d));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	CHECK(strstr(tprof_denied_reason(TPROF_DENIED_CREDS), "user or group ids"));
+	CHECK(strstr(tprof_denied_reason(TPROF_DENIED_DUMPABLE), "no longer dumpable"));
+	CHECK(tprof_denied_reason(99) != NULL);
+	sb_free(&b);
+}
+
+/* Samples before a DENIED record count; the first DENIED is kept. */
+static void test_profile_denied(void)
+{
+	uint64_t u[1] = { 0x401000 };
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+	struct profile p;
+	size_t off = 0;
+	long n;
+
+	sb_sample(&b, 10, 10, 1000, 1000, 100, 0, NULL, 1, u);
+	sb_sample(&b, 10, 10, 1000, 1000, 200, 0, NULL, 1, u);
+	sb_unknown(&b, TPROF_REC_DENIED + 1, 12, 250);
+	sb_denied(&b, 10, TPROF_DENIED_CREDS, 1100);
+	sb_denied(&b, 10, TPROF_DENIED_DUMPABLE, 1200);
+	sb_stat(&b, TPROF_REC_THREAD_EXIT, 10, 10, 2100, 2, 2000, 0, 0, 1000,
+		"a", 1300);
+	profile__init(&p);
+	while ((n = tprof_record_decode(b.p + off, b.len - off, &r)) > 0) {
+		CHECK_EQ(profile__add(&p, &r), 0);
+		off += n;
+	}
+	CHECK_EQ(off, b.len);
+	CHECK(p.denied);
+	CHECK_EQ(p.denied_rec.pid, 10);
+	CHECK_EQ(p.denied_rec.reason, TPROF_DENIED_CREDS);
+	CHECK_EQ(profile__denied_after_ns(&p), 1000);
+	CHECK_EQ(p.sample_records, 2);
+	CHECK_EQ(p.nunknown, 1);
+	CHECK(profile__thread(&p, 10)->have_stat);
+	profile__free(&p);
+	sb_free(&b);
+}
+
 static void test_decode_unaligned(void)
 {
 	struct sbuf b = { 0 };
@@ -281,6 +341,8 @@ const struct unit_test records_tests[] = {
 	{ "records: every truncation is 'need more', never a record", test_decode_truncated },
 	{ "records: malformed sizes, counts and magic are rejected", test_decode_garbage },
 	{ "records: unknown types are skipped by size", test_decode_unknown_type },
+	{ "records: DENIED decodes with its pid and reason; a short one is malformed", test_decode_denied },
+	{ "profile: a DENIED record ends nothing already sampled; the first one is kept", test_profile_denied },
 	{ "records: unaligned input decodes (no misaligned loads)", test_decode_unaligned },
 	{ "records: 20000 random mutations decode+aggregate without crashing", test_garbage_stress },
 	{ "profile: one sample per (stack, tid, period); comm by time", test_profile_aggregation },

@@ -216,6 +216,27 @@ void sb_proc_exit(struct sbuf *b, uint32_t pid, int code, uint64_t time_ns)
 	sb_raw(b, &e, sizeof(e));
 }
 
+void sb_denied(struct sbuf *b, uint32_t pid, uint32_t reason, uint64_t time_ns)
+{
+	struct tprof_rec_denied d = { .pid = pid, .reason = reason };
+
+	hdr(&d, TPROF_REC_DENIED, sizeof(d), time_ns);
+	sb_raw(b, &d, sizeof(d));
+}
+
+void sb_unknown(struct sbuf *b, unsigned int type, size_t body_len,
+		uint64_t time_ns)
+{
+	struct tprof_rec_hdr h;
+
+	hdr(&h, type, sizeof(h) + body_len, time_ns);
+	sb_raw(b, &h, sizeof(h));
+	while (b->len % 8 || body_len) {
+		sb_raw(b, "\x5a", 1);
+		body_len = body_len ? body_len - 1 : 0;
+	}
+}
+
 int sb_write(const struct sbuf *b, const char *path)
 {
 	FILE *fp = fopen(path, "we");

@@ -88,6 +88,10 @@ void sb_stat(struct sbuf *b, unsigned int type, uint32_t pid, uint32_t tid,
 void sb_lost(struct sbuf *b, uint64_t n, uint64_t w, uint64_t recs,
 	     uint64_t time_ns);
 void sb_proc_exit(struct sbuf *b, uint32_t pid, int code, uint64_t time_ns);
+void sb_denied(struct sbuf *b, uint32_t pid, uint32_t reason, uint64_t time_ns);
+/* a record of a type this reader does not know, with body_len payload bytes */
+void sb_unknown(struct sbuf *b, unsigned int type, size_t body_len,
+		uint64_t time_ns);
 int sb_write(const struct sbuf *b, const char *path);
 
 /*
