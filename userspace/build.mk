@@ -16,7 +16,9 @@ US_LIB_SRCS := util.c records.c maps.c profile.c symbolize.c pprof.c \
 US_LIBS := -lprotobuf-c -ldw -lelf -lz
 # The release, from dkms.conf (packaging/version.sh): tprof-read --version.
 TPROF_PKG_VERSION := $(shell packaging/version.sh)
-US_CPPFLAGS := $(CPPFLAGS_COMMON) -Iuserspace -I$(US_GEN) \
+# userspace/ first: kmod/ has headers of the same name (session.h); only
+# "uapi/tprof.h" is meant to come from there.
+US_CPPFLAGS := -Iuserspace $(CPPFLAGS_COMMON) -I$(US_GEN) \
 	-DTPROF_READ_VERSION='"$(TPROF_PKG_VERSION)"'
 US_HDRS := $(wildcard userspace/*.h) $(US_GEN)/profile.pb-c.h kmod/uapi/tprof.h
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,36 +96,126 @@ err_close:
 	return ret;
 }
 
+/* Is the kernel locked down at confidentiality (perf's LOCKDOWN_PERF)? */
+static bool lockdown_confidentiality(void)
+{
+	char buf[128] = "";
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strstr(buf, "[confidentiality]") != NULL;
+}
+
+void session__enable_why(struct session *s, struct enable_why *w)
+{
+	struct rlimit rl;
+
+	memset(w, 0, sizeof(*w));
+	/* the counts as they are now, not at open */
+	if (ioctl(s->fd, TPROF_IOC_INFO, &w->info))
+		w->info = s->info;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+		w->memlock_unlimited = rl.rlim_cur == RLIM_INFINITY;
+		w->memlock_bytes = rl.rlim_cur;
+	}
+	w->lockdown_confidentiality = lockdown_confidentiality();
+}
+
+/*
+ * -ENOMEM: an unprivileged session's rings are charged to the user's locked
+ * memory (tprof.ko policy.c). Name the limit when that is what refused it.
+ */
+static void explain_enomem(char *buf, size_t len, int err,
+			   const struct tprof_ioc_enable *en,
+			   const struct enable_why *w)
+{
+	const struct tprof_ioc_info *in = &w->info;
+	unsigned int nr = in->nr_rings ? in->nr_rings : in->nr_cpu_ids;
+	unsigned int ring_kb = (en->ring_bytes ? en->ring_bytes :
+				in->default_ring_bytes) / 1024;
+	unsigned long long need_kb = (unsigned long long)nr * ring_kb;
+	unsigned long long rlim_kb = w->memlock_bytes / 1024;
+	unsigned long long extra_kb = (unsigned long long)in->ring_kb_per_cpu * nr;
+
+	/* an old module, a privileged caller, no limit, or room left: memory */
+	if (!in->ring_kb_per_cpu || !(en->flags & TPROF_F_AUXV_PROOF) ||
+	    w->memlock_unlimited ||
+	    need_kb + in->user_locked_kb <= rlim_kb + extra_kb) {
+		snprintf(buf, len, "pid %d: %s: no memory for rings of %u x %u KiB; use a smaller --ring-bytes",
+			 en->pid, strerror(err), nr, ring_kb);
+		return;
+	}
+	snprintf(buf, len, "pid %d: %s: rings of %u x %u KiB need %llu KiB of locked memory; your user may lock %llu KiB (ulimit -l) + %llu KiB (tprof.ko ring_kb_per_cpu=%u x %u) and already holds %llu KiB; use a smaller --ring-bytes, raise ulimit -l, or an admin can raise /sys/module/tprof/parameters/ring_kb_per_cpu",
+		 en->pid, strerror(err), nr, ring_kb, need_kb, rlim_kb,
+		 extra_kb, in->ring_kb_per_cpu, nr,
+		 (unsigned long long)in->user_locked_kb);
+}
+
+void session__explain_enable(char *buf, size_t len, int err,
+			     const struct tprof_ioc_enable *en,
+			     const struct enable_why *w)
+{
+	const struct tprof_ioc_info *in = &w->info;
+
+	switch (err) {
+	case ESRCH:
+		snprintf(buf, len, "pid %d: no such process", en->pid);
+		break;
+	case EPERM:
+	case EACCES:
+		if ((en->flags & TPROF_F_KERNEL_STACK) &&
+		    w->lockdown_confidentiality)
+			snprintf(buf, len, "pid %d: %s: --kernel-stacks is refused while the kernel is locked down for confidentiality (/sys/kernel/security/lockdown), even with CAP_PERFMON; profile without it",
+				 en->pid, strerror(err));
+		else if (en->flags & TPROF_F_KERNEL_STACK)
+			snprintf(buf, len, "pid %d: %s: --kernel-stacks needs root or CAP_PERFMON",
+				 en->pid, strerror(err));
+		else
+			snprintf(buf, len, "pid %d: %s: needs root, CAP_PERFMON, or permission to ptrace the process (same user, ptrace_scope); a non-dumpable process (a setuid program, or after prctl(PR_SET_DUMPABLE, 0)) cannot be profiled without CAP_PERFMON",
+				 en->pid, strerror(err));
+		break;
+	case EBUSY:
+		if (in->max_user_sessions &&
+		    in->user_sessions >= in->max_user_sessions)
+			snprintf(buf, len, "pid %d: %s: you already hold %u tprof session%s, the most one user may (tprof.ko max_user_sessions=%u); end one, or an admin can raise /sys/module/tprof/parameters/max_user_sessions",
+				 en->pid, strerror(err), in->user_sessions,
+				 in->user_sessions == 1 ? "" : "s",
+				 in->max_user_sessions);
+		else
+			snprintf(buf, len, "pid %d: %s: another tprof session is profiling it",
+				 en->pid, strerror(err));
+		break;
+	case ENOSPC:
+		snprintf(buf, len, "pid %d: %s: all tprof sessions are in use (some are kept for root and CAP_PERFMON); try again when one ends",
+			 en->pid, strerror(err));
+		break;
+	case ENOMEM:
+		explain_enomem(buf, len, err, en, w);
+		break;
+	case EINVAL:
+		snprintf(buf, len, "pid %d: enable: %s (kernel thread, or a period/frames/ring setting out of range)",
+			 en->pid, strerror(err));
+		break;
+	default:
+		snprintf(buf, len, "pid %d: enable: %s", en->pid, strerror(err));
+	}
+}
+
 int session__enable(struct session *s, struct tprof_ioc_enable *en)
 {
 	en->size = sizeof(*en);
 	if (ioctl(s->fd, TPROF_IOC_ENABLE, en)) {
 		int err = errno;
+		struct enable_why w;
+		char msg[1024];
 
-		switch (err) {
-		case ESRCH:
-			pr_err("pid %d: no such process", en->pid);
-			break;
-		case EPERM:
-		case EACCES:
-			if (en->flags & TPROF_F_KERNEL_STACK)
-				pr_err("pid %d: %s: --kernel-stacks needs root or CAP_PERFMON",
-				       en->pid, strerror(err));
-			else
-				pr_err("pid %d: %s: needs root, CAP_PERFMON, or permission to ptrace the process (same user, ptrace_scope)",
-				       en->pid, strerror(err));
-			break;
-		case EBUSY:
-			pr_err("pid %d: %s: another tprof session is profiling it",
-			       en->pid, strerror(err));
-			break;
-		case EINVAL:
-			pr_err("pid %d: enable: %s (kernel thread, or a period/frames/ring setting out of range)",
-			       en->pid, strerror(err));
-			break;
-		default:
-			pr_err("pid %d: enable: %s", en->pid, strerror(err));
-		}
+		session__enable_why(s, &w);
+		session__explain_enable(msg, sizeof(msg), err, en, &w);
+		pr_err("%s", msg);
 		return -err;
 	}
 	s->pid = en->pid;

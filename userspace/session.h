@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "uapi/tprof.h"
@@ -15,6 +16,27 @@ struct session {
 	int pid;
 	bool enabled;
 };
+
+/*
+ * What explains a failed ENABLE besides its errno, gathered right after the
+ * failure (session__enable_why) so the message can name the limit that
+ * refused it; unit tests fill it by hand.
+ */
+struct enable_why {
+	struct tprof_ioc_info info;	/* INFO now: user_sessions, user_locked_kb */
+	bool memlock_unlimited;		/* RLIMIT_MEMLOCK is RLIM_INFINITY */
+	uint64_t memlock_bytes;		/* else its soft limit */
+	bool lockdown_confidentiality;	/* /sys/kernel/security/lockdown */
+};
+
+void session__enable_why(struct session *s, struct enable_why *w);
+/*
+ * The one-line error for ENABLE failing with err ("pid N: what: why", no
+ * "tprof-read: " prefix) into buf.
+ */
+void session__explain_enable(char *buf, size_t len, int err,
+			     const struct tprof_ioc_enable *en,
+			     const struct enable_why *w);
 
 /* Open the device (non-blocking) and check the ABI; prints the error. */
 int session__open(struct session *s, const char *dev);

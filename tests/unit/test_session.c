@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests: the one-line ENABLE errors, from a fake INFO and rlimit. */
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "session.h"
+#include "testlib.h"
+
+#define PID 1234
+
+/* 8 possible CPUs, the default 256 KiB rings, the module's defaults. */
+static void fake(struct enable_why *w, struct tprof_ioc_enable *en)
+{
+	memset(w, 0, sizeof(*w));
+	w->info = (struct tprof_ioc_info) {
+		.size = sizeof(w->info),
+		.abi_version = TPROF_ABI_VERSION,
+		.record_version = TPROF_RECORD_VERSION,
+		.nr_cpu_ids = 8, .page_size = 4096,
+		.default_ring_bytes = 256 << 10,
+		.min_period_ns = TPROF_MIN_PERIOD_NS,
+		.ring_kb_per_cpu = 516, .max_user_sessions = 4,
+		.user_sessions = 1, .nr_rings = 8, .user_locked_kb = 11000,
+	};
+	w->memlock_bytes = 8192 << 10;
+	memset(en, 0, sizeof(*en));
+	en->pid = PID;
+	en->flags = TPROF_F_AUXV_PROOF;
+}
+
+/* The message for err, checked to be one line about pid PID. */
+static const char *msg(int err, const struct tprof_ioc_enable *en,
+		       const struct enable_why *w)
+{
+	static char buf[1024];
+
+	memset(buf, 'x', sizeof(buf));
+	session__explain_enable(buf, sizeof(buf), err, en, w);
+	CHECK(!strncmp(buf, "pid 1234: ", 10));
+	CHECK(!strchr(buf, '\n'));
+	CHECK(strlen(buf) < sizeof(buf) - 1);	/* not cut short */
+	return buf;
+}
+
+static void test_enomem(void)
+{
+	struct tprof_ioc_enable en;
+	struct enable_why w;
+
+	/* 2048 KiB more on 11000 held is beyond 8192 + 516 x 8 */
+	fake(&w, &en);
+	CHECK_STR(msg(ENOMEM, &en, &w),
+		  "pid 1234: Cannot allocate memory: rings of 8 x 256 KiB need 2048 KiB of locked memory; your user may lock 8192 KiB (ulimit -l) + 4128 KiB (tprof.ko ring_kb_per_cpu=516 x 8) and already holds 11000 KiB; use a smaller --ring-bytes, raise ulimit -l, or an admin can raise /sys/module/tprof/parameters/ring_kb_per_cpu");
+	/* --ring-bytes counts, not the default */
+	en.ring_bytes = 1 << 20;
+	w.info.user_locked_kb = 5000;
+	CHECK(strstr(msg(ENOMEM, &en, &w),
+		      "rings of 8 x 1024 KiB need 8192 KiB of locked memory;"));
+	CHECK(strstr(msg(ENOMEM, &en, &w), "already holds 5000 KiB"));
+
+	/* it would have fit: the kernel is out of memory, not the limit */
+	fake(&w, &en);
+	w.info.user_locked_kb = 0;
+	CHECK_STR(msg(ENOMEM, &en, &w),
+		  "pid 1234: Cannot allocate memory: no memory for rings of 8 x 256 KiB; use a smaller --ring-bytes");
+	/* ulimit -l unlimited: no limit applies */
+	fake(&w, &en);
+	w.memlock_unlimited = true;
+	CHECK(!strstr(msg(ENOMEM, &en, &w), "ring_kb_per_cpu"));
+	/* a module that predates the INFO fields reports 0 there */
+	fake(&w, &en);
+	w.info.ring_kb_per_cpu = 0;
+	w.info.nr_rings = 0;
+	CHECK_STR(msg(ENOMEM, &en, &w),
+		  "pid 1234: Cannot allocate memory: no memory for rings of 8 x 256 KiB; use a smaller --ring-bytes");
+	/* root sends no auxv proof: its rings are not charged */
+	fake(&w, &en);
+	en.flags = 0;
+	CHECK(!strstr(msg(ENOMEM, &en, &w), "ulimit"));
+}
+
+static void test_ebusy(void)
+{
+	struct tprof_ioc_enable en;
+	struct enable_why w;
+
+	fake(&w, &en);
+	CHECK_STR(msg(EBUSY, &en, &w),
+		  "pid 1234: Device or resource busy: another tprof session is profiling it");
+	w.info.user_sessions = 4;
+	CHECK_STR(msg(EBUSY, &en, &w),
+		  "pid 1234: Device or resource busy: you already hold 4 tprof sessions, the most one user may (tprof.ko max_user_sessions=4); end one, or an admin can raise /sys/module/tprof/parameters/max_user_sessions");
+	w.info.user_sessions = 1;
+	w.info.max_user_sessions = 1;
+	CHECK(strstr(msg(EBUSY, &en, &w), "you already hold 1 tprof session, "));
+	/* an old module reports 0 of 0 */
+	w.info.user_sessions = 0;
+	w.info.max_user_sessions = 0;
+	CHECK(strstr(msg(EBUSY, &en, &w), "another tprof session is profiling it"));
+}
+
+static void test_enospc(void)
+{
+	struct tprof_ioc_enable en;
+	struct enable_why w;
+
+	fake(&w, &en);
+	CHECK_STR(msg(ENOSPC, &en, &w),
+		  "pid 1234: No space left on device: all tprof sessions are in use (some are kept for root and CAP_PERFMON); try again when one ends");
+}
+
+static void test_eperm(void)
+{
+	struct tprof_ioc_enable en;
+	struct enable_why w;
+	const char *m;
+
+	fake(&w, &en);
+	m = msg(EPERM, &en, &w);
+	CHECK(strstr(m, "pid 1234: Operation not permitted: needs root, CAP_PERFMON, or permission to ptrace the process"));
+	CHECK(strstr(m, "a non-dumpable process (a setuid program, or after prctl(PR_SET_DUMPABLE, 0)) cannot be profiled without CAP_PERFMON"));
+	/* --kernel-stacks: the capability, or lockdown (even root) */
+	en.flags |= TPROF_F_KERNEL_STACK;
+	CHECK_STR(msg(EPERM, &en, &w),
+		  "pid 1234: Operation not permitted: --kernel-stacks needs root or CAP_PERFMON");
+	w.lockdown_confidentiality = true;
+	m = msg(EPERM, &en, &w);
+	CHECK(strstr(m, "--kernel-stacks is refused while the kernel is locked down for confidentiality"));
+	CHECK(strstr(m, "/sys/kernel/security/lockdown"));
+	/* lockdown does not matter without kernel stacks */
+	en.flags &= ~TPROF_F_KERNEL_STACK;
+	CHECK(strstr(msg(EPERM, &en, &w), "permission to ptrace"));
+}
+
+static void test_other(void)
+{
+	struct tprof_ioc_enable en;
+	struct enable_why w;
+
+	fake(&w, &en);
+	CHECK_STR(msg(ESRCH, &en, &w), "pid 1234: no such process");
+	CHECK(strstr(msg(EINVAL, &en, &w), "out of range"));
+	CHECK_STR(msg(EIO, &en, &w), "pid 1234: enable: Input/output error");
+}
+
+/* Without a device, INFO falls back to the one read at open; rlimit is ours. */
+static void test_gather(void)
+{
+	struct session s = { .fd = -1 };
+	struct enable_why w;
+	struct rlimit rl;
+
+	s.info.ring_kb_per_cpu = 516;
+	s.info.user_sessions = 3;
+	session__enable_why(&s, &w);
+	CHECK_EQ(w.info.ring_kb_per_cpu, 516);
+	CHECK_EQ(w.info.user_sessions, 3);
+	CHECK_EQ(getrlimit(RLIMIT_MEMLOCK, &rl), 0);
+	CHECK_EQ(w.memlock_unlimited, rl.rlim_cur == RLIM_INFINITY);
+	if (!w.memlock_unlimited)
+		CHECK_EQ(w.memlock_bytes, rl.rlim_cur);
+}
+
+const struct unit_test session_tests[] = {
+	{ "session: ENOMEM names the locked-memory limit and how to raise it", test_enomem },
+	{ "session: EBUSY tells max_user_sessions from another session", test_ebusy },
+	{ "session: ENOSPC says all sessions are in use", test_enospc },
+	{ "session: EPERM: ptrace/dumpable, or --kernel-stacks: CAP_PERFMON, lockdown", test_eperm },
+	{ "session: ESRCH, EINVAL, others", test_other },
+	{ "session: the explanation reads INFO (or the one from open) and ulimit -l", test_gather },
+	{ NULL, NULL },
+};
