@@ -873,6 +873,7 @@ static int check_output(void)
 int main(int argc, char **argv)
 {
 	struct run r = { 0 };
+	bool raw_created = false;
 	int err = 1, ret;
 
 	r.sess.fd = -1;
@@ -882,9 +883,18 @@ int main(int argc, char **argv)
 	if (check_output())
 		goto cleanup;
 	if (env.save_raw) {
-		r.raw = fopen(env.save_raw, "we");
+		/* O_EXCL first: a refused session removes only a file it made */
+		int fd = open(env.save_raw, O_WRONLY | O_CREAT | O_EXCL |
+			      O_CLOEXEC, 0666);
+
+		raw_created = fd >= 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = open(env.save_raw, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		r.raw = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!r.raw) {
 			pr_err("%s: %s", env.save_raw, strerror(errno));
+			if (fd >= 0)
+				close(fd);
 			goto cleanup;
 		}
 	}
@@ -906,6 +916,9 @@ int main(int argc, char **argv)
 		r.raw = NULL;
 		if (r.raw_err)
 			pr_err("%s: write: %s", env.save_raw, strerror(r.raw_err));
+		/* no session ran (refused, no device): leave no file behind */
+		if (ret && !r.live && !env.input && raw_created)
+			unlink(env.save_raw);
 	}
 	if (r.exec_failed) {
 		err = 127;	/* as a shell says "command not found" */

@@ -533,6 +533,31 @@ static void test_replay_denied(void)
 	free(out);
 }
 
+/* Refused before any session (here: no device): no profile, no raw file. */
+static void test_refused_leaves_no_file(void)
+{
+	const char *raw = build_path("unit/refused.raw");
+	const char *pb = build_path("unit/refused.pb.gz");
+	char *out = NULL;
+	int st;
+
+	unlink(raw);
+	unlink(pb);
+	st = run(&out, "'%s' --device /nonexistent/tprof -p 1 --save-raw '%s' -o '%s' 2>&1",
+		 tprof_read(), raw, pb);
+	CHECK(st != 0);
+	CHECK_EQ(count(out, "\n"), 1);
+	CHECK(access(raw, F_OK) != 0);
+	CHECK(access(pb, F_OK) != 0);
+	free(out);
+	/* a file that was there is the user's: left in place */
+	st = run(&out, "echo keep > '%s' && '%s' --device /nonexistent/tprof -p 1 --save-raw '%s' -o /dev/null 2>/dev/null; test -e '%s'",
+		 raw, tprof_read(), raw, raw);
+	CHECK_EQ(st, 0);
+	free(out);
+	unlink(raw);
+}
+
 const struct unit_test e2e_tests[] = {
 	{ "e2e: seed stream", test_seed },
 	{ "e2e: --input replay read by go tool pprof (-top, -traces, -tagfocus, -raw, -proto)", test_replay_go_pprof },
@@ -540,6 +565,7 @@ const struct unit_test e2e_tests[] = {
 	{ "e2e: truncated/garbage input, bad output, usage, terminal, no module", test_replay_errors },
 	{ "e2e: --save-raw reproduces the stream byte for byte", test_save_raw_roundtrip },
 	{ "e2e: a DENIED record: one line, the profile of what came before, comments, --report, --save-raw; unknown types skipped", test_replay_denied },
+	{ "e2e: refused before a session: no profile, no --save-raw file", test_refused_leaves_no_file },
 	{ "e2e: a device it may not open: one line naming the group, or root", test_denied_device },
 	{ NULL, NULL },
 };
