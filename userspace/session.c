@@ -179,7 +179,8 @@ void session__explain_enable(char *buf, size_t len, int err,
 				 en->pid, strerror(err));
 		break;
 	case EBUSY:
-		if (in->max_user_sessions &&
+		/* only unprivileged (auxv proof) sessions count */
+		if ((en->flags & TPROF_F_AUXV_PROOF) && in->max_user_sessions &&
 		    in->user_sessions >= in->max_user_sessions)
 			snprintf(buf, len, "pid %d: %s: you already hold %u tprof session%s, the most one user may (tprof.ko max_user_sessions=%u); end one, or an admin can raise /sys/module/tprof/parameters/max_user_sessions",
 				 en->pid, strerror(err), in->user_sessions,

@@ -94,6 +94,11 @@ static void test_ebusy(void)
 	w.info.user_sessions = 1;
 	w.info.max_user_sessions = 1;
 	CHECK(strstr(msg(EBUSY, &en, &w), "you already hold 1 tprof session, "));
+	/* root sends no proof: its sessions are not limited */
+	w.info.user_sessions = 4;
+	en.flags = 0;
+	CHECK(strstr(msg(EBUSY, &en, &w), "another tprof session is profiling it"));
+	en.flags = TPROF_F_AUXV_PROOF;
 	/* an old module reports 0 of 0 */
 	w.info.user_sessions = 0;
 	w.info.max_user_sessions = 0;
