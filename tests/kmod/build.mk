@@ -9,16 +9,19 @@ KT_STACK_CFLAGS := -O1 -g -fno-omit-frame-pointer -static
 .PHONY: kmod-tests
 
 kmod-tests: $(KT_DIR)/tprof-ktest $(KT_DIR)/tprof-ktest32 $(KT_DIR)/stacktarget64 \
-	$(KT_DIR)/stacktarget32
+	$(KT_DIR)/stacktarget32 $(KT_DIR)/secret
 
-$(KT_DIR)/tprof-ktest: tests/kmod/ktest.c tests/kmod/lib.c tests/kmod/ktest.h kmod/uapi/tprof.h
+KT_SRCS := tests/kmod/ktest.c tests/kmod/security.c tests/kmod/lib.c
+KT_DEPS := $(KT_SRCS) tests/kmod/ktest.h kmod/uapi/tprof.h
+
+$(KT_DIR)/tprof-ktest: $(KT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_COMMON) $(KT_CFLAGS) -o $@ tests/kmod/ktest.c tests/kmod/lib.c -lpthread -lm
+	$(CC) $(CPPFLAGS_COMMON) $(KT_CFLAGS) -o $@ $(KT_SRCS) -lpthread -lm
 
 # The same client as a 32-bit program: the ioctls through compat_ioctl.
-$(KT_DIR)/tprof-ktest32: tests/kmod/ktest.c tests/kmod/lib.c tests/kmod/ktest.h kmod/uapi/tprof.h
+$(KT_DIR)/tprof-ktest32: $(KT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -m32 -static $(CPPFLAGS_COMMON) $(KT_CFLAGS) -o $@ tests/kmod/ktest.c tests/kmod/lib.c -lpthread -lm
+	$(CC) -m32 -static $(CPPFLAGS_COMMON) $(KT_CFLAGS) -o $@ $(KT_SRCS) -lpthread -lm
 
 $(KT_DIR)/stacktarget64: tests/kmod/stacktarget.c
 	@mkdir -p $(@D)
@@ -27,3 +30,8 @@ $(KT_DIR)/stacktarget64: tests/kmod/stacktarget.c
 $(KT_DIR)/stacktarget32: tests/kmod/stacktarget.c
 	@mkdir -p $(@D)
 	$(CC) -m32 $(WARN_CFLAGS) $(KT_STACK_CFLAGS) -o $@ $<
+
+# The image the permission tests exec (setuid root or 0711, by the case).
+$(KT_DIR)/secret: tests/kmod/secret.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer -static -o $@ $<

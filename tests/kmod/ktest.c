@@ -1075,9 +1075,10 @@ static int t_unpriv(pid_t rootpid)
 		child_go(&c);
 		ok(ret == 0 && read_to_eof(fd, &s, 30000),
 		   "unpriv: a setuid exec by the target ends the session (EOF)");
-		ok(s.nexec == 1 && s.nproc_exit == 0,
-		   "unpriv: EXEC seen (%d), nothing after it (PROC_EXIT %d)",
-		   s.nexec, s.nproc_exit);
+		ok(s.nexec == 0 && s.nproc_exit == 0 && s.ndenied == 1 &&
+		   s.denied_reason == TPROF_DENIED_CREDS,
+		   "unpriv: no EXEC of the setuid image (%d), DENIED for its ids (%d, reason %u), no PROC_EXIT (%d)",
+		   s.nexec, s.ndenied, s.denied_reason, s.nproc_exit);
 		waitpid(c.pid, &status, 0);
 		close(c.go_w);
 		close(c.rep_r);
@@ -1469,6 +1470,24 @@ int main(int argc, char **argv)
 		t_quick();
 	else if (!strcmp(t, "hold") && argc > 2)
 		t_hold(atoi(argv[2]));
+	else if (!strcmp(t, "deny") && argc > 2)
+		t_deny(argv[2], argc > 3 ? argv[3] : "");
+	else if (!strcmp(t, "limits"))
+		t_limits();
+	else if (!strcmp(t, "hold-sessions") && argc > 4)
+		t_hold_sessions(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	else if (!strcmp(t, "exit-order"))
+		t_exit_order(argc > 2 ? atoi(argv[2]) : 8);
+	else if (!strcmp(t, "enable-death"))
+		t_enable_death(argc > 2 ? atoi(argv[2]) : 100);
+	else if (!strcmp(t, "kstack-own"))
+		t_kstack_own();
+	else if (!strcmp(t, "clock"))
+		t_clock();
+	else if (!strcmp(t, "exec-after") && argc > 3)
+		return t_exec_after(atoi(argv[2]), argv[3]);
+	else if (!strcmp(t, "lockdown") && argc > 2)
+		t_lockdown(atoi(argv[2]));
 	else {
 		fprintf(stderr, "usage: tprof-ktest TEST [ARGS]\n");
 		return 2;

@@ -62,6 +62,10 @@ struct sum {
 	u64 bytes;
 	int nexec, nproc_exit;
 	int32_t exit_code;
+	int ndenied;		/* DENIED records */
+	u32 denied_reason;
+	u64 denied_time;
+	u64 max_exit_time;	/* latest THREAD_EXIT time_ns */
 	struct tprof_rec_exec exec[4];
 	u64 proc_exit_time;
 	bool eof;
@@ -99,14 +103,28 @@ struct report {
 	bool done;
 	bool has_dead_cpu;
 	u64 dead_cpu;		/* "S": CPU of the process's exited threads */
+	bool has_x;		/* "X start end": a text range the child names */
+	u64 x_start, x_end;
 };
 
 void spawn(struct child *c, void (*fn)(void *), void *arg);
 void child_go(struct child *c);
 void child_wait_go(void);
+int child_report_fd(void);
 void child_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool collect(struct child *c, struct report *r, int want_ready, bool want_done,
 	     int timeout_ms, int fd, struct sum *s);
 int child_finish(struct child *c);
+
+/* security.c */
+int t_deny(const char *kind, const char *path);
+int t_limits(void);
+int t_hold_sessions(int n, int want_ok, int want_err);
+int t_exit_order(int iters);
+int t_enable_death(int iters);
+int t_kstack_own(void);
+int t_clock(void);
+int t_lockdown(int locked);
+int t_exec_after(int ms, const char *path);
 
 #endif

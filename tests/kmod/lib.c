@@ -272,10 +272,13 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 			return;
 		}
 		t = thr_get(s, r->tid);
-		if (h->type == TPROF_REC_THREAD_EXIT)
+		if (h->type == TPROF_REC_THREAD_EXIT) {
 			t->nexit++;
-		else
+			if (h->time_ns > s->max_exit_time)
+				s->max_exit_time = h->time_ns;
+		} else {
 			t->nstat++;
+		}
 		t->st = *r;
 		break;
 	}
@@ -297,6 +300,16 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 		s->nproc_exit++;
 		s->exit_code = r->exit_code;
 		s->proc_exit_time = h->time_ns;
+		break;
+	}
+	case TPROF_REC_DENIED: {
+		const struct tprof_rec_denied *r = (const void *)h;
+
+		if (r->pid != s->pid || h->size != sizeof(*r))
+			s->bad++;
+		s->ndenied++;
+		s->denied_reason = r->reason;
+		s->denied_time = h->time_ns;
 		break;
 	}
 	default:
@@ -408,6 +421,12 @@ void child_wait_go(void)
 		_exit(99);
 }
 
+/* In the child: the fd its reports go to (for an exec'd image to use). */
+int child_report_fd(void)
+{
+	return g_rep_w;
+}
+
 void child_report(const char *fmt, ...)
 {
 	char line[256];
@@ -424,7 +443,7 @@ void child_report(const char *fmt, ...)
 static void report_line(struct report *r, char *line)
 {
 	int tid, role;
-	unsigned long long cpu;
+	unsigned long long cpu, x0, x1;
 
 	if (sscanf(line, "T %d %d %llu", &tid, &role, &cpu) == 3) {
 		if (r->n < 4096) {
@@ -442,6 +461,10 @@ static void report_line(struct report *r, char *line)
 	} else if (sscanf(line, "S %llu", &cpu) == 1) {
 		r->dead_cpu = cpu;
 		r->has_dead_cpu = true;
+	} else if (sscanf(line, "X %llx %llx", &x0, &x1) == 2) {
+		r->x_start = x0;
+		r->x_end = x1;
+		r->has_x = true;
 	} else if (line[0] == 'D') {
 		r->done = true;
 	}

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 600
+# An unprivileged session gets no sample once its target stops being
+# profilable, and ends with a DENIED record saying why: a setuid-root exec
+# racing ENABLE (large rings widen the window), an exec of a 0711 root
+# binary, prctl(PR_SET_DUMPABLE, 0) (public code sampled before it as the
+# control). Then tprof-read's one line for it.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+kt=$TPROF_BUILD/kmod-tests/tprof-ktest
+mode=$(stat -c %a /dev/tprof)
+chmod 0666 /dev/tprof
+trap 'chmod "$mode" /dev/tprof' EXIT
+# The guest's /tmp is a tmpfs without nosuid: setuid works there.
+install -o root -g root -m 4755 "$TPROF_BUILD/kmod-tests/secret" ./secret-suid
+install -o root -g root -m 0711 "$TPROF_BUILD/kmod-tests/secret" ./secret-0711
+install -m 0755 "$kt" ./tprof-ktest
+chmod 0755 .
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+
+prlimit --memlock=unlimited:unlimited setpriv --reuid=65534 --regid=65534 \
+	--clear-groups --inh-caps=-all ./tprof-ktest deny setuid "$PWD/secret-suid" ||
+	fail "tprof-ktest deny setuid exited $?"
+as_nobody ./tprof-ktest deny 0711 "$PWD/secret-0711" ||
+	fail "tprof-ktest deny 0711 exited $?"
+as_nobody ./tprof-ktest deny prctl || fail "tprof-ktest deny prctl exited $?"
+
+# tprof-read says why the session ended, in one line, and keeps the profile
+# (attach mode: launch mode traces the command, and the kernel does not
+# honour setuid under a tracer without CAP_SYS_PTRACE).
+setpriv --reuid=65534 --regid=65534 --clear-groups ./tprof-ktest exec-after 8000 "$PWD/secret-suid" &
+tgt=$!
+for _ in $(seq 100); do [ "$(stat -c %u /proc/$tgt/auxv 2>/dev/null)" = 65534 ] && break; sleep 0.1; done
+mkdir -m 0777 out
+if as_nobody "$TPROF_BUILD/tprof-read" -p "$tgt" -o "$PWD/out/d.pb.gz" 2> err.txt && [ -s out/d.pb.gz ]; then
+	ok "tprof-read: the session that was denied still gives the profile before it"
+else
+	fail "tprof-read: the session that was denied still gives the profile before it (exit $?)"
+	sed 's/^/    /' err.txt
+fi
+wait "$tgt"
+if grep -qE '^tprof-read: pid [0-9]+ became non-profilable: .*ids changed' err.txt &&
+	[ "$(grep -c 'non-profilable' err.txt)" = 1 ]; then
+	ok "tprof-read: one line says the target became non-profilable: $(grep non-profilable err.txt)"
+else
+	fail "tprof-read: one line says the target became non-profilable"
+	sed 's/^/    /' err.txt
+fi
+exit 0
