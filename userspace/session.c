@@ -95,6 +95,19 @@ err_close:
 	return ret;
 }
 
+/*
+ * /proc/PID belongs to the task's euid even when the task is not dumpable;
+ * its other files then belong to root, and procfs refuses the auxv proof.
+ */
+static bool runs_as_me(int pid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return stat(path, &st) == 0 && st.st_uid == geteuid();
+}
+
 int session__enable(struct session *s, struct tprof_ioc_enable *en)
 {
 	en->size = sizeof(*en);
@@ -109,6 +122,9 @@ int session__enable(struct session *s, struct tprof_ioc_enable *en)
 		case EACCES:
 			if (en->flags & TPROF_F_KERNEL_STACK)
 				pr_err("pid %d: %s: --kernel-stacks needs root or CAP_PERFMON",
+				       en->pid, strerror(err));
+			else if (s->proof_err && runs_as_me(en->pid))
+				pr_err("pid %d: %s: it runs as you but is not dumpable (it changed uid/gid or exec'd a setuid or unreadable file, is still doing so, or set PR_SET_DUMPABLE 0), so it may not be ptraced; needs root or CAP_PERFMON",
 				       en->pid, strerror(err));
 			else
 				pr_err("pid %d: %s: needs root, CAP_PERFMON, or permission to ptrace the process (same user, ptrace_scope)",

@@ -14,6 +14,8 @@ struct session {
 	struct tprof_ioc_info info;
 	int pid;
 	bool enabled;
+	/* errno of opening /proc/PID/auxv (the ptrace-read proof), or 0 */
+	int proof_err;
 };
 
 /* Open the device (non-blocking) and check the ABI; prints the error. */

@@ -6,7 +6,7 @@
 # is a member only through that group attaches (-p) to a CPU-bound process
 # of its own that is already running, not one tprof-read launched; its
 # profile has the process's hot function. The same user is refused on
-# root's process, in one line.
+# root's process, and told why on its own non-dumpable one, in one line.
 #
 # $! must be the workload itself: "f cmd &" with f a shell function forks a
 # root subshell that runs cmd as its child, so $! is that root subshell,
@@ -37,7 +37,7 @@ fi
 mount --bind passwd /etc/passwd && mount --bind group /etc/group || exit 1
 devown=$(stat -c %u:%g /dev/tprof) devmode=$(stat -c %a /dev/tprof)
 cleanup() {
-	kill "$spinner" "$victim" 2>/dev/null
+	kill "$spinner" "$victim" "$nodump" 2>/dev/null
 	wait 2>/dev/null
 	chown "$devown" /dev/tprof
 	chmod "$devmode" /dev/tprof
@@ -106,3 +106,21 @@ else
 fi
 check "no profile is written when refused" test ! -e u/victim.pb.gz
 
+# The user's own process that made itself not dumpable (as a daemon that
+# dropped root is): ptrace refuses it, so does tprof, and tprof-read says
+# that this is why, not that the process is someone else's.
+(exec setpriv --reuid="$user" --regid="$user" --init-groups /usr/bin/python3 -c '
+import ctypes, time
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, SUID_DUMP_DISABLE
+open("u/nodump.ready", "w").close()
+time.sleep(300)') &
+nodump=$!
+for _ in $(seq 600); do [ -e u/nodump.ready ] && break; sleep 0.1; done
+if as "$tr" -p "$nodump" -d 1 -o u/nodump.pb.gz 2> nodump.err; then
+	fail "$user is refused on its own non-dumpable process"
+elif [ "$(wc -l < nodump.err)" = 1 ] &&
+	grep -qE "^tprof-read: pid $nodump: .*runs as you but is not dumpable" nodump.err; then
+	ok "$user is refused on its own non-dumpable process, in one line: $(cat nodump.err)"
+else
+	fail "$user is refused on its own non-dumpable process, in one line saying it is not dumpable (got: $(cat nodump.err))"
+fi
