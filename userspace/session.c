@@ -96,6 +96,19 @@ err_close:
 	return ret;
 }
 
+/*
+ * /proc/PID belongs to the task's euid even when the task is not dumpable;
+ * its other files then belong to root, and procfs refuses the auxv proof.
+ */
+static bool runs_as_me(int pid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return stat(path, &st) == 0 && st.st_uid == geteuid();
+}
+
 /* Is the kernel locked down at confidentiality (perf's LOCKDOWN_PERF)? */
 static bool lockdown_confidentiality(void)
 {
@@ -110,11 +123,12 @@ static bool lockdown_confidentiality(void)
 	return strstr(buf, "[confidentiality]") != NULL;
 }
 
-void session__enable_why(struct session *s, struct enable_why *w)
+void session__enable_why(struct session *s, struct enable_why *w, int pid)
 {
 	struct rlimit rl;
 
 	memset(w, 0, sizeof(*w));
+	w->own_not_dumpable = s->proof_err && runs_as_me(pid);
 	/* the counts as they are now, not at open */
 	if (ioctl(s->fd, TPROF_IOC_INFO, &w->info))
 		w->info = s->info;
@@ -174,6 +188,9 @@ void session__explain_enable(char *buf, size_t len, int err,
 		else if (en->flags & TPROF_F_KERNEL_STACK)
 			snprintf(buf, len, "pid %d: %s: --kernel-stacks needs root or CAP_PERFMON",
 				 en->pid, strerror(err));
+		else if (w->own_not_dumpable)
+			snprintf(buf, len, "pid %d: %s: it runs as you but is not dumpable (it changed uid/gid or exec'd a setuid or unreadable file, is still doing so, or set PR_SET_DUMPABLE 0), so it may not be ptraced; needs root or CAP_PERFMON",
+				 en->pid, strerror(err));
 		else
 			snprintf(buf, len, "pid %d: %s: needs root, CAP_PERFMON, or permission to ptrace the process (same user, ptrace_scope); a non-dumpable process (a setuid program, or after prctl(PR_SET_DUMPABLE, 0)) cannot be profiled without CAP_PERFMON",
 				 en->pid, strerror(err));
@@ -214,7 +231,7 @@ int session__enable(struct session *s, struct tprof_ioc_enable *en)
 		struct enable_why w;
 		char msg[1024];
 
-		session__enable_why(s, &w);
+		session__enable_why(s, &w, en->pid);
 		session__explain_enable(msg, sizeof(msg), err, en, &w);
 		pr_err("%s", msg);
 		return -err;

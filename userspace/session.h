@@ -15,6 +15,8 @@ struct session {
 	struct tprof_ioc_info info;
 	int pid;
 	bool enabled;
+	/* errno of opening /proc/PID/auxv (the ptrace-read proof), or 0 */
+	int proof_err;
 };
 
 /*
@@ -27,9 +29,10 @@ struct enable_why {
 	bool memlock_unlimited;		/* RLIMIT_MEMLOCK is RLIM_INFINITY */
 	uint64_t memlock_bytes;		/* else its soft limit */
 	bool lockdown_confidentiality;	/* /sys/kernel/security/lockdown */
+	bool own_not_dumpable;		/* no auxv proof, yet /proc/PID is ours */
 };
 
-void session__enable_why(struct session *s, struct enable_why *w);
+void session__enable_why(struct session *s, struct enable_why *w, int pid);
 /*
  * The one-line error for ENABLE failing with err ("pid N: what: why", no
  * "tprof-read: " prefix) into buf.

@@ -602,6 +602,8 @@ static int collect(struct run *r)
 		if (auxv_fd >= 0) {
 			en.flags |= TPROF_F_AUXV_PROOF;
 			en.auxv_fd = auxv_fd;
+		} else {
+			r->sess.proof_err = errno;
 		}
 	}
 	sess.magic = TPROF_RAW_MAGIC;

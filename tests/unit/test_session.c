@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "session.h"
 #include "testlib.h"
@@ -149,6 +150,20 @@ static void test_other(void)
 	CHECK_STR(msg(EIO, &en, &w), "pid 1234: enable: Input/output error");
 }
 
+/* A refusal of one's own process that gave no auxv proof: not dumpable. */
+static void test_own_not_dumpable(void)
+{
+	struct session s = { .fd = -1, .proof_err = EACCES };
+	struct tprof_ioc_enable en = { .pid = getpid() };
+	struct enable_why w;
+	char buf[1024];
+
+	session__enable_why(&s, &w, getpid());
+	CHECK_EQ(w.own_not_dumpable, true);
+	session__explain_enable(buf, sizeof(buf), EPERM, &en, &w);
+	CHECK(strstr(buf, "it runs as you but is not dumpable") != NULL);
+}
+
 /* Without a device, INFO falls back to the one read at open; rlimit is ours. */
 static void test_gather(void)
 {
@@ -158,7 +173,8 @@ static void test_gather(void)
 
 	s.info.ring_kb_per_cpu = 516;
 	s.info.user_sessions = 3;
-	session__enable_why(&s, &w);
+	session__enable_why(&s, &w, getpid());
+	CHECK_EQ(w.own_not_dumpable, false);	/* no proof error recorded */
 	CHECK_EQ(w.info.ring_kb_per_cpu, 516);
 	CHECK_EQ(w.info.user_sessions, 3);
 	CHECK_EQ(getrlimit(RLIMIT_MEMLOCK, &rl), 0);
@@ -168,6 +184,7 @@ static void test_gather(void)
 }
 
 const struct unit_test session_tests[] = {
+	{ "session: own process without proof is not dumpable", test_own_not_dumpable },
 	{ "session: ENOMEM names the locked-memory limit and how to raise it", test_enomem },
 	{ "session: EBUSY tells max_user_sessions from another session", test_ebusy },
 	{ "session: ENOSPC says all sessions are in use", test_enospc },
