@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 600
 # Thread slots of exited threads are reused: 1000 short-lived threads with a
-# 256-slot table (table_bits=8) are all tracked, none dropped.
+# 256-slot table (table_bits=8) are all tracked, none dropped; and
+# SET_THREAD_PERIOD racing those exits and reclaims never lands on another
+# thread.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 kt=$TPROF_BUILD/kmod-tests/tprof-ktest
 if rmmod tprof && insmod "$TPROF_KO" table_bits=8; then
@@ -10,6 +12,7 @@ if rmmod tprof && insmod "$TPROF_KO" table_bits=8; then
 	for _ in $(seq 50); do [ -c /dev/tprof ] && break; sleep 0.1; done
 	"$kt" short | sed 's/^\(\(not \)\{0,1\}ok - \)/\1table_bits=8: /'
 	[ "${PIPESTATUS[0]}" = 0 ] || fail "tprof-ktest short (table_bits=8) exited non-zero"
+	"$kt" period-race 3000 || fail "tprof-ktest period-race exited $?"
 else
 	fail "reload with table_bits=8"
 fi

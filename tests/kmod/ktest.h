@@ -126,5 +126,6 @@ int t_kstack_own(void);
 int t_clock(void);
 int t_lockdown(int locked);
 int t_exec_after(int ms, const char *path);
+int t_period_race(int n);
 
 #endif

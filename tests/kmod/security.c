@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -853,6 +854,106 @@ int t_clock(void)
 	else
 		ok(true, "clock: the check ran where rq_clock_task lags local_clock by %.1f ms",
 		   lag);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+
+static void *pr_thread(void *arg)
+{
+	(void)arg;
+	child_report("N %d\n", gettid_());
+	spin_cpu(300 * US);
+	return NULL;
+}
+
+/* Churn: N short threads, one after another, each named before it spins. */
+static void pr_child(void *arg)
+{
+	int n = *(int *)arg, i;
+	pthread_t th;
+
+	child_report("R %d 0\n", gettid_());
+	child_wait_go();
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&th, NULL, pr_thread, NULL))
+			_exit(95);
+		pthread_join(th, NULL);
+	}
+	child_report("D\n");
+	child_wait_go();
+	_exit(0);
+}
+
+/*
+ * SET_THREAD_PERIOD on every other thread as it runs and exits, while
+ * slots are buried and reclaimed (run with a small table): no thread gets
+ * a period that was asked for another one.
+ */
+int t_period_race(int n)
+{
+	const u64 P = 500 * US, P2 = 3 * MS;
+	static char asked[1 << 22];
+	struct report rep = { 0 };
+	struct child c;
+	struct sum s;
+	int fd, i, sent = 0, wrong = 0, got = 0;
+	char line[64];
+	size_t len = 0;
+
+	spawn(&c, pr_child, &n);
+	if (!collect(&c, &rep, 1, false, 60000, -1, NULL))
+		die("period-race: child not ready");
+	sum_init(&s, c.pid);
+	fd = dev_open();
+	ok(enable(fd, c.pid, P, 0, 0) == 0, "period-race: ENABLE");
+	child_go(&c);
+	/* Read "N tid" lines ourselves: ask for every other thread at once. */
+	for (;;) {
+		ssize_t k = read(c.rep_r, line + len, 1);
+		int tid;
+
+		if (k <= 0) {
+			struct pollfd pf = { .fd = c.rep_r, .events = POLLIN };
+
+			if (k == 0)
+				break;
+			drain(fd, &s);
+			poll(&pf, 1, 100);
+			continue;
+		}
+		if (line[len] != '\n' && ++len < sizeof(line) - 1)
+			continue;
+		line[len] = 0;
+		len = 0;
+		if (line[0] == 'D')
+			break;
+		if (sscanf(line, "N %d", &tid) == 1 && tid > 0 &&
+		    tid < (int)sizeof(asked) && (tid & 1)) {
+			asked[tid] = 1;
+			sent += set_period(fd, tid, P2) == 0;
+		}
+	}
+	disable(fd);
+	read_to_eof(fd, &s, 30000);
+	for (i = 0; i < (int)s.n; i++) {
+		const struct thr *t = &s.t[i];
+
+		if (t->nexit && t->st.period_ns == P2) {
+			got++;
+			if (t->tid >= sizeof(asked) || !asked[t->tid])
+				wrong++;
+		}
+		if (t->period_seen == P2 && (t->tid >= sizeof(asked) || !asked[t->tid]))
+			wrong++;
+	}
+	note("period-race: %d threads, %d requests landed before exit, %d threads ended at 2P",
+	     n, sent, got);
+	ok(wrong == 0, "period-race: no thread took a period asked for another (%d did)",
+	   wrong);
+	close(fd);
+	child_finish(&c);
+	sum_free(&s);
 	return 0;
 }
 
