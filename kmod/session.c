@@ -191,11 +191,12 @@ static void tprof_session_tick(struct work_struct *work)
 
 	if (wq_has_sleeper(&s->wq) && !tprof_rings_empty(s))
 		wake_up_interruptible_all(&s->wq);
+	if (tprof_session_finished(s))
+		return;
 	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
 	    !test_bit(TPROF_S_GROUP_GONE, &s->bits))
 		schedule_work(&s->stop_work);
-	if (!tprof_session_finished(s))
-		schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
+	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
 }
 
 struct tprof_session *tprof_session_new(void)
@@ -232,10 +233,13 @@ void tprof_session_release(struct tprof_session *s)
 {
 	if (s->state != TPROF_IDLE) {
 		tprof_session_stop(s);
-		/* No producer is left: flush wakeups, then the works. */
+		/*
+		 * No producer is left: flush wakeups (they queue stop_work),
+		 * then the tick (it may queue stop_work too), then stop_work.
+		 */
 		tprof_rings_sync(s);
-		cancel_work_sync(&s->stop_work);
 		cancel_delayed_work_sync(&s->tick);
+		cancel_work_sync(&s->stop_work);
 	}
 	tprof_session_free(s);
 }
