@@ -9,7 +9,9 @@
 #include <linux/sched/user.h>
 #include <linux/uaccess.h>
 
+#include "lifetime.h"
 #include "policy.h"
+#include "ring.h"
 #include "session.h"
 #include "tprof.h"
 
@@ -101,7 +103,7 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case _IOC_NR(TPROF_IOC_DISABLE):
 		ret = -EINVAL;
-		if (s->state != TPROF_IDLE) {
+		if (tprof_session_state(s) != TPROF_IDLE) {
 			tprof_session_stop(s);
 			ret = 0;
 		}
@@ -130,7 +132,7 @@ static ssize_t tprof_read(struct file *file, char __user *buf, size_t len,
 
 	if (mutex_lock_interruptible(&s->lock))
 		return -ERESTARTSYS;
-	if (s->state == TPROF_IDLE) {
+	if (tprof_session_state(s) == TPROF_IDLE) {
 		ret = -EINVAL;
 		goto out_unlock;
 	}
@@ -138,24 +140,24 @@ static ssize_t tprof_read(struct file *file, char __user *buf, size_t len,
 		/* Before reading: records written before the stop show. */
 		bool finished = tprof_session_finished(s);
 
-		ret = tprof_rings_read(s, buf, len);
+		ret = tprof_rings_read(&s->rings, buf, len);
 		if (ret || finished)
 			break;
 		if (file->f_flags & O_NONBLOCK) {
 			ret = -EAGAIN;
 			break;
 		}
-		WRITE_ONCE(s->reader_waiting, true);
+		WRITE_ONCE(s->rings.reader_waiting, true);
 		mutex_unlock(&s->lock);
 		ret = wait_event_interruptible(s->wq,
 					       tprof_session_finished(s) ||
-					       !tprof_rings_empty(s));
+					       !tprof_rings_empty(&s->rings));
 		if (ret)
 			return ret;
 		if (mutex_lock_interruptible(&s->lock))
 			return -ERESTARTSYS;
 	}
-	WRITE_ONCE(s->reader_waiting, false);
+	WRITE_ONCE(s->rings.reader_waiting, false);
 out_unlock:
 	mutex_unlock(&s->lock);
 	return ret;
@@ -170,9 +172,9 @@ static __poll_t tprof_poll(struct file *file, poll_table *wait)
 	if (smp_load_acquire(&s->state) == TPROF_IDLE)
 		return EPOLLERR;
 	poll_wait(file, &s->wq, wait);
-	WRITE_ONCE(s->reader_waiting, true);
+	WRITE_ONCE(s->rings.reader_waiting, true);
 	finished = tprof_session_finished(s);
-	if (!tprof_rings_empty(s))
+	if (!tprof_rings_empty(&s->rings))
 		return EPOLLIN | EPOLLRDNORM;
 	if (finished)
 		return EPOLLIN | EPOLLRDNORM | EPOLLHUP;

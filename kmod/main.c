@@ -2,15 +2,15 @@
 /* tprof: module entry points. */
 #include <linux/module.h>
 
+#include "probes.h"
 #include "sampler.h"
-#include "tp.h"
 #include "tprof.h"
 
 static int __init tprof_init(void)
 {
 	int ret;
 
-	ret = tprof_tp_init();
+	ret = tprof_probes_init();
 	if (ret)
 		return ret;
 	ret = tprof_sampler_init();

@@ -15,28 +15,35 @@
 #include <linux/workqueue.h>
 
 #include "ring.h"
-#include "session.h"
 #include "tprof.h"
 
 /* irq_work: hardirq (or the irq_work kthread on PREEMPT_RT). */
 static void tprof_ring_wake(struct irq_work *work)
 {
 	struct tprof_ring *r = container_of(work, struct tprof_ring, work);
-	struct tprof_session *s = r->sess;
 
-	if (test_bit(TPROF_S_STOP_REQ, &s->bits) ||
-	    (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
-	     !test_bit(TPROF_S_GROUP_GONE, &s->bits)))
-		schedule_work(&s->stop_work);
-	wake_up_interruptible_all(&s->wq);
+	r->set->notify(r->set->ctx);
 }
 
-int tprof_rings_alloc(struct tprof_session *s, u32 bytes)
+/**
+ * tprof_rings_alloc() - a ring of @bytes per possible CPU.
+ * @rs: the set (zeroed).
+ * @bytes: ring size, a power of two.
+ * @notify: called from irq_work when a producer kicks a ring.
+ * @ctx: its argument.
+ *
+ * Context: process. On failure, tprof_rings_free() frees what was made.
+ * Return: 0 or -ENOMEM.
+ */
+int tprof_rings_alloc(struct tprof_rings *rs, u32 bytes,
+		      void (*notify)(void *ctx), void *ctx)
 {
 	int cpu;
 
-	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL_ACCOUNT);
-	if (!s->rings)
+	rs->notify = notify;
+	rs->ctx = ctx;
+	rs->ring = kcalloc(nr_cpu_ids, sizeof(*rs->ring), GFP_KERNEL_ACCOUNT);
+	if (!rs->ring)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		struct tprof_ring *r;
@@ -44,45 +51,45 @@ int tprof_rings_alloc(struct tprof_session *s, u32 bytes)
 		r = kzalloc_node(sizeof(*r), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 		if (!r)
 			return -ENOMEM;
-		s->rings[cpu] = r;
+		rs->ring[cpu] = r;
 		/* Charged to the caller's memory cgroup (policy.c: locked_vm) */
 		r->data = kvmalloc_node(bytes, GFP_KERNEL_ACCOUNT,
 					cpu_to_node(cpu));
 		if (!r->data)
 			return -ENOMEM;
 		r->mask = bytes - 1;
-		r->sess = s;
+		r->set = rs;
 		init_irq_work(&r->work, tprof_ring_wake);
 	}
 	return 0;
 }
 
 /* Also frees a partial allocation from tprof_rings_alloc(). */
-void tprof_rings_free(struct tprof_session *s)
+void tprof_rings_free(struct tprof_rings *rs)
 {
 	int cpu;
 
-	if (!s->rings)
+	if (!rs->ring)
 		return;
 	for_each_possible_cpu(cpu) {
-		struct tprof_ring *r = s->rings[cpu];
+		struct tprof_ring *r = rs->ring[cpu];
 
 		if (!r)
 			continue;
 		kvfree(r->data);
 		kfree(r);
 	}
-	kfree(s->rings);
-	s->rings = NULL;
+	kfree(rs->ring);
+	rs->ring = NULL;
 }
 
-/* Waits for queued wakeups; no producer may be left. */
-void tprof_rings_sync(struct tprof_session *s)
+/* Waits for queued notifications; no producer may be left. */
+void tprof_rings_sync(struct tprof_rings *rs)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		irq_work_sync(&s->rings[cpu]->work);
+		irq_work_sync(&rs->ring[cpu]->work);
 }
 
 static void tprof_ring_copy_in(struct tprof_ring *r, u64 pos, const void *src,
@@ -148,9 +155,10 @@ static u64 tprof_ring_put_lost(struct tprof_ring *r, u64 head)
 	return head + sizeof(lost);
 }
 
-void tprof_ring_kick(struct tprof_ring *r)
+/* Context: IRQs off: the owner's callback runs soon, from this CPU. */
+void tprof_rings_kick(struct tprof_rings *rs)
 {
-	irq_work_queue(&r->work);
+	irq_work_queue(&tprof_rings_this(rs)->work);
 }
 
 /**
@@ -197,30 +205,29 @@ int tprof_ring_write(struct tprof_ring *r, const void *rec, u32 len,
 		r->st.samples++;
 		r->st.samples_weight_ns += weight_ns;
 	}
-	if (READ_ONCE(r->sess->reader_waiting) && head - tail >= size / 2)
+	if (READ_ONCE(r->set->reader_waiting) && head - tail >= size / 2)
 		irq_work_queue(&r->work);
 	return 0;
 }
 
-/* Context: IRQs off; writes to this CPU's ring. */
-int tprof_emit(struct tprof_session *s, const void *rec, u32 len)
+/* A non-sample record. Context: IRQs off; writes to this CPU's ring. */
+int tprof_rings_emit(struct tprof_rings *rs, const void *rec, u32 len)
 {
-	return tprof_ring_write(s->rings[smp_processor_id()], rec, len,
-				false, 0);
+	return tprof_ring_write(tprof_rings_this(rs), rec, len, false, 0);
 }
 
 /*
  * Context: process, after sampling stopped (no producer left): the ring
  * with the most room takes the record.
  */
-int tprof_emit_any(struct tprof_session *s, const void *rec, u32 len)
+int tprof_rings_emit_any(struct tprof_rings *rs, const void *rec, u32 len)
 {
 	struct tprof_ring *best = NULL;
 	u64 best_free = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct tprof_ring *r = s->rings[cpu];
+		struct tprof_ring *r = rs->ring[cpu];
 		u64 room = tprof_ring_room(r);
 
 		if (!best || room > best_free) {
@@ -235,12 +242,12 @@ int tprof_emit_any(struct tprof_session *s, const void *rec, u32 len)
  * Context: process, after sampling stopped (no producer left): tells the
  * reader about drops no later record carried, where there is room.
  */
-void tprof_rings_flush_lost(struct tprof_session *s)
+void tprof_rings_flush_lost(struct tprof_rings *rs)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct tprof_ring *r = s->rings[cpu];
+		struct tprof_ring *r = rs->ring[cpu];
 
 		if ((!r->pend_samples && !r->pend_records) ||
 		    tprof_ring_room(r) < sizeof(struct tprof_rec_lost))
@@ -250,12 +257,12 @@ void tprof_rings_flush_lost(struct tprof_session *s)
 	}
 }
 
-bool tprof_rings_empty(struct tprof_session *s)
+bool tprof_rings_empty(struct tprof_rings *rs)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct tprof_ring *r = s->rings[cpu];
+		struct tprof_ring *r = rs->ring[cpu];
 
 		/* Pairs with B in tprof_ring_write(). */
 		if (smp_load_acquire(&r->head) != READ_ONCE(r->tail))
@@ -303,15 +310,15 @@ static int tprof_ring_read_one(struct tprof_ring *r, char __user *buf,
 
 /**
  * tprof_rings_read() - copy whole records from all rings.
- * @s: session.
+ * @rs: the rings.
  * @buf: user buffer.
  * @len: its size.
  *
- * Context: process, session lock held (the only consumer).
+ * Context: process, the only consumer (the owner serializes readers).
  * Return: bytes copied; 0 when all rings are empty; -EINVAL when the first
  * pending record does not fit in @len; -EFAULT.
  */
-ssize_t tprof_rings_read(struct tprof_session *s, char __user *buf,
+ssize_t tprof_rings_read(struct tprof_rings *rs, char __user *buf,
 			 size_t len)
 {
 	unsigned int n = nr_cpu_ids, i;
@@ -319,13 +326,13 @@ ssize_t tprof_rings_read(struct tprof_session *s, char __user *buf,
 	int ret = 0;
 
 	for (i = 0; i < n && !ret; i++) {
-		unsigned int cpu = (s->read_cpu + i) % n;
+		unsigned int cpu = (rs->read_cpu + i) % n;
 
 		if (!cpu_possible(cpu))
 			continue;
-		ret = tprof_ring_read_one(s->rings[cpu], buf, len, &done);
+		ret = tprof_ring_read_one(rs->ring[cpu], buf, len, &done);
 	}
-	s->read_cpu = (s->read_cpu + 1) % n;
+	rs->read_cpu = (rs->read_cpu + 1) % n;
 	if (ret == -EFAULT)
 		return -EFAULT;
 	if (ret == -ENOBUFS && !done)
@@ -333,13 +340,13 @@ ssize_t tprof_rings_read(struct tprof_session *s, char __user *buf,
 	return done;
 }
 
-void tprof_rings_stats(struct tprof_session *s, struct tprof_ring_stats *sum)
+void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ring_stats *sum)
 {
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		const struct tprof_ring_stats *st = &s->rings[cpu]->st;
+		const struct tprof_ring_stats *st = &rs->ring[cpu]->st;
 
 		sum->samples += READ_ONCE(st->samples);
 		sum->samples_weight_ns += READ_ONCE(st->samples_weight_ns);

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tprof: per-CPU single-producer single-consumer record rings. */
+/*
+ * tprof: per-CPU single-producer single-consumer record rings. A leaf: the
+ * rings know nothing of sessions; their owner hears of them through a
+ * callback (from irq_work) and tells them when a reader waits.
+ */
 #ifndef _TPROF_RING_H
 #define _TPROF_RING_H
 
 #include <linux/irq_work.h>
+#include <linux/smp.h>
 #include <linux/types.h>
-
-struct tprof_session;
 
 /* Counters owned by the ring's producer; summed by TPROF_IOC_STATS. */
 struct tprof_ring_stats {
@@ -34,8 +37,8 @@ struct tprof_ring_stats {
  * @pend_weight_ns: their weight.
  * @pend_records: other records dropped since the last LOST record.
  * @st: statistics (producer).
- * @work: wakes the reader from a safe context (irq_work).
- * @sess: owning session.
+ * @work: calls @set->notify from a safe context (irq_work).
+ * @set: the set this ring belongs to.
  */
 struct tprof_ring {
 	u64 head;
@@ -47,21 +50,46 @@ struct tprof_ring {
 	u64 pend_records;
 	struct tprof_ring_stats st;
 	struct irq_work work;
-	struct tprof_session *sess;
+	struct tprof_rings *set;
 };
 
-int tprof_rings_alloc(struct tprof_session *s, u32 bytes);
-void tprof_rings_free(struct tprof_session *s);
-void tprof_rings_sync(struct tprof_session *s);
+/**
+ * struct tprof_rings - one ring per possible CPU, and what their owner said.
+ * @ring: indexed by CPU.
+ * @read_cpu: where the next read starts (fairness between CPUs).
+ * @reader_waiting: a reader sleeps or polls: producers kick @notify when
+ *	a ring is half full.
+ * @notify: the owner's callback, from irq_work (hardirq, or the irq_work
+ *	kthread on PREEMPT_RT): may wake and queue work, nothing more.
+ * @ctx: its argument.
+ */
+struct tprof_rings {
+	struct tprof_ring **ring;
+	unsigned int read_cpu;
+	bool reader_waiting;
+	void (*notify)(void *ctx);
+	void *ctx;
+};
+
+int tprof_rings_alloc(struct tprof_rings *rs, u32 bytes,
+		      void (*notify)(void *ctx), void *ctx);
+void tprof_rings_free(struct tprof_rings *rs);
+void tprof_rings_sync(struct tprof_rings *rs);
 int tprof_ring_write(struct tprof_ring *r, const void *rec, u32 len,
 		     bool sample, u64 weight_ns);
-void tprof_ring_kick(struct tprof_ring *r);
-int tprof_emit(struct tprof_session *s, const void *rec, u32 len);
-int tprof_emit_any(struct tprof_session *s, const void *rec, u32 len);
-void tprof_rings_flush_lost(struct tprof_session *s);
-bool tprof_rings_empty(struct tprof_session *s);
-ssize_t tprof_rings_read(struct tprof_session *s, char __user *buf,
+void tprof_rings_kick(struct tprof_rings *rs);
+int tprof_rings_emit(struct tprof_rings *rs, const void *rec, u32 len);
+int tprof_rings_emit_any(struct tprof_rings *rs, const void *rec, u32 len);
+void tprof_rings_flush_lost(struct tprof_rings *rs);
+bool tprof_rings_empty(struct tprof_rings *rs);
+ssize_t tprof_rings_read(struct tprof_rings *rs, char __user *buf,
 			 size_t len);
-void tprof_rings_stats(struct tprof_session *s, struct tprof_ring_stats *sum);
+void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ring_stats *sum);
+
+/* This CPU's ring. Context: preemption off. */
+static inline struct tprof_ring *tprof_rings_this(struct tprof_rings *rs)
+{
+	return rs->ring[smp_processor_id()];
+}
 
 #endif /* _TPROF_RING_H */

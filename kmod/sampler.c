@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tprof: exact per-thread CPU-time sampling.
+ * tprof: exact per-thread CPU-time sampling: per-CPU accounting of the
+ * target thread running there, and the timer. Its callers (probes.c,
+ * lifetime.c) hand it the session and the thread.
  *
  * Each target thread has sample points in its own CPU time, at b, b + P,
  * b + 2P, ... with the first budget b uniform in (0, P] (golang/go#40435).
@@ -30,6 +32,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/hrtimer.h>
+#include <linux/lockdep.h>
 #include <linux/percpu.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
@@ -44,6 +47,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "stack.h"
+#include "threads.h"
 #include "tprof.h"
 
 /* Never re-arm closer than this (clock skew between timer and accounting). */
@@ -121,7 +125,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	struct tprof_session *s = c->sess;
 	struct tprof_thread *t = c->thr;
 	unsigned int cpu = smp_processor_id();
-	struct tprof_ring *r = s->rings[cpu];
+	struct tprof_ring *r = s->rings.ring[cpu];
 	struct tprof_rec_sample *rec = (void *)c->scratch;
 	u64 *ips = (u64 *)(rec + 1);
 	struct pt_regs *uregs = NULL;
@@ -255,7 +259,7 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 
 	/* Hotplug may migrate the timer; it only ever samples its own CPU. */
 	if (c != this_cpu_ptr(tprof_cpus) || !t || c->task != current ||
-	    !READ_ONCE(c->sess->active))
+	    tprof_session_state(c->sess) != TPROF_ACTIVE)
 		return HRTIMER_NORESTART;
 	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, NULL));
 	/*
@@ -280,7 +284,7 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 			       struct tprof_thread *t, struct task_struct *p)
 {
-	u64 period = tprof_threads_take_period(s, p->pid);
+	u64 period = tprof_threads_take_period(&s->threads, p->pid);
 	u64 r, rem;
 
 	if (period)
@@ -306,8 +310,9 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
 			   struct task_struct *p, u64 rt, u64 clk)
 {
-	struct tprof_thread *t = tprof_thread_get(s, p->pid, true);
+	struct tprof_thread *t = tprof_thread_get(&s->threads, p->pid, true);
 
+	lockdep_assert_irqs_disabled();
 	if (!t)
 		return;
 	if (!t->started)
@@ -321,78 +326,83 @@ static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
 	tprof_arm(c, t->on_cpu_ns);
 }
 
-/*
- * @rt: the runtime of c's thread now (exact at sched_switch).
- * @regs: the interrupted context (IPI), or NULL (probe: see c->kfrom).
- * Context: IRQs off, on @c's CPU; c's thread is current.
- */
-static void tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
-				 struct pt_regs *regs)
+/* Context: IRQs off, on @c's CPU. Forgets what this CPU accounted. */
+static void tprof_cpu_clear(struct tprof_cpu *c)
 {
-	struct tprof_session *s = c->sess;
-	struct tprof_thread *t = c->thr;
-	bool exiting = c->exiting;
-
-	t->on_cpu_ns = tprof_thread_cpu(c, rt);
-	/* A point passed while the timer could not fire: prev is current. */
-	tprof_maybe_sample(c, regs, t->on_cpu_ns);
-	hrtimer_try_to_cancel(&c->timer);
 	c->task = NULL;
 	c->thr = NULL;
 	c->sess = NULL;
 	c->exiting = false;
 	c->defer_valid = false;
-	/*
-	 * Normally the final switch-out (prev_state TASK_DEAD, from
-	 * do_task_dead()); a switch-out earlier in the exit path ends the
-	 * accounting too: a PF_EXITING thread is not switched in again.
-	 */
-	if (exiting)
-		tprof_thread_exited(s, t);
-}
-
-static void tprof_sched_out(struct tprof_cpu *c, u64 rt)
-{
-	tprof_sched_out_regs(c, rt, NULL);
 }
 
 /*
- * sched_switch: called from __schedule() before context_switch(), with
- * rq->lock held and IRQs off; prev is still current. No allocation, no
- * sleeping lock, no wakeup here.
+ * @rt: the runtime of c's thread now (exact at sched_switch).
+ * @regs: the interrupted context (IPI), or NULL (probe: see c->kfrom).
+ * Context: IRQs off, on @c's CPU; c's thread is current.
+ * Return: the thread if this was its final accounting after its exit
+ *	probe (normally the final switch-out, prev_state TASK_DEAD, from
+ *	do_task_dead(); a switch-out earlier in the exit path ends the
+ *	accounting too: a PF_EXITING thread is not switched in again): the
+ *	caller reports it (THREAD_EXIT).
  */
-void tprof_probe_sched_switch(void *data, bool preempt,
-			      struct task_struct *prev,
-			      struct task_struct *next,
-			      unsigned int prev_state)
+static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
+						 struct pt_regs *regs)
+{
+	struct tprof_thread *t = c->thr;
+	bool exiting = c->exiting;
+
+	lockdep_assert_irqs_disabled();
+	t->on_cpu_ns = tprof_thread_cpu(c, rt);
+	/* A point passed while the timer could not fire: prev is current. */
+	tprof_maybe_sample(c, regs, t->on_cpu_ns);
+	hrtimer_try_to_cancel(&c->timer);
+	tprof_cpu_clear(c);
+	return exiting ? t : NULL;
+}
+
+/**
+ * tprof_sampler_switch_out() - @prev leaves this CPU.
+ * @prev: current, about to be switched out.
+ * @kfrom: the calling probe's frame: kernel walks start above it.
+ * @sp: set to the session of the returned thread.
+ *
+ * Context: sched_switch probe (rq->lock held, IRQs off).
+ * Return: @prev's thread if that was its final accounting (see
+ *	tprof_sched_out_regs()), else NULL.
+ */
+struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
+					      unsigned long *kfrom,
+					      struct tprof_session **sp)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
-	struct tprof_session *s;
 
-	c->kfrom = __builtin_frame_address(0);
-	if (c->task) {
-		if (likely(c->task == prev)) {
-			/* put_prev_task() has just run update_curr(). */
-			tprof_sched_out(c, READ_ONCE(prev->se.sum_exec_runtime));
-		} else {
-			/* Impossible: a switch-out was missed. Forget it. */
-			hrtimer_try_to_cancel(&c->timer);
-			c->task = NULL;
-			c->thr = NULL;
-			c->sess = NULL;
-			c->exiting = false;
-		}
+	if (!c->task)
+		return NULL;
+	if (unlikely(c->task != prev)) {
+		/* Impossible: a switch-out was missed. Forget it. */
+		hrtimer_try_to_cancel(&c->timer);
+		tprof_cpu_clear(c);
+		return NULL;
 	}
-	/* A target's thread is gone for good: its group may be too. */
-	if (unlikely(prev_state == TASK_DEAD)) {
-		s = tprof_session_find(prev);
-		if (s)
-			tprof_session_kick(s);
-	}
-	s = tprof_session_find(next);
-	if (s && !(next->flags & PF_EXITING))
-		tprof_sched_in(c, s, next, READ_ONCE(next->se.sum_exec_runtime),
-			       local_clock());
+	c->kfrom = kfrom;
+	*sp = c->sess;
+	/* put_prev_task() has just run update_curr(): exact. */
+	return tprof_sched_out_regs(c, READ_ONCE(prev->se.sum_exec_runtime),
+				    NULL);
+}
+
+/**
+ * tprof_sampler_switch_in() - @next, a thread of @s's target, comes in.
+ * @s: its session.
+ * @next: the task about to run here.
+ *
+ * Context: sched_switch probe (rq->lock held, IRQs off).
+ */
+void tprof_sampler_switch_in(struct tprof_session *s, struct task_struct *next)
+{
+	tprof_sched_in(this_cpu_ptr(tprof_cpus), s, next,
+		       READ_ONCE(next->se.sum_exec_runtime), local_clock());
 }
 
 /* IPI (IRQs off): start sampling a target thread that is already running. */
@@ -402,7 +412,8 @@ static void tprof_kick(void *info)
 	struct tprof_session *s = info;
 
 	if (c->task || task_tgid(current) != s->tgid ||
-	    (current->flags & PF_EXITING) || !READ_ONCE(s->active))
+	    (current->flags & PF_EXITING) ||
+	    tprof_session_state(s) != TPROF_ACTIVE)
 		return;
 	/* Mid-slice: from the scheduler's last update (at most a tick ago). */
 	tprof_sched_in(c, s, current, READ_ONCE(current->se.sum_exec_runtime),
@@ -418,38 +429,49 @@ void tprof_sampler_start(struct tprof_session *s)
 	on_each_cpu(tprof_kick, s, 1);
 }
 
-/* IPI (IRQs off): final accounting of @info's thread running here. */
+struct tprof_finalize {
+	struct tprof_session *s;
+	void (*exited)(struct tprof_session *s, struct tprof_thread *t);
+};
+
+/* IPI (IRQs off): final accounting of the session's thread running here. */
 static void tprof_finalize(void *info)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+	struct tprof_finalize *f = info;
+	struct tprof_thread *t;
 
-	if (c->task && c->sess == info) {
-		c->kfrom = NULL;	/* samples report the interrupted context */
-		tprof_sched_out_regs(c, tprof_runtime_now(c, NULL),
-				     get_irq_regs());
-	}
+	if (!c->task || c->sess != f->s)
+		return;
+	c->kfrom = NULL;	/* samples report the interrupted context */
+	t = tprof_sched_out_regs(c, tprof_runtime_now(c, NULL), get_irq_regs());
+	if (t)
+		f->exited(f->s, t);
 }
 
-/*
- * After the session left tprof_active[] and an RCU grace period: no probe
- * can pick it again; drop every CPU's reference. Context: process.
+/**
+ * tprof_sampler_stop() - drop every CPU's reference to @s.
+ * @s: a session unpublished an RCU grace period ago: no probe can pick it.
+ * @exited: reports a thread whose final accounting this was (THREAD_EXIT).
+ *
+ * Context: process.
  */
-void tprof_sampler_stop(struct tprof_session *s)
+void tprof_sampler_stop(struct tprof_session *s,
+			void (*exited)(struct tprof_session *s,
+				       struct tprof_thread *t))
 {
+	struct tprof_finalize f = { .s = s, .exited = exited };
 	int cpu;
 
 	cpus_read_lock();
-	on_each_cpu(tprof_finalize, s, 1);
+	on_each_cpu(tprof_finalize, &f, 1);
 	for_each_possible_cpu(cpu) {
 		struct tprof_cpu *c = per_cpu_ptr(tprof_cpus, cpu);
 
 		if (cpu_online(cpu) || c->sess != s)
 			continue;
 		hrtimer_cancel(&c->timer);
-		c->task = NULL;
-		c->thr = NULL;
-		c->sess = NULL;
-		c->exiting = false;
+		tprof_cpu_clear(c);
 	}
 	cpus_read_unlock();
 }
@@ -458,20 +480,22 @@ void tprof_sampler_stop(struct tprof_session *s)
  * tprof_sampler_detach() - end @p's accounting here (exec changes its tid).
  * @s: session.
  * @p: current.
+ * @kfrom: the calling probe's frame: kernel walks start above it.
  * @rt: set to @p's runtime now, for tprof_sampler_attach().
  * @clk: set to the clock it was read at.
  *
  * Context: IRQs off (exec probe).
  */
 void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p,
-			  u64 *rt, u64 *clk)
+			  unsigned long *kfrom, u64 *rt, u64 *clk)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
 	if (c->task == p && c->sess == s) {
-		c->kfrom = __builtin_frame_address(0);
+		c->kfrom = kfrom;
 		*rt = tprof_runtime_now(c, clk);
-		tprof_sched_out(c, *rt);
+		/* An exec'ing thread is not exiting: nothing to report. */
+		tprof_sched_out_regs(c, *rt, NULL);
 	} else {
 		*rt = READ_ONCE(p->se.sum_exec_runtime);
 		*clk = local_clock();

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tprof: per-thread CPU-time sampling: sched_switch accounting and one
- * hard, pinned hrtimer per CPU armed with the running target thread's
- * remaining budget (perf's task-clock, keyed by tgid).
+ * tprof: per-thread CPU-time sampling: per-CPU accounting of the running
+ * target thread and one hard, pinned hrtimer per CPU armed with its
+ * remaining budget (perf's task-clock, keyed by tgid). Called by the
+ * probes (switches, exit, exec) and the session's lifetime (start, stop).
  */
 #ifndef _TPROF_SAMPLER_H
 #define _TPROF_SAMPLER_H
@@ -11,17 +12,20 @@
 
 struct task_struct;
 struct tprof_session;
+struct tprof_thread;
 
 int tprof_sampler_init(void);
 void tprof_sampler_exit(void);
-void tprof_probe_sched_switch(void *data, bool preempt,
-			      struct task_struct *prev,
-			      struct task_struct *next,
-			      unsigned int prev_state);
+struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
+					      unsigned long *kfrom,
+					      struct tprof_session **sp);
+void tprof_sampler_switch_in(struct tprof_session *s, struct task_struct *next);
 void tprof_sampler_start(struct tprof_session *s);
-void tprof_sampler_stop(struct tprof_session *s);
+void tprof_sampler_stop(struct tprof_session *s,
+			void (*exited)(struct tprof_session *s,
+				       struct tprof_thread *t));
 void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p,
-			  u64 *rt, u64 *clk);
+			  unsigned long *kfrom, u64 *rt, u64 *clk);
 bool tprof_sampler_exiting(struct tprof_session *s, struct task_struct *p);
 void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p,
 			  u64 rt, u64 clk);

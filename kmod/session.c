@@ -1,39 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tprof: session lifetime (ENABLE, DISABLE, target exit, denial, close)
- * and pid namespace handling; the permission rules are in policy.c.
+ * tprof: the session object's state machine (session.h) and the table of
+ * published sessions the probes look targets up in (RCU-sched readers),
+ * with its limits: one session per target, max_user_sessions per user,
+ * TPROF_MAX_UNPRIV_SESSIONS unprivileged ones in all.
  */
 #include <linux/lockdep.h>
 #include <linux/pid.h>
-#include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
-#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
-#include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/uaccess.h>
 
-#include "sampler.h"
 #include "session.h"
-#include "tp.h"
 #include "tprof.h"
 
-/*
- * Serializes ENABLE and stop: tprof_active[] updates, probe registration.
- * Nests inside tprof_session.lock.
- */
-static DEFINE_MUTEX(tprof_sessions_mutex);
+/* Serializes publish and unpublish, and what must not race them. */
+DEFINE_MUTEX(tprof_sessions_mutex);
 /* Read by probes (preemption or IRQs off: RCU-sched readers). */
 static struct tprof_session __rcu *tprof_active[TPROF_MAX_SESSIONS];
 
-/* Reader wakeup period while data is pending (irq_work covers bursts). */
-#define TPROF_TICK_MS	50
+static struct tprof_session *tprof_slot(unsigned int i)
+{
+	return rcu_dereference_protected(tprof_active[i],
+					 lockdep_is_held(&tprof_sessions_mutex));
+}
 
 /**
  * tprof_session_find() - the active session profiling @p's process.
  * @p: any task.
  *
- * Context: preemption or IRQs off (probes, IPIs).
+ * Context: preemption or IRQs off (probes).
  * Return: the session or NULL.
  */
 struct tprof_session *tprof_session_find(struct task_struct *p)
@@ -44,17 +40,108 @@ struct tprof_session *tprof_session_find(struct task_struct *p)
 	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
 		struct tprof_session *s = rcu_dereference_sched(tprof_active[i]);
 
-		if (s && s->tgid == tgid && READ_ONCE(s->active))
+		if (s && s->tgid == tgid &&
+		    tprof_session_state(s) == TPROF_ACTIVE)
 			return s;
 	}
 	return NULL;
+}
+
+/**
+ * tprof_sessions_of_user() - unprivileged sessions @user holds now.
+ * @user: a user.
+ *
+ * Context: process; takes tprof_sessions_mutex.
+ * Return: the count.
+ */
+unsigned int tprof_sessions_of_user(struct user_struct *user)
+{
+	unsigned int i, n = 0;
+
+	mutex_lock(&tprof_sessions_mutex);
+	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
+		struct tprof_session *o = tprof_slot(i);
+
+		if (o && !o->grant.privileged && o->grant.user == user)
+			n++;
+	}
+	mutex_unlock(&tprof_sessions_mutex);
+	return n;
+}
+
+/**
+ * tprof_session_publish() - IDLE -> ACTIVE: the probes see @s.
+ * @s: a session whose rings, table and grant are ready.
+ *
+ * One session per target; an unprivileged user holds at most
+ * max_user_sessions, and all of them together at most
+ * TPROF_MAX_UNPRIV_SESSIONS, so privileged callers always find a slot.
+ * Context: process, tprof_sessions_mutex held, probes registered.
+ * Return: 0, -EBUSY or -ENOSPC.
+ */
+int tprof_session_publish(struct tprof_session *s)
+{
+	unsigned int nunpriv = 0, nuser = 0;
+	int i, free = -1;
+
+	lockdep_assert_held(&tprof_sessions_mutex);
+	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
+		struct tprof_session *o = tprof_slot(i);
+
+		if (!o) {
+			if (free < 0)
+				free = i;
+			continue;
+		}
+		if (o->tgid == s->tgid)
+			return -EBUSY;
+		if (!o->grant.privileged) {
+			nunpriv++;
+			if (o->grant.user == s->grant.user)
+				nuser++;
+		}
+	}
+	if (!s->grant.privileged) {
+		if (nuser >= tprof_policy_max_user_sessions())
+			return -EBUSY;
+		if (nunpriv >= TPROF_MAX_UNPRIV_SESSIONS)
+			return -ENOSPC;
+	}
+	if (free < 0)
+		return -ENOSPC;
+	s->idx = free;
+	/* Pairs with the acquire in tprof_poll(): the rings exist. */
+	smp_store_release(&s->state, TPROF_ACTIVE);
+	rcu_assign_pointer(tprof_active[free], s);
+	return 0;
+}
+
+/*
+ * ACTIVE or DENIED -> STOPPING: no probe finds @s any more once an RCU
+ * grace period has passed (the caller's). Context: process,
+ * tprof_sessions_mutex held.
+ */
+void tprof_session_unpublish(struct tprof_session *s)
+{
+	lockdep_assert_held(&tprof_sessions_mutex);
+	WRITE_ONCE(s->state, TPROF_STOPPING);
+	RCU_INIT_POINTER(tprof_active[s->idx], NULL);
+	s->idx = -1;
+}
+
+/* STOPPING -> FINISHED, after every record was written. Context: process. */
+void tprof_session_finish(struct tprof_session *s)
+{
+	/* Pairs with the acquire in tprof_session_finished(). */
+	smp_store_release(&s->state, TPROF_FINISHED);
+	wake_up_interruptible_all(&s->wq);
 }
 
 /* Context: IRQs off (probes): stop_work runs via this CPU's irq_work. */
 void tprof_session_request_stop(struct tprof_session *s)
 {
 	set_bit(TPROF_S_STOP_REQ, &s->bits);
-	tprof_ring_kick(s->rings[smp_processor_id()]);
+	tprof_rings_kick(&s->rings);
 }
 
 /*
@@ -65,10 +152,17 @@ void tprof_session_kick(struct tprof_session *s)
 {
 	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
 	    !test_bit(TPROF_S_GROUP_GONE, &s->bits))
-		tprof_ring_kick(s->rings[smp_processor_id()]);
+		tprof_rings_kick(&s->rings);
 }
 
-/* Context: IRQs off. Ends the session with a DENIED record, once. */
+/**
+ * tprof_session_deny() - ACTIVE -> DENIED: the target stopped being
+ *	profilable; a DENIED record says why, once, and the session stops.
+ * @s: session.
+ * @reason: TPROF_DENIED_*.
+ *
+ * Context: IRQs off.
+ */
 void tprof_session_deny(struct tprof_session *s, u32 reason)
 {
 	struct tprof_rec_denied rec = {
@@ -79,11 +173,11 @@ void tprof_session_deny(struct tprof_session *s, u32 reason)
 		.reason = reason,
 	};
 
-	WRITE_ONCE(s->denied, true);
-	WRITE_ONCE(s->active, false);
+	lockdep_assert_irqs_disabled();
 	if (test_and_set_bit(TPROF_S_DENIED, &s->bits))
 		return;
-	tprof_emit(s, &rec, sizeof(rec));
+	cmpxchg(&s->state, TPROF_ACTIVE, TPROF_DENIED);
+	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
 	tprof_session_request_stop(s);
 }
 
@@ -107,7 +201,7 @@ bool tprof_session_may_sample(struct tprof_session *s, struct task_struct *p,
 
 	lockdep_assert_irqs_disabled();
 	*later = false;
-	if (READ_ONCE(s->denied))
+	if (test_bit(TPROF_S_DENIED, &s->bits))
 		return false;
 	ret = tprof_policy_check(&s->grant, p);
 	if (!ret)
@@ -117,477 +211,4 @@ bool tprof_session_may_sample(struct tprof_session *s, struct task_struct *p,
 	else
 		tprof_session_deny(s, ret);
 	return false;
-}
-
-/* Process context: every thread of the target passed exit_notify(). */
-static bool tprof_group_gone(struct tprof_session *s, s32 *code)
-{
-	struct task_struct *leader, *t;
-	bool gone = true;
-
-	rcu_read_lock();
-	leader = pid_task(s->tgid, PIDTYPE_TGID);
-	if (leader) {
-		for_each_thread(leader, t) {
-			if (!READ_ONCE(t->exit_state)) {
-				gone = false;
-				break;
-			}
-		}
-		/* What wait(2) reports for the process. */
-		if (gone)
-			*code = (READ_ONCE(leader->signal->flags) &
-				 SIGNAL_GROUP_EXIT) ?
-				READ_ONCE(leader->signal->group_exit_code) :
-				READ_ONCE(leader->exit_code);
-	}
-	rcu_read_unlock();
-	/* Pairs with the exit path's release of exit_state: their probes ran. */
-	smp_mb();
-	return gone;
-}
-
-/*
- * After group dead: once the group is gone, no exit probe can come, so the
- * group's reference on @s->exiting drops; PROC_EXIT follows the last
- * THREAD_EXIT (here, or at the last exiting thread's final switch-out).
- * Context: process (stop_work).
- */
-static void tprof_session_check_exit(struct tprof_session *s)
-{
-	s32 code = READ_ONCE(s->exit_code);
-
-	if (test_bit(TPROF_S_GROUP_GONE, &s->bits) || !tprof_group_gone(s, &code))
-		return;
-	mutex_lock(&tprof_sessions_mutex);
-	/* Only while ACTIVE: a stopped session's rings have no producer. */
-	if (s->state == TPROF_ACTIVE &&
-	    !test_and_set_bit(TPROF_S_GROUP_GONE, &s->bits)) {
-		WRITE_ONCE(s->exit_code, code);
-		local_irq_disable();
-		if (atomic_dec_and_test(&s->exiting))
-			tprof_emit_proc_exit(s);
-		local_irq_enable();
-	}
-	mutex_unlock(&tprof_sessions_mutex);
-}
-
-static void tprof_session_stop_work(struct work_struct *work)
-{
-	struct tprof_session *s = container_of(work, struct tprof_session,
-					       stop_work);
-
-	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits))
-		tprof_session_check_exit(s);
-	if (test_bit(TPROF_S_STOP_REQ, &s->bits))
-		tprof_session_stop(s);
-}
-
-/* Also the fallback that sees a dead group go when no kick came. */
-static void tprof_session_tick(struct work_struct *work)
-{
-	struct tprof_session *s = container_of(to_delayed_work(work),
-					       struct tprof_session, tick);
-
-	if (wq_has_sleeper(&s->wq) && !tprof_rings_empty(s))
-		wake_up_interruptible_all(&s->wq);
-	if (tprof_session_finished(s))
-		return;
-	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
-	    !test_bit(TPROF_S_GROUP_GONE, &s->bits))
-		schedule_work(&s->stop_work);
-	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
-}
-
-struct tprof_session *tprof_session_new(void)
-{
-	struct tprof_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
-
-	if (!s)
-		return NULL;
-	mutex_init(&s->lock);
-	init_waitqueue_head(&s->wq);
-	INIT_WORK(&s->stop_work, tprof_session_stop_work);
-	INIT_DELAYED_WORK(&s->tick, tprof_session_tick);
-	s->idx = -1;
-	atomic64_set(&s->threads_seen, 0);
-	atomic64_set(&s->threads_dropped, 0);
-	atomic_set(&s->exiting, 1);
-	return s;
-}
-
-static void tprof_session_free(struct tprof_session *s)
-{
-	tprof_rings_free(s);
-	tprof_policy_release(&s->grant);
-	tprof_threads_free(&s->threads);
-	if (s->tgid)
-		put_pid(s->tgid);
-	if (s->pid_ns)
-		put_pid_ns(s->pid_ns);
-	kfree(s);
-}
-
-/* Context: process; the file is being closed (no ioctl or read left). */
-void tprof_session_release(struct tprof_session *s)
-{
-	if (s->state != TPROF_IDLE) {
-		tprof_session_stop(s);
-		/*
-		 * No producer is left: flush wakeups (they queue stop_work),
-		 * then the tick (it may queue stop_work too), then stop_work.
-		 */
-		tprof_rings_sync(s);
-		cancel_delayed_work_sync(&s->tick);
-		cancel_work_sync(&s->stop_work);
-	}
-	tprof_session_free(s);
-}
-
-/**
- * tprof_session_stop() - end sampling; the rings stay readable.
- * @s: session.
- *
- * Order: unpublish, RCU grace period (no probe or IPI can pick @s any
- * more), drop every CPU's reference (timers cancelled), unregister probes
- * if this was the last session, then report live threads and wake readers.
- * Idempotent. Context: process.
- */
-void tprof_session_stop(struct tprof_session *s)
-{
-	mutex_lock(&tprof_sessions_mutex);
-	if (s->state != TPROF_ACTIVE)
-		goto out_unlock;
-	WRITE_ONCE(s->active, false);
-	RCU_INIT_POINTER(tprof_active[s->idx], NULL);
-	s->idx = -1;
-	synchronize_rcu();
-	tprof_sampler_stop(s);
-	tprof_tp_put();
-	s->state = TPROF_STOPPED;
-	tprof_threads_emit_stats(s);
-	tprof_rings_flush_lost(s);
-	/* Pairs with the acquire in readers: all records are visible. */
-	smp_store_release(&s->finished, true);
-	wake_up_interruptible_all(&s->wq);
-out_unlock:
-	mutex_unlock(&tprof_sessions_mutex);
-}
-
-static int tprof_enable_check(const struct tprof_ioc_enable *e)
-{
-	if (e->flags & ~TPROF_F_ALL)
-		return -EINVAL;
-	if (e->pid <= 0 || e->__pad || memchr_inv(e->__reserved, 0,
-						  sizeof(e->__reserved)))
-		return -EINVAL;
-	if (!(e->flags & TPROF_F_AUXV_PROOF) && e->auxv_fd)
-		return -EINVAL;
-	if (e->period_ns && (e->period_ns < TPROF_MIN_PERIOD_NS ||
-			     e->period_ns > TPROF_MAX_PERIOD_NS))
-		return -EINVAL;
-	if (e->max_user_frames > TPROF_MAX_USER_FRAMES)
-		return -EINVAL;
-	if (!(e->flags & TPROF_F_KERNEL_STACK) && e->max_kernel_frames)
-		return -EINVAL;
-	if (e->max_kernel_frames > TPROF_MAX_KERNEL_FRAMES)
-		return -EINVAL;
-	if (e->ring_bytes && (!is_power_of_2(e->ring_bytes) ||
-			      e->ring_bytes < TPROF_MIN_RING_BYTES ||
-			      e->ring_bytes > TPROF_MAX_RING_BYTES))
-		return -EINVAL;
-	return 0;
-}
-
-/* Resolves the target process (a user process) into s->tgid. */
-static int tprof_enable_resolve(struct tprof_session *s, pid_t nr)
-{
-	struct task_struct *task;
-	struct pid *pid;
-	int ret = 0;
-
-	pid = find_get_pid(nr);
-	if (!pid)
-		return -ESRCH;
-	task = get_pid_task(pid, PIDTYPE_TGID);
-	put_pid(pid);
-	if (!task)
-		return -ESRCH;
-	if (task->flags & PF_KTHREAD)
-		ret = -EINVAL;
-	else
-		s->tgid = get_pid(task_tgid(task));
-	put_task_struct(task);
-	return ret;
-}
-
-/*
- * The target's side of the permission check, right before publish: what
- * changes after it is seen by the probes and the sampling path.
- * Context: process, tprof_sessions_mutex held.
- */
-static int tprof_enable_target(struct tprof_session *s,
-			       const struct tprof_ioc_enable *e)
-{
-	struct task_struct *task;
-	int ret;
-
-	lockdep_assert_held(&tprof_sessions_mutex);
-	task = get_pid_task(s->tgid, PIDTYPE_TGID);
-	if (!task)
-		return -ESRCH;
-	ret = tprof_policy_target(&s->grant, task,
-				  e->flags & TPROF_F_AUXV_PROOF, e->auxv_fd);
-	put_task_struct(task);
-	return ret;
-}
-
-/**
- * tprof_sessions_of_user() - unprivileged sessions @user holds now.
- * @user: a user.
- *
- * Context: process; takes tprof_sessions_mutex.
- * Return: the count.
- */
-unsigned int tprof_sessions_of_user(struct user_struct *user)
-{
-	unsigned int i, n = 0;
-
-	mutex_lock(&tprof_sessions_mutex);
-	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
-		struct tprof_session *o;
-
-		o = rcu_dereference_protected(tprof_active[i],
-					      lockdep_is_held(&tprof_sessions_mutex));
-		if (o && !o->grant.privileged && o->grant.user == user)
-			n++;
-	}
-	mutex_unlock(&tprof_sessions_mutex);
-	return n;
-}
-
-/*
- * One session per target; an unprivileged user holds at most
- * max_user_sessions, and all of them together at most
- * TPROF_MAX_UNPRIV_SESSIONS, so privileged callers always find a slot.
- * Context: process, tprof_sessions_mutex held.
- */
-static int tprof_publish(struct tprof_session *s)
-{
-	unsigned int nunpriv = 0, nuser = 0;
-	int i, free = -1;
-	int ret;
-
-	lockdep_assert_held(&tprof_sessions_mutex);
-	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
-		struct tprof_session *o;
-
-		o = rcu_dereference_protected(tprof_active[i],
-					      lockdep_is_held(&tprof_sessions_mutex));
-		if (!o) {
-			if (free < 0)
-				free = i;
-			continue;
-		}
-		if (o->tgid == s->tgid)
-			return -EBUSY;
-		if (!o->grant.privileged) {
-			nunpriv++;
-			if (o->grant.user == s->grant.user)
-				nuser++;
-		}
-	}
-	if (!s->grant.privileged) {
-		if (nuser >= tprof_policy_max_user_sessions())
-			return -EBUSY;
-		if (nunpriv >= TPROF_MAX_UNPRIV_SESSIONS)
-			return -ENOSPC;
-	}
-	if (free < 0)
-		return -ENOSPC;
-	ret = tprof_tp_get();
-	if (ret)
-		return ret;
-	s->idx = free;
-	WRITE_ONCE(s->active, true);
-	/* Pairs with the acquire in tprof_poll(): the rings exist. */
-	smp_store_release(&s->state, TPROF_ACTIVE);
-	rcu_assign_pointer(tprof_active[free], s);
-	return 0;
-}
-
-/*
- * Right after publish, under tprof_sessions_mutex, so that no stop (which
- * takes it) writes to the rings at the same time: the THREAD records of
- * the threads that exist, sampling of those already running, and group
- * death that happened before the probes could see it.
- */
-static void tprof_enable_start(struct tprof_session *s)
-{
-	struct task_struct *leader;
-	bool gone;
-
-	lockdep_assert_held(&tprof_sessions_mutex);
-	tprof_threads_emit_existing(s);
-	tprof_sampler_start(s);
-	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
-	/* signal->live drops before the exit probe: see it ourselves. */
-	rcu_read_lock();
-	leader = pid_task(s->tgid, PIDTYPE_TGID);
-	gone = !leader || !atomic_read(&leader->signal->live);
-	rcu_read_unlock();
-	if (gone && !test_and_set_bit(TPROF_S_GROUP_DEAD, &s->bits))
-		schedule_work(&s->stop_work);
-}
-
-/**
- * tprof_session_enable() - TPROF_IOC_ENABLE.
- * @s: session of the file.
- * @file: the file (its opener's creds decide privilege).
- * @uarg: struct tprof_ioc_enable.
- *
- * Order: the caller's privilege; the target; the memory, charged before it
- * is allocated; then, under tprof_sessions_mutex, the target's permission
- * check, publish and start, so that nothing the target does between the
- * check and the probes seeing the session goes unchecked.
- *
- * Context: process, s->lock held.
- * Return: 0 or -errno.
- */
-int tprof_session_enable(struct tprof_session *s, struct file *file,
-			 const void __user *uarg)
-{
-	struct tprof_ioc_enable e;
-	u32 usize, ring_bytes;
-	int ret;
-
-	if (get_user(usize, (const u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < sizeof(e) || usize > PAGE_SIZE)
-		return -EINVAL;
-	ret = copy_struct_from_user(&e, sizeof(e), uarg, usize);
-	if (ret)
-		return ret == -E2BIG ? -EINVAL : ret;
-	ret = tprof_enable_check(&e);
-	if (ret)
-		return ret;
-	if (s->state != TPROF_IDLE)
-		return -EBUSY;
-
-	ret = tprof_policy_caller(&s->grant, file,
-				  e.flags & TPROF_F_KERNEL_STACK);
-	if (ret)
-		goto err_free;
-	ret = tprof_enable_resolve(s, e.pid);
-	if (ret)
-		goto err_free;
-	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
-	s->vpid = e.pid;
-	s->flags = e.flags;
-	s->period_ns = e.period_ns ? e.period_ns : TPROF_DEFAULT_PERIOD_NS;
-	s->max_user_frames = e.max_user_frames ? e.max_user_frames :
-			     TPROF_DEFAULT_USER_FRAMES;
-	if (e.flags & TPROF_F_KERNEL_STACK)
-		s->max_kernel_frames = e.max_kernel_frames ?
-				       e.max_kernel_frames :
-				       TPROF_MAX_KERNEL_FRAMES;
-	ring_bytes = e.ring_bytes ? e.ring_bytes : TPROF_DEFAULT_RING_BYTES;
-	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
-				  num_possible_cpus());
-	if (ret)
-		goto err_free;
-	ret = tprof_rings_alloc(s, ring_bytes);
-	if (ret)
-		goto err_free;
-	ret = tprof_threads_alloc(&s->threads);
-	if (ret)
-		goto err_free;
-
-	mutex_lock(&tprof_sessions_mutex);
-	ret = tprof_enable_target(s, &e);
-	if (!ret)
-		ret = tprof_publish(s);
-	if (!ret)
-		tprof_enable_start(s);
-	mutex_unlock(&tprof_sessions_mutex);
-	if (ret)
-		goto err_free;
-	return 0;
-
-err_free:
-	/* Back to a clean IDLE session. */
-	tprof_rings_free(s);
-	tprof_threads_free(&s->threads);
-	tprof_policy_release(&s->grant);
-	memset(&s->grant, 0, sizeof(s->grant));
-	s->max_kernel_frames = 0;
-	if (s->tgid)
-		put_pid(s->tgid);
-	s->tgid = NULL;
-	if (s->pid_ns)
-		put_pid_ns(s->pid_ns);
-	s->pid_ns = NULL;
-	return ret;
-}
-
-/* TPROF_IOC_SET_THREAD_PERIOD. Context: process, s->lock held. */
-int tprof_session_set_period(struct tprof_session *s,
-			     const void __user *uarg)
-{
-	struct tprof_ioc_thread_period tp;
-	struct task_struct *task;
-	struct pid *pid;
-	u32 gtid = 0;
-	u64 period;
-
-	if (copy_from_user(&tp, uarg, sizeof(tp)))
-		return -EFAULT;
-	if (tp.__pad || tp.tid <= 0)
-		return -EINVAL;
-	if (s->state != TPROF_ACTIVE)
-		return -EINVAL;
-	period = tp.period_ns ? tp.period_ns : s->period_ns;
-	if (period < TPROF_MIN_PERIOD_NS || period > TPROF_MAX_PERIOD_NS)
-		return -EINVAL;
-	pid = find_get_pid(tp.tid);
-	if (!pid)
-		return -ESRCH;
-	task = get_pid_task(pid, PIDTYPE_PID);
-	put_pid(pid);
-	if (!task)
-		return -ESRCH;
-	if (task_tgid(task) == s->tgid && !(task->flags & PF_EXITING))
-		gtid = task->pid;
-	put_task_struct(task);
-	if (!gtid)
-		return -ESRCH;
-	return tprof_threads_set_period(s, gtid, period);
-}
-
-/* TPROF_IOC_STATS. Context: process, s->lock held. */
-int tprof_session_stats(struct tprof_session *s, void __user *uarg)
-{
-	struct tprof_ioc_stats st = {};
-	struct tprof_ring_stats sum;
-
-	if (s->state == TPROF_IDLE)
-		return -EINVAL;
-	tprof_rings_stats(s, &sum);
-	st.samples = sum.samples;
-	st.samples_weight_ns = sum.samples_weight_ns;
-	st.lost_samples = sum.lost_samples;
-	st.lost_weight_ns = sum.lost_weight_ns;
-	st.lost_records = sum.lost_records;
-	st.user_stack_faults = sum.user_stack_faults;
-	st.user_stack_truncated = sum.user_stack_truncated;
-	st.kernel_stack_truncated = sum.kernel_stack_truncated;
-	st.threads_seen = atomic64_read(&s->threads_seen);
-	st.threads_dropped = atomic64_read(&s->threads_dropped);
-	st.on_cpu_ns = tprof_threads_on_cpu(s);
-	st.sample_path_ns = sum.sample_path_ns;
-	st.sample_path_calls = sum.sample_path_calls;
-	st.late_timer_periods = sum.late_timer_periods;
-	if (copy_to_user(uarg, &st, sizeof(st)))
-		return -EFAULT;
-	return 0;
 }

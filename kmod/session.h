@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tprof: a profiling session, owned by one open file of /dev/tprof. */
+/*
+ * tprof: the session object, its state machine, and the table the probes
+ * find it in (publish). What the ioctls do with it is lifetime.c's.
+ */
 #ifndef _TPROF_SESSION_H
 #define _TPROF_SESSION_H
 
+#include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -13,36 +17,46 @@
 #include "ring.h"
 #include "threads.h"
 
-struct file;
 struct pid;
 struct pid_namespace;
 struct task_struct;
+struct user_struct;
 
+/**
+ * enum tprof_state - a session's life, in one word (READ_ONCE()).
+ * @TPROF_IDLE: opened, no ENABLE yet.
+ * @TPROF_ACTIVE: published: the probes find it, timers sample.
+ * @TPROF_DENIED: still published, but its target stopped being profilable:
+ *	the DENIED record is written, nothing more is sampled or reported.
+ * @TPROF_STOPPING: unpublished; the CPUs' final accounting runs.
+ * @TPROF_FINISHED: stopped, every record visible: EOF once drained.
+ *
+ * Transitions: IDLE -> ACTIVE at publish (tprof_sessions_mutex; release,
+ * for poll()); ACTIVE -> DENIED from any context (cmpxchg); ACTIVE or
+ * DENIED -> STOPPING at unpublish (tprof_sessions_mutex); STOPPING ->
+ * FINISHED when stop is done (release: pairs with tprof_session_finished()).
+ */
 enum tprof_state {
-	TPROF_IDLE,		/* opened, no ENABLE yet */
-	TPROF_ACTIVE,		/* probes see it */
-	TPROF_STOPPED,		/* DISABLE or target exit; rings still readable */
+	TPROF_IDLE,
+	TPROF_ACTIVE,
+	TPROF_DENIED,
+	TPROF_STOPPING,
+	TPROF_FINISHED,
 };
 
-/* Bits of tprof_session.bits. */
+/* One-shot events, in tprof_session.bits. */
 #define TPROF_S_EXITED		0	/* PROC_EXIT emitted */
 #define TPROF_S_STOP_REQ	1	/* stop_work is to stop the session */
 #define TPROF_S_GROUP_DEAD	2	/* an exit probe saw signal->live == 0 */
 #define TPROF_S_GROUP_GONE	3	/* every thread passed exit_notify() */
-#define TPROF_S_DENIED		4	/* DENIED emitted */
+#define TPROF_S_DENIED		4	/* DENIED emitted: no sample from now on */
 
 /**
  * struct tprof_session - per-open-file state.
  * @lock: serializes read() and ioctls of the file. Nests outside
- *	tprof_sessions_mutex (session.c).
- * @state: enum tprof_state; IDLE -> ACTIVE under both locks (release, for
- *	poll()), ACTIVE -> STOPPED under tprof_sessions_mutex.
- * @active: probes and timers sample only while true (READ_ONCE).
- * @denied: no more samples at all: the target stopped being profilable
- *	(tprof_policy_check()); a DENIED record says why.
- * @finished: EOF once the rings are drained (release/acquire).
- * @reader_waiting: a reader sleeps or polls; producers may wake it.
- * @bits: TPROF_S_* flags.
+ *	tprof_sessions_mutex.
+ * @state: enum tprof_state.
+ * @bits: TPROF_S_* events.
  * @tgid: the target process (get_pid()).
  * @pid_ns: the namespace ids are reported in (the ENABLE caller's).
  * @vpid: target tgid in @pid_ns.
@@ -51,12 +65,9 @@ enum tprof_state {
  * @period_ns: default period.
  * @max_user_frames: user stack depth cap.
  * @max_kernel_frames: kernel stack depth cap; 0 = no kernel stacks.
- * @idx: index in tprof_active[] while ACTIVE.
+ * @idx: index in the published table while published.
  * @rings: one per possible CPU.
- * @read_cpu: where the next read() starts (fairness).
  * @threads: per-thread accounting table.
- * @threads_seen: slots claimed.
- * @threads_dropped: sched-ins with the table full.
  * @exiting: 1 until the group is gone (every thread past exit_notify(),
  *	so past its exit probe), plus one per thread between its exit probe
  *	and its final switch-out; PROC_EXIT when it drops to 0, so it comes
@@ -64,16 +75,12 @@ enum tprof_state {
  * @exit_code: for PROC_EXIT: the wait(2) status, as the leader reports it.
  * @wq: readers.
  * @stop_work: after group dead, sees when the group is gone; stops the
- *	session after PROC_EXIT or DENIED.
- * @tick: periodic reader wakeup while data is pending.
+ *	session after PROC_EXIT or DENIED (lifetime.c).
+ * @tick: periodic reader wakeup while data is pending (lifetime.c).
  */
 struct tprof_session {
 	struct mutex lock;	/* file ops; see above */
 	enum tprof_state state;
-	bool active;
-	bool denied;
-	bool finished;
-	bool reader_waiting;
 	unsigned long bits;
 
 	struct pid *tgid;
@@ -86,11 +93,8 @@ struct tprof_session {
 	u32 max_kernel_frames;
 	int idx;
 
-	struct tprof_ring **rings;
-	unsigned int read_cpu;
+	struct tprof_rings rings;
 	struct tprof_threads threads;
-	atomic64_t threads_seen;
-	atomic64_t threads_dropped;
 	atomic_t exiting;
 	s32 exit_code;
 
@@ -99,27 +103,31 @@ struct tprof_session {
 	struct delayed_work tick;
 };
 
+/* Serializes publish, unpublish and what must not race them. */
+extern struct mutex tprof_sessions_mutex;
+
+static inline enum tprof_state tprof_session_state(struct tprof_session *s)
+{
+	return READ_ONCE(s->state);
+}
+
 /* Stopped, and every record it wrote is visible to the reader. */
 static inline bool tprof_session_finished(struct tprof_session *s)
 {
-	/* Pairs with smp_store_release() in tprof_session_stop(). */
-	return smp_load_acquire(&s->finished);
+	/* Pairs with smp_store_release() in tprof_session_finish(). */
+	return smp_load_acquire(&s->state) == TPROF_FINISHED;
 }
 
-struct tprof_session *tprof_session_new(void);
-void tprof_session_release(struct tprof_session *s);
-int tprof_session_enable(struct tprof_session *s, struct file *file,
-			 const void __user *uarg);
-void tprof_session_stop(struct tprof_session *s);
-int tprof_session_set_period(struct tprof_session *s,
-			     const void __user *uarg);
-int tprof_session_stats(struct tprof_session *s, void __user *uarg);
+int tprof_session_publish(struct tprof_session *s);
+void tprof_session_unpublish(struct tprof_session *s);
+void tprof_session_finish(struct tprof_session *s);
 struct tprof_session *tprof_session_find(struct task_struct *p);
+unsigned int tprof_sessions_of_user(struct user_struct *user);
+
 void tprof_session_request_stop(struct tprof_session *s);
 void tprof_session_kick(struct tprof_session *s);
 void tprof_session_deny(struct tprof_session *s, u32 reason);
 bool tprof_session_may_sample(struct tprof_session *s, struct task_struct *p,
 			      bool *later);
-unsigned int tprof_sessions_of_user(struct user_struct *user);
 
 #endif /* _TPROF_SESSION_H */

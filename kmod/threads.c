@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tprof: the per-session thread table (preallocated, open addressing,
- * claimed lock-free from probes) and the fork/exit/exec probes that report
- * thread lifecycle records.
+ * tprof: a session's thread table: preallocated, open addressing, claimed
+ * lock-free by the CPU a thread is switched in on; exited threads' slots
+ * are buried and reused; SET_THREAD_PERIOD requests, pending or in place.
+ * A leaf: it knows nothing of sessions, probes or records.
  */
 #include <linux/atomic.h>
-#include <linux/binfmts.h>
 #include <linux/hash.h>
-#include <linux/irqflags.h>
+#include <linux/lockdep.h>
+#include <linux/minmax.h>
 #include <linux/moduleparam.h>
-#include <linux/pid.h>
-#include <linux/rcupdate.h>
-#include <linux/sched/signal.h>
-#include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 
-#include "sampler.h"
-#include "session.h"
 #include "threads.h"
-#include "tprof.h"
 
 static unsigned int table_bits = 13;
 module_param(table_bits, uint, 0444);
@@ -32,6 +27,8 @@ int tprof_threads_alloc(struct tprof_threads *tt)
 {
 	tt->bits = clamp(table_bits, 8U, 20U);
 	atomic64_set(&tt->exited_on_cpu, 0);
+	atomic64_set(&tt->seen, 0);
+	atomic64_set(&tt->dropped, 0);
 	raw_spin_lock_init(&tt->pend_lock);
 	tt->npend = 0;
 	/* Charged to the caller's memory cgroup, like the rings. */
@@ -46,7 +43,7 @@ void tprof_threads_free(struct tprof_threads *tt)
 }
 
 /* Takes a never-used or dead slot for @tid; false if someone was faster. */
-static bool tprof_thread_claim(struct tprof_session *s, struct tprof_thread *t,
+static bool tprof_thread_claim(struct tprof_threads *tt, struct tprof_thread *t,
 			       u32 tid)
 {
 	u32 old = READ_ONCE(t->key);
@@ -70,13 +67,13 @@ static bool tprof_thread_claim(struct tprof_session *s, struct tprof_thread *t,
 	memset(t->comm, 0, sizeof(t->comm));
 	/* Pairs with the acquire in tprof_thread_get(): fields are reset. */
 	smp_store_release(&t->key, tid);
-	atomic64_inc(&s->threads_seen);
+	atomic64_inc(&tt->seen);
 	return true;
 }
 
 /**
  * tprof_thread_get() - find (or claim) the slot of a live thread.
- * @s: session.
+ * @tt: the table.
  * @tid: global tid.
  * @claim: claim a slot when not found; only for the thread being switched
  *	in on this CPU, so one tid never has two claimers at once.
@@ -85,10 +82,9 @@ static bool tprof_thread_claim(struct tprof_session *s, struct tprof_thread *t,
  * sequence (before the first never-used one, where lookups stop).
  * Return: the slot, or NULL (not found, or table full).
  */
-struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
+struct tprof_thread *tprof_thread_get(struct tprof_threads *tt, u32 tid,
 				      bool claim)
 {
-	struct tprof_threads *tt = &s->threads;
 	u32 mask = (1U << tt->bits) - 1;
 	unsigned int n, tries;
 
@@ -117,20 +113,20 @@ struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
 			reuse = t;
 		if (!reuse)
 			break;
-		if (tprof_thread_claim(s, reuse, tid))
+		if (tprof_thread_claim(tt, reuse, tid))
 			return reuse;
 	}
 	if (claim)
-		atomic64_inc(&s->threads_dropped);
+		atomic64_inc(&tt->dropped);
 	return NULL;
 }
 
 /* The thread exited: keep its time, free its slot. Context: IRQs off. */
-void tprof_thread_bury(struct tprof_session *s, struct tprof_thread *t)
+void tprof_thread_bury(struct tprof_threads *tt, struct tprof_thread *t)
 {
 	u32 key = t->key;
 
-	atomic64_add(t->on_cpu_ns, &s->threads.exited_on_cpu);
+	atomic64_add(t->on_cpu_ns, &tt->exited_on_cpu);
 	/* An EXITING slot becomes reusable too (tid 0 | DEAD). */
 	WRITE_ONCE(t->key, key == TPROF_TID_EXITING ? TPROF_TID_DEAD :
 		   key | TPROF_TID_DEAD);
@@ -153,8 +149,8 @@ static void tprof_thread_request(struct tprof_thread *t, u32 tid, u64 period)
 }
 
 /**
- * tprof_threads_set_period() - SET_THREAD_PERIOD for a thread of @s.
- * @s: session.
+ * tprof_threads_set_period() - SET_THREAD_PERIOD for a thread.
+ * @tt: the table.
  * @tid: global tid.
  * @period: new period.
  *
@@ -162,10 +158,9 @@ static void tprof_thread_request(struct tprof_thread *t, u32 tid, u64 period)
  * taken at its first sched-in. Context: process.
  * Return: 0 or -ENOSPC.
  */
-int tprof_threads_set_period(struct tprof_session *s, u32 tid, u64 period)
+int tprof_threads_set_period(struct tprof_threads *tt, u32 tid, u64 period)
 {
-	struct tprof_threads *tt = &s->threads;
-	struct tprof_thread *t = tprof_thread_get(s, tid, false);
+	struct tprof_thread *t = tprof_thread_get(tt, tid, false);
 	unsigned long flags;
 	unsigned int i;
 	int ret = 0;
@@ -187,19 +182,19 @@ int tprof_threads_set_period(struct tprof_session *s, u32 tid, u64 period)
 	}
 	raw_spin_unlock_irqrestore(&tt->pend_lock, flags);
 	/* It may have claimed its slot meanwhile. */
-	t = tprof_thread_get(s, tid, false);
+	t = tprof_thread_get(tt, tid, false);
 	if (t)
 		tprof_thread_request(t, tid, period);
 	return ret;
 }
 
 /* At a thread's first sched-in. Context: IRQs off. Return: 0 if none. */
-u64 tprof_threads_take_period(struct tprof_session *s, u32 tid)
+u64 tprof_threads_take_period(struct tprof_threads *tt, u32 tid)
 {
-	struct tprof_threads *tt = &s->threads;
 	u64 period = 0;
 	unsigned int i;
 
+	lockdep_assert_irqs_disabled();
 	if (!READ_ONCE(tt->npend))
 		return 0;
 	raw_spin_lock(&tt->pend_lock);
@@ -215,141 +210,14 @@ u64 tprof_threads_take_period(struct tprof_session *s, u32 tid)
 	return period;
 }
 
-static void tprof_fill_comm(void *dst, const char *src)
-{
-	memcpy(dst, src, TASK_COMM_LEN);
-	((char *)dst)[TASK_COMM_LEN - 1] = 0;
-}
-
-/* Context: IRQs off (this CPU's ring). */
-static void tprof_emit_thread(struct tprof_session *s, u32 vtid,
-			      const char *comm, u16 flags)
-{
-	struct tprof_rec_thread rec = {
-		.hdr.type = TPROF_REC_THREAD,
-		.hdr.flags = flags,
-		.hdr.size = sizeof(rec),
-		.hdr.time_ns = ktime_get_mono_fast_ns(),
-		.pid = s->vpid,
-		.tid = vtid,
-	};
-
-	tprof_fill_comm(rec.comm, comm);
-	tprof_emit(s, &rec, sizeof(rec));
-}
-
-static void tprof_fill_stat(struct tprof_session *s, struct tprof_thread *t,
-			    u16 type, struct tprof_rec_thread_stat *rec)
-{
-	u64 req = tprof_thread_req_period(t);
-
-	memset(rec, 0, sizeof(*rec));
-	rec->hdr.type = type;
-	rec->hdr.size = sizeof(*rec);
-	rec->hdr.time_ns = ktime_get_mono_fast_ns();
-	rec->pid = s->vpid;
-	rec->tid = t->vtid;
-	rec->on_cpu_ns = t->on_cpu_ns;
-	rec->samples = t->samples;
-	rec->weight_ns = t->weight_ns;
-	rec->lost_samples = t->lost_samples;
-	rec->lost_weight_ns = t->lost_weight_ns;
-	rec->period_ns = req ? req : t->period_ns;
-	memcpy(rec->comm, t->comm, sizeof(rec->comm));
-}
-
-/* Context: IRQs off; @t's thread is current (or gone). */
-void tprof_thread_emit_exit(struct tprof_session *s, struct tprof_thread *t,
-			    u16 type)
-{
-	struct tprof_rec_thread_stat rec;
-
-	tprof_fill_stat(s, t, type, &rec);
-	tprof_emit(s, &rec, sizeof(rec));
-}
-
-/* Context: IRQs off (this CPU's ring). */
-void tprof_emit_proc_exit(struct tprof_session *s)
-{
-	struct tprof_rec_proc_exit rec = {
-		.hdr.type = TPROF_REC_PROC_EXIT,
-		.hdr.size = sizeof(rec),
-		.hdr.time_ns = ktime_get_mono_fast_ns(),
-		.pid = s->vpid,
-		.exit_code = READ_ONCE(s->exit_code),
-	};
-
-	if (test_and_set_bit(TPROF_S_EXITED, &s->bits))
-		return;
-	tprof_emit(s, &rec, sizeof(rec));
-	tprof_session_request_stop(s);
-}
-
-/*
- * The final switch-out of a thread that passed its exit probe (or the
- * final accounting of a stopping session): THREAD_EXIT with all its
- * on-CPU time, then PROC_EXIT if it was the last one after group dead.
- * Context: IRQs off (sched_switch probe under rq->lock, or IPI): no
- * sleeping lock, no allocation; wakeups only via irq_work.
- */
-void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t)
-{
-	tprof_thread_emit_exit(s, t, TPROF_REC_THREAD_EXIT);
-	tprof_thread_bury(s, t);
-	/* Full barrier: orders the THREAD_EXIT before a PROC_EXIT elsewhere. */
-	if (atomic_dec_and_test(&s->exiting))
-		tprof_emit_proc_exit(s);
-}
-
-/* Context: process, right after ENABLE published the session. */
-void tprof_threads_emit_existing(struct tprof_session *s)
-{
-	struct task_struct *leader, *t;
-	unsigned long flags;
-
-	rcu_read_lock();
-	leader = pid_task(s->tgid, PIDTYPE_TGID);
-	if (leader) {
-		for_each_thread(leader, t) {
-			u32 vtid = __task_pid_nr_ns(t, PIDTYPE_PID, s->pid_ns);
-
-			local_irq_save(flags);
-			tprof_emit_thread(s, vtid, t->comm,
-					  TPROF_RF_THREAD_EXISTING);
-			local_irq_restore(flags);
-		}
-	}
-	rcu_read_unlock();
-}
-
-/*
- * Context: process, session stopped (no producer left): THREAD_STAT for
- * every thread still alive.
- */
-void tprof_threads_emit_stats(struct tprof_session *s)
-{
-	u32 i, n = 1U << s->threads.bits;
-
-	for (i = 0; i < n; i++) {
-		struct tprof_thread *t = &s->threads.slots[i];
-		struct tprof_rec_thread_stat rec;
-
-		if (!t->key || (t->key & TPROF_TID_DEAD) || !t->started)
-			continue;	/* CLAIMING has the DEAD bit */
-		tprof_fill_stat(s, t, TPROF_REC_THREAD_STAT, &rec);
-		tprof_emit_any(s, &rec, sizeof(rec));
-		cond_resched();
-	}
-}
-
 /* Exact on-CPU time of all threads so far (live ones as of their last switch). */
-u64 tprof_threads_on_cpu(struct tprof_session *s)
+u64 tprof_threads_on_cpu(struct tprof_threads *tt)
 {
-	u32 i, n = 1U << s->threads.bits;
-	u64 sum = atomic64_read(&s->threads.exited_on_cpu);
+	u32 i, n = 1U << tt->bits;
+	u64 sum = atomic64_read(&tt->exited_on_cpu);
 
 	for (i = 0; i < n; i++) {
-		struct tprof_thread *t = &s->threads.slots[i];
+		struct tprof_thread *t = &tt->slots[i];
 		u32 key = READ_ONCE(t->key);
 
 		if (key && !(key & TPROF_TID_DEAD))
@@ -358,136 +226,3 @@ u64 tprof_threads_on_cpu(struct tprof_session *s)
 	return sum;
 }
 
-/*
- * sched_process_fork: after copy_process(), before the child first runs.
- * Context: preemption disabled; current is the parent. Only new threads
- * of a target (same tgid) match; child processes are not followed.
- */
-void tprof_probe_fork(void *data, struct task_struct *parent,
-		      struct task_struct *child)
-{
-	struct tprof_session *s = tprof_session_find(child);
-	unsigned long flags;
-	bool later;
-	u32 vtid;
-
-	if (!s)
-		return;
-	vtid = __task_pid_nr_ns(child, PIDTYPE_PID, s->pid_ns);
-	local_irq_save(flags);
-	/* The child's comm is the parent's: no news while an exec decides. */
-	if (tprof_session_may_sample(s, current, &later) || later)
-		tprof_emit_thread(s, vtid, child->comm, 0);
-	local_irq_restore(flags);
-}
-
-static s32 tprof_exit_code(struct task_struct *p)
-{
-	if (READ_ONCE(p->signal->flags) & SIGNAL_GROUP_EXIT)
-		return READ_ONCE(p->signal->group_exit_code);
-	return p->exit_code;
-}
-
-/*
- * sched_process_exit: in do_exit() of @p (== current), PF_EXITING set and
- * signal->live already decremented. Context: preemption disabled.
- *
- * do_exit() goes on after this probe (exit_files(), exit_notify(), ...,
- * do_task_dead()): a thread running on a sampling CPU stays accounted and
- * sampled until it is switched out (normally its final switch, prev_state
- * TASK_DEAD), which emits its THREAD_EXIT.
- *
- * signal->live == 0 does not mean the other threads passed this probe: it
- * drops earlier, so the thread that sees it first may not be the last one
- * here. Group death only makes stop_work watch for the group to be gone
- * (every thread past exit_notify()); PROC_EXIT comes after that and after
- * the last THREAD_EXIT (@s->exiting).
- */
-void tprof_probe_exit(void *data, struct task_struct *p)
-{
-	struct tprof_session *s = tprof_session_find(p);
-	struct tprof_thread *t;
-	unsigned long flags;
-
-	if (!s || p != current)
-		return;
-	local_irq_save(flags);
-	if (!tprof_sampler_exiting(s, p)) {
-		t = tprof_thread_get(s, p->pid, false);
-		if (t) {
-			if (t->started)
-				tprof_thread_emit_exit(s, t,
-						       TPROF_REC_THREAD_EXIT);
-			tprof_thread_bury(s, t);
-		}
-	}
-	if (!atomic_read(&p->signal->live) &&
-	    !test_and_set_bit(TPROF_S_GROUP_DEAD, &s->bits)) {
-		WRITE_ONCE(s->exit_code, tprof_exit_code(p));
-		tprof_session_kick(s);
-	}
-	local_irq_restore(flags);
-}
-
-/*
- * sched_process_exec: after the new image is set up, in @p (== current).
- * @old_pid is the global tid before exec (a non-leader that exec'd takes
- * the leader's tid). Context: preemption disabled.
- *
- * The new credentials and dumpability are final here: an unprivileged
- * session that may not see the new image ends before any record of it
- * (tprof_session_may_sample()); a setuid/setgid or file-capability exec
- * (secureexec) ends it too.
- */
-void tprof_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
-		      struct linux_binprm *bprm)
-{
-	struct tprof_session *s = tprof_session_find(p);
-	struct tprof_rec_exec rec = {
-		.hdr.type = TPROF_REC_EXEC,
-		.hdr.size = sizeof(rec),
-	};
-	struct tprof_thread *old, *t;
-	unsigned long flags;
-	bool may, later;
-	u64 rt, clk;
-	u32 vtid;
-
-	if (!s || p != current)
-		return;
-	vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
-	local_irq_save(flags);
-	/* Past commit_creds(): only readers may hold exec_update_lock now. */
-	may = tprof_session_may_sample(s, p, &later) || later;
-	if (may && !s->grant.privileged && bprm->secureexec) {
-		tprof_session_deny(s, TPROF_DENIED_CREDS);
-		may = false;
-	}
-	old = tprof_thread_get(s, old_pid, false);
-	rec.old_tid = old && old->started ? old->vtid : vtid;
-	if (old_pid != p->pid) {
-		/* The old tid is gone: close its slot, start one for the new. */
-		tprof_sampler_detach(s, p, &rt, &clk);
-		if (old) {
-			if (old->started)
-				tprof_thread_emit_exit(s, old,
-						       TPROF_REC_THREAD_EXIT);
-			tprof_thread_bury(s, old);
-		}
-		if (may)
-			tprof_sampler_attach(s, p, rt, clk);
-	}
-	if (!may)
-		goto out;
-	t = tprof_thread_get(s, p->pid, false);
-	if (t && t->started)
-		tprof_fill_comm(t->comm, p->comm);
-	rec.hdr.time_ns = ktime_get_mono_fast_ns();
-	rec.pid = s->vpid;
-	rec.tid = vtid;
-	tprof_fill_comm(rec.comm, p->comm);
-	tprof_emit(s, &rec, sizeof(rec));
-	tprof_emit_thread(s, vtid, p->comm, 0);
-out:
-	local_irq_restore(flags);
-}

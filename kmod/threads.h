@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tprof: preallocated per-session thread table and thread lifecycle. */
+/* tprof: a session's thread table (see threads.c); a leaf. */
 #ifndef _TPROF_THREADS_H
 #define _TPROF_THREADS_H
 
@@ -7,9 +7,6 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-
-struct linux_binprm;
-struct tprof_session;
 
 /* Key bit of a slot whose thread exited (reusable). */
 #define TPROF_TID_DEAD		0x80000000U
@@ -71,6 +68,8 @@ struct tprof_thread {
  *	so the first never-used slot ends every probe sequence.
  * @bits: log2 of the number of slots.
  * @exited_on_cpu: on-CPU time of exited threads (their slots are reused).
+ * @seen: slots claimed.
+ * @dropped: claims that found the table full.
  * @pend_lock: protects @pend and @npend; taken in the sched_switch probe.
  * @npend: pending period requests.
  * @pend: requests for threads that have no slot yet.
@@ -79,6 +78,8 @@ struct tprof_threads {
 	struct tprof_thread *slots;
 	u32 bits;
 	atomic64_t exited_on_cpu;
+	atomic64_t seen;
+	atomic64_t dropped;
 	raw_spinlock_t pend_lock;
 	unsigned int npend;
 	struct {
@@ -103,23 +104,11 @@ static inline u64 tprof_req(u32 tid, u64 period)
 
 int tprof_threads_alloc(struct tprof_threads *tt);
 void tprof_threads_free(struct tprof_threads *tt);
-struct tprof_thread *tprof_thread_get(struct tprof_session *s, u32 tid,
+struct tprof_thread *tprof_thread_get(struct tprof_threads *tt, u32 tid,
 				      bool claim);
-void tprof_threads_emit_existing(struct tprof_session *s);
-void tprof_threads_emit_stats(struct tprof_session *s);
-u64 tprof_threads_on_cpu(struct tprof_session *s);
-void tprof_thread_bury(struct tprof_session *s, struct tprof_thread *t);
-int tprof_threads_set_period(struct tprof_session *s, u32 tid, u64 period);
-u64 tprof_threads_take_period(struct tprof_session *s, u32 tid);
-void tprof_thread_emit_exit(struct tprof_session *s, struct tprof_thread *t,
-			    u16 type);
-void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t);
-void tprof_emit_proc_exit(struct tprof_session *s);
-
-void tprof_probe_fork(void *data, struct task_struct *parent,
-		      struct task_struct *child);
-void tprof_probe_exit(void *data, struct task_struct *p);
-void tprof_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
-		      struct linux_binprm *bprm);
+void tprof_thread_bury(struct tprof_threads *tt, struct tprof_thread *t);
+int tprof_threads_set_period(struct tprof_threads *tt, u32 tid, u64 period);
+u64 tprof_threads_take_period(struct tprof_threads *tt, u32 tid);
+u64 tprof_threads_on_cpu(struct tprof_threads *tt);
 
 #endif /* _TPROF_THREADS_H */

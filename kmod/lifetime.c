@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof: a session's lifetime, as the ioctls and the target drive it:
+ * ENABLE (check, charge, publish, start), DISABLE, the end of the target
+ * (PROC_EXIT once its group is gone), denial, close; pid namespaces. The
+ * permission rules are policy.c's, the state machine session.c's.
+ */
+#include <linux/lockdep.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "lifetime.h"
+#include "probes.h"
+#include "sampler.h"
+#include "session.h"
+#include "tprof.h"
+
+/* Reader wakeup period while data is pending (irq_work covers bursts). */
+#define TPROF_TICK_MS	50
+
+/* Process context: every thread of the target passed exit_notify(). */
+static bool tprof_group_gone(struct tprof_session *s, s32 *code)
+{
+	struct task_struct *leader, *t;
+	bool gone = true;
+
+	rcu_read_lock();
+	leader = pid_task(s->tgid, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			if (!READ_ONCE(t->exit_state)) {
+				gone = false;
+				break;
+			}
+		}
+		/* What wait(2) reports for the process. */
+		if (gone)
+			*code = (READ_ONCE(leader->signal->flags) &
+				 SIGNAL_GROUP_EXIT) ?
+				READ_ONCE(leader->signal->group_exit_code) :
+				READ_ONCE(leader->exit_code);
+	}
+	rcu_read_unlock();
+	/* Pairs with the exit path's release of exit_state: their probes ran. */
+	smp_mb();
+	return gone;
+}
+
+/*
+ * After group dead: once the group is gone, no exit probe can come, so the
+ * group's reference on @s->exiting drops; PROC_EXIT follows the last
+ * THREAD_EXIT (here, or at the last exiting thread's final switch-out).
+ * Context: process (stop_work).
+ */
+static void tprof_session_check_exit(struct tprof_session *s)
+{
+	s32 code = READ_ONCE(s->exit_code);
+
+	if (test_bit(TPROF_S_GROUP_GONE, &s->bits) || !tprof_group_gone(s, &code))
+		return;
+	mutex_lock(&tprof_sessions_mutex);
+	/* Only while ACTIVE: a stopped session's rings have no producer. */
+	if (tprof_session_state(s) == TPROF_ACTIVE &&
+	    !test_and_set_bit(TPROF_S_GROUP_GONE, &s->bits)) {
+		WRITE_ONCE(s->exit_code, code);
+		local_irq_disable();
+		if (atomic_dec_and_test(&s->exiting))
+			tprof_emit_proc_exit(s);
+		local_irq_enable();
+	}
+	mutex_unlock(&tprof_sessions_mutex);
+}
+
+static void tprof_session_stop_work(struct work_struct *work)
+{
+	struct tprof_session *s = container_of(work, struct tprof_session,
+					       stop_work);
+
+	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits))
+		tprof_session_check_exit(s);
+	if (test_bit(TPROF_S_STOP_REQ, &s->bits))
+		tprof_session_stop(s);
+}
+
+/* Also the fallback that sees a dead group go when no kick came. */
+static void tprof_session_tick(struct work_struct *work)
+{
+	struct tprof_session *s = container_of(to_delayed_work(work),
+					       struct tprof_session, tick);
+
+	if (wq_has_sleeper(&s->wq) && !tprof_rings_empty(&s->rings))
+		wake_up_interruptible_all(&s->wq);
+	if (tprof_session_finished(s))
+		return;
+	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
+	    !test_bit(TPROF_S_GROUP_GONE, &s->bits))
+		schedule_work(&s->stop_work);
+	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
+}
+
+struct tprof_session *tprof_session_new(void)
+{
+	struct tprof_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+
+	if (!s)
+		return NULL;
+	mutex_init(&s->lock);
+	init_waitqueue_head(&s->wq);
+	INIT_WORK(&s->stop_work, tprof_session_stop_work);
+	INIT_DELAYED_WORK(&s->tick, tprof_session_tick);
+	s->idx = -1;
+	atomic_set(&s->exiting, 1);
+	return s;
+}
+
+static void tprof_session_free(struct tprof_session *s)
+{
+	tprof_rings_free(&s->rings);
+	tprof_policy_release(&s->grant);
+	tprof_threads_free(&s->threads);
+	if (s->tgid)
+		put_pid(s->tgid);
+	if (s->pid_ns)
+		put_pid_ns(s->pid_ns);
+	kfree(s);
+}
+
+/* Context: process; the file is being closed (no ioctl or read left). */
+void tprof_session_release(struct tprof_session *s)
+{
+	if (s->state != TPROF_IDLE) {
+		tprof_session_stop(s);
+		/*
+		 * No producer is left: flush wakeups (they queue stop_work),
+		 * then the tick (it may queue stop_work too), then stop_work.
+		 */
+		tprof_rings_sync(&s->rings);
+		cancel_delayed_work_sync(&s->tick);
+		cancel_work_sync(&s->stop_work);
+	}
+	tprof_session_free(s);
+}
+
+/**
+ * tprof_session_stop() - end sampling; the rings stay readable.
+ * @s: session.
+ *
+ * Order: unpublish, RCU grace period (no probe or IPI can pick @s any
+ * more), drop every CPU's reference (timers cancelled, last THREAD_EXITs),
+ * unregister probes if this was the last session, then report live threads
+ * and finish. Idempotent. Context: process.
+ */
+void tprof_session_stop(struct tprof_session *s)
+{
+	enum tprof_state st;
+
+	mutex_lock(&tprof_sessions_mutex);
+	st = tprof_session_state(s);
+	if (st != TPROF_ACTIVE && st != TPROF_DENIED)
+		goto out_unlock;
+	tprof_session_unpublish(s);
+	synchronize_rcu();
+	tprof_sampler_stop(s, tprof_thread_exited);
+	tprof_probes_put();
+	tprof_threads_emit_stats(s);
+	tprof_rings_flush_lost(&s->rings);
+	tprof_session_finish(s);
+out_unlock:
+	mutex_unlock(&tprof_sessions_mutex);
+}
+
+/*
+ * The rings' callback (irq_work: hardirq, or a kthread on PREEMPT_RT):
+ * wake readers, and queue stop_work when there is something for it.
+ */
+static void tprof_session_notify(void *ctx)
+{
+	struct tprof_session *s = ctx;
+
+	if (test_bit(TPROF_S_STOP_REQ, &s->bits) ||
+	    (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
+	     !test_bit(TPROF_S_GROUP_GONE, &s->bits)))
+		schedule_work(&s->stop_work);
+	wake_up_interruptible_all(&s->wq);
+}
+
+static int tprof_enable_check(const struct tprof_ioc_enable *e)
+{
+	if (e->flags & ~TPROF_F_ALL)
+		return -EINVAL;
+	if (e->pid <= 0 || e->__pad || memchr_inv(e->__reserved, 0,
+						  sizeof(e->__reserved)))
+		return -EINVAL;
+	if (!(e->flags & TPROF_F_AUXV_PROOF) && e->auxv_fd)
+		return -EINVAL;
+	if (e->period_ns && (e->period_ns < TPROF_MIN_PERIOD_NS ||
+			     e->period_ns > TPROF_MAX_PERIOD_NS))
+		return -EINVAL;
+	if (e->max_user_frames > TPROF_MAX_USER_FRAMES)
+		return -EINVAL;
+	if (!(e->flags & TPROF_F_KERNEL_STACK) && e->max_kernel_frames)
+		return -EINVAL;
+	if (e->max_kernel_frames > TPROF_MAX_KERNEL_FRAMES)
+		return -EINVAL;
+	if (e->ring_bytes && (!is_power_of_2(e->ring_bytes) ||
+			      e->ring_bytes < TPROF_MIN_RING_BYTES ||
+			      e->ring_bytes > TPROF_MAX_RING_BYTES))
+		return -EINVAL;
+	return 0;
+}
+
+/* Resolves the target process (a user process) into s->tgid. */
+static int tprof_enable_resolve(struct tprof_session *s, pid_t nr)
+{
+	struct task_struct *task;
+	struct pid *pid;
+	int ret = 0;
+
+	pid = find_get_pid(nr);
+	if (!pid)
+		return -ESRCH;
+	task = get_pid_task(pid, PIDTYPE_TGID);
+	put_pid(pid);
+	if (!task)
+		return -ESRCH;
+	if (task->flags & PF_KTHREAD)
+		ret = -EINVAL;
+	else
+		s->tgid = get_pid(task_tgid(task));
+	put_task_struct(task);
+	return ret;
+}
+
+/*
+ * The target's side of the permission check, right before publish: what
+ * changes after it is seen by the probes and the sampling path.
+ * Context: process, tprof_sessions_mutex held.
+ */
+static int tprof_enable_target(struct tprof_session *s,
+			       const struct tprof_ioc_enable *e)
+{
+	struct task_struct *task;
+	int ret;
+
+	lockdep_assert_held(&tprof_sessions_mutex);
+	task = get_pid_task(s->tgid, PIDTYPE_TGID);
+	if (!task)
+		return -ESRCH;
+	ret = tprof_policy_target(&s->grant, task,
+				  e->flags & TPROF_F_AUXV_PROOF, e->auxv_fd);
+	put_task_struct(task);
+	return ret;
+}
+
+/*
+ * Right after publish, under tprof_sessions_mutex, so that no stop (which
+ * takes it) writes to the rings at the same time: the THREAD records of
+ * the threads that exist, sampling of those already running, and group
+ * death that happened before the probes could see it.
+ */
+static void tprof_enable_start(struct tprof_session *s)
+{
+	struct task_struct *leader;
+	bool gone;
+
+	lockdep_assert_held(&tprof_sessions_mutex);
+	tprof_threads_emit_existing(s);
+	tprof_sampler_start(s);
+	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
+	/* signal->live drops before the exit probe: see it ourselves. */
+	rcu_read_lock();
+	leader = pid_task(s->tgid, PIDTYPE_TGID);
+	gone = !leader || !atomic_read(&leader->signal->live);
+	rcu_read_unlock();
+	if (gone && !test_and_set_bit(TPROF_S_GROUP_DEAD, &s->bits))
+		schedule_work(&s->stop_work);
+}
+
+/**
+ * tprof_session_enable() - TPROF_IOC_ENABLE.
+ * @s: session of the file.
+ * @file: the file (its opener's creds decide privilege).
+ * @uarg: struct tprof_ioc_enable.
+ *
+ * Order: the caller's privilege; the target; the memory, charged before it
+ * is allocated; then, under tprof_sessions_mutex, the target's permission
+ * check, publish and start, so that nothing the target does between the
+ * check and the probes seeing the session goes unchecked.
+ *
+ * Context: process, s->lock held.
+ * Return: 0 or -errno.
+ */
+int tprof_session_enable(struct tprof_session *s, struct file *file,
+			 const void __user *uarg)
+{
+	struct tprof_ioc_enable e;
+	u32 usize, ring_bytes;
+	int ret;
+
+	if (get_user(usize, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < sizeof(e) || usize > PAGE_SIZE)
+		return -EINVAL;
+	ret = copy_struct_from_user(&e, sizeof(e), uarg, usize);
+	if (ret)
+		return ret == -E2BIG ? -EINVAL : ret;
+	ret = tprof_enable_check(&e);
+	if (ret)
+		return ret;
+	if (s->state != TPROF_IDLE)
+		return -EBUSY;
+
+	ret = tprof_policy_caller(&s->grant, file,
+				  e.flags & TPROF_F_KERNEL_STACK);
+	if (ret)
+		goto err_free;
+	ret = tprof_enable_resolve(s, e.pid);
+	if (ret)
+		goto err_free;
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	s->vpid = e.pid;
+	s->flags = e.flags;
+	s->period_ns = e.period_ns ? e.period_ns : TPROF_DEFAULT_PERIOD_NS;
+	s->max_user_frames = e.max_user_frames ? e.max_user_frames :
+			     TPROF_DEFAULT_USER_FRAMES;
+	if (e.flags & TPROF_F_KERNEL_STACK)
+		s->max_kernel_frames = e.max_kernel_frames ?
+				       e.max_kernel_frames :
+				       TPROF_MAX_KERNEL_FRAMES;
+	ring_bytes = e.ring_bytes ? e.ring_bytes : TPROF_DEFAULT_RING_BYTES;
+	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
+				  num_possible_cpus());
+	if (ret)
+		goto err_free;
+	ret = tprof_rings_alloc(&s->rings, ring_bytes, tprof_session_notify, s);
+	if (ret)
+		goto err_free;
+	ret = tprof_threads_alloc(&s->threads);
+	if (ret)
+		goto err_free;
+
+	mutex_lock(&tprof_sessions_mutex);
+	ret = tprof_enable_target(s, &e);
+	if (!ret)
+		ret = tprof_probes_get();
+	if (!ret) {
+		ret = tprof_session_publish(s);
+		if (ret)
+			tprof_probes_put();
+	}
+	if (!ret)
+		tprof_enable_start(s);
+	mutex_unlock(&tprof_sessions_mutex);
+	if (ret)
+		goto err_free;
+	return 0;
+
+err_free:
+	/* Back to a clean IDLE session. */
+	tprof_rings_free(&s->rings);
+	tprof_threads_free(&s->threads);
+	tprof_policy_release(&s->grant);
+	memset(&s->grant, 0, sizeof(s->grant));
+	s->max_kernel_frames = 0;
+	if (s->tgid)
+		put_pid(s->tgid);
+	s->tgid = NULL;
+	if (s->pid_ns)
+		put_pid_ns(s->pid_ns);
+	s->pid_ns = NULL;
+	return ret;
+}
+
+/* TPROF_IOC_SET_THREAD_PERIOD. Context: process, s->lock held. */
+int tprof_session_set_period(struct tprof_session *s,
+			     const void __user *uarg)
+{
+	struct tprof_ioc_thread_period tp;
+	struct task_struct *task;
+	struct pid *pid;
+	u32 gtid = 0;
+	u64 period;
+
+	if (copy_from_user(&tp, uarg, sizeof(tp)))
+		return -EFAULT;
+	if (tp.__pad || tp.tid <= 0)
+		return -EINVAL;
+	if (tprof_session_state(s) != TPROF_ACTIVE)
+		return -EINVAL;
+	period = tp.period_ns ? tp.period_ns : s->period_ns;
+	if (period < TPROF_MIN_PERIOD_NS || period > TPROF_MAX_PERIOD_NS)
+		return -EINVAL;
+	pid = find_get_pid(tp.tid);
+	if (!pid)
+		return -ESRCH;
+	task = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	if (!task)
+		return -ESRCH;
+	if (task_tgid(task) == s->tgid && !(task->flags & PF_EXITING))
+		gtid = task->pid;
+	put_task_struct(task);
+	if (!gtid)
+		return -ESRCH;
+	return tprof_threads_set_period(&s->threads, gtid, period);
+}
+
+/* TPROF_IOC_STATS. Context: process, s->lock held. */
+int tprof_session_stats(struct tprof_session *s, void __user *uarg)
+{
+	struct tprof_ioc_stats st = {};
+	struct tprof_ring_stats sum;
+
+	if (s->state == TPROF_IDLE)
+		return -EINVAL;
+	tprof_rings_stats(&s->rings, &sum);
+	st.samples = sum.samples;
+	st.samples_weight_ns = sum.samples_weight_ns;
+	st.lost_samples = sum.lost_samples;
+	st.lost_weight_ns = sum.lost_weight_ns;
+	st.lost_records = sum.lost_records;
+	st.user_stack_faults = sum.user_stack_faults;
+	st.user_stack_truncated = sum.user_stack_truncated;
+	st.kernel_stack_truncated = sum.kernel_stack_truncated;
+	st.threads_seen = atomic64_read(&s->threads.seen);
+	st.threads_dropped = atomic64_read(&s->threads.dropped);
+	st.on_cpu_ns = tprof_threads_on_cpu(&s->threads);
+	st.sample_path_ns = sum.sample_path_ns;
+	st.sample_path_calls = sum.sample_path_calls;
+	st.late_timer_periods = sum.late_timer_periods;
+	if (copy_to_user(uarg, &st, sizeof(st)))
+		return -EFAULT;
+	return 0;
+}

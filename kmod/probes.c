@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof: the probes (sched_switch, sched_process_fork/exit/exec) and their
+ * registration, and the lifecycle records they own: THREAD, THREAD_EXIT,
+ * THREAD_STAT, EXEC and PROC_EXIT. The only caller of session lookup.
+ *
+ * The sched tracepoints are not exported to modules; they are found with
+ * for_each_kernel_tracepoint() (as lttng-modules and falco do) and the
+ * probes are registered only while at least one session is published: with
+ * no session, they cost nothing.
+ */
+#include <linux/binfmts.h>
+#include <linux/errno.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/lockdep.h>
+#include <linux/pid.h>
+#include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+
+#include "probes.h"
+#include "sampler.h"
+#include "session.h"
+#include "threads.h"
+#include "tprof.h"
+
+static void tprof_fill_comm(void *dst, const char *src)
+{
+	memcpy(dst, src, TASK_COMM_LEN);
+	((char *)dst)[TASK_COMM_LEN - 1] = 0;
+}
+
+/* Context: IRQs off (this CPU's ring). */
+static void tprof_emit_thread(struct tprof_session *s, u32 vtid,
+			      const char *comm, u16 flags)
+{
+	struct tprof_rec_thread rec = {
+		.hdr.type = TPROF_REC_THREAD,
+		.hdr.flags = flags,
+		.hdr.size = sizeof(rec),
+		.hdr.time_ns = ktime_get_mono_fast_ns(),
+		.pid = s->vpid,
+		.tid = vtid,
+	};
+
+	lockdep_assert_irqs_disabled();
+	tprof_fill_comm(rec.comm, comm);
+	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+}
+
+static void tprof_fill_stat(struct tprof_session *s, struct tprof_thread *t,
+			    u16 type, struct tprof_rec_thread_stat *rec)
+{
+	u64 req = tprof_thread_req_period(t);
+
+	memset(rec, 0, sizeof(*rec));
+	rec->hdr.type = type;
+	rec->hdr.size = sizeof(*rec);
+	rec->hdr.time_ns = ktime_get_mono_fast_ns();
+	rec->pid = s->vpid;
+	rec->tid = t->vtid;
+	rec->on_cpu_ns = t->on_cpu_ns;
+	rec->samples = t->samples;
+	rec->weight_ns = t->weight_ns;
+	rec->lost_samples = t->lost_samples;
+	rec->lost_weight_ns = t->lost_weight_ns;
+	rec->period_ns = req ? req : t->period_ns;
+	memcpy(rec->comm, t->comm, sizeof(rec->comm));
+}
+
+/* Context: IRQs off; @t's thread is current (or gone). */
+static void tprof_thread_emit_exit(struct tprof_session *s,
+				   struct tprof_thread *t, u16 type)
+{
+	struct tprof_rec_thread_stat rec;
+
+	tprof_fill_stat(s, t, type, &rec);
+	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+}
+
+/* Context: IRQs off (this CPU's ring). */
+void tprof_emit_proc_exit(struct tprof_session *s)
+{
+	struct tprof_rec_proc_exit rec = {
+		.hdr.type = TPROF_REC_PROC_EXIT,
+		.hdr.size = sizeof(rec),
+		.hdr.time_ns = ktime_get_mono_fast_ns(),
+		.pid = s->vpid,
+		.exit_code = READ_ONCE(s->exit_code),
+	};
+
+	lockdep_assert_irqs_disabled();
+	if (test_and_set_bit(TPROF_S_EXITED, &s->bits))
+		return;
+	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+	tprof_session_request_stop(s);
+}
+
+/*
+ * The final switch-out of a thread that passed its exit probe (or the
+ * final accounting of a stopping session): THREAD_EXIT with all its
+ * on-CPU time, then PROC_EXIT if it was the last one after group dead.
+ * Context: IRQs off (sched_switch probe under rq->lock, or IPI): no
+ * sleeping lock, no allocation; wakeups only via irq_work.
+ */
+void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t)
+{
+	tprof_thread_emit_exit(s, t, TPROF_REC_THREAD_EXIT);
+	tprof_thread_bury(&s->threads, t);
+	/* Full barrier: orders the THREAD_EXIT before a PROC_EXIT elsewhere. */
+	if (atomic_dec_and_test(&s->exiting))
+		tprof_emit_proc_exit(s);
+}
+
+/* Context: process, right after ENABLE published the session. */
+void tprof_threads_emit_existing(struct tprof_session *s)
+{
+	struct task_struct *leader, *t;
+	unsigned long flags;
+
+	rcu_read_lock();
+	leader = pid_task(s->tgid, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			u32 vtid = __task_pid_nr_ns(t, PIDTYPE_PID, s->pid_ns);
+
+			local_irq_save(flags);
+			tprof_emit_thread(s, vtid, t->comm,
+					  TPROF_RF_THREAD_EXISTING);
+			local_irq_restore(flags);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Context: process, session stopped (no producer left): THREAD_STAT for
+ * every thread still alive.
+ */
+void tprof_threads_emit_stats(struct tprof_session *s)
+{
+	u32 i, n = 1U << s->threads.bits;
+
+	for (i = 0; i < n; i++) {
+		struct tprof_thread *t = &s->threads.slots[i];
+		struct tprof_rec_thread_stat rec;
+
+		if (!t->key || (t->key & TPROF_TID_DEAD) || !t->started)
+			continue;	/* CLAIMING has the DEAD bit */
+		tprof_fill_stat(s, t, TPROF_REC_THREAD_STAT, &rec);
+		tprof_rings_emit_any(&s->rings, &rec, sizeof(rec));
+		cond_resched();
+	}
+}
+
+/*
+ * sched_process_fork: after copy_process(), before the child first runs.
+ * Context: preemption disabled; current is the parent. Only new threads
+ * of a target (same tgid) match; child processes are not followed.
+ */
+static void tprof_probe_fork(void *data, struct task_struct *parent,
+			     struct task_struct *child)
+{
+	struct tprof_session *s = tprof_session_find(child);
+	unsigned long flags;
+	bool later;
+	u32 vtid;
+
+	if (!s)
+		return;
+	vtid = __task_pid_nr_ns(child, PIDTYPE_PID, s->pid_ns);
+	local_irq_save(flags);
+	/* The child's comm is the parent's: no news while an exec decides. */
+	if (tprof_session_may_sample(s, current, &later) || later)
+		tprof_emit_thread(s, vtid, child->comm, 0);
+	local_irq_restore(flags);
+}
+
+static s32 tprof_exit_code(struct task_struct *p)
+{
+	if (READ_ONCE(p->signal->flags) & SIGNAL_GROUP_EXIT)
+		return READ_ONCE(p->signal->group_exit_code);
+	return p->exit_code;
+}
+
+/*
+ * sched_process_exit: in do_exit() of @p (== current), PF_EXITING set and
+ * signal->live already decremented. Context: preemption disabled.
+ *
+ * do_exit() goes on after this probe (exit_files(), exit_notify(), ...,
+ * do_task_dead()): a thread running on a sampling CPU stays accounted and
+ * sampled until it is switched out (normally its final switch, prev_state
+ * TASK_DEAD), which emits its THREAD_EXIT.
+ *
+ * signal->live == 0 does not mean the other threads passed this probe: it
+ * drops earlier, so the thread that sees it first may not be the last one
+ * here. Group death only makes stop_work watch for the group to be gone
+ * (every thread past exit_notify()); PROC_EXIT comes after that and after
+ * the last THREAD_EXIT (@s->exiting).
+ */
+static void tprof_probe_exit(void *data, struct task_struct *p)
+{
+	struct tprof_session *s = tprof_session_find(p);
+	struct tprof_thread *t;
+	unsigned long flags;
+
+	if (!s || p != current)
+		return;
+	local_irq_save(flags);
+	if (!tprof_sampler_exiting(s, p)) {
+		t = tprof_thread_get(&s->threads, p->pid, false);
+		if (t) {
+			if (t->started)
+				tprof_thread_emit_exit(s, t,
+						       TPROF_REC_THREAD_EXIT);
+			tprof_thread_bury(&s->threads, t);
+		}
+	}
+	if (!atomic_read(&p->signal->live) &&
+	    !test_and_set_bit(TPROF_S_GROUP_DEAD, &s->bits)) {
+		WRITE_ONCE(s->exit_code, tprof_exit_code(p));
+		tprof_session_kick(s);
+	}
+	local_irq_restore(flags);
+}
+
+/*
+ * sched_process_exec: after the new image is set up, in @p (== current).
+ * @old_pid is the global tid before exec (a non-leader that exec'd takes
+ * the leader's tid). Context: preemption disabled.
+ *
+ * The new credentials and dumpability are final here: an unprivileged
+ * session that may not see the new image ends before any record of it
+ * (tprof_session_may_sample()); a setuid/setgid or file-capability exec
+ * (secureexec) ends it too.
+ */
+static void tprof_probe_exec(void *data, struct task_struct *p,
+			     pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct tprof_session *s = tprof_session_find(p);
+	struct tprof_rec_exec rec = {
+		.hdr.type = TPROF_REC_EXEC,
+		.hdr.size = sizeof(rec),
+	};
+	struct tprof_thread *old, *t;
+	unsigned long flags;
+	bool may, later;
+	u64 rt, clk;
+	u32 vtid;
+
+	if (!s || p != current)
+		return;
+	vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
+	local_irq_save(flags);
+	/* Past commit_creds(): only readers may hold exec_update_lock now. */
+	may = tprof_session_may_sample(s, p, &later) || later;
+	if (may && !s->grant.privileged && bprm->secureexec) {
+		tprof_session_deny(s, TPROF_DENIED_CREDS);
+		may = false;
+	}
+	old = tprof_thread_get(&s->threads, old_pid, false);
+	rec.old_tid = old && old->started ? old->vtid : vtid;
+	if (old_pid != p->pid) {
+		/* The old tid is gone: close its slot, start one for the new. */
+		tprof_sampler_detach(s, p, __builtin_frame_address(0), &rt, &clk);
+		if (old) {
+			if (old->started)
+				tprof_thread_emit_exit(s, old,
+						       TPROF_REC_THREAD_EXIT);
+			tprof_thread_bury(&s->threads, old);
+		}
+		if (may)
+			tprof_sampler_attach(s, p, rt, clk);
+	}
+	if (!may)
+		goto out;
+	t = tprof_thread_get(&s->threads, p->pid, false);
+	if (t && t->started)
+		tprof_fill_comm(t->comm, p->comm);
+	rec.hdr.time_ns = ktime_get_mono_fast_ns();
+	rec.pid = s->vpid;
+	rec.tid = vtid;
+	tprof_fill_comm(rec.comm, p->comm);
+	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+	tprof_emit_thread(s, vtid, p->comm, 0);
+out:
+	local_irq_restore(flags);
+}
+
+/*
+ * sched_switch: from __schedule() before context_switch(), with rq->lock
+ * held and IRQs off; prev is still current. No allocation, no sleeping
+ * lock, no wakeup here (irq_work only).
+ */
+static void tprof_probe_sched_switch(void *data, bool preempt,
+				     struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
+{
+	struct tprof_session *s;
+	struct tprof_thread *t;
+
+	lockdep_assert_irqs_disabled();
+	/* Kernel walks of samples taken here start at our caller. */
+	t = tprof_sampler_switch_out(prev, __builtin_frame_address(0), &s);
+	if (t)
+		tprof_thread_exited(s, t);
+	/* A target's thread is gone for good: its group may be too. */
+	if (unlikely(prev_state == TASK_DEAD)) {
+		s = tprof_session_find(prev);
+		if (s)
+			tprof_session_kick(s);
+	}
+	s = tprof_session_find(next);
+	if (s && !(next->flags & PF_EXITING))
+		tprof_sampler_switch_in(s, next);
+}
+
+struct tprof_tp {
+	const char *name;
+	void *probe;		/* prototype matches TP_PROTO exactly (kCFI) */
+	struct tracepoint *tp;
+};
+
+static struct tprof_tp tprof_tps[] = {
+	{ "sched_process_fork", tprof_probe_fork },
+	{ "sched_process_exec", tprof_probe_exec },
+	{ "sched_process_exit", tprof_probe_exit },
+	{ "sched_switch", tprof_probe_sched_switch },
+};
+
+/* Published sessions; protected by tprof_sessions_mutex (session.h). */
+static unsigned int tprof_tp_users;
+
+static void tprof_tp_lookup(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tprof_tps); i++)
+		if (!strcmp(tp->name, tprof_tps[i].name))
+			tprof_tps[i].tp = tp;
+}
+
+int tprof_probes_init(void)
+{
+	unsigned int i;
+
+	for_each_kernel_tracepoint(tprof_tp_lookup, NULL);
+	for (i = 0; i < ARRAY_SIZE(tprof_tps); i++) {
+		if (!tprof_tps[i].tp) {
+			pr_err("tracepoint %s not found\n", tprof_tps[i].name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+static void tprof_tp_unregister(unsigned int n)
+{
+	while (n--)
+		tracepoint_probe_unregister(tprof_tps[n].tp, tprof_tps[n].probe,
+					    NULL);
+	/* In-flight probes are done once this returns. */
+	tracepoint_synchronize_unregister();
+}
+
+/* Context: process, tprof_sessions_mutex held. */
+int tprof_probes_get(void)
+{
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&tprof_sessions_mutex);
+	if (tprof_tp_users++)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(tprof_tps); i++) {
+		ret = tracepoint_probe_register(tprof_tps[i].tp,
+						tprof_tps[i].probe, NULL);
+		if (ret) {
+			pr_err("registering %s: %d\n", tprof_tps[i].name, ret);
+			tprof_tp_unregister(i);
+			tprof_tp_users--;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Context: process, tprof_sessions_mutex held. */
+void tprof_probes_put(void)
+{
+	lockdep_assert_held(&tprof_sessions_mutex);
+	if (--tprof_tp_users)
+		return;
+	tprof_tp_unregister(ARRAY_SIZE(tprof_tps));
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof: the probes, their registration and the lifecycle records. */
+#ifndef _TPROF_PROBES_H
+#define _TPROF_PROBES_H
+
+struct tprof_session;
+struct tprof_thread;
+
+int tprof_probes_init(void);
+int tprof_probes_get(void);
+void tprof_probes_put(void);
+
+void tprof_threads_emit_existing(struct tprof_session *s);
+void tprof_threads_emit_stats(struct tprof_session *s);
+void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t);
+void tprof_emit_proc_exit(struct tprof_session *s);
+
+#endif /* _TPROF_PROBES_H */
