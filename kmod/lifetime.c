@@ -434,6 +434,8 @@ int tprof_session_stats(struct tprof_session *s, void __user *uarg)
 	st.sample_path_ns = sum.sample_path_ns;
 	st.sample_path_calls = sum.sample_path_calls;
 	st.late_timer_periods = sum.late_timer_periods;
+	st.timer_arms = sum.timer_arms;
+	st.sched_ins = sum.sched_ins;
 	if (copy_to_user(uarg, &st, sizeof(st)))
 		return -EFAULT;
 	return 0;

@@ -360,5 +360,7 @@ void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ring_stats *sum)
 		sum->sample_path_ns += READ_ONCE(st->sample_path_ns);
 		sum->sample_path_calls += READ_ONCE(st->sample_path_calls);
 		sum->late_timer_periods += READ_ONCE(st->late_timer_periods);
+		sum->timer_arms += READ_ONCE(st->timer_arms);
+		sum->sched_ins += READ_ONCE(st->sched_ins);
 	}
 }

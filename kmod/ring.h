@@ -24,6 +24,8 @@ struct tprof_ring_stats {
 	u64 sample_path_ns;
 	u64 sample_path_calls;
 	u64 late_timer_periods;
+	u64 timer_arms;
+	u64 sched_ins;
 };
 
 /**

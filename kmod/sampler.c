@@ -31,6 +31,7 @@
  * or IPIs), so it needs no lock.
  */
 #include <linux/cpu.h>
+#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/lockdep.h>
 #include <linux/percpu.h>
@@ -57,6 +58,15 @@
 				 sizeof(u64) * (TPROF_MAX_USER_FRAMES + \
 						TPROF_MAX_KERNEL_FRAMES))
 
+/* Per-CPU cache of task -> slot (see tprof_slot_of()). */
+#define TPROF_CACHE_BITS	3
+
+struct tprof_slot_cache {
+	struct task_struct *task;
+	struct tprof_session *sess;
+	struct tprof_thread *thr;
+};
+
 /**
  * struct tprof_cpu - sampler state of one CPU.
  * @timer: HRTIMER_MODE_REL_PINNED_HARD: hardirq even on PREEMPT_RT.
@@ -67,6 +77,8 @@
  * @rt_base: its runtime when accounting here began (se.sum_exec_runtime,
  *	exact at sched-in; as of the scheduler's last update mid-slice).
  * @clk_base: local_clock() then.
+ * @armed_clk: local_clock() time the queued timer expires at (roughly:
+ *	timer and local_clock run at one rate), for tprof_arm().
  * @exiting: it passed its exit probe; its switch-out emits THREAD_EXIT.
  * @kfrom: set by a probe before it may sample without registers: kernel
  *	walks start at its caller, past tprof's frames.
@@ -77,6 +89,7 @@
  * @defer_nk: number of @defer_kips.
  * @defer_kflags: TPROF_RF_KERNEL_TRUNCATED of that walk.
  * @rnd: first-budget randomness (prandom: no locks).
+ * @cache: recent switch-ins' slots (tprof_slot_of()).
  * @scratch: one SAMPLE record under construction.
  * @defer_kips: see @defer_valid.
  */
@@ -87,12 +100,14 @@ struct tprof_cpu {
 	struct tprof_thread *thr;
 	u64 rt_base;
 	u64 clk_base;
+	u64 armed_clk;
 	bool exiting;
 	bool defer_valid;
 	u16 defer_nk;
 	u16 defer_kflags;
 	unsigned long *kfrom;
 	struct rnd_state rnd;
+	struct tprof_slot_cache cache[1 << TPROF_CACHE_BITS];
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
 	u64 defer_kips[TPROF_MAX_KERNEL_FRAMES];
 };
@@ -130,7 +145,8 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	u64 *ips = (u64 *)(rec + 1);
 	struct pt_regs *uregs = NULL;
 	unsigned int nk = 0, nu = 0;
-	u64 t0 = local_clock();
+	bool timed = s->flags & TPROF_F_PATH_TIMING;
+	u64 t0 = timed ? local_clock() : 0;
 	u16 rflags = late ? TPROF_RF_LATE : 0;
 	u32 abi = TPROF_ABI_NONE;
 	u32 len;
@@ -183,8 +199,10 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		t->lost_weight_ns += weight;
 	}
 	r->st.late_timer_periods += late;
-	r->st.sample_path_ns += local_clock() - t0;
-	r->st.sample_path_calls++;
+	if (timed) {
+		r->st.sample_path_ns += local_clock() - t0;
+		r->st.sample_path_calls++;
+	}
 }
 
 /*
@@ -220,15 +238,28 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	}
 }
 
-static void tprof_arm(struct tprof_cpu *c, u64 cpu)
+/*
+ * Arms this CPU's timer for c's thread, at CPU time @cpu read at @clk,
+ * lazily: a timer still queued (for the thread before) no later than this
+ * thread's deadline is left alone, and its callback re-arms from there.
+ * Firing early costs one callback; cancelling and restarting at every
+ * switch costs two timer reprogrammings (two VM exits under KVM) per
+ * switch. Sample weights absorb lateness exactly either way.
+ * Context: IRQs off, on @c's CPU.
+ */
+static void tprof_arm(struct tprof_cpu *c, u64 cpu, u64 clk)
 {
 	struct tprof_thread *t = c->thr;
-	u64 rem = 0;
+	u64 rem = TPROF_MIN_REARM_NS, deadline;
 
-	if (t->next_point > cpu)
+	if (t->next_point > cpu + TPROF_MIN_REARM_NS)
 		rem = t->next_point - cpu;
-	hrtimer_start(&c->timer, ns_to_ktime(max_t(u64, rem, TPROF_MIN_REARM_NS)),
-		      HRTIMER_MODE_REL_PINNED_HARD);
+	deadline = clk + rem;
+	if (hrtimer_is_queued(&c->timer) && c->armed_clk <= deadline)
+		return;
+	c->armed_clk = deadline;
+	c->sess->rings.ring[smp_processor_id()]->st.timer_arms++;
+	hrtimer_start(&c->timer, ns_to_ktime(rem), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /*
@@ -255,13 +286,16 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 {
 	struct tprof_cpu *c = container_of(timer, struct tprof_cpu, timer);
 	struct tprof_thread *t = c->thr;
-	u64 rem = 0, cpu;
+	u64 rem = 0, cpu, clk;
 
-	/* Hotplug may migrate the timer; it only ever samples its own CPU. */
+	/*
+	 * Hotplug may migrate the timer; it only ever samples its own CPU.
+	 * Switch-outs do not cancel it: it may find another task here.
+	 */
 	if (c != this_cpu_ptr(tprof_cpus) || !t || c->task != current ||
 	    tprof_session_state(c->sess) != TPROF_ACTIVE)
 		return HRTIMER_NORESTART;
-	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, NULL));
+	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, &clk));
 	/*
 	 * With a reschedule pending, the scheduler may end this slice at the
 	 * (older) rq clock of the wakeup (rq_clock_skip_update()): leave the
@@ -276,8 +310,9 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 		rem = t->next_point - cpu;
 	else	/* deferred: look again a period later unless switched out */
 		rem = t->period_ns;
-	hrtimer_set_expires(timer, ktime_add_ns(ktime_get(),
-						max_t(u64, rem, TPROF_MIN_REARM_NS)));
+	rem = max_t(u64, rem, TPROF_MIN_REARM_NS);
+	c->armed_clk = clk + rem;
+	hrtimer_forward_now(timer, ns_to_ktime(rem));
 	return HRTIMER_RESTART;
 }
 
@@ -304,17 +339,54 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 }
 
 /*
+ * @p's slot in @s's table, through this CPU's cache of recent switch-ins:
+ * threads that ping-pong here skip the table's hash and probes. An entry
+ * is good while its slot still holds @p's tid (a slot buried and claimed
+ * again by the same tid is that tid's slot anyway); entries of a session
+ * are dropped when it stops (tprof_finalize()), before its table is freed.
+ * Context: IRQs off, on @c's CPU.
+ */
+static struct tprof_thread *tprof_slot_of(struct tprof_cpu *c,
+					  struct tprof_session *s,
+					  struct task_struct *p)
+{
+	struct tprof_slot_cache *e = &c->cache[hash_ptr(p, TPROF_CACHE_BITS)];
+	struct tprof_thread *t;
+
+	if (e->task == p && e->sess == s && READ_ONCE(e->thr->key) == p->pid)
+		return e->thr;
+	t = tprof_thread_get(&s->threads, p->pid, true);
+	if (t) {
+		e->task = p;
+		e->sess = s;
+		e->thr = t;
+	}
+	return t;
+}
+
+/* Context: IRQs off, on @c's CPU (or @c's CPU is offline). */
+static void tprof_cache_drop(struct tprof_cpu *c, struct tprof_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->cache); i++)
+		if (c->cache[i].sess == s)
+			memset(&c->cache[i], 0, sizeof(c->cache[i]));
+}
+
+/*
  * @rt: p's runtime now (exact when it is about to run), read at @clk.
  * Context: IRQs off, on @c's CPU; @p is about to run or is current.
  */
 static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
 			   struct task_struct *p, u64 rt, u64 clk)
 {
-	struct tprof_thread *t = tprof_thread_get(&s->threads, p->pid, true);
+	struct tprof_thread *t = tprof_slot_of(c, s, p);
 
 	lockdep_assert_irqs_disabled();
 	if (!t)
 		return;
+	s->rings.ring[smp_processor_id()]->st.sched_ins++;
 	if (!t->started)
 		tprof_thread_start(c, s, t, p);
 	c->sess = s;
@@ -323,7 +395,7 @@ static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
 	c->rt_base = rt;
 	c->clk_base = clk;
 	c->defer_valid = false;
-	tprof_arm(c, t->on_cpu_ns);
+	tprof_arm(c, t->on_cpu_ns, clk);
 }
 
 /* Context: IRQs off, on @c's CPU. Forgets what this CPU accounted. */
@@ -356,7 +428,7 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* A point passed while the timer could not fire: prev is current. */
 	tprof_maybe_sample(c, regs, t->on_cpu_ns);
-	hrtimer_try_to_cancel(&c->timer);
+	/* The timer stays queued: see tprof_arm(). */
 	tprof_cpu_clear(c);
 	return exiting ? t : NULL;
 }
@@ -441,6 +513,7 @@ static void tprof_finalize(void *info)
 	struct tprof_finalize *f = info;
 	struct tprof_thread *t;
 
+	tprof_cache_drop(c, f->s);
 	if (!c->task || c->sess != f->s)
 		return;
 	c->kfrom = NULL;	/* samples report the interrupted context */
@@ -468,7 +541,10 @@ void tprof_sampler_stop(struct tprof_session *s,
 	for_each_possible_cpu(cpu) {
 		struct tprof_cpu *c = per_cpu_ptr(tprof_cpus, cpu);
 
-		if (cpu_online(cpu) || c->sess != s)
+		if (cpu_online(cpu))
+			continue;
+		tprof_cache_drop(c, s);
+		if (c->sess != s)
 			continue;
 		hrtimer_cancel(&c->timer);
 		tprof_cpu_clear(c);

@@ -4,9 +4,12 @@
  * perf_callchain_kernel() (arch/x86/events/core.c). get_perf_callchain()
  * and nmi_uaccess_okay() are not exported: user frames are read with
  * copy_from_user_nofault(), which does the access_ok, nmi_uaccess_okay and
- * pagefault_disable dance, one whole frame per call.
+ * pagefault_disable dance, a window of stack at a time (tprof_uread()).
  */
 #include <linux/compat.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/string.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
@@ -66,9 +69,48 @@ struct tprof_frame32 {
 	u32 ret;
 };
 
+/*
+ * A copy of a piece of the user stack: frames are read from it, and it is
+ * refilled (one copy_from_user_nofault() of up to TPROF_UWIN_BYTES, never
+ * past the end of the page, where the next one may be unmapped) only when
+ * a frame lies outside it. Frames of one walk lie close together, upward.
+ */
+#define TPROF_UWIN_BYTES	256
+
+struct tprof_uwin {
+	unsigned long lo;
+	unsigned int len;
+	u8 buf[TPROF_UWIN_BYTES];
+};
+
+static int tprof_uread(struct tprof_uwin *w, unsigned long addr, void *dst,
+		       unsigned int n)
+{
+	const void __user *uaddr = (const void __user *)addr;
+	unsigned int len;
+
+	if (addr < w->lo || addr - w->lo + n > w->len) {
+		len = min_t(unsigned long, TPROF_UWIN_BYTES,
+			    PAGE_SIZE - offset_in_page(addr));
+		if (len < n)	/* straddles a page: just the frame */
+			len = n;
+		/* Past the stack's end, a shorter copy may still work. */
+		if (copy_from_user_nofault(w->buf, uaddr, len)) {
+			if (len == n || copy_from_user_nofault(w->buf, uaddr, n))
+				return -EFAULT;
+			len = n;
+		}
+		w->lo = addr;
+		w->len = len;
+	}
+	memcpy(dst, w->buf + (addr - w->lo), n);
+	return 0;
+}
+
 static unsigned int tprof_stack_user32(struct pt_regs *regs, u64 *ips,
 				       unsigned int max, u16 *rflags)
 {
+	struct tprof_uwin w = { .len = 0 };
 	unsigned int n = 0;
 	u32 fp = regs->bp;
 
@@ -82,8 +124,8 @@ static unsigned int tprof_stack_user32(struct pt_regs *regs, u64 *ips,
 			*rflags |= TPROF_RF_USER_TRUNCATED;
 			break;
 		}
-		if ((fp & 3) ||
-		    copy_from_user_nofault(&f, compat_ptr(fp), sizeof(f))) {
+		if ((fp & 3) || tprof_uread(&w, (unsigned long)compat_ptr(fp),
+					    &f, sizeof(f))) {
 			*rflags |= TPROF_RF_USER_FAULT;
 			break;
 		}
@@ -112,6 +154,7 @@ static unsigned int tprof_stack_user32(struct pt_regs *regs, u64 *ips,
 unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 			      unsigned int max, u32 *abi, u16 *rflags)
 {
+	struct tprof_uwin w = { .len = 0 };
 	unsigned int n = 0;
 	u64 fp = regs->bp;
 
@@ -128,9 +171,7 @@ unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 			*rflags |= TPROF_RF_USER_TRUNCATED;
 			break;
 		}
-		if ((fp & 7) ||
-		    copy_from_user_nofault(&f, (const void __user *)fp,
-					   sizeof(f))) {
+		if ((fp & 7) || tprof_uread(&w, fp, &f, sizeof(f))) {
 			*rflags |= TPROF_RF_USER_FAULT;
 			break;
 		}

@@ -30,6 +30,7 @@ int tprof_threads_alloc(struct tprof_threads *tt)
 	atomic64_set(&tt->seen, 0);
 	atomic64_set(&tt->dropped, 0);
 	raw_spin_lock_init(&tt->pend_lock);
+	raw_spin_lock_init(&tt->claim_lock);
 	tt->npend = 0;
 	/* Charged to the caller's memory cgroup, like the rings. */
 	tt->slots = kvzalloc(sizeof(*tt->slots) << tt->bits, GFP_KERNEL_ACCOUNT);
@@ -43,16 +44,13 @@ void tprof_threads_free(struct tprof_threads *tt)
 }
 
 /* Takes a never-used or dead slot for @tid; false if someone was faster. */
-static bool tprof_thread_claim(struct tprof_threads *tt, struct tprof_thread *t,
+/* Resets @t for @tid and publishes it. Context: claim_lock held. */
+static void tprof_thread_claim(struct tprof_threads *tt, struct tprof_thread *t,
 			       u32 tid)
 {
-	u32 old = READ_ONCE(t->key);
-
-	if (old == TPROF_TID_CLAIMING || old == TPROF_TID_EXITING ||
-	    (old && !(old & TPROF_TID_DEAD)))
-		return false;
-	if (cmpxchg(&t->key, old, TPROF_TID_CLAIMING) != old)
-		return false;
+	lockdep_assert_held(&tt->claim_lock);
+	/* Lookups match no half-initialized slot. */
+	WRITE_ONCE(t->key, TPROF_TID_CLAIMING);
 	t->tid = tid;
 	t->vtid = 0;
 	t->started = false;
@@ -65,10 +63,47 @@ static bool tprof_thread_claim(struct tprof_threads *tt, struct tprof_thread *t,
 	t->lost_samples = 0;
 	t->lost_weight_ns = 0;
 	memset(t->comm, 0, sizeof(t->comm));
-	/* Pairs with the acquire in tprof_thread_get(): fields are reset. */
+	/* Pairs with the acquire in tprof_thread_find(): fields are reset. */
 	smp_store_release(&t->key, tid);
 	atomic64_inc(&tt->seen);
-	return true;
+}
+
+static bool tprof_key_reusable(u32 key)
+{
+	return key != TPROF_TID_CLAIMING && key != TPROF_TID_EXITING &&
+	       (key & TPROF_TID_DEAD);
+}
+
+/*
+ * Lock-free lookup of @tid; with @reuse, also the first reusable (dead)
+ * slot of its probe sequence, or the never-used one that ends it.
+ */
+static struct tprof_thread *tprof_thread_find(struct tprof_threads *tt,
+					      u32 tid,
+					      struct tprof_thread **reuse)
+{
+	u32 mask = (1U << tt->bits) - 1;
+	u32 i = hash_32(tid, tt->bits);
+	unsigned int n;
+
+	if (reuse)
+		*reuse = NULL;
+	for (n = 0; n < TPROF_MAX_PROBES && n <= mask;
+	     n++, i = (i + 1) & mask) {
+		/* Pairs with the release in tprof_thread_claim(). */
+		u32 key = smp_load_acquire(&tt->slots[i].key);
+
+		if (key == tid)
+			return &tt->slots[i];
+		if (!key) {
+			if (reuse && !*reuse)
+				*reuse = &tt->slots[i];
+			break;
+		}
+		if (reuse && !*reuse && tprof_key_reusable(key))
+			*reuse = &tt->slots[i];
+	}
+	return NULL;
 }
 
 /**
@@ -78,58 +113,62 @@ static bool tprof_thread_claim(struct tprof_threads *tt, struct tprof_thread *t,
  * @claim: claim a slot when not found; only for the thread being switched
  *	in on this CPU, so one tid never has two claimers at once.
  *
- * Context: any; lock-free. Claims prefer the first dead slot of the probe
- * sequence (before the first never-used one, where lookups stop).
+ * Lookups are lock-free; claims (rare: a thread's first switch-in here)
+ * and burials take @tt->claim_lock, so that a dead slot returns to
+ * never-used when nothing lies past it (tprof_thread_bury()) and probe
+ * sequences stay short under thread churn. Claims prefer the first dead
+ * slot of the probe sequence.
+ * Context: any; with @claim, IRQs off.
  * Return: the slot, or NULL (not found, or table full).
  */
 struct tprof_thread *tprof_thread_get(struct tprof_threads *tt, u32 tid,
 				      bool claim)
 {
-	u32 mask = (1U << tt->bits) - 1;
-	unsigned int n, tries;
+	struct tprof_thread *t, *reuse;
 
-	for (tries = 0; tries < 4; tries++) {
-		struct tprof_thread *reuse = NULL, *t = NULL;
-		u32 i = hash_32(tid, tt->bits);
-
-		for (n = 0; n < TPROF_MAX_PROBES && n <= mask;
-		     n++, i = (i + 1) & mask) {
-			/* Pairs with the release in tprof_thread_claim(). */
-			u32 key = smp_load_acquire(&tt->slots[i].key);
-
-			t = &tt->slots[i];
-			if (key == tid)
-				return t;
-			if (!key)
-				break;
-			if (!reuse && key != TPROF_TID_CLAIMING &&
-			    key != TPROF_TID_EXITING && (key & TPROF_TID_DEAD))
-				reuse = t;
-			t = NULL;
-		}
-		if (!claim)
-			return NULL;
-		if (!reuse)
-			reuse = t;
-		if (!reuse)
-			break;
-		if (tprof_thread_claim(tt, reuse, tid))
-			return reuse;
+	t = tprof_thread_find(tt, tid, NULL);
+	if (t || !claim)
+		return t;
+	raw_spin_lock(&tt->claim_lock);
+	t = tprof_thread_find(tt, tid, &reuse);
+	if (!t && reuse) {
+		tprof_thread_claim(tt, reuse, tid);
+		t = reuse;
 	}
-	if (claim)
+	raw_spin_unlock(&tt->claim_lock);
+	if (!t)
 		atomic64_inc(&tt->dropped);
-	return NULL;
+	return t;
 }
 
-/* The thread exited: keep its time, free its slot. Context: IRQs off. */
+/**
+ * tprof_thread_bury() - the thread exited: keep its time, free its slot.
+ * @tt: the table.
+ * @t: its slot.
+ *
+ * A dead slot followed by a never-used one is never-used again, and so are
+ * the dead ones before it: no probe sequence needs to pass them (lookups
+ * stop at the first never-used slot, so nothing live lies past it on a
+ * sequence through them). Context: IRQs off.
+ */
 void tprof_thread_bury(struct tprof_threads *tt, struct tprof_thread *t)
 {
-	u32 key = t->key;
+	u32 mask = (1U << tt->bits) - 1;
+	u32 key = t->key, i = t - tt->slots;
 
+	lockdep_assert_irqs_disabled();
 	atomic64_add(t->on_cpu_ns, &tt->exited_on_cpu);
+	raw_spin_lock(&tt->claim_lock);
 	/* An EXITING slot becomes reusable too (tid 0 | DEAD). */
 	WRITE_ONCE(t->key, key == TPROF_TID_EXITING ? TPROF_TID_DEAD :
 		   key | TPROF_TID_DEAD);
+	if (!READ_ONCE(tt->slots[(i + 1) & mask].key)) {
+		while (tprof_key_reusable(READ_ONCE(tt->slots[i].key))) {
+			WRITE_ONCE(tt->slots[i].key, 0);
+			i = (i - 1) & mask;
+		}
+	}
+	raw_spin_unlock(&tt->claim_lock);
 }
 
 /*

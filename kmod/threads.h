@@ -27,8 +27,8 @@
 /**
  * struct tprof_thread - exact accounting of one target thread.
  * @key: 0 never used, the global tid, tid | TPROF_TID_DEAD (exited,
- *	reusable), TPROF_TID_EXITING or TPROF_TID_CLAIMING; claimed with cmpxchg() only by the
- *	CPU the thread is switched in on. All other fields but @req belong
+ *	reusable), TPROF_TID_EXITING or TPROF_TID_CLAIMING; claimed (under
+ *	claim_lock) only by the CPU the thread is switched in on. All other fields but @req belong
  *	to that CPU (IRQs off), ordered by the scheduler across migrations.
  * @tid: the global tid the slot was claimed for (kept while EXITING).
  * @vtid: tid in the session's pid namespace.
@@ -64,12 +64,14 @@ struct tprof_thread {
 
 /**
  * struct tprof_threads - a session's thread table.
- * @slots: open addressing, linear probing; a slot never returns to key 0,
- *	so the first never-used slot ends every probe sequence.
+ * @slots: open addressing, linear probing; the first never-used slot (key
+ *	0) ends every probe sequence, and dead slots return to 0 when nothing
+ *	lies past them (tprof_thread_bury()).
  * @bits: log2 of the number of slots.
  * @exited_on_cpu: on-CPU time of exited threads (their slots are reused).
  * @seen: slots claimed.
  * @dropped: claims that found the table full.
+ * @claim_lock: serializes claims and burials (lookups are lock-free).
  * @pend_lock: protects @pend and @npend; taken in the sched_switch probe.
  * @npend: pending period requests.
  * @pend: requests for threads that have no slot yet.
@@ -80,6 +82,7 @@ struct tprof_threads {
 	atomic64_t exited_on_cpu;
 	atomic64_t seen;
 	atomic64_t dropped;
+	raw_spinlock_t claim_lock;
 	raw_spinlock_t pend_lock;
 	unsigned int npend;
 	struct {

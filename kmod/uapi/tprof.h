@@ -70,7 +70,9 @@ struct tprof_ioc_info {
 /* ENABLE flags */
 #define TPROF_F_KERNEL_STACK	0x1U	/* needs CAP_PERFMON/CAP_SYS_ADMIN */
 #define TPROF_F_AUXV_PROOF	0x2U	/* auxv_fd proves ptrace-read access */
-#define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF)
+#define TPROF_F_PATH_TIMING	0x4U	/* time the sampling path (STATS) */
+#define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF | \
+				 TPROF_F_PATH_TIMING)
 
 /**
  * struct tprof_ioc_enable - TPROF_IOC_ENABLE argument: start a session on
@@ -147,12 +149,14 @@ struct tprof_ioc_thread_period {
  * @threads_seen: distinct threads that ran while enabled.
  * @threads_dropped: threads not tracked because the table was full.
  * @on_cpu_ns: exact on-CPU time of all tracked threads while enabled.
- * @sample_path_ns: total time spent in the sampling path (timer callback
- *	and switch-out samples), for overhead measurements.
- * @sample_path_calls: number of sampling-path invocations measured.
+ * @sample_path_ns: with TPROF_F_PATH_TIMING, total time spent taking
+ *	samples (stack walks and ring writes), for overhead measurements.
+ * @sample_path_calls: number of samples it timed.
  * @late_timer_periods: periods folded into a later sample because the timer
  *	fired late (their weight is in that sample, never dropped).
- * @__reserved: zero.
+ * @timer_arms: hrtimer (re)starts at switch-in (the callback's own
+ *	re-arms are not counted: they need no reprogramming of their own).
+ * @sched_ins: switch-ins of target threads (and starts of running ones).
  */
 struct tprof_ioc_stats {
 	__u64 samples;
@@ -169,7 +173,8 @@ struct tprof_ioc_stats {
 	__u64 sample_path_ns;
 	__u64 sample_path_calls;
 	__u64 late_timer_periods;
-	__u64 __reserved[2];
+	__u64 timer_arms;
+	__u64 sched_ins;
 };
 
 #define TPROF_IOC_INFO		_IOR(TPROF_IOC_MAGIC, 0, struct tprof_ioc_info)
