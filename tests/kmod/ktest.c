@@ -1484,6 +1484,8 @@ int main(int argc, char **argv)
 		t_kstack_own();
 	else if (!strcmp(t, "clock"))
 		t_clock();
+	else if (!strcmp(t, "pingpong"))
+		t_pingpong(argc > 2 ? atoi(argv[2]) : 20000);
 	else if (!strcmp(t, "period-race"))
 		t_period_race(argc > 2 ? atoi(argv[2]) : 2000);
 	else if (!strcmp(t, "exec-after") && argc > 3)

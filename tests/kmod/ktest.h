@@ -127,5 +127,6 @@ int t_clock(void);
 int t_lockdown(int locked);
 int t_exec_after(int ms, const char *path);
 int t_period_race(int n);
+int t_pingpong(int n);
 
 #endif

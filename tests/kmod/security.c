@@ -957,6 +957,82 @@ int t_period_race(int n)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- */
+
+static int pp_ab[2], pp_ba[2];
+
+static void *pp_thread(void *arg)
+{
+	int n = *(int *)arg, i;
+	char b = 0;
+
+	for (i = 0; i < n; i++) {
+		if (read(pp_ab[0], &b, 1) != 1 || write(pp_ba[1], &b, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static void pp_child(void *arg)
+{
+	int n = *(int *)arg, i;
+	pthread_t th;
+	char b = 0;
+
+	if (pipe(pp_ab) || pipe(pp_ba))
+		_exit(90);
+	pthread_create(&th, NULL, pp_thread, &n);
+	child_report("R %d 0\n", gettid_());
+	child_wait_go();
+	for (i = 0; i < n; i++) {
+		if (write(pp_ab[1], &b, 1) != 1 || read(pp_ba[0], &b, 1) != 1)
+			break;
+	}
+	pthread_join(th, NULL);
+	child_report("D\n");
+	child_wait_go();
+	_exit(0);
+}
+
+/*
+ * Two profiled threads ping-ponging over pipes: the timer is re-armed at
+ * a small fraction of their switch-ins (lazy re-arm), and the CPU time is
+ * still all accounted (module on-CPU against schedstat is case 20's job).
+ */
+int t_pingpong(int n)
+{
+	struct tprof_ioc_stats st;
+	struct report rep = { 0 };
+	struct child c;
+	struct sum s;
+	int fd;
+	double per;
+
+	spawn(&c, pp_child, &n);
+	if (!collect(&c, &rep, 1, false, 60000, -1, NULL))
+		die("pingpong: child not ready");
+	sum_init(&s, c.pid);
+	fd = dev_open();
+	ok(enable(fd, c.pid, 1 * MS, 0, 0) == 0, "pingpong: ENABLE");
+	child_go(&c);
+	collect(&c, &rep, 0, true, 600000, fd, &s);
+	get_stats(fd, &st);
+	disable(fd);
+	read_to_eof(fd, &s, 30000);
+	per = st.sched_ins ? (double)st.timer_arms / st.sched_ins : 1;
+	note("pingpong: %d round trips: %llu switch-ins, %llu timer arms (%.3f per switch-in), %llu samples",
+	     n, (unsigned long long)st.sched_ins,
+	     (unsigned long long)st.timer_arms, per,
+	     (unsigned long long)st.samples);
+	ok(st.sched_ins >= (u64)n, "pingpong: the switches were seen (%llu)",
+	   (unsigned long long)st.sched_ins);
+	ok(per <= 0.3, "pingpong: at most 0.3 timer arms per switch-in (%.3f)", per);
+	close(fd);
+	child_finish(&c);
+	sum_free(&s);
+	return 0;
+}
+
 /* Kernel stacks under lockdown (LOCKED=1: confidentiality is on). */
 int t_lockdown(int locked)
 {
