@@ -9,6 +9,7 @@
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
+#include <linux/rwsem.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -238,12 +239,15 @@ static int tprof_enable_resolve(struct tprof_session *s, pid_t nr)
 }
 
 /*
- * The target's side of the permission check, right before publish: what
- * changes after it is seen by the probes and the sampling path.
- * Context: process, tprof_sessions_mutex held.
+ * The target's side of the permission check, and publish, with the
+ * target's exec_update_lock held for read (as mm_access() checks): an exec
+ * either completed before (its new mm fails the auxv proof) or switches mm
+ * and credentials after the probes see the session (the exec probe and
+ * the sampling path check it). Context: process, tprof_sessions_mutex
+ * held, probes registered.
  */
-static int tprof_enable_target(struct tprof_session *s,
-			       const struct tprof_ioc_enable *e)
+static int tprof_enable_publish(struct tprof_session *s,
+				const struct tprof_ioc_enable *e)
 {
 	struct task_struct *task;
 	int ret;
@@ -252,8 +256,15 @@ static int tprof_enable_target(struct tprof_session *s,
 	task = get_pid_task(s->tgid, PIDTYPE_TGID);
 	if (!task)
 		return -ESRCH;
+	ret = down_read_killable(&task->signal->exec_update_lock);
+	if (ret)
+		goto out_put;
 	ret = tprof_policy_target(&s->grant, task,
 				  e->flags & TPROF_F_AUXV_PROOF, e->auxv_fd);
+	if (!ret)
+		ret = tprof_session_publish(s);
+	up_read(&task->signal->exec_update_lock);
+out_put:
 	put_task_struct(task);
 	return ret;
 }
@@ -289,9 +300,10 @@ static void tprof_enable_start(struct tprof_session *s)
  * @uarg: struct tprof_ioc_enable.
  *
  * Order: the caller's privilege; the target; the memory, charged before it
- * is allocated; then, under tprof_sessions_mutex, the target's permission
- * check, publish and start, so that nothing the target does between the
- * check and the probes seeing the session goes unchecked.
+ * is allocated; then, under tprof_sessions_mutex, the probes, the target's
+ * permission check and publish (tprof_enable_publish()), and the start, so
+ * that nothing the target does between the check and the probes seeing the
+ * session goes unchecked.
  *
  * Context: process, s->lock held.
  * Return: 0 or -errno.
@@ -334,8 +346,9 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 				       e.max_kernel_frames :
 				       TPROF_MAX_KERNEL_FRAMES;
 	ring_bytes = e.ring_bytes ? e.ring_bytes : TPROF_DEFAULT_RING_BYTES;
+	/* The rings and the thread table: what the session pins until close. */
 	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
-				  num_possible_cpus());
+				  num_possible_cpus() + tprof_threads_bytes());
 	if (ret)
 		goto err_free;
 	ret = tprof_rings_alloc(&s->rings, ring_bytes, tprof_session_notify, s);
@@ -346,11 +359,9 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 		goto err_free;
 
 	mutex_lock(&tprof_sessions_mutex);
-	ret = tprof_enable_target(s, &e);
-	if (!ret)
-		ret = tprof_probes_get();
+	ret = tprof_probes_get();
 	if (!ret) {
-		ret = tprof_session_publish(s);
+		ret = tprof_enable_publish(s, &e);
 		if (ret)
 			tprof_probes_put();
 	}

@@ -255,7 +255,9 @@ static void tprof_arm(struct tprof_cpu *c, u64 cpu, u64 clk)
 	if (t->next_point > cpu + TPROF_MIN_REARM_NS)
 		rem = t->next_point - cpu;
 	deadline = clk + rem;
-	if (hrtimer_is_queued(&c->timer) && c->armed_clk <= deadline)
+	/* Not if hotplug moved it to another CPU: it would not sample here. */
+	if (hrtimer_is_queued(&c->timer) && c->armed_clk <= deadline &&
+	    READ_ONCE(c->timer.base)->cpu_base->cpu == smp_processor_id())
 		return;
 	c->armed_clk = deadline;
 	c->sess->rings.ring[smp_processor_id()]->st.timer_arms++;
@@ -510,14 +512,19 @@ struct tprof_finalize {
 static void tprof_finalize(void *info)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+	struct pt_regs *regs = get_irq_regs();
 	struct tprof_finalize *f = info;
 	struct tprof_thread *t;
 
 	tprof_cache_drop(c, f->s);
 	if (!c->task || c->sess != f->s)
 		return;
-	c->kfrom = NULL;	/* samples report the interrupted context */
-	t = tprof_sched_out_regs(c, tprof_runtime_now(c, NULL), get_irq_regs());
+	/*
+	 * An IPI: samples report the interrupted context. On the calling CPU
+	 * (not an interrupt): the walk starts above this frame.
+	 */
+	c->kfrom = regs ? NULL : __builtin_frame_address(0);
+	t = tprof_sched_out_regs(c, tprof_runtime_now(c, NULL), regs);
 	if (t)
 		f->exited(f->s, t);
 }

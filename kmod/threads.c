@@ -23,6 +23,12 @@ MODULE_PARM_DESC(table_bits, "log2 of per-session thread slots (8..20, default 1
 /* Longest probe sequence; a longer one counts the thread as dropped. */
 #define TPROF_MAX_PROBES	256
 
+/* What a table of the current table_bits takes (charged, policy.c). */
+unsigned long tprof_threads_bytes(void)
+{
+	return sizeof(struct tprof_thread) << clamp(table_bits, 8U, 20U);
+}
+
 int tprof_threads_alloc(struct tprof_threads *tt)
 {
 	tt->bits = clamp(table_bits, 8U, 20U);
@@ -220,7 +226,11 @@ int tprof_threads_set_period(struct tprof_threads *tt, u32 tid, u64 period)
 		ret = -ENOSPC;
 	}
 	raw_spin_unlock_irqrestore(&tt->pend_lock, flags);
-	/* It may have claimed its slot meanwhile. */
+	/*
+	 * It may have claimed its slot meanwhile. Pairs with the barrier in
+	 * tprof_threads_take_period(): it sees our request or we its slot.
+	 */
+	smp_mb();
 	t = tprof_thread_get(tt, tid, false);
 	if (t)
 		tprof_thread_request(t, tid, period);
@@ -234,6 +244,8 @@ u64 tprof_threads_take_period(struct tprof_threads *tt, u32 tid)
 	unsigned int i;
 
 	lockdep_assert_irqs_disabled();
+	/* Pairs with the barrier in tprof_threads_set_period(). */
+	smp_mb();
 	if (!READ_ONCE(tt->npend))
 		return 0;
 	raw_spin_lock(&tt->pend_lock);

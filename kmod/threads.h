@@ -105,6 +105,7 @@ static inline u64 tprof_req(u32 tid, u64 period)
 	return (u64)tid << TPROF_REQ_TID_SHIFT | period;
 }
 
+unsigned long tprof_threads_bytes(void);
 int tprof_threads_alloc(struct tprof_threads *tt);
 void tprof_threads_free(struct tprof_threads *tt);
 struct tprof_thread *tprof_thread_get(struct tprof_threads *tt, u32 tid,
