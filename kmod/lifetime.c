@@ -335,6 +335,13 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	ret = tprof_enable_resolve(s, e.pid);
 	if (ret)
 		goto err_free;
+	/* Early, before charging: publish checks again under the mutex. */
+	if (!s->grant.privileged &&
+	    tprof_sessions_of_user(s->grant.user) >=
+	    tprof_policy_max_user_sessions()) {
+		ret = -EBUSY;
+		goto err_free;
+	}
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	s->vpid = e.pid;
 	s->flags = e.flags;
