@@ -8,7 +8,14 @@
 #      BENCH_QUICK=1 (smoke run: 1 rep, 200 ms, fewer depths, 1M samples),
 #      BENCH_CASES (glob of guest cases; when set, the results are added to
 #      the previous run's), BENCH_SKIP_GUEST=1 /
-#      BENCH_SKIP_READER=1 (reuse the previous results of that part).
+#      BENCH_SKIP_READER=1 (reuse the previous results of that part),
+#      BENCH_BASE=REV (issue 12's "before": a second boot measures REV's
+#      tprof.ko, built from `git archive REV`, in BENCH_BASE_CASES, default
+#      BENCH_CASES or the cases of the per-switch table, 20 30 50 60; its
+#      lines carry mod=base and are added to this run's),
+#      BENCH_DOC=switch (rewrite only the per-switch section of
+#      docs/benchmarks.md, from every kernel's results; for runs of a few
+#      cases, which would leave the other sections empty).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -26,10 +33,12 @@ mkdir -p "$dest"
 rc=0
 # the tree the guest ran (others may commit while it runs)
 tree=$(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')
+guest_conf() {	# guest_conf [KO LABEL]: the guest reads its settings from the host's build/ (guest/lib.sh)
+	printf 'BENCH_REPS=%s\nBENCH_CPU_MS=%s\nBENCH_QUICK=%s\nBENCH_KO=%s\nBENCH_MOD=%s\n' \
+		"$reps" "$cpu_ms" "$quick" "${1:-}" "${2:-head}" > "$build/bench/guest.conf"
+}
 if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
-	# the guest reads its settings from the host's build/ (see guest/lib.sh)
-	printf 'BENCH_REPS=%s\nBENCH_CPU_MS=%s\nBENCH_QUICK=%s\n' \
-		"$reps" "$cpu_ms" "$quick" > "$build/bench/guest.conf"
+	guest_conf
 	# BUILD for run-kernel.sh only: a private module build and initramfs
 	# (build/bench-vm/), so concurrent `make vm-test` runs, which rebuild
 	# build/kmod/KVER, cannot pull tprof.ko away while this guest boots.
@@ -50,7 +59,28 @@ if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 	fi
 	echo "$tree" > "$dest/guest/tree"
 fi
-if [ "${BENCH_SKIP_READER:-0}" != 1 ]; then
+if [ "${BENCH_SKIP_GUEST:-0}" != 1 ] && [ -n "${BENCH_BASE:-}" ]; then
+	# the baseline module, built as DKMS would from REV's sources; the
+	# guest swaps it in for the one run-kernel.sh loaded (guest/lib.sh)
+	rev=$(git -C "$root" rev-parse --short "$BENCH_BASE") || exit 1
+	src=$build/bench-base/$rev/src
+	if [ ! -d "$src" ]; then
+		mkdir -p "$src.tmp" && git -C "$root" archive "$rev" | tar -x -C "$src.tmp" &&
+			mv "$src.tmp" "$src" || exit 1
+	fi
+	ko=$("$src/tests/vm/build-module.sh" "$kver" "$build/bench-base/$rev/$kver") || exit 1
+	guest_conf "$ko" base
+	BUILD=$build/bench-vm VM_OUT=$build/vm/bench-$name-base CASE_DIR=bench/guest \
+		CASES="${BENCH_BASE_CASES:-${BENCH_CASES:-[2356]0-*}}" VM_CPUS=8 \
+		VM_TIMEOUT=${VM_TIMEOUT:-14400} "$root/tests/vm/run-kernel.sh" "$name" "$kver" || rc=1
+	mkdir -p "$dest/guest"
+	cat "$build/vm/bench-$name-base/out/bench/results.txt" >> "$dest/guest/results.txt" || rc=1
+	cp "$build/vm/bench-$name-base/out/bench/guest-info" "$dest/guest/guest-info-base"
+	cp "$build/vm/bench-$name-base/console.log" "$dest/guest/console-base.log"
+	echo "$rev" > "$dest/guest/base"
+	guest_conf
+fi
+if [ "${BENCH_SKIP_READER:-0}" != 1 ] && [ "${BENCH_DOC:-full}" != switch ]; then
 	samples=10000000
 	[ "$quick" = 1 ] && samples=1000000
 	BUILD=$build "$root/bench/reader.sh" "$dest/reader.txt" "$samples" || rc=1
@@ -60,9 +90,11 @@ cmd="make bench"
 [ -n "${BENCH_REPS:-}" ] && cmd="BENCH_REPS=$BENCH_REPS $cmd"
 [ "$quick" = 1 ] && cmd="BENCH_QUICK=1 $cmd"
 [ -n "${BENCH_CASES:-}" ] && cmd="$cmd; BENCH_CASES='$BENCH_CASES' $cmd"
+[ -n "${BENCH_BASE:-}" ] && cmd="BENCH_BASE=$BENCH_BASE $cmd"
 $py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \
 	--kernel "$name ($kver)" --command "$cmd" \
 	--tree "$(cat "$dest/guest/tree" 2>/dev/null || echo "$tree")" \
 	--host-cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" \
+	--all-kernels "$build/bench" --sections "${BENCH_DOC:-full}" \
 	--doc "$root/docs/benchmarks.md" --png-dir "$root/docs/benchmarks" || rc=1
 exit $rc
