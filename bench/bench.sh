@@ -9,10 +9,11 @@
 #      BENCH_CASES (glob of guest cases; when set, the results are added to
 #      the previous run's), BENCH_SKIP_GUEST=1 /
 #      BENCH_SKIP_READER=1 (reuse the previous results of that part),
-#      BENCH_BASE=REV (issue 12's "before": a second boot measures REV's
-#      tprof.ko, built from `git archive REV`, in BENCH_BASE_CASES, default
-#      BENCH_CASES or the cases of the per-switch table, 20 30 50 60; its
-#      lines carry mod=base and are added to this run's),
+#      BENCH_BASE=REV (issue 12's "before": REV's tprof.ko, built from
+#      `git archive REV`, is measured too, run by run in the same boot, by
+#      the cases of the per-switch table: 20 30 50 60; its lines carry
+#      mod=base),
+#      BENCH_PERF=0 (no perf runs: tprof's figures only, much faster),
 #      BENCH_DOC=switch (rewrite only the per-switch section of
 #      docs/benchmarks.md, from every kernel's results; for runs of a few
 #      cases, which would leave the other sections empty).
@@ -33,12 +34,24 @@ mkdir -p "$dest"
 rc=0
 # the tree the guest ran (others may commit while it runs)
 tree=$(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')
-guest_conf() {	# guest_conf [KO LABEL]: the guest reads its settings from the host's build/ (guest/lib.sh)
-	printf 'BENCH_REPS=%s\nBENCH_CPU_MS=%s\nBENCH_QUICK=%s\nBENCH_KO=%s\nBENCH_MOD=%s\n' \
-		"$reps" "$cpu_ms" "$quick" "${1:-}" "${2:-head}" > "$build/bench/guest.conf"
-}
 if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
-	guest_conf
+	base_ko=
+	if [ -n "${BENCH_BASE:-}" ]; then
+		# the baseline module, built as DKMS would from REV's sources;
+		# the guest swaps it in run by run (guest/lib.sh)
+		rev=$(git -C "$root" rev-parse --short "$BENCH_BASE") || exit 1
+		src=$build/bench-base/$rev/src
+		if [ ! -d "$src" ]; then
+			rm -rf "$src.tmp" && mkdir -p "$src.tmp" &&
+				git -C "$root" archive "$rev" | tar -x -C "$src.tmp" &&
+				mv "$src.tmp" "$src" || exit 1
+		fi
+		base_ko=$("$src/tests/vm/build-module.sh" "$kver" "$build/bench-base/$rev/$kver") ||
+			exit 1
+	fi
+	# the guest reads its settings from the host's build/ (see guest/lib.sh)
+	printf 'BENCH_REPS=%s\nBENCH_CPU_MS=%s\nBENCH_QUICK=%s\nBENCH_PERF=%s\nBENCH_BASE_KO=%s\n' \
+		"$reps" "$cpu_ms" "$quick" "${BENCH_PERF:-1}" "$base_ko" > "$build/bench/guest.conf"
 	# BUILD for run-kernel.sh only: a private module build and initramfs
 	# (build/bench-vm/), so concurrent `make vm-test` runs, which rebuild
 	# build/kmod/KVER, cannot pull tprof.ko away while this guest boots.
@@ -58,27 +71,7 @@ if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 		cp "$build/vm/bench-$name/console.log" "$dest/guest/console.log"
 	fi
 	echo "$tree" > "$dest/guest/tree"
-fi
-if [ "${BENCH_SKIP_GUEST:-0}" != 1 ] && [ -n "${BENCH_BASE:-}" ]; then
-	# the baseline module, built as DKMS would from REV's sources; the
-	# guest swaps it in for the one run-kernel.sh loaded (guest/lib.sh)
-	rev=$(git -C "$root" rev-parse --short "$BENCH_BASE") || exit 1
-	src=$build/bench-base/$rev/src
-	if [ ! -d "$src" ]; then
-		mkdir -p "$src.tmp" && git -C "$root" archive "$rev" | tar -x -C "$src.tmp" &&
-			mv "$src.tmp" "$src" || exit 1
-	fi
-	ko=$("$src/tests/vm/build-module.sh" "$kver" "$build/bench-base/$rev/$kver") || exit 1
-	guest_conf "$ko" base
-	BUILD=$build/bench-vm VM_OUT=$build/vm/bench-$name-base CASE_DIR=bench/guest \
-		CASES="${BENCH_BASE_CASES:-${BENCH_CASES:-[2356]0-*}}" VM_CPUS=8 \
-		VM_TIMEOUT=${VM_TIMEOUT:-14400} "$root/tests/vm/run-kernel.sh" "$name" "$kver" || rc=1
-	mkdir -p "$dest/guest"
-	cat "$build/vm/bench-$name-base/out/bench/results.txt" >> "$dest/guest/results.txt" || rc=1
-	cp "$build/vm/bench-$name-base/out/bench/guest-info" "$dest/guest/guest-info-base"
-	cp "$build/vm/bench-$name-base/console.log" "$dest/guest/console-base.log"
-	echo "$rev" > "$dest/guest/base"
-	guest_conf
+	[ -n "${BENCH_BASE:-}" ] && echo "$rev" > "$dest/guest/base"
 fi
 if [ "${BENCH_SKIP_READER:-0}" != 1 ] && [ "${BENCH_DOC:-full}" != switch ]; then
 	samples=10000000
@@ -89,6 +82,7 @@ cmd="make bench"
 [ -n "${BENCH_KERNEL:-}" ] && cmd+=" BENCH_KERNEL=$BENCH_KERNEL"
 [ -n "${BENCH_REPS:-}" ] && cmd="BENCH_REPS=$BENCH_REPS $cmd"
 [ "$quick" = 1 ] && cmd="BENCH_QUICK=1 $cmd"
+[ "${BENCH_PERF:-1}" = 0 ] && cmd="BENCH_PERF=0 $cmd"
 [ -n "${BENCH_CASES:-}" ] && cmd="$cmd; BENCH_CASES='$BENCH_CASES' $cmd"
 [ -n "${BENCH_BASE:-}" ] && cmd="BENCH_BASE=$BENCH_BASE $cmd"
 $py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \

@@ -33,11 +33,14 @@ for rep in $(seq "$BENCH_REPS"); do
 	bg_start none
 	measure "exp=pp-unrelated mode=proc rep=$rep bg=none" none 0 -- \
 		"$BW" pingpong proc "$rounds" || bad=$((bad + 1))
-	for p in $profs; do
+	# tprof with each module (the baseline's too, see lib.sh), then perf
+	for p in $(bench_mods | sed 's/^/tprof:/') ${profs#tprof}; do
 		BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" none 0 -- \
 			"$BW" pingpong thread "$rounds" || bad=$((bad + 1))
-		BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" "$p" 1000 -- \
+		case $p in tprof:*) bench_use "${p#tprof:}" || { bad=$((bad + 1)); continue; } ;; esac
+		BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" "${p%:*}" 1000 -- \
 			"$BW" pingpong thread "$rounds" || bad=$((bad + 1))
+		bench_use head
 	done
 	BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" none 0 -- \
 		"$BW" pingpong thread "$rounds" || bad=$((bad + 1))

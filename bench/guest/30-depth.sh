@@ -21,11 +21,15 @@ for rep in $(seq "$reps"); do
 		tags="exp=depth threads=1 depth=$depth rep=$rep"
 		BENCH_PIN=0 measure "$tags" none 0 -- "$BW" spin 1 "$depth" "$units" ||
 			bad=$((bad + 1))
-		BENCH_PIN=0 BENCH_PATH_TIMING=1 measure "$tags" tprof 10000 --max-frames 512 \
-			--save-raw @D@/raw -- "$BW" spin 1 "$depth" "$units" ||
-			bad=$((bad + 1))
-		tail -n1 "$BENCH_OUT/results.txt" | grep -q sample_path_calls= ||
-			nostats=$((nostats + 1))
+		for m in $(bench_mods); do	# and the baseline module's (lib.sh)
+			bench_use "$m" || { bad=$((bad + 1)); continue; }
+			BENCH_PIN=0 BENCH_PATH_TIMING=1 measure "$tags" tprof 10000 \
+				--max-frames 512 --save-raw @D@/raw -- \
+				"$BW" spin 1 "$depth" "$units" || bad=$((bad + 1))
+			tail -n1 "$BENCH_OUT/results.txt" | grep -q sample_path_calls= ||
+				nostats=$((nostats + 1))
+		done
+		bench_use head
 		case " $profs " in *" perf "*)
 			BENCH_PIN=0 measure "$tags" none 0 -- "$BW" spin 1 "$depth" "$units" ||
 				bad=$((bad + 1))

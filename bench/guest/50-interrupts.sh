@@ -27,7 +27,11 @@ for rep in $(seq "$reps"); do
 	for hz in 1000 10000; do
 		tags="exp=irqs threads=1 depth=30 rep=$rep"
 		run "$tags" none 0 || bad=$((bad + 1))
-		run "$tags" tprof "$hz" --save-raw @D@/raw || bad=$((bad + 1))
+		for m in $(bench_mods); do	# and the baseline module's (lib.sh)
+			bench_use "$m" || { bad=$((bad + 1)); continue; }
+			run "$tags" tprof "$hz" --save-raw @D@/raw || bad=$((bad + 1))
+		done
+		bench_use head
 		case " $profs " in *" perf "*)
 			run "$tags" none 0 || bad=$((bad + 1))
 			run "$tags" perf "$hz" || bad=$((bad + 1)) ;;

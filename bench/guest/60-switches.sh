@@ -14,6 +14,7 @@
 #                sleeping process
 #   unrel-spin:  the same while a session profiles a thread spinning on CPU 1
 #   none:        no session (the kernel's own timers, for reference)
+# With BENCH_BASE_KO, the profiled runs are repeated with the baseline module.
 # Appends to each run's results line: sw0 (sched_switch on CPU 0), swin0
 # (switch-ins of bench-work threads on CPU 0), tp_start/tp_cancel (tprof's
 # hrtimer starts/cancels, all CPUs), tp_start0/tp_cancel0 (on CPU 0),
@@ -101,17 +102,21 @@ for rep in $(seq "$reps"); do
 	tags="exp=switch rounds=$rounds rep=$rep"
 	BENCH_PIN=0 counted "$tags case=none" none 0 -- \
 		"$BW" pingpong thread "$rounds" || bad=$((bad + 1))
-	BENCH_PIN=0 counted "$tags case=self" tprof 1000 --save-raw @D@/raw -- \
-		"$BW" pingpong thread "$rounds" || bad=$((bad + 1))
-	bg_start tprof 0
-	counted "$tags case=unrel-idle bg=tprof" none 0 -- \
-		"$BW" pingpong proc "$rounds" || bad=$((bad + 1))
-	bg_stop
-	# a target spinning on CPU 1 until bg_stop (tp_start - tp_start0 shows
-	# its session's timer ran there meanwhile)
-	bg_start tprof 1 "$BW" spin 1 30 $(( units * 1000 ))
-	counted "$tags case=unrel-spin bg=tprof" none 0 -- \
-		"$BW" pingpong proc "$rounds" || bad=$((bad + 1))
-	bg_stop
+	for m in $(bench_mods); do
+		bench_use "$m" || { bad=$((bad + 1)); continue; }
+		BENCH_PIN=0 counted "$tags case=self" tprof 1000 --save-raw @D@/raw -- \
+			"$BW" pingpong thread "$rounds" || bad=$((bad + 1))
+		bg_start tprof 0
+		counted "$tags case=unrel-idle bg=tprof" none 0 -- \
+			"$BW" pingpong proc "$rounds" || bad=$((bad + 1))
+		bg_stop
+		# a target spinning on CPU 1 until bg_stop (tp_start - tp_start0
+		# shows its session's timer ran there meanwhile)
+		bg_start tprof 1 "$BW" spin 1 30 $(( units * 1000 ))
+		counted "$tags case=unrel-spin bg=tprof" none 0 -- \
+			"$BW" pingpong proc "$rounds" || bad=$((bad + 1))
+		bg_stop
+	done
+	bench_use head
 done
 [ $bad = 0 ] && ok "switches: every run completed" || fail "switches: $bad runs failed"

@@ -4,27 +4,31 @@
 # key=value pairs per run to $BENCH_OUT/results.txt.
 # Settings come from $TPROF_BUILD/bench/guest.conf (written by bench.sh):
 # BENCH_REPS, BENCH_CPU_MS (target CPU time of one spin thread), BENCH_QUICK,
-# BENCH_KO and BENCH_MOD (the module to measure and its label, see below).
+# BENCH_PERF (0: no perf runs), BENCH_BASE_KO (a baseline module, see below).
 . "$TPROF_ROOT/tests/cases/lib.sh"
 BW=$TPROF_BUILD/bench/bench-work
 TR=$TPROF_BUILD/tprof-read
 BENCH_OUT=$TPROF_OUT/bench
 mkdir -p "$BENCH_OUT"
-BENCH_REPS=5 BENCH_CPU_MS=1000 BENCH_QUICK=0 BENCH_KO= BENCH_MOD=head
+BENCH_REPS=5 BENCH_CPU_MS=1000 BENCH_QUICK=0 BENCH_PERF=1 BENCH_BASE_KO=
 # shellcheck disable=SC1091
 [ -r "$TPROF_BUILD/bench/guest.conf" ] && . "$TPROF_BUILD/bench/guest.conf"
-# BENCH_KO: measure this tprof.ko instead of the one the harness loaded (this
-# tree's); bench.sh sets it for the baseline boot of BENCH_BASE=REV. Swapped
-# in once per boot; every results line carries mod=BENCH_MOD.
-if [ -n "$BENCH_KO" ] && [ "$(cat /tmp/bench-ko 2>/dev/null)" != "$BENCH_KO" ]; then
-	if rmmod tprof && insmod "$BENCH_KO"; then
-		echo "$BENCH_KO" > /tmp/bench-ko
-		echo "# bench: measuring $BENCH_KO (mod=$BENCH_MOD)"
-	else
-		fail "bench: insmod $BENCH_KO"
-		exit 0
+# BENCH_BASE_KO (bench.sh, BENCH_BASE=REV): a baseline tprof.ko. The cases
+# of the per-switch table (issue 12) measure their tprof runs with each
+# module in turn, run by run in this boot (bench_mods, bench_use); every
+# results line carries mod=head (this tree's module) or mod=base.
+bench_mods() { echo head; [ -z "$BENCH_BASE_KO" ] || echo base; }
+bench_use() {	# bench_use head|base: have that module loaded
+	local ko=$TPROF_KO
+	[ "$1" = base ] && ko=$BENCH_BASE_KO
+	if [ "$(cat /tmp/bench-ko 2>/dev/null || echo "$TPROF_KO")" != "$ko" ]; then
+		rmmod tprof && insmod "$ko" || { echo "# bench: cannot load $ko"; return 1; }
+		echo "$ko" > /tmp/bench-ko
 	fi
-fi
+	BENCH_MOD=$1
+}
+# every case starts with this tree's module
+bench_use head || { fail "bench: insmod $TPROF_KO"; exit 0; }
 [ -s "$BENCH_OUT/guest-info" ] || {
 	echo "kernel=$(uname -r)"
 	echo "ncpu=$(nproc)"
@@ -32,7 +36,8 @@ fi
 	echo "perf=$(perf --version 2>/dev/null)"
 	echo "clockcheck=$(taskset -c 0 "$BW" clock 500)"
 	echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-	echo "mod_$BENCH_MOD=${BENCH_KO:-$TPROF_KO}"
+	echo "mod_head=$TPROF_KO"
+	echo "mod_base=$BENCH_BASE_KO"
 	echo "default_ring=$(sed -n "s/.*TPROF_DEFAULT_RING_BYTES[[:space:]]*\(.*\)/\1/p" "$TPROF_ROOT"/kmod/*.h | head -n1)"
 } > "$BENCH_OUT/guest-info"
 
@@ -116,7 +121,7 @@ measure() {
 	return "$rc"
 }
 
-have_perf() { command -v perf > /dev/null && perf record -e task-clock -o /dev/null -- true > /dev/null 2>&1; }
+have_perf() { [ "$BENCH_PERF" != 0 ] && command -v perf > /dev/null && perf record -e task-clock -o /dev/null -- true > /dev/null 2>&1; }
 
 # bg_start PROF [CPUS [CMD...]]: PROF (none, tprof or perf) profiles CMD
 # (default: an unrelated sleeping process) in the background, pinned to CPUS
