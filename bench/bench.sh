@@ -85,6 +85,14 @@ cmd="make bench"
 [ "${BENCH_PERF:-1}" = 0 ] && cmd="BENCH_PERF=0 $cmd"
 [ -n "${BENCH_CASES:-}" ] && cmd="$cmd; BENCH_CASES='$BENCH_CASES' $cmd"
 [ -n "${BENCH_BASE:-}" ] && cmd="BENCH_BASE=$BENCH_BASE $cmd"
+# section 6 names the commands that produced each kernel's results
+if [ "${BENCH_SKIP_GUEST:-0}" != 1 ] && [ -d "$dest/guest" ]; then
+	[ -n "${BENCH_CASES:-}" ] || : > "$dest/guest/commands"
+	c=$(for v in BENCH_QUICK BENCH_REPS BENCH_CPU_MS BENCH_PERF BENCH_BASE BENCH_CASES; do
+		[ -n "${!v:-}" ] && printf "%s=%s " "$v" "${!v}"
+	done)"${BENCH_DOC:+BENCH_DOC=$BENCH_DOC }make bench${BENCH_KERNEL:+ BENCH_KERNEL=$BENCH_KERNEL}"
+	grep -qxF "$c" "$dest/guest/commands" 2> /dev/null || echo "$c" >> "$dest/guest/commands"
+fi
 $py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \
 	--kernel "$name ($kver)" --command "$cmd" \
 	--tree "$(cat "$dest/guest/tree" 2>/dev/null || echo "$tree")" \
