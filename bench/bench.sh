@@ -8,7 +8,15 @@
 #      BENCH_QUICK=1 (smoke run: 1 rep, 200 ms, fewer depths, 1M samples),
 #      BENCH_CASES (glob of guest cases; when set, the results are added to
 #      the previous run's), BENCH_SKIP_GUEST=1 /
-#      BENCH_SKIP_READER=1 (reuse the previous results of that part).
+#      BENCH_SKIP_READER=1 (reuse the previous results of that part),
+#      BENCH_BASE=REV (issue 12's "before": REV's tprof.ko, built from
+#      `git archive REV`, is measured too, run by run in the same boot, by
+#      the cases of the per-switch table: 20 30 50 60; its lines carry
+#      mod=base),
+#      BENCH_PERF=0 (no perf runs: tprof's figures only, much faster),
+#      BENCH_DOC=switch (rewrite only the per-switch section of
+#      docs/benchmarks.md, from every kernel's results; for runs of a few
+#      cases, which would leave the other sections empty).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -27,9 +35,23 @@ rc=0
 # the tree the guest ran (others may commit while it runs)
 tree=$(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')
 if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
+	base_ko=
+	if [ -n "${BENCH_BASE:-}" ]; then
+		# the baseline module, built as DKMS would from REV's sources;
+		# the guest swaps it in run by run (guest/lib.sh)
+		rev=$(git -C "$root" rev-parse --short "$BENCH_BASE") || exit 1
+		src=$build/bench-base/$rev/src
+		if [ ! -d "$src" ]; then
+			rm -rf "$src.tmp" && mkdir -p "$src.tmp" &&
+				git -C "$root" archive "$rev" | tar -x -C "$src.tmp" &&
+				mv "$src.tmp" "$src" || exit 1
+		fi
+		base_ko=$("$src/tests/vm/build-module.sh" "$kver" "$build/bench-base/$rev/$kver") ||
+			exit 1
+	fi
 	# the guest reads its settings from the host's build/ (see guest/lib.sh)
-	printf 'BENCH_REPS=%s\nBENCH_CPU_MS=%s\nBENCH_QUICK=%s\n' \
-		"$reps" "$cpu_ms" "$quick" > "$build/bench/guest.conf"
+	printf 'BENCH_REPS=%s\nBENCH_CPU_MS=%s\nBENCH_QUICK=%s\nBENCH_PERF=%s\nBENCH_BASE_KO=%s\n' \
+		"$reps" "$cpu_ms" "$quick" "${BENCH_PERF:-1}" "$base_ko" > "$build/bench/guest.conf"
 	# BUILD for run-kernel.sh only: a private module build and initramfs
 	# (build/bench-vm/), so concurrent `make vm-test` runs, which rebuild
 	# build/kmod/KVER, cannot pull tprof.ko away while this guest boots.
@@ -49,8 +71,9 @@ if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 		cp "$build/vm/bench-$name/console.log" "$dest/guest/console.log"
 	fi
 	echo "$tree" > "$dest/guest/tree"
+	[ -n "${BENCH_BASE:-}" ] && echo "$rev" > "$dest/guest/base"
 fi
-if [ "${BENCH_SKIP_READER:-0}" != 1 ]; then
+if [ "${BENCH_SKIP_READER:-0}" != 1 ] && [ "${BENCH_DOC:-full}" != switch ]; then
 	samples=10000000
 	[ "$quick" = 1 ] && samples=1000000
 	BUILD=$build "$root/bench/reader.sh" "$dest/reader.txt" "$samples" || rc=1
@@ -59,10 +82,21 @@ cmd="make bench"
 [ -n "${BENCH_KERNEL:-}" ] && cmd+=" BENCH_KERNEL=$BENCH_KERNEL"
 [ -n "${BENCH_REPS:-}" ] && cmd="BENCH_REPS=$BENCH_REPS $cmd"
 [ "$quick" = 1 ] && cmd="BENCH_QUICK=1 $cmd"
+[ "${BENCH_PERF:-1}" = 0 ] && cmd="BENCH_PERF=0 $cmd"
 [ -n "${BENCH_CASES:-}" ] && cmd="$cmd; BENCH_CASES='$BENCH_CASES' $cmd"
+[ -n "${BENCH_BASE:-}" ] && cmd="BENCH_BASE=$BENCH_BASE $cmd"
+# section 6 names the commands that produced each kernel's results
+if [ "${BENCH_SKIP_GUEST:-0}" != 1 ] && [ -d "$dest/guest" ]; then
+	[ -n "${BENCH_CASES:-}" ] || : > "$dest/guest/commands"
+	c=$(for v in BENCH_QUICK BENCH_REPS BENCH_CPU_MS BENCH_PERF BENCH_BASE BENCH_CASES; do
+		[ -n "${!v:-}" ] && printf "%s=%s " "$v" "${!v}"
+	done)"${BENCH_DOC:+BENCH_DOC=$BENCH_DOC }make bench${BENCH_KERNEL:+ BENCH_KERNEL=$BENCH_KERNEL}"
+	grep -qxF "$c" "$dest/guest/commands" 2> /dev/null || echo "$c" >> "$dest/guest/commands"
+fi
 $py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \
 	--kernel "$name ($kver)" --command "$cmd" \
 	--tree "$(cat "$dest/guest/tree" 2>/dev/null || echo "$tree")" \
 	--host-cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" \
+	--all-kernels "$build/bench" --sections "${BENCH_DOC:-full}" \
 	--doc "$root/docs/benchmarks.md" --png-dir "$root/docs/benchmarks" || rc=1
 exit $rc

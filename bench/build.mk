@@ -20,7 +20,12 @@ $(BENCH_BIN)/gen-stream: bench/work/gen-stream.c tests/unit/testlib.c \
 	$(CC) $(US_CPPFLAGS) -Itests/unit $(USER_CFLAGS) $(WARN_CFLAGS) -o $@ \
 		bench/work/gen-stream.c tests/unit/testlib.c $(BUILD)/us/util.o -lelf
 
-bench-progs: $(BENCH_BIN)/bench-work $(BENCH_BIN)/gen-stream
+# LD_PRELOADed into tprof-read to ask for STATS path timing (30-depth.sh)
+$(BENCH_BIN)/path-timing.so: bench/work/path-timing.c kmod/uapi/tprof.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_COMMON) $(USER_CFLAGS) $(WARN_CFLAGS) -shared -fPIC -o $@ $< -ldl
+
+bench-progs: $(BENCH_BIN)/bench-work $(BENCH_BIN)/gen-stream $(BENCH_BIN)/path-timing.so
 
 bench: userspace bench-progs
 	BUILD=$(abspath $(BUILD)) BENCH_KERNEL="$(BENCH_KERNEL)" bench/bench.sh

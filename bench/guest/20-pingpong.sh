@@ -19,38 +19,6 @@ ns=$(sed -n 's/.*work_cpu_ns=\([0-9]*\).*/\1/p' "$f")
 rounds=$(( BENCH_CPU_MS * 1000000 * 2000 / (ns > 0 ? ns : 1) + 1 ))
 echo "# pingpong: $rounds rounds"
 
-# bg_start PROF: profile an unrelated sleeping process in the background,
-# on CPU 0 like the ping-pong: under single-threaded TCG a profiler waking on
-# another vCPU would stretch the ping-pong's CPU time while it waits its turn
-bg_pid=
-bg_start() {
-	case $1 in
-	none) bg_pid= ; return ;;
-	tprof) taskset -c 0 "$TR" -o /tmp/bg.pb.gz -- "$BW" idle 300 > /tmp/bg.log 2>&1 & ;;
-	perf) taskset -c 0 perf record -e task-clock -c 1000000 -g -o /tmp/bg.data -- \
-		"$BW" idle 300 > /tmp/bg.log 2>&1 & ;;
-	esac
-	bg_pid=$!
-	# until the profiler has started its target
-	for _ in $(seq 100); do
-		pgrep -P "$bg_pid" > /dev/null && break
-		sleep 0.1
-	done
-	sleep 1
-}
-bg_stop() {
-	[ -n "$bg_pid" ] || return 0
-	local kids
-	kids=$(pgrep -P "$bg_pid")
-	kill -INT "$bg_pid" 2> /dev/null
-	for _ in $(seq 100); do kill -0 "$bg_pid" 2> /dev/null || break; sleep 0.1; done
-	# shellcheck disable=SC2086
-	[ -n "$kids" ] && kill $kids 2> /dev/null
-	wait "$bg_pid" 2> /dev/null
-	rm -f /tmp/bg.pb.gz /tmp/bg.data /tmp/bg.log
-	bg_pid=
-}
-
 bad=0
 for rep in $(seq "$BENCH_REPS"); do
 	for p in $profs; do
@@ -65,11 +33,14 @@ for rep in $(seq "$BENCH_REPS"); do
 	bg_start none
 	measure "exp=pp-unrelated mode=proc rep=$rep bg=none" none 0 -- \
 		"$BW" pingpong proc "$rounds" || bad=$((bad + 1))
-	for p in $profs; do
+	# tprof with each module (the baseline's too, see lib.sh), then perf
+	for p in $(bench_mods | sed 's/^/tprof:/') ${profs#tprof}; do
 		BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" none 0 -- \
 			"$BW" pingpong thread "$rounds" || bad=$((bad + 1))
-		BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" "$p" 1000 -- \
+		case $p in tprof:*) bench_use "${p#tprof:}" || { bad=$((bad + 1)); continue; } ;; esac
+		BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" "${p%:*}" 1000 -- \
 			"$BW" pingpong thread "$rounds" || bad=$((bad + 1))
+		bench_use head
 	done
 	BENCH_PIN=0 measure "exp=pp-self mode=thread rep=$rep" none 0 -- \
 		"$BW" pingpong thread "$rounds" || bad=$((bad + 1))

@@ -3,15 +3,32 @@
 # unprofiled, under tprof-read or under perf record, and append one line of
 # key=value pairs per run to $BENCH_OUT/results.txt.
 # Settings come from $TPROF_BUILD/bench/guest.conf (written by bench.sh):
-# BENCH_REPS, BENCH_CPU_MS (target CPU time of one spin thread), BENCH_QUICK.
+# BENCH_REPS, BENCH_CPU_MS (target CPU time of one spin thread), BENCH_QUICK,
+# BENCH_PERF (0: no perf runs), BENCH_BASE_KO (a baseline module, see below).
 . "$TPROF_ROOT/tests/cases/lib.sh"
 BW=$TPROF_BUILD/bench/bench-work
 TR=$TPROF_BUILD/tprof-read
 BENCH_OUT=$TPROF_OUT/bench
 mkdir -p "$BENCH_OUT"
-BENCH_REPS=5 BENCH_CPU_MS=1000 BENCH_QUICK=0
+BENCH_REPS=5 BENCH_CPU_MS=1000 BENCH_QUICK=0 BENCH_PERF=1 BENCH_BASE_KO=
 # shellcheck disable=SC1091
 [ -r "$TPROF_BUILD/bench/guest.conf" ] && . "$TPROF_BUILD/bench/guest.conf"
+# BENCH_BASE_KO (bench.sh, BENCH_BASE=REV): a baseline tprof.ko. The cases
+# of the per-switch table (issue 12) measure their tprof runs with each
+# module in turn, run by run in this boot (bench_mods, bench_use); every
+# results line carries mod=head (this tree's module) or mod=base.
+bench_mods() { echo head; [ -z "$BENCH_BASE_KO" ] || echo base; }
+bench_use() {	# bench_use head|base: have that module loaded
+	local ko=$TPROF_KO
+	[ "$1" = base ] && ko=$BENCH_BASE_KO
+	if [ "$(cat /tmp/bench-ko 2>/dev/null || echo "$TPROF_KO")" != "$ko" ]; then
+		rmmod tprof && insmod "$ko" || { echo "# bench: cannot load $ko"; return 1; }
+		echo "$ko" > /tmp/bench-ko
+	fi
+	BENCH_MOD=$1
+}
+# every case starts with this tree's module
+bench_use head || { fail "bench: insmod $TPROF_KO"; exit 0; }
 [ -s "$BENCH_OUT/guest-info" ] || {
 	echo "kernel=$(uname -r)"
 	echo "ncpu=$(nproc)"
@@ -19,6 +36,8 @@ BENCH_REPS=5 BENCH_CPU_MS=1000 BENCH_QUICK=0
 	echo "perf=$(perf --version 2>/dev/null)"
 	echo "clockcheck=$(taskset -c 0 "$BW" clock 500)"
 	echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "mod_head=$TPROF_KO"
+	echo "mod_base=$BENCH_BASE_KO"
 	echo "default_ring=$(sed -n "s/.*TPROF_DEFAULT_RING_BYTES[[:space:]]*\(.*\)/\1/p" "$TPROF_ROOT"/kmod/*.h | head -n1)"
 } > "$BENCH_OUT/guest-info"
 
@@ -42,6 +61,8 @@ calibrate_units() {
 # measure TAGS PROF HZ [PROFILER-ARGS...] -- WORKLOAD...
 #   PROF: none | tprof | perf. TAGS: key=value pairs that identify the run.
 #   "@D@" in a profiler argument is the run's scratch folder (--save-raw @D@/raw).
+#   BENCH_PATH_TIMING=1: tprof-read's ENABLE asks for STATS path timing
+#   (TPROF_F_PATH_TIMING, through bench/work/path-timing.c).
 # Appends "TAGS prof=PROF hz=HZ seq=N work_cpu_ns=... tree_cpu_ns=... ..." to
 # results.txt; tree is the profiler and the workload together (rusage, as
 # wait4 gives it), seq orders the runs of one boot: the host is shared, so
@@ -62,9 +83,11 @@ measure() {
 	# workload's CPU time while it waits for its turn on the host thread).
 	local pin=()
 	[ -n "${BENCH_PIN:-}" ] && pin=(taskset -c "$BENCH_PIN")
+	local pre=()
+	[ "${BENCH_PATH_TIMING:-0}" = 1 ] && pre=(env "LD_PRELOAD=$TPROF_BUILD/bench/path-timing.so")
 	case $prof in
 	none) "$BW" run "$res" -- "${pin[@]}" "$@" > "$d/out" 2>&1 ;;
-	tprof) "$BW" run "$res" -- "${pin[@]}" "$TR" -F "$hz" --report "${extra[@]}" \
+	tprof) "$BW" run "$res" -- "${pin[@]}" "${pre[@]}" "$TR" -F "$hz" --report "${extra[@]}" \
 		-o "$d/p.pb.gz" -- "$@" > "$d/out" 2>&1 ;;
 	perf) "$BW" run "$res" -- "${pin[@]}" perf record -e task-clock \
 		-c $((1000000000 / hz)) -g "${extra[@]}" -o "$d/perf.data" -- "$@" \
@@ -74,7 +97,7 @@ measure() {
 	unset BENCH_RESULT
 	BENCH_SEQ=$(( $(cat "$BENCH_OUT/seq" 2>/dev/null || echo 0) + 1 ))
 	echo "$BENCH_SEQ" > "$BENCH_OUT/seq"
-	line="$tags prof=$prof hz=$hz pin=${BENCH_PIN:-no} seq=$BENCH_SEQ $(tr '\n' ' ' < "$res" 2>/dev/null)"
+	line="$tags prof=$prof hz=$hz pin=${BENCH_PIN:-no} mod=$BENCH_MOD seq=$BENCH_SEQ $(tr '\n' ' ' < "$res" 2>/dev/null)"
 	case $prof in
 	tprof)
 		# "total: N samples, X sampled, M lost (Y)"
@@ -98,4 +121,41 @@ measure() {
 	return "$rc"
 }
 
-have_perf() { command -v perf > /dev/null && perf record -e task-clock -o /dev/null -- true > /dev/null 2>&1; }
+have_perf() { [ "$BENCH_PERF" != 0 ] && command -v perf > /dev/null && perf record -e task-clock -o /dev/null -- true > /dev/null 2>&1; }
+
+# bg_start PROF [CPUS [CMD...]]: PROF (none, tprof or perf) profiles CMD
+# (default: an unrelated sleeping process) in the background, pinned to CPUS
+# (default 0, where the ping-pongs run: under single-threaded TCG a profiler
+# waking on another vCPU would stretch the ping-pong's CPU time while it
+# waits its turn). bg_stop ends it.
+bg_pid=
+bg_start() {
+	local prof=$1 cpus=${2:-0}
+	shift 2 2> /dev/null || shift $#
+	[ $# -gt 0 ] || set -- "$BW" idle 300
+	case $prof in
+	none) bg_pid= ; return ;;
+	tprof) taskset -c "$cpus" "$TR" -o /tmp/bg.pb.gz -- "$@" > /tmp/bg.log 2>&1 & ;;
+	perf) taskset -c "$cpus" perf record -e task-clock -c 1000000 -g -o /tmp/bg.data -- \
+		"$@" > /tmp/bg.log 2>&1 & ;;
+	esac
+	bg_pid=$!
+	# until the profiler has started its target
+	for _ in $(seq 100); do
+		pgrep -P "$bg_pid" > /dev/null && break
+		sleep 0.1
+	done
+	sleep 1
+}
+bg_stop() {
+	[ -n "$bg_pid" ] || return 0
+	local kids
+	kids=$(pgrep -P "$bg_pid")
+	kill -INT "$bg_pid" 2> /dev/null
+	for _ in $(seq 100); do kill -0 "$bg_pid" 2> /dev/null || break; sleep 0.1; done
+	# shellcheck disable=SC2086
+	[ -n "$kids" ] && kill $kids 2> /dev/null
+	wait "$bg_pid" 2> /dev/null
+	rm -f /tmp/bg.pb.gz /tmp/bg.data /tmp/bg.log
+	bg_pid=
+}

@@ -19,7 +19,8 @@
  *   bench-work run FILE -- CMD...          run CMD, append its tree's rusage
  *       (CMD and every child it waited for) and wall time to FILE.
  *   bench-work rawstats FILE               STATS of a tprof-read --save-raw
- *       stream, and SAMPLE count and mean user frames, as key=value.
+ *       stream, and SAMPLE count and mean user frames, as key=value
+ *       (timer_arms and sched_ins are 0 from modules before ec39646).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -304,7 +305,8 @@ static int rawstats(const char *path)
 	if (have)
 		printf(" samples=%llu lost_samples=%llu lost_records=%llu "
 		       "user_stack_truncated=%llu user_stack_faults=%llu sample_path_ns=%llu "
-		       "sample_path_calls=%llu late_timer_periods=%llu on_cpu_ns=%llu",
+		       "sample_path_calls=%llu late_timer_periods=%llu on_cpu_ns=%llu "
+		       "timer_arms=%llu sched_ins=%llu",
 		       (unsigned long long)st.samples,
 		       (unsigned long long)st.lost_samples,
 		       (unsigned long long)st.lost_records,
@@ -313,7 +315,9 @@ static int rawstats(const char *path)
 		       (unsigned long long)st.sample_path_ns,
 		       (unsigned long long)st.sample_path_calls,
 		       (unsigned long long)st.late_timer_periods,
-		       (unsigned long long)st.on_cpu_ns);
+		       (unsigned long long)st.on_cpu_ns,
+		       (unsigned long long)st.timer_arms,
+		       (unsigned long long)st.sched_ins);
 	printf("\n");
 	return have ? 0 : 1;
 }
