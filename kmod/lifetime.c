@@ -99,8 +99,7 @@ static void tprof_session_tick(struct work_struct *work)
 		wake_up_interruptible_all(&s->wq);
 	if (tprof_session_finished(s))
 		return;
-	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
-	    !test_bit(TPROF_S_GROUP_GONE, &s->bits))
+	if (tprof_session_exit_pending(s))
 		schedule_work(&s->stop_work);
 	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
 }
@@ -185,8 +184,7 @@ static void tprof_session_notify(void *ctx)
 	struct tprof_session *s = ctx;
 
 	if (test_bit(TPROF_S_STOP_REQ, &s->bits) ||
-	    (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
-	     !test_bit(TPROF_S_GROUP_GONE, &s->bits)))
+	    tprof_session_exit_pending(s))
 		schedule_work(&s->stop_work);
 	wake_up_interruptible_all(&s->wq);
 }

@@ -150,8 +150,7 @@ void tprof_session_request_stop(struct tprof_session *s)
  */
 void tprof_session_kick(struct tprof_session *s)
 {
-	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
-	    !test_bit(TPROF_S_GROUP_GONE, &s->bits))
+	if (tprof_session_exit_pending(s))
 		tprof_rings_kick(&s->rings);
 }
 

@@ -7,6 +7,7 @@
 #define _TPROF_SESSION_H
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -116,6 +117,13 @@ static inline bool tprof_session_finished(struct tprof_session *s)
 {
 	/* Pairs with smp_store_release() in tprof_session_finish(). */
 	return smp_load_acquire(&s->state) == TPROF_FINISHED;
+}
+
+/* Group dead, not yet seen gone: stop_work has to look (lifetime.c). */
+static inline bool tprof_session_exit_pending(struct tprof_session *s)
+{
+	return test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
+	       !test_bit(TPROF_S_GROUP_GONE, &s->bits);
 }
 
 int tprof_session_publish(struct tprof_session *s);
