@@ -57,6 +57,9 @@ fi
 # Harness self-tests: each must make the run fail (see tests/vm/selftest.sh).
 case "${SELFTEST:-}" in
 warn) insmod "$SELFTEST_KO" ;;	# WARNs in init: panic_on_warn kills the guest
+# The debug kernel's detectors: a report that does not panic fails the
+# dmesg check below.
+sleep|lockdep|kasan|odebug|list) insmod "$SELFTEST_KO" bug="$SELFTEST" ;;
 hang) sleep 100000 ;;		# the host's timeout must catch this
 esac
 
@@ -72,7 +75,7 @@ run_case() {	# run_case PATH
 	local c=$1 name t rc dir saw=0 line
 	name=$(basename "$c")
 	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$c" | head -n1)
-	t=${t:-${CASE_TIMEOUT:-600}}
+	t=$(( ${t:-${CASE_TIMEOUT:-600}} * ${CASE_TIMEOUT_SCALE:-1} ))
 	dir=$(mktemp -d "/tmp/case.XXXXXX")
 	echo "# case $name (timeout ${t}s)"
 	# timeout puts the case in a process group of its own (its pid): what
@@ -133,9 +136,10 @@ else
 fi
 
 # Anything the kernel complained about fails the run (panic_on_warn catches
-# WARN; this catches BUG/lockdep/RCU/hung-task reports that do not panic).
+# WARN; this catches BUG/lockdep/RCU/hung-task reports that do not panic, and
+# the debug kernel's KASAN/ODEBUG/DEBUG_LIST/atomic-sleep reports).
 dmesg > "$out/dmesg.log" 2>&1
-if grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|possible (recursive|circular) locking|rcu_.*stall|INFO: task .* blocked|Call Trace' \
+if grep -E "WARNING:|BUG:|Oops|general protection|lockdep|possible (recursive|circular) locking|rcu_.*stall|INFO: task .* blocked|Call Trace|$(grep -v "^#" "$TPROF_ROOT/tests/vm/splats.re")" \
 	"$out/dmesg.log" > "$out/dmesg-bad.log"; then
 	record fail "dmesg is clean (see dmesg-bad.log)"
 	sed 's/^/#   /' "$out/dmesg-bad.log" | head -n 40
