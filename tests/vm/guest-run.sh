@@ -147,6 +147,16 @@ else
 	record ok "dmesg is clean"
 fi
 
+# On a lockdep kernel, lockdep turns itself off at its first report (or when
+# it runs out of table space): then the rest of the run was not checked.
+if [ -r /proc/lockdep_stats ]; then
+	if grep -Eq 'debug_locks: +1$' /proc/lockdep_stats; then
+		record ok "lockdep stayed on"
+	else
+		record fail "lockdep stayed on ($(grep debug_locks /proc/lockdep_stats | xargs))"
+	fi
+fi
+
 line="TPROF-RESULT kver=$KVER pass=$pass fail=$fail skip=$skip"
 echo "$line"
 echo "$line" > "$result_port"
