@@ -11,7 +11,7 @@
 #      `modprobe tprof` loads the one DKMS installed on the host, tests/pkg),
 #      CASE_TIMEOUT_SCALE (multiplies each case's timeout, 1).
 # The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
-# VM_TIMEOUT their defaults.
+# VM_TIMEOUT their defaults, and append= adds kernel parameters.
 # Writes VM_OUT/{console.log,result.log,summary,out/}; prints one summary line.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -85,6 +85,8 @@ append+=" softlockup_panic=1 watchdog_thresh=60"
 append+=" rcupdate.rcu_cpu_stall_timeout=120 sysctl.kernel.panic_on_rcu_stall=1"
 append+=" sysctl.kernel.hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=300"
 append+=" tsc=reliable no_timer_check"
+opt=$(kernel_opt "$name" append)
+append+=${opt:+ ${opt//,/ }}
 
 start=$(date +%s)
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \

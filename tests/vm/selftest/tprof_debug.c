@@ -9,7 +9,6 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
-#include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/list.h>
@@ -23,11 +22,16 @@ static DEFINE_SPINLOCK(tprof_debug_spin);
 static DEFINE_MUTEX(tprof_debug_a);
 static DEFINE_MUTEX(tprof_debug_b);
 
-/* DEBUG_ATOMIC_SLEEP: "BUG: sleeping function called from invalid context" */
+/*
+ * DEBUG_ATOMIC_SLEEP: "BUG: sleeping function called from invalid context"
+ * from mutex_lock()'s might_sleep() (msleep() would not get there: it goes
+ * straight to schedule(), whose "scheduling while atomic" panics).
+ */
 static void tprof_debug_sleep(void)
 {
 	spin_lock(&tprof_debug_spin);
-	msleep(1);
+	mutex_lock(&tprof_debug_a);
+	mutex_unlock(&tprof_debug_a);
 	spin_unlock(&tprof_debug_spin);
 }
 
