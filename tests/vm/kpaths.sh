@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034 # sets variables for the sourcing script
 # Sourced by the harness scripts: where kernel KVER's files are. Debian's
 # kernels live in /boot and /lib/modules; the debug kernel that
 # tests/vm/debug-kernel.sh builds (KVER VERSION-dbg-KEY) lives in its cache
