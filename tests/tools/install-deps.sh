@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages of .ci/packages that are missing, then the
-# kernels of tests/kernels. Idempotent; needs root (apt).
+# kernels of tests/kernels (building the debug kernel once: it is cached
+# outside the tree, see tests/vm/debug-kernel.sh). Idempotent; needs root (apt).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mapfile -t pkgs < <(grep -v '^#' "$root/.ci/packages" | sed '/^$/d')
@@ -36,4 +37,4 @@ EOS
 	apt-get "${bpo[@]}" install -y -q --no-install-recommends \
 		-o DPkg::Lock::Timeout=600 golang-1.23-go
 fi
-"$root/tests/vm/kernels.sh" --install > /dev/null
+"$root/tests/vm/kernels.sh" --install --all > /dev/null

@@ -9,7 +9,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 kver=$1 dest=$2
 shift 2
-kdir=/lib/modules/$kver/build
+. "$root/tests/vm/kpaths.sh"
+kpaths "$kver"
+kdir=$KDIR
 [ -f "$kdir/Makefile" ] || {
 	echo "build-module: no headers for $kver at $kdir (make kernels)" >&2
 	exit 1

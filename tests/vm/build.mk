@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # QEMU harness targets (included by the top-level Makefile).
-#   make kernels                  install the kernels of tests/kernels
+#   make kernels                  install the kernels of tests/kernels, build the debug kernel
 #   make vm-test [KERNELS="6.1 6.12"] [CASES='2*']
 #   make vm-selftest              prove the harness fails when it must
 #   make check                    checkpatch --strict + W=1 on every kernel + -Werror userspace
@@ -8,7 +8,7 @@
 CHECKPATCH := .cache/checkpatch/checkpatch.pl
 
 kernels:
-	tests/vm/kernels.sh --install >/dev/null
+	tests/vm/kernels.sh --install --all >/dev/null
 
 # Test programs the guest runs come from the host's build/ (the guest sees
 # the host's root filesystem), so build them first.
@@ -30,7 +30,7 @@ style: $(CHECKPATCH)
 
 # W=1 on every kernel; any compiler warning fails.
 module-w1:
-	@set -e; tests/vm/kernels.sh | while read -r name kver; do \
+	@set -e; tests/vm/kernels.sh --all | while read -r name kver; do \
 		log=$(BUILD)/w1-$$kver.log; mkdir -p $(BUILD); \
 		tests/vm/build-module.sh $$kver $(abspath $(BUILD))/w1/$$kver W=1 \
 			>/dev/null 2>$$log || { cat $$log; exit 1; }; \

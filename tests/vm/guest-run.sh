@@ -57,6 +57,9 @@ fi
 # Harness self-tests: each must make the run fail (see tests/vm/selftest.sh).
 case "${SELFTEST:-}" in
 warn) insmod "$SELFTEST_KO" ;;	# WARNs in init: panic_on_warn kills the guest
+# The debug kernel's detectors: a report that does not panic fails the
+# dmesg check below.
+sleep|lockdep|kasan|odebug|list) insmod "$SELFTEST_KO" bug="$SELFTEST" ;;
 hang) sleep 100000 ;;		# the host's timeout must catch this
 esac
 
@@ -72,7 +75,7 @@ run_case() {	# run_case PATH
 	local c=$1 name t rc dir saw=0 line
 	name=$(basename "$c")
 	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$c" | head -n1)
-	t=${t:-${CASE_TIMEOUT:-600}}
+	t=$(( ${t:-${CASE_TIMEOUT:-600}} * ${CASE_TIMEOUT_SCALE:-1} ))
 	dir=$(mktemp -d "/tmp/case.XXXXXX")
 	echo "# case $name (timeout ${t}s)"
 	# timeout puts the case in a process group of its own (its pid): what
@@ -133,14 +136,25 @@ else
 fi
 
 # Anything the kernel complained about fails the run (panic_on_warn catches
-# WARN; this catches BUG/lockdep/RCU/hung-task reports that do not panic).
+# WARN; this catches BUG/lockdep/RCU/hung-task reports that do not panic, and
+# the debug kernel's KASAN/ODEBUG/DEBUG_LIST/atomic-sleep reports).
 dmesg > "$out/dmesg.log" 2>&1
-if grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|possible (recursive|circular) locking|rcu_.*stall|INFO: task .* blocked|Call Trace' \
+if grep -E "WARNING:|BUG:|Oops|general protection|lockdep|possible (recursive|circular) locking|rcu_.*stall|INFO: task .* blocked|Call Trace|$(grep -v "^#" "$TPROF_ROOT/tests/vm/splats.re")" \
 	"$out/dmesg.log" > "$out/dmesg-bad.log"; then
 	record fail "dmesg is clean (see dmesg-bad.log)"
 	sed 's/^/#   /' "$out/dmesg-bad.log" | head -n 40
 else
 	record ok "dmesg is clean"
+fi
+
+# On a lockdep kernel, lockdep turns itself off at its first report (or when
+# it runs out of table space): then the rest of the run was not checked.
+if [ -r /proc/lockdep_stats ]; then
+	if grep -Eq 'debug_locks: +1$' /proc/lockdep_stats; then
+		record ok "lockdep stayed on"
+	else
+		record fail "lockdep stayed on ($(grep debug_locks /proc/lockdep_stats | xargs))"
+	fi
 fi
 
 line="TPROF-RESULT kver=$KVER pass=$pass fail=$fail skip=$skip"

@@ -4,12 +4,21 @@
 # print "NAME KVER" for each selected one. INITRD=No: the host needs no
 # initramfs for these kernels (tests/vm builds its own), and making one per
 # kernel costs minutes.
-#   kernels.sh [--install] [NAME...]
+#   kernels.sh [--install] [--all] [NAME...]
 # Without --install nothing is installed; missing kernels are an error.
+# Kernels the harness builds itself (IMAGE-PACKAGE build:SCRIPT, e.g. the
+# debug kernel) are selected by name or by --all, not by default: they are
+# not packages, so DKMS (make pkg-test) and the bias lab leave them out.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-install=0
-if [ "${1:-}" = --install ]; then install=1; shift; fi
+install=0 all=0
+while :; do
+	case "${1:-}" in
+	--install) install=1; shift ;;
+	--all) all=1; shift ;;
+	*) break ;;
+	esac
+done
 want=" $* "
 
 # Resolve a metapackage (e.g. linux-image-amd64) to the versioned package it
@@ -23,6 +32,16 @@ resolve() {
 
 while read -r name img hdr; do
 	case "$name" in ''|\#*) continue ;; esac
+	if [[ "$img" == build:* ]]; then
+		if [ "$want" = "  " ]; then [ $all = 1 ] || continue
+		else [[ "$want" == *" $name "* ]] || continue; fi
+		arg=
+		[ $install = 1 ] && arg=--build
+		# shellcheck disable=SC2086 # no argument when empty
+		kver=$("$root/tests/vm/${img#build:}" $arg) || exit 1
+		echo "$name $kver"
+		continue
+	fi
 	[ "$want" = "  " ] || [[ "$want" == *" $name "* ]] || continue
 	versioned=$(resolve "$img")
 	kver=${versioned#linux-image-}

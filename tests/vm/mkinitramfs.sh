@@ -3,18 +3,21 @@
 # Build the tiny initramfs that boots a test guest: static busybox, our /init,
 # and the virtio/9p modules of kernel KVER (with their dependencies), which
 # let the guest mount the host's root filesystem read-only over virtio-9p.
+# A kernel without a modules folder (the debug kernel) has them built in.
 #   mkinitramfs.sh KVER OUTPUT.cpio.gz
 set -euo pipefail
 kver=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
-moddir=/lib/modules/$kver
+. "$here/kpaths.sh"
+kpaths "$kver"
+moddir=$KMODDIR
 busybox=${BUSYBOX:-/bin/busybox}
 
 file -L "$busybox" | grep -q 'statically linked' || {
 	echo "mkinitramfs: $busybox is not static (apt-get install busybox-static)" >&2
 	exit 1
 }
-[ -f "$moddir/modules.dep" ] || {
+[ -z "$moddir" ] || [ -f "$moddir/modules.dep" ] || {
 	echo "mkinitramfs: no $moddir/modules.dep (kernel $kver not installed)" >&2
 	exit 1
 }
@@ -46,7 +49,9 @@ add_mod() {
 	done
 	order+=("$path")
 }
-for m in virtio_pci virtio_console 9pnet_virtio 9p; do add_mod "$m"; done
+if [ -n "$moddir" ]; then
+	for m in virtio_pci virtio_console 9pnet_virtio 9p; do add_mod "$m"; done
+fi
 : > "$tmp/lib/modules/load-order"
 for path in "${order[@]}"; do
 	base=$(basename "$path")

@@ -5,7 +5,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck disable=SC2086 # KERNELS is a list
-list=$("$root/tests/vm/kernels.sh" ${KERNELS:-}) || exit 1
+list=$("$root/tests/vm/kernels.sh" --all ${KERNELS:-}) || exit 1
 [ -n "$list" ] || { echo "run-all: no kernel selected (KERNELS=${KERNELS:-})" >&2; exit 1; }
 rows=() rc=0
 while read -r name kver; do

@@ -5,9 +5,13 @@
 # the result port, with pass > 0 and no panic/WARN/BUG in the console log.
 #   run-kernel.sh NAME KVER
 # Env: CASES (glob of case names), CASE_DIR (tests/cases), VM_CPUS (8), VM_MEM (2048 MiB),
-#      VM_TIMEOUT (seconds, 1200), SELFTEST (fail|stray|warn|hang), VM_OUT (folder),
+#      VM_TIMEOUT (seconds, 1200), SELFTEST (fail|stray|warn|hang, and on the
+#      debug kernel sleep|lockdep|kasan|odebug|list), VM_OUT (folder),
 #      TPROF_MODULE (build: insmod this tree's module, built here; installed:
-#      `modprobe tprof` loads the one DKMS installed on the host, tests/pkg).
+#      `modprobe tprof` loads the one DKMS installed on the host, tests/pkg),
+#      CASE_TIMEOUT_SCALE (multiplies each case's timeout, 1).
+# The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
+# VM_TIMEOUT their defaults, and append= adds kernel parameters.
 # Writes VM_OUT/{console.log,result.log,summary,out/}; prints one summary line.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,10 +19,17 @@ name=$1 kver=$2
 build=${BUILD:-$root/build}
 case "$build" in /*) ;; *) build=$root/$build ;; esac
 vmout=${VM_OUT:-$build/vm/$name${SELFTEST:+-selftest-$SELFTEST}}
+. "$root/tests/vm/kpaths.sh"
+kpaths "$kver"
 cpus=${VM_CPUS:-8}
 mem=${VM_MEM:-2048}
-tmo=${VM_TIMEOUT:-1200}
-vmlinuz=/boot/vmlinuz-$kver
+opt=$(kernel_opt "$name" vm-timeout)
+tmo=${VM_TIMEOUT:-${opt:-1200}}
+opt=$(kernel_opt "$name" cases)
+cases=${CASES:-${opt:-*}}
+opt=$(kernel_opt "$name" timeout-scale)
+scale=${CASE_TIMEOUT_SCALE:-${opt:-1}}
+vmlinuz=$KIMAGE
 
 say() { echo "run-kernel[$name]: $*" >&2; }
 
@@ -43,22 +54,25 @@ fi
 rm -rf "$vmout"
 mkdir -p "$vmout/out"
 selftest_ko=
-if [ "${SELFTEST:-}" = warn ]; then
+case "${SELFTEST:-}" in
+warn|sleep|lockdep|kasan|odebug|list)
 	sdir=$build/selftest/$kver
 	rm -rf "$sdir" && mkdir -p "$sdir"
-	cp "$root"/tests/vm/selftest/{Kbuild,tprof_warn.c} "$sdir/"
-	make -s -C "/lib/modules/$kver/build" M="$sdir" modules >&2 || exit 1
-	selftest_ko=$sdir/tprof_warn.ko
-fi
+	cp "$root"/tests/vm/selftest/{Kbuild,tprof_warn.c,tprof_debug.c} "$sdir/"
+	make -s -C "$KDIR" M="$sdir" modules >&2 || exit 1
+	selftest_ko=$sdir/tprof_debug.ko
+	[ "$SELFTEST" = warn ] && selftest_ko=$sdir/tprof_warn.ko ;;
+esac
 cat > "$vmout/out/guest.env" <<EOV
 TPROF_ROOT='$root'
 TPROF_KO='$ko'
 KVER='$kver'
-CASES='${CASES:-*}'
+CASES='$cases'
 CASE_DIR='${CASE_DIR:-tests/cases}'
 SELFTEST='${SELFTEST:-}'
 SELFTEST_KO='$selftest_ko'
 CASE_TIMEOUT='${CASE_TIMEOUT:-600}'
+CASE_TIMEOUT_SCALE='$scale'
 EOV
 
 # panic_on_warn, oops, soft lockups, RCU stalls and hung tasks all end the
@@ -71,6 +85,8 @@ append+=" softlockup_panic=1 watchdog_thresh=60"
 append+=" rcupdate.rcu_cpu_stall_timeout=120 sysctl.kernel.panic_on_rcu_stall=1"
 append+=" sysctl.kernel.hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=300"
 append+=" tsc=reliable no_timer_check"
+opt=$(kernel_opt "$name" append)
+append+=${opt:+ ${opt//,/ }}
 
 start=$(date +%s)
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
@@ -92,7 +108,8 @@ if [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	why="timeout after ${tmo}s"
 elif [ -z "$line" ]; then
 	why="no result line (qemu exit $qrc)"
-elif grep -aqE 'Kernel panic|WARNING: CPU|BUG: |Oops' "$vmout/console.log"; then
+elif grep -aqE "Kernel panic|WARNING: CPU|BUG: |Oops|$(grep -v "^#" "$root/tests/vm/splats.re")" \
+	"$vmout/console.log"; then
 	why="kernel complained (see console.log)"
 else
 	p=$(sed -n 's/.* pass=\([0-9]*\).*/\1/p' <<<"$line")
