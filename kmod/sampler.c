@@ -18,7 +18,11 @@
  * a slice (timer) it is extrapolated with local_clock() from a stamp taken
  * at sched-in, never from se.exec_start: that is in rq_clock_task() terms,
  * which lag local_clock() by all irq and steal time since boot with
- * CONFIG_IRQ_TIME_ACCOUNTING or CONFIG_PARAVIRT_TIME_ACCOUNTING. The
+ * CONFIG_IRQ_TIME_ACCOUNTING or CONFIG_PARAVIRT_TIME_ACCOUNTING. Those
+ * kernels also leave the irq and steal time of the slice out of the
+ * task's runtime, so the estimate subtracts what this CPU's kcpustat
+ * counted of them since the stamp (tprof_cpu_untask_ns()); otherwise a
+ * long slice would pass sample points the thread never reaches. The
  * estimate only times the timer and mid-slice events; each switch-out
  * resynchronizes with the scheduler's exact figure.
  *
@@ -33,6 +37,7 @@
 #include <linux/cpu.h>
 #include <linux/hash.h>
 #include <linux/hrtimer.h>
+#include <linux/kernel_stat.h>
 #include <linux/lockdep.h>
 #include <linux/percpu.h>
 #include <linux/prandom.h>
@@ -77,6 +82,7 @@ struct tprof_slot_cache {
  * @rt_base: its runtime when accounting here began (se.sum_exec_runtime,
  *	exact at sched-in; as of the scheduler's last update mid-slice).
  * @clk_base: local_clock() then.
+ * @untask_base: tprof_cpu_untask_ns() then.
  * @armed_clk: local_clock() time the queued timer expires at (roughly:
  *	timer and local_clock run at one rate), for tprof_arm().
  * @exiting: it passed its exit probe; its switch-out emits THREAD_EXIT.
@@ -100,6 +106,7 @@ struct tprof_cpu {
 	struct tprof_thread *thr;
 	u64 rt_base;
 	u64 clk_base;
+	u64 untask_base;
 	u64 armed_clk;
 	bool exiting;
 	bool defer_valid;
@@ -115,16 +122,52 @@ struct tprof_cpu {
 static struct tprof_cpu __percpu *tprof_cpus;
 
 /*
- * Runtime of c's thread now, extrapolated from its sched-in stamp, and
- * the clock it was read at (@clk). Context: IRQs off, c's thread current.
+ * Time this CPU spent, since boot, that the scheduler leaves out of task
+ * runtime: irq time with CONFIG_IRQ_TIME_ACCOUNTING (kcpustat counts it at
+ * each irq exit, as rq_clock_task() subtracts it), steal time with
+ * CONFIG_PARAVIRT_TIME_ACCOUNTING (counted at the tick). Always 0 on
+ * Debian's configs. Where the kernel counts otherwise (irq time turned off
+ * at boot for an unstable TSC) the estimate only runs a little slow: the
+ * timer then fires again, and the switch-out is exact anyway.
+ * Context: IRQs off.
  */
-static u64 tprof_runtime_now(struct tprof_cpu *c, u64 *clk)
+static u64 tprof_cpu_untask_ns(void)
+{
+	u64 *st = kcpustat_this_cpu->cpustat;
+	u64 ns = 0;
+
+	if (IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING))
+		ns += READ_ONCE(st[CPUTIME_IRQ]) + READ_ONCE(st[CPUTIME_SOFTIRQ]);
+	if (IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING))
+		ns += READ_ONCE(st[CPUTIME_STEAL]);
+	return ns;
+}
+
+/*
+ * Runtime of c's thread now, extrapolated from its sched-in stamp, and
+ * the clock it was read at (@clk). With @until (a local_clock() time, else
+ * U64_MAX) before now, the extrapolation stops there: the timer callback
+ * passes its expiry, because the time since this hardirq began is irq
+ * time that kcpustat has not counted yet (it does at irq exit), and under
+ * emulation or on a busy host that can be milliseconds; counted as the
+ * thread's, it would pass sample points the thread never reaches.
+ * Context: IRQs off, c's thread current.
+ */
+static u64 tprof_runtime_now(struct tprof_cpu *c, u64 until, u64 *clk)
 {
 	u64 now = local_clock();
+	u64 end = min(now, until);
+	u64 run = end - c->clk_base - (tprof_cpu_untask_ns() - c->untask_base);
+	u64 rt = c->rt_base;
 
 	if (clk)
 		*clk = now;
-	return now > c->clk_base ? c->rt_base + now - c->clk_base : c->rt_base;
+	/*
+	 * Not clamped to se.sum_exec_runtime: with irq time accounting the
+	 * tick's update counts the irq it runs in as task time, and takes it
+	 * back only at a later update.
+	 */
+	return (s64)run > 0 ? rt + run : rt;
 }
 
 /* Thread CPU time of c's thread from a runtime value of its task. */
@@ -297,7 +340,7 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 	if (c != this_cpu_ptr(tprof_cpus) || !t || c->task != current ||
 	    tprof_session_state(c->sess) != TPROF_ACTIVE)
 		return HRTIMER_NORESTART;
-	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, &clk));
+	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, c->armed_clk, &clk));
 	/*
 	 * With a reschedule pending, the scheduler may end this slice at the
 	 * (older) rq clock of the wakeup (rq_clock_skip_update()): leave the
@@ -314,7 +357,12 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 		rem = t->period_ns;
 	rem = max_t(u64, rem, TPROF_MIN_REARM_NS);
 	c->armed_clk = clk + rem;
-	hrtimer_forward_now(timer, ns_to_ktime(rem));
+	/*
+	 * Exactly rem from now. hrtimer_forward_now() would step from the
+	 * old expiry in multiples of rem, so anywhere in (now, now + rem]:
+	 * early, and one more callback per sample.
+	 */
+	hrtimer_set_expires(timer, ktime_add_ns(hrtimer_cb_get_time(timer), rem));
 	return HRTIMER_RESTART;
 }
 
@@ -396,6 +444,7 @@ static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
 	c->task = p;
 	c->rt_base = rt;
 	c->clk_base = clk;
+	c->untask_base = tprof_cpu_untask_ns();
 	c->defer_valid = false;
 	tprof_arm(c, t->on_cpu_ns, clk);
 }
@@ -524,7 +573,8 @@ static void tprof_finalize(void *info)
 	 * (not an interrupt): the walk starts above this frame.
 	 */
 	c->kfrom = regs ? NULL : __builtin_frame_address(0);
-	t = tprof_sched_out_regs(c, tprof_runtime_now(c, NULL), regs);
+	t = tprof_sched_out_regs(c, tprof_runtime_now(c, U64_MAX, NULL),
+				 regs);
 	if (t)
 		f->exited(f->s, t);
 }
@@ -576,7 +626,7 @@ void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p,
 
 	if (c->task == p && c->sess == s) {
 		c->kfrom = kfrom;
-		*rt = tprof_runtime_now(c, clk);
+		*rt = tprof_runtime_now(c, U64_MAX, clk);
 		/* An exec'ing thread is not exiting: nothing to report. */
 		tprof_sched_out_regs(c, *rt, NULL);
 	} else {
