@@ -354,7 +354,7 @@ static int t_spin(int n)
 			worst_k = dk;
 		if (kern && (double)dk / kern > worst_kp)
 			worst_kp = (double)dk / kern;
-		if (dw > (long long)(P + 50 * US) || t->weight != t->st.weight_ns -
+		if (dw > within_p(P) || t->weight != t->st.weight_ns -
 		    t->st.lost_weight_ns)
 			nw++;
 		if (!kern || dk > (long long)(kern / 100))
@@ -468,7 +468,7 @@ static int t_late(void)
 		    t->samples > 0)
 			good_rec++;
 		if (absdiff(t->weight + t->st.lost_weight_ns, t->st.on_cpu_ns) <=
-		    (long long)(P + 50 * US))
+		    within_p(P))
 			good_w++;
 		d = absdiff(t->st.on_cpu_ns, r.rep.e[i].cpu);
 		note("tid %d: self cputime %llu, THREAD_EXIT on_cpu %llu, samples %llu",
@@ -621,7 +621,7 @@ static int t_exec(int how)
 
 		ok(t && t->nexit == 1 &&
 		   absdiff(t->weight + t->st.lost_weight_ns, t->st.on_cpu_ns) <=
-		   (long long)(P + 50 * US) && t->st.on_cpu_ns >= 100 * MS,
+		   within_p(P) && t->st.on_cpu_ns >= 100 * MS,
 		   "%s: leader THREAD_EXIT on_cpu %llu >= 100 ms, weights within P",
 		   name, t ? (unsigned long long)t->st.on_cpu_ns : 0ULL);
 	} else {
@@ -630,7 +630,7 @@ static int t_exec(int how)
 		/* The old leader died in de_thread(); the exec'd one later. */
 		ok(t && t->nexit == 2 && t->st.on_cpu_ns >= 100 * MS &&
 		   t->st.weight_ns + P >= t->st.on_cpu_ns &&
-		   t->st.weight_ns <= t->st.on_cpu_ns + P + 50 * US,
+		   (long long)t->st.weight_ns <= (long long)t->st.on_cpu_ns + within_p(P),
 		   "%s: two THREAD_EXITs for the pid; the exec'd one has on_cpu %llu >= 100 ms, weights within P",
 		   name, t ? (unsigned long long)t->st.on_cpu_ns : 0ULL);
 	}
@@ -772,7 +772,7 @@ static int t_multi(int ns)
 			struct thr *t = &s[i].t[j];
 
 			if (t->nstat && absdiff(t->weight + t->st.lost_weight_ns,
-						t->st.on_cpu_ns) > (long long)(P + 50 * US))
+						t->st.on_cpu_ns) > within_p(P))
 				good = false;
 		}
 		acc += good && s[i].n > 0;
@@ -847,7 +847,7 @@ static int t_period(void)
 	ok(cc && cc->first_period == P && cc->period_seen == 2 * P &&
 	   cc->st.period_ns == 2 * P && !cc->bad_period &&
 	   absdiff(cc->weight + cc->st.lost_weight_ns, cc->st.on_cpu_ns) <=
-	   (long long)(2 * P + 50 * US),
+	   within_p(2 * P),
 	   "period: the running thread switches from P to 2P; weights within 2P of on-CPU");
 	ok(a && b && a->samples && b->samples, "period: both threads sampled");
 	if (a && b) {
@@ -859,9 +859,9 @@ static int t_period(void)
 		ok(b->period_seen == 4 * P && b->st.period_ns == 4 * P && !b->bad_period,
 		   "period: thread B's samples carry 4P and weights are multiples of it");
 		ok(absdiff(b->weight + b->st.lost_weight_ns, b->st.on_cpu_ns) <=
-		   (long long)(4 * P + 50 * US) &&
+		   within_p(4 * P) &&
 		   absdiff(a->weight + a->st.lost_weight_ns, a->st.on_cpu_ns) <=
-		   (long long)(P + 50 * US),
+		   within_p(P),
 		   "period: each thread's weights are within its period of on-CPU");
 		/* Late timers fold periods, never split them: at most one
 		 * sample per passed 4P point. */
@@ -1116,7 +1116,7 @@ static int t_overflow(void)
 		     (unsigned long long)t->weight,
 		     (unsigned long long)t->st.lost_weight_ns);
 		if (t->st.weight_ns == t->weight + t->st.lost_weight_ns &&
-		    absdiff(t->st.weight_ns, t->st.on_cpu_ns) <= (long long)(P + 50 * US))
+		    absdiff(t->st.weight_ns, t->st.on_cpu_ns) <= within_p(P))
 			good++;
 	}
 	for (i = 0; i < (int)r.s.n; i++) {
@@ -1359,7 +1359,7 @@ static int t_stress(int nt, int secs)
 		n++;
 		exact += t->st.weight_ns == t->weight + t->st.lost_weight_ns;
 		good += absdiff(t->st.weight_ns, t->st.on_cpu_ns) <=
-			(long long)(P + 50 * US);
+			within_p(P);
 		if ((long long)(t->st.weight_ns - t->st.on_cpu_ns) > over)
 			over = t->st.weight_ns - t->st.on_cpu_ns;
 		if ((long long)(t->st.on_cpu_ns - t->st.weight_ns) > under)

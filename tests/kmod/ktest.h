@@ -19,6 +19,7 @@ void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 u64 now_ns(void);
+long long within_p(u64 p);
 u64 thread_cpu_ns(void);
 pid_t gettid_(void);
 void spin_cpu(u64 ns);

@@ -58,6 +58,27 @@ void die(const char *fmt, ...)
 	exit(1);
 }
 
+/*
+ * How far a thread's sample weights may be from its on-CPU time for period
+ * @p: one period, 50 us of clock skew, and the kernel's irq slack
+ * (TPROF_IRQ_SLACK_US, tests/kernels' irq-slack-us: with irq time
+ * accounting, a sample in a hardirq counts that hardirq so far as the
+ * thread's; under TCG that can be milliseconds).
+ */
+long long within_p(u64 p)
+{
+	static long long slack = -1;
+
+	if (slack < 0) {
+		const char *e = getenv("TPROF_IRQ_SLACK_US");
+
+		slack = e ? strtoll(e, NULL, 10) * 1000 : 0;
+		if (slack < 0)
+			slack = 0;
+	}
+	return (long long)p + 50000 + slack;
+}
+
 u64 now_ns(void)
 {
 	struct timespec ts;

@@ -9,7 +9,8 @@
 #      debug kernel sleep|lockdep|kasan|odebug|list), VM_OUT (folder),
 #      TPROF_MODULE (build: insmod this tree's module, built here; installed:
 #      `modprobe tprof` loads the one DKMS installed on the host, tests/pkg),
-#      CASE_TIMEOUT_SCALE (multiplies each case's timeout, 1).
+#      CASE_TIMEOUT_SCALE (multiplies each case's timeout, 1),
+#      TPROF_IRQ_SLACK_US (see tests/kernels' irq-slack-us, 0).
 # The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
 # VM_TIMEOUT their defaults, and append= adds kernel parameters.
 # Writes VM_OUT/{console.log,result.log,summary,out/}; prints one summary line.
@@ -29,6 +30,8 @@ opt=$(kernel_opt "$name" cases)
 cases=${CASES:-${opt:-*}}
 opt=$(kernel_opt "$name" timeout-scale)
 scale=${CASE_TIMEOUT_SCALE:-${opt:-1}}
+opt=$(kernel_opt "$name" irq-slack-us)
+irq_slack=${TPROF_IRQ_SLACK_US:-${opt:-0}}
 vmlinuz=$KIMAGE
 
 say() { echo "run-kernel[$name]: $*" >&2; }
@@ -73,6 +76,7 @@ SELFTEST='${SELFTEST:-}'
 SELFTEST_KO='$selftest_ko'
 CASE_TIMEOUT='${CASE_TIMEOUT:-600}'
 CASE_TIMEOUT_SCALE='$scale'
+TPROF_IRQ_SLACK_US='$irq_slack'
 EOV
 
 # panic_on_warn, oops, soft lockups, RCU stalls and hung tasks all end the
