@@ -13,6 +13,7 @@
 
 #include "pprof.h"
 #include "profile.pb-c.h"
+#include "utf8.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Sample PbSample;
@@ -55,21 +56,35 @@ struct builder {
 	size_t ncomments, capcomments;
 };
 
+/*
+ * Every string of the profile goes through here, so every one is valid
+ * UTF-8: protobuf's string fields must be (protoc and Go's decoders refuse the
+ * whole profile otherwise), and comm cut at 15 bytes or a path may not be.
+ */
 static int64_t str(struct builder *b, const char *s)
 {
+	struct hiter it = { 0 };
+	char *fixed = NULL;
+	uint32_t item;
 	uint64_t h;
+	size_t n;
 
 	if (!s)
 		s = "";
-	h = hash_bytes(s, strlen(s), 0);
-	struct hiter it = { 0 };
-	uint32_t item;
-
+	n = strlen(s);
+	if (!utf8_valid(s, n)) {
+		fixed = utf8_sanitize(s, n);
+		s = fixed;
+		n = strlen(s);
+	}
+	h = hash_bytes(s, n, 0);
 	while (hindex_next(&b->str_idx, h, &it, &item))
-		if (!strcmp(b->strs[item - 1], s))
+		if (!strcmp(b->strs[item - 1], s)) {
+			free(fixed);
 			return item - 1;
+		}
 	GROW(b->strs, b->capstrs, b->nstrs + 1);
-	b->strs[b->nstrs++] = xstrdup(s);
+	b->strs[b->nstrs++] = fixed ? fixed : xstrdup(s);
 	hindex_put(&b->str_idx, h, b->nstrs);
 	return b->nstrs - 1;
 }

@@ -9,6 +9,7 @@
 #include "pprof.h"
 #include "profile.pb-c.h"
 #include "testlib.h"
+#include "utf8.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 
@@ -321,10 +322,68 @@ static void test_write_atomic(void)
 	free(out);
 }
 
+/*
+ * comm cut inside a character and a mapping path with invalid bytes: every
+ * string of the profile is valid UTF-8, with U+FFFD for what was not, and
+ * protoc (a strict decoder) reads it.
+ */
+static void test_strings_utf8(void)
+{
+	uint64_t u1[1] = { 0x401000 };
+	struct sbuf b = { 0 };
+	struct profile prof;
+	PbProfile *p;
+	uint8_t *raw;
+	size_t rawlen, i;
+	int found = 0;
+
+	sb_session(&b, 10, 1000000, 1700000000123456789ULL, 1000);
+	sb_maps(&b, 10, 1001, "00400000-00402000 r-xp 00000000 08:01 1 /tmp/\xff\xfeprog\xc3\n");
+	sb_thread(&b, 10, 10, "abcdefghijklm\xe2\x82", 1002);
+	sb_sample(&b, 10, 10, 1000000, 1000000, 2000, 0, NULL, 1, u1);
+	profile__init(&prof);
+	feed(&prof, &b);
+	p = encode_decode(&prof, &raw, &rawlen);
+	if (p) {
+		check_valid_profile(p);
+		for (i = 0; i < p->n_string_table; i++) {
+			const char *s = p->string_table[i];
+
+			CHECK(utf8_valid(s, strlen(s)));
+			found += !strcmp(s, "abcdefghijklm\xef\xbf\xbd");
+			found += !strcmp(s, "/tmp/\xef\xbf\xbd\xef\xbf\xbdprog\xef\xbf\xbd");
+		}
+		CHECK_EQ(found, 2);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (have_cmd("protoc")) {
+		char path[4096], cmd[8192], *out = NULL;
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s", build_path("unit/utf8.pb"));
+		fp = fopen(path, "we");
+		CHECK(fp != NULL);
+		if (fp) {
+			fwrite(raw, rawlen, 1, fp);
+			fclose(fp);
+		}
+		snprintf(cmd, sizeof(cmd),
+			 "protoc -I%s --decode=perftools.profiles.Profile profile.proto < %s 2>&1",
+			 getenv("PPROF_PROTO_DIR") ? getenv("PPROF_PROTO_DIR") :
+			 "/usr/share/gocode/src/github.com/google/pprof/proto", path);
+		CHECK_EQ(run_capture(cmd, &out), 0);
+		free(out);
+	}
+	free(raw);
+	profile__free(&prof);
+	sb_free(&b);
+}
+
 const struct unit_test pprof_tests[] = {
 	{ "pprof: encode, gzip, gunzip, unpack: types, labels, values, [lost], comments", test_encode_roundtrip },
 	{ "pprof: an empty profile is still valid", test_encode_empty },
 	{ "pprof: protoc --decode with Debian's profile.proto agrees", test_protoc_decode },
 	{ "pprof: atomic write (temp + rename), nothing left on failure", test_write_atomic },
+	{ "pprof: every string valid UTF-8 (comm cut mid-character, a path's bad bytes), protoc reads it", test_strings_utf8 },
 	{ NULL, NULL },
 };
