@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "parse.h"
 #include "pprof.h"
 #include "profile.h"
 #include "records.h"
@@ -25,6 +26,8 @@
 #error "TPROF_READ_VERSION: userspace/build.mk sets it from dkms.conf"
 #endif
 #define MAX_THREAD_PERIODS 256
+/* tprof.ko refuses longer periods (TPROF_MAX_PERIOD_NS in kmod/tprof.h) */
+#define MAX_PERIOD_NS (100ULL * 1000000000ULL)
 
 static struct env {
 	int pid;
@@ -43,6 +46,7 @@ static struct env {
 	unsigned int max_frames;
 	unsigned int ring_bytes;
 	const char *kallsyms;
+	const char *live_opt;		/* first option --input cannot honour */
 } env = {
 	.device = TPROF_DEVICE,
 	.kallsyms = "/proc/kallsyms",
@@ -92,7 +96,8 @@ static const char *argp_usage =
 "      --thread-period TID=DURATION  per-thread period (repeatable)\n"
 "      --kernel-stacks        include kernel frames (root or CAP_PERFMON)\n"
 "      --max-frames N         user stack depth (default 127, at most 512)\n"
-"      --ring-bytes N         per-CPU ring size (power of two)\n"
+"      --ring-bytes N         per-CPU ring size: a power of two, 4096 to 64M\n"
+"                             (suffixes K, M: 256K, 64M)\n"
 "      --report               per-thread table on stderr\n"
 "      --input FILE           read a saved raw record stream, not /dev/tprof\n"
 "      --save-raw FILE        also write the raw record stream to FILE\n"
@@ -153,28 +158,39 @@ static void print_version(void)
 		fclose(f);
 }
 
-static int parse_uint(const char *s, unsigned long long max,
-		      unsigned long long *out)
+/*
+ * Options of a live session (sampling, the device): remember the first one
+ * given, so --input can refuse it by name rather than ignore it.
+ */
+static void note_live_opt(int c, int idx)
 {
-	char *end;
+	static char name[32];
 
-	errno = 0;
-	if (*s == '-')
-		return -EINVAL;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *out > max)
-		return -EINVAL;
-	return 0;
+	if (env.live_opt)
+		return;
+	switch (c) {
+	case 'd': case 'F': case OPT_PERIOD: case OPT_THREAD_PERIOD:
+	case OPT_KERNEL: case OPT_MAX_FRAMES: case OPT_RING: case OPT_DEVICE:
+		if (idx >= 0)
+			snprintf(name, sizeof(name), "--%s", long_opts[idx].name);
+		else
+			snprintf(name, sizeof(name), "-%c", c);
+		env.live_opt = name;
+		break;
+	default:
+		break;
+	}
 }
 
 static int parse_args(int argc, char **argv)
 {
 	unsigned long long v;
-	char *end;
-	int c;
+	int c, idx = -1;
 
-	while ((c = getopt_long(argc, argv, "+p:o:d:F:vh", long_opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+p:o:d:F:vh", long_opts, &idx)) !=
 	       -1) {
+		note_live_opt(c, idx);
+		idx = -1;
 		switch (c) {
 		case 'p':
 			if (parse_uint(optarg, INT_MAX, &v) || !v) {
@@ -187,9 +203,7 @@ static int parse_args(int argc, char **argv)
 			env.output = optarg;
 			break;
 		case 'd':
-			errno = 0;
-			env.duration_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
+			if (parse_decimal(optarg, &env.duration_s) ||
 			    !(env.duration_s > 0 && env.duration_s < 1e9)) {
 				pr_err("-d %s: not a positive number of seconds", optarg);
 				return -EINVAL;
@@ -204,8 +218,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_PERIOD:
 			if (parse_duration_ns(optarg, &env.period_ns) ||
-			    env.period_ns < TPROF_MIN_PERIOD_NS) {
-				pr_err("--period %s: need a duration of at least 10us (e.g. 250us, 1ms)",
+			    env.period_ns < TPROF_MIN_PERIOD_NS ||
+			    env.period_ns > MAX_PERIOD_NS) {
+				pr_err("--period %s: need a duration from 10us to 100s (e.g. 250us, 1ms)",
 				       optarg);
 				return -EINVAL;
 			}
@@ -225,9 +240,9 @@ static int parse_args(int argc, char **argv)
 			*eq = 0;
 			if (parse_uint(optarg, INT_MAX, &v) || !v ||
 			    parse_duration_ns(eq + 1, &ns) ||
-			    ns < TPROF_MIN_PERIOD_NS) {
+			    ns < TPROF_MIN_PERIOD_NS || ns > MAX_PERIOD_NS) {
 				*eq = '=';
-				pr_err("--thread-period %s: expected TID=DURATION (at least 10us)",
+				pr_err("--thread-period %s: expected TID=DURATION (10us to 100s)",
 				       optarg);
 				return -EINVAL;
 			}
@@ -266,9 +281,9 @@ static int parse_args(int argc, char **argv)
 			env.max_frames = v;
 			break;
 		case OPT_RING:
-			if (parse_uint(optarg, 64ULL << 20, &v) || v < 4096 ||
+			if (parse_size(optarg, 64ULL << 20, &v) || v < 4096 ||
 			    (v & (v - 1))) {
-				pr_err("--ring-bytes %s: a power of two from 4096 to 64M",
+				pr_err("--ring-bytes %s: a power of two from 4096 to 64M (suffixes K, M)",
 				       optarg);
 				return -EINVAL;
 			}
@@ -294,9 +309,10 @@ static int parse_args(int argc, char **argv)
 		pr_err("need exactly one of -p PID, -- CMD, or --input FILE (see --help)");
 		return -EINVAL;
 	}
-	if (env.input && (env.ntperiods || env.kernel_stacks ||
-			  env.duration_s)) {
-		pr_err("--input replays a saved stream: sampling options do not apply");
+	/* an option that would change nothing is a mistake worth a stop */
+	if (env.input && env.live_opt) {
+		pr_err("--input replays a saved stream: %s does not apply",
+		       env.live_opt);
 		return -EINVAL;
 	}
 	return 0;
@@ -625,9 +641,18 @@ static int collect(struct run *r)
 		goto out;
 	}
 	r->live = true;
-	for (i = 0; i < env.ntperiods; i++)
-		session__set_thread_period(&r->sess, env.tperiods[i].tid,
-					   env.tperiods[i].period_ns);
+	/* a period the user asked for and did not get is an error, not a
+	 * profile at the wrong rate */
+	for (i = 0; i < env.ntperiods; i++) {
+		ret = session__set_thread_period(&r->sess, env.tperiods[i].tid,
+						 env.tperiods[i].period_ns);
+		if (ret) {
+			if (env.argv)
+				kill(r->launch.pid, SIGKILL);
+			session__disable(&r->sess);
+			goto out;
+		}
+	}
 	if (env.argv) {
 		/* samples of the child before exec are tprof-read's own code */
 		snapshot_maps(r, true);

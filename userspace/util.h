@@ -58,8 +58,6 @@ bool hindex_next(const struct hindex *hx, uint64_t h, struct hiter *it,
 		 uint32_t *item);
 void hindex_put(struct hindex *hx, uint64_t h, uint32_t item);
 
-/* Parse "250us", "1ms", "2s", "1000" (ns); 0 on success, -EINVAL otherwise. */
-int parse_duration_ns(const char *s, uint64_t *out);
 /* Format ns compactly ("1.5ms") into buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "parse.h"
 #include "profile.h"
 #include "records.h"
 #include "testlib.h"
