@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbolize.h"
@@ -154,6 +155,26 @@ static int vdso_file(char *path, size_t len)
 	return fd;
 }
 
+/*
+ * Open a mapped file to read its ELF. O_NONBLOCK: a FIFO at a mapping's path
+ * (a file replaced since, or a crafted stream) would block open() until a
+ * writer came; and only a regular file can be an ELF object.
+ */
+static int open_elf(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 static void load_file(struct symbolizer *s, struct sym_file *f,
 		      const char *path, const char *root)
 {
@@ -171,16 +192,15 @@ static void load_file(struct symbolizer *s, struct sym_file *f,
 		fd = vdso_file(buf, sizeof(buf));
 		if (fd < 0)
 			return;
-		close(fd);
 		open_path = buf;
 	} else if (path[0] != '/') {
 		return;
 	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open_elf(path);
 	}
 	if (fd < 0 && root) {
 		snprintf(buf, sizeof(buf), "%s%s", root, path);
-		fd = open(buf, O_RDONLY | O_CLOEXEC);
+		fd = open_elf(buf);
 		if (fd >= 0)
 			open_path = buf;
 	}
@@ -188,13 +208,20 @@ static void load_file(struct symbolizer *s, struct sym_file *f,
 		pr_debug("%s: %s", path, strerror(errno));
 		return;
 	}
-	close(fd);
 	f->dwfl = dwfl_begin(&s->cb);
-	if (!f->dwfl)
+	if (!f->dwfl) {
+		close(fd);
 		return;
+	}
 	dwfl_report_begin(f->dwfl);
-	/* base 0 + add_p_vaddr: module addresses are the ELF's own vaddrs */
-	f->mod = dwfl_report_elf(f->dwfl, path, open_path, -1, 0, true);
+	/*
+	 * base 0 + add_p_vaddr: module addresses are the ELF's own vaddrs.
+	 * The fd checked above, not the path again: libdwfl takes it on
+	 * success.
+	 */
+	f->mod = dwfl_report_elf(f->dwfl, path, open_path, fd, 0, true);
+	if (!f->mod)
+		close(fd);
 	dwfl_report_end(f->dwfl, NULL, NULL);
 	if (open_path == buf && !strcmp(path, "[vdso]"))
 		unlink(buf);	/* libelf has it open */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "outfile.h"
 #include "parse.h"
 #include "pprof.h"
 #include "profile.h"
@@ -55,7 +56,8 @@ static struct env {
 /* Everything one run accumulates. */
 struct run {
 	struct profile prof;
-	FILE *raw;			/* --save-raw */
+	FILE *raw;			/* --save-raw, on raw_out's temp file */
+	struct outfile raw_out;
 	int raw_err;
 	struct session sess;
 	struct launch launch;
@@ -877,6 +879,11 @@ static int check_output(void)
 		}
 		return 0;
 	}
+	if (outfile_dangling(env.output)) {
+		pr_err("%s: output is a symlink to a missing file: refusing to create its target; remove the link or name the target",
+		       env.output);
+		return -ENOENT;
+	}
 	dir = xstrdup(env.output);
 	slash = strrchr(dir, '/');
 	if (slash)
@@ -897,34 +904,91 @@ static int check_output(void)
 	return ret;
 }
 
+/*
+ * --save-raw or -o naming the --input stream itself (any path to the same
+ * inode) would replace what is being read.
+ */
+static int check_not_input(const char *opt, const char *path)
+{
+	struct stat in, out;
+
+	if (!env.input || !path || !strcmp(path, "-") ||
+	    stat(env.input, &in) || stat(path, &out))
+		return 0;
+	if (in.st_dev == out.st_dev && in.st_ino == out.st_ino &&
+	    S_ISREG(in.st_mode)) {
+		pr_err("%s: %s would overwrite the --input stream", path, opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --save-raw: a temp file, renamed over FILE only when the stream is whole. */
+static int open_raw(struct run *r)
+{
+	int ret = outfile__open(&r->raw_out, env.save_raw), fd;
+
+	if (ret) {
+		pr_err("%s: %s", env.save_raw, ret == -ENOENT &&
+		       outfile_dangling(env.save_raw) ?
+		       "a symlink to a missing file: refusing to create its target" :
+		       strerror(-ret));
+		return ret;
+	}
+	fd = fcntl(r->raw_out.fd, F_DUPFD_CLOEXEC, 3);
+	r->raw = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!r->raw) {
+		ret = -errno;
+		pr_err("%s: %s", env.save_raw, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		outfile__abort(&r->raw_out);
+	}
+	return ret;
+}
+
+/*
+ * End --save-raw: keep the stream if a session ran (even one that failed
+ * later: its records are worth keeping) and every byte was written.
+ * Returns -errno of a write that failed (then no file is left).
+ */
+static int close_raw(struct run *r, bool keep)
+{
+	int ret;
+
+	if (fclose(r->raw) && !r->raw_err)
+		r->raw_err = errno ? errno : EIO;
+	r->raw = NULL;
+	if (r->raw_err || !keep) {
+		outfile__abort(&r->raw_out);
+		if (r->raw_err)
+			pr_err("%s: write: %s", env.save_raw,
+			       strerror(r->raw_err));
+		return -r->raw_err;
+	}
+	ret = outfile__commit(&r->raw_out);
+	if (ret)
+		pr_err("%s: write: %s", env.save_raw, strerror(-ret));
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct run r = { 0 };
-	bool raw_created = false;
+	bool raw_failed = false;
 	int err = 1, ret;
 
 	r.sess.fd = -1;
+	r.raw_out.fd = -1;
 	profile__init(&r.prof);
-	if (parse_args(argc, argv))
+	if (parse_args(argc, argv) ||
+	    check_not_input("--save-raw", env.save_raw) ||
+	    check_not_input("-o", env.output))
 		return 2;
 	if (check_output())
 		goto cleanup;
-	if (env.save_raw) {
-		/* O_EXCL first: a refused session removes only a file it made */
-		int fd = open(env.save_raw, O_WRONLY | O_CREAT | O_EXCL |
-			      O_CLOEXEC, 0666);
-
-		raw_created = fd >= 0;
-		if (fd < 0 && errno == EEXIST)
-			fd = open(env.save_raw, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		r.raw = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (!r.raw) {
-			pr_err("%s: %s", env.save_raw, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			goto cleanup;
-		}
-	}
+	if (env.save_raw && open_raw(&r))
+		goto cleanup;
 	if (env.argv && (!env.output || !strcmp(env.output, "-"))) {
 		/* the command's stdout must not end up inside the profile */
 		profile_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -937,16 +1001,9 @@ int main(int argc, char **argv)
 		ret = replay(&r);
 	else
 		ret = collect(&r);
-	if (r.raw) {
-		if (fclose(r.raw) && !r.raw_err)
-			r.raw_err = errno;
-		r.raw = NULL;
-		if (r.raw_err)
-			pr_err("%s: write: %s", env.save_raw, strerror(r.raw_err));
-		/* no session ran (refused, no device): leave no file behind */
-		if (ret && !r.live && !env.input && raw_created)
-			unlink(env.save_raw);
-	}
+	/* no session ran (refused, no device): leave no file behind */
+	if (r.raw)
+		raw_failed = close_raw(&r, !ret || r.live || env.input) != 0;
 	if (r.exec_failed) {
 		err = 127;	/* as a shell says "command not found" */
 		goto cleanup;
@@ -959,8 +1016,15 @@ int main(int argc, char **argv)
 		goto cleanup;
 	/* launch mode: exit with the command's status */
 	err = env.argv ? launch__exit_code(&r.launch) : 0;
+	/* the profile is good, but the stream asked for is not there */
+	if (raw_failed && !err)
+		err = 1;
 
 cleanup:
+	if (r.raw) {
+		fclose(r.raw);
+		outfile__abort(&r.raw_out);
+	}
 	free(r.last_maps);
 	profile__free(&r.prof);
 	return err;

@@ -5,33 +5,12 @@
  * a failed --thread-period. Live runs use fakedev.so as /dev/tprof.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "parse.h"
 #include "testlib.h"
-
-static const char *tprof_read(void)
-{
-	const char *p = getenv("TPROF_READ");
-
-	return p && *p ? p : build_path("tprof-read");
-}
-
-static int run(char **out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return run_capture(cmd, out);
-}
 
 /* tprof-read ARGS against the fake device; stderr and stdout in *out */
 static int run_fake(char **out, const char *args)
@@ -42,8 +21,8 @@ static int run_fake(char **out, const char *args)
 	if (fp)
 		fclose(fp);
 	/* the preload comes before ASan's runtime: allow it */
-	return run(out, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' %s 2>&1",
-		   build_path("unit/fakedev.so"), tprof_read(), dev, args);
+	return run_fmt(out, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' %s 2>&1",
+		   build_path("unit/fakedev.so"), tprof_read_bin(), dev, args);
 }
 
 static void test_parse(void)
@@ -125,7 +104,7 @@ static void test_cli_rejects(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int st = run(&out, "'%s' %s -o /dev/null 2>&1", tprof_read(),
+		int st = run_fmt(&out, "'%s' %s -o /dev/null 2>&1", tprof_read_bin(),
 			     bad[i].args);
 
 		CHECK_EQ(st, 2);
@@ -153,8 +132,8 @@ static void test_input_refuses_live_options(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		int st = run(&out, "'%s' --input /nonexistent %s -o /dev/null 2>&1",
-			     tprof_read(), opts[i][0]);
+		int st = run_fmt(&out, "'%s' --input /nonexistent %s -o /dev/null 2>&1",
+			     tprof_read_bin(), opts[i][0]);
 
 		snprintf(want, sizeof(want),
 			 "tprof-read: --input replays a saved stream: %s does not apply\n",
