@@ -450,6 +450,8 @@ static int replay(struct run *r)
 	size_t cap = 1 << 20, have = 0;
 	unsigned char *buf = xmalloc(cap);
 	uint64_t base = 0;
+	bool checked = false;
+	char why[256];
 	int fd, ret = 0;
 
 	fd = open(env.input, O_RDONLY | O_CLOEXEC);
@@ -476,6 +478,19 @@ static int replay(struct run *r)
 			break;
 		}
 		have += n;
+		/* the first record says whether this is a stream we can read */
+		if (!checked) {
+			int c = tprof_stream_check(buf, have, why, sizeof(why));
+
+			if (c == -ENODATA && n > 0)
+				continue;
+			if (c) {
+				ret = c == -ENODATA ? -EINVAL : c;
+				pr_err("%s: %s", env.input, why);
+				break;
+			}
+			checked = true;
+		}
 		used = process_bytes(r, buf, have, base);
 		if (r->decode_err) {
 			ret = r->decode_err;
@@ -485,11 +500,11 @@ static int replay(struct run *r)
 		have -= used;
 		base += used;
 		if (n == 0) {
-			if (have) {
-				ret = -ENODATA;
-				pr_err("%s: truncated record at offset %llu (%zu bytes left)",
-				       env.input, (unsigned long long)base, have);
-			}
+			/* a writer killed mid-record: keep what came whole */
+			if (have)
+				pr_err("warning: %s: stream cut inside a record at offset %llu (%zu bytes dropped); the profile has the %llu whole records before it",
+				       env.input, (unsigned long long)base, have,
+				       (unsigned long long)r->prof.nrecords);
 			break;
 		}
 	}
