@@ -527,13 +527,20 @@ int symbolizer__lookup(struct symbolizer *s, const char *path,
 
 struct ksym {
 	uint64_t addr;
+	uint64_t end;		/* first address not in it */
 	char *name;
 	char *module;
+	bool marker;		/* _etext, _einittext: where text ends */
 };
 
 struct ksyms {
 	struct ksym *syms;
 	size_t n, cap;
+};
+
+struct kmod_extent {
+	char name[128];
+	uint64_t start, end;
 };
 
 static int cmp_ksym(const void *a, const void *b)
@@ -543,10 +550,74 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/*
+ * The modules' extents from the "modules" file next to the kallsyms file
+ * (/proc/modules for /proc/kallsyms): "name size refs deps state 0xaddr".
+ * Addresses read 0 without CAP_SYSLOG; those modules get no extent.
+ */
+static struct kmod_extent *load_modules(const char *kallsyms, size_t *n)
+{
+	struct kmod_extent *m = NULL;
+	char path[4096], line[512];
+	const char *slash = strrchr(kallsyms, '/');
+	size_t cap = 0;
+	FILE *fp;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "%.*smodules",
+		 slash ? (int)(slash - kallsyms + 1) : 0, kallsyms);
+	fp = fopen(path, "re");
+	if (!fp)
+		return NULL;
+	while (fgets(line, sizeof(line), fp)) {
+		struct kmod_extent e;
+		uint64_t size;
+
+		if (sscanf(line, "%127s %" SCNu64 " %*s %*s %*s %" SCNx64,
+			   e.name, &size, &e.start) != 3 || !e.start ||
+		    e.start + size < e.start)
+			continue;
+		e.end = e.start + size;
+		GROW(m, cap, *n + 1);
+		m[(*n)++] = e;
+	}
+	fclose(fp);
+	return m;
+}
+
+/*
+ * Where each symbol ends: the next symbol, a module's end if that comes
+ * first, and for the last symbol with no extent known, its first byte only;
+ * an address past the text must not take the last name before it.
+ */
+static void set_ends(struct ksyms *k, const struct kmod_extent *mods,
+		     size_t nmods)
+{
+	size_t i, j;
+
+	for (i = 0; i < k->n; i++) {
+		struct ksym *s = &k->syms[i];
+
+		s->end = i + 1 < k->n ? k->syms[i + 1].addr : s->addr + 1;
+		if (!s->module[0])
+			continue;
+		for (j = 0; j < nmods; j++) {
+			if (strcmp(mods[j].name, s->module) ||
+			    s->addr < mods[j].start || s->addr >= mods[j].end)
+				continue;
+			if (i + 1 == k->n || mods[j].end < s->end)
+				s->end = mods[j].end;
+			break;
+		}
+	}
+}
+
 struct ksyms *ksyms__load(const char *path)
 {
+	struct kmod_extent *mods;
 	struct ksyms *k;
 	char line[512];
+	size_t nmods;
 	FILE *fp;
 
 	fp = fopen(path, "re");
@@ -566,10 +637,15 @@ struct ksyms *ksyms__load(const char *path)
 		k->syms[k->n].addr = addr;
 		k->syms[k->n].name = xstrdup(name);
 		k->syms[k->n].module = xstrdup(mod);
+		k->syms[k->n].marker = !mod[0] && (!strcmp(name, "_etext") ||
+						   !strcmp(name, "_einittext"));
 		k->n++;
 	}
 	fclose(fp);
 	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	mods = load_modules(path, &nmods);
+	set_ends(k, mods, nmods);
+	free(mods);
 	return k;
 }
 
@@ -603,6 +679,9 @@ const char *ksyms__lookup(const struct ksyms *k, uint64_t addr,
 		else
 			hi = mid;
 	}
+	/* past the end of the text, or of the last symbol we can bound */
+	if (k->syms[lo].marker || addr >= k->syms[lo].end)
+		return NULL;
 	if (module)
 		*module = k->syms[lo].module;
 	return k->syms[lo].name;

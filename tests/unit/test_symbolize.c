@@ -396,17 +396,37 @@ static void test_kallsyms(void)
 		"ffffffff81000000 T _stext\n"
 		"ffffffff81000100 t do_one\n"
 		"ffffffff81000200 T schedule\n"
+		"ffffffff81000300 T _etext\n"
+		"ffffffff81800000 T init_thing\n"
+		"ffffffff81800100 T _einittext\n"
 		"ffffffffc0000000 t ext4_thing\t[ext4]\n"
+		"ffffffffc0000400 t ext4_last\t[ext4]\n"
+		"ffffffffc0100000 t xfs_thing\t[xfs]\n"
 		"ffffffff82000000 D some_data\n";
-	const char *path = build_path("unit/kallsyms");
+	/* ext4 is 64 KiB long, xfs's address hidden (no CAP_SYSLOG) */
+	static const char modules[] =
+		"ext4 65536 1 - Live 0xffffffffc0000000\n"
+		"xfs 65536 0 - Live 0x0000000000000000\n";
+	const char *path = build_path("unit/ks/kallsyms");
+	const char *mpath = build_path("unit/ks/modules");
 	const char *mod = NULL;
 	struct ksyms *k;
-	FILE *fp = fopen(path, "we");
+	char *out = NULL;
+	FILE *fp;
 
+	run_fmt(&out, "mkdir -p '%s'", build_path("unit/ks"));
+	free(out);
+	fp = fopen(path, "we");
 	CHECK(fp != NULL);
 	if (!fp)
 		return;
 	fputs(text, fp);
+	fclose(fp);
+	fp = fopen(mpath, "we");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fputs(modules, fp);
 	fclose(fp);
 	k = ksyms__load(path);
 	CHECK(k != NULL);
@@ -416,6 +436,18 @@ static void test_kallsyms(void)
 	CHECK_STR(ksyms__lookup(k, 0xffffffffc0000010ULL, &mod), "ext4_thing");
 	CHECK_STR(mod, "ext4");
 	CHECK(ksyms__lookup(k, 0x1000, &mod) == NULL);
+	/* past the end of the kernel's text, of init text, of a module */
+	CHECK(ksyms__lookup(k, 0xffffffff81000300ULL, &mod) == NULL);
+	CHECK(ksyms__lookup(k, 0xffffffff81400000ULL, &mod) == NULL);
+	CHECK_STR(ksyms__lookup(k, 0xffffffff81800010ULL, &mod), "init_thing");
+	CHECK(ksyms__lookup(k, 0xffffffff81900000ULL, &mod) == NULL);
+	CHECK_STR(ksyms__lookup(k, 0xffffffffc000fff0ULL, &mod), "ext4_last");
+	CHECK(ksyms__lookup(k, 0xffffffffc0010000ULL, &mod) == NULL);
+	CHECK(ksyms__lookup(k, 0xffffffffc00f0000ULL, &mod) == NULL);
+	/* the last symbol, its module's end unknown: its own address only */
+	CHECK_STR(ksyms__lookup(k, 0xffffffffc0100000ULL, &mod), "xfs_thing");
+	CHECK(ksyms__lookup(k, 0xffffffffc0100010ULL, &mod) == NULL);
+	CHECK(ksyms__lookup(k, 0xffffffffffffff00ULL, &mod) == NULL);
 	ksyms__free(k);
 	CHECK(ksyms__load("/nonexistent") == NULL);
 }
@@ -428,6 +460,6 @@ const struct unit_test symbolize_tests[] = {
 	{ "symbolize: PLT stubs are named [plt]", test_plt },
 	{ "symbolize: missing, pseudo and non-ELF files are unsymbolized", test_missing_file },
 	{ "symbolize: [vdso] from our own image (clock_gettime)", test_vdso },
-	{ "symbolize: kallsyms lookup incl. modules", test_kallsyms },
+	{ "symbolize: kallsyms lookup incl. modules; nothing past _etext, _einittext, a module's end or the last symbol", test_kallsyms },
 	{ NULL, NULL },
 };
