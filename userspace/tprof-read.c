@@ -805,6 +805,7 @@ static void report(struct profile *p)
 		struct thread_info *t = &p->threads[i];
 		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
 		uint64_t lost_w = t->have_stat ? t->stat.lost_weight_ns : 0;
+		const char *comm = thread__comm_at(t, UINT64_MAX);
 		char err[16] = "-";
 
 		if (t->have_stat && t->stat.on_cpu_ns)
@@ -813,7 +814,7 @@ static void report(struct profile *p)
 				  (double)t->stat.on_cpu_ns) * 100.0 /
 				 (double)t->stat.on_cpu_ns);
 		fprintf(stderr, "%8d %-16s %10s %9llu %12s %12s %8s %7llu\n",
-			t->tid, thread__comm_at(t, UINT64_MAX),
+			t->tid, *comm ? comm : "-",
 			period ? fmt_ns(b1, sizeof(b1), period) : "-",
 			(unsigned long long)t->samples,
 			fmt_ns(b2, sizeof(b2), t->weight_ns),
