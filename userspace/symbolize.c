@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "symbolize.h"
 #include "util.h"
 
@@ -352,13 +353,33 @@ static int die_udata(Dwarf_Die *die, unsigned int at, bool integrate)
 	return (int)w;
 }
 
-static void fill_func(struct sym_frame *fr, Dwarf_Die *die)
+/*
+ * A symbol's name as people read it: C++ demangled and qualified
+ * ("geo::Circle::area() const", where DW_AT_name says only "area" and merges
+ * it with every other area), else as it is. Interned: lives as long as s.
+ */
+static const char *readable(struct symbolizer *s, const char *name)
+{
+	char *d = demangle(name);
+	const char *r;
+
+	if (!d)
+		return name;
+	r = intern(s, d);
+	free(d);
+	return r;
+}
+
+static void fill_func(struct symbolizer *s, struct sym_frame *fr,
+		      Dwarf_Die *die)
 {
 	const char *ln = die_str(die, DW_AT_linkage_name);
 
 	if (!ln)
 		ln = die_str(die, DW_AT_MIPS_linkage_name);
-	fr->name = die_str(die, DW_AT_name);
+	fr->name = ln ? readable(s, ln) : NULL;
+	if (!fr->name || fr->name == ln)
+		fr->name = die_str(die, DW_AT_name);
 	if (!fr->name)
 		fr->name = ln;
 	fr->system_name = ln ? ln : fr->name;
@@ -410,7 +431,7 @@ static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
 	}
 	die = scopes[i];
 	free(scopes);
-	fill_func(&frames[0], &die);
+	fill_func(s, &frames[0], &die);
 	n = 1;
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	/* walk the physical parents of each inlined instance (eu-addr2line) */
@@ -431,7 +452,7 @@ static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
 		die = parents[j];
 		free(parents);
 		memset(&frames[n], 0, sizeof(frames[n]));
-		fill_func(&frames[n], &die);
+		fill_func(s, &frames[n], &die);
 		if (files && (size_t)call_file < nfiles)
 			src = dwarf_filesrc(files, call_file, NULL, NULL);
 		frames[n].file = abs_src(s, &cu, src);
@@ -463,6 +484,36 @@ static bool in_plt(struct sym_file *f, Dwarf_Addr vaddr)
 	return false;
 }
 
+/*
+ * GCC gives a lambda's operator() no DW_AT_linkage_name, so DWARF names it
+ * "operator()" alone. The ELF symbol of the function around vaddr has the
+ * mangled name; a GCC clone's suffix (".constprop.0", ".isra.0") is not
+ * part of it (no Itanium name has a '.'). Use it when it names the same
+ * function.
+ */
+static void qualify_from_symtab(struct symbolizer *s, struct sym_file *f,
+				Dwarf_Addr vaddr, struct sym_frame *fr)
+{
+	const char *sym, *dot;
+	char base[1024], *d;
+	GElf_Sym esym;
+	GElf_Off off;
+
+	sym = dwfl_module_addrinfo(f->mod, vaddr, &off, &esym, NULL, NULL,
+				   NULL);
+	if (!sym || strncmp(sym, "_Z", 2))
+		return;
+	dot = strchr(sym, '.');
+	snprintf(base, sizeof(base), "%.*s",
+		 dot ? (int)(dot - sym) : (int)strlen(sym), sym);
+	d = demangle(base);
+	if (d && strstr(d, fr->name)) {
+		fr->name = intern(s, d);
+		fr->system_name = intern(s, base);
+	}
+	free(d);
+}
+
 int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 			     uint64_t vaddr, struct sym_frame *frames, int max)
 {
@@ -474,6 +525,10 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 		return 0;
 	if (f->dwarf)
 		n = lookup_dwarf(s, f, vaddr, frames, max);
+	/* the function itself (outermost frame) had no linkage name */
+	if (n > 0 && frames[n - 1].name &&
+	    frames[n - 1].system_name == frames[n - 1].name)
+		qualify_from_symtab(s, f, vaddr, &frames[n - 1]);
 	if (n == 0 || !frames[0].name) {
 		GElf_Sym sym;
 		GElf_Off off;
@@ -489,7 +544,7 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 			frames[0].file = "";
 			n = 1;
 		}
-		frames[0].name = symname;
+		frames[0].name = readable(s, symname);
 		frames[0].system_name = symname;
 	}
 	for (i = 0; i < n; i++) {

@@ -9,7 +9,7 @@
 
 /* One frame of an inline chain. Strings live as long as the symbolizer. */
 struct sym_frame {
-	const char *name;		/* DW_AT_name or symtab name */
+	const char *name;		/* C++ demangled, else DW_AT_name or symtab name */
 	const char *system_name;	/* DW_AT_linkage_name, else name */
 	const char *file;		/* "" if unknown */
 	int line;			/* 0 if unknown */
