@@ -21,7 +21,9 @@ unit: $(BUILD)/unit/unit-tests $(BUILD)/tprof-read-san $(BUILD)/unit/fakedev.so 
 	TPROF_BUILD=$(abspath $(BUILD)) TPROF_ROOT=$(CURDIR) \
 	TPROF_READ=$(abspath $(BUILD))/tprof-read-san \
 	PPROF_PROTO_DIR=$(PPROF_PROTO_DIR) \
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/lsan.supp \
+	UBSAN_OPTIONS=print_stacktrace=1 \
 		$(BUILD)/unit/unit-tests
 
 $(BUILD)/unit/seed.raw: $(BUILD)/unit/unit-tests progs
