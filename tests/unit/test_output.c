@@ -207,10 +207,45 @@ static void test_output_keeps_attrs(void)
 	unlink(pb);
 }
 
+/* --report has every thread (the profile's comments stop at 100); '-' names
+ * a thread no record named. */
+static void test_report_all_threads(void)
+{
+	const char *raw = build_path("unit/out/threads.raw");
+	uint64_t u[1] = { 0x401010 };
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	int tid, st;
+
+	run_fmt(&out, "mkdir -p '%s'", build_path("unit/out"));
+	free(out);
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	for (tid = PID; tid < PID + 150; tid++) {
+		if (tid != PID + 7)
+			sb_thread(&b, PID, tid, "worker", 1001);
+		sb_sample(&b, PID, tid, 1000000, 1000000, 2000, 0, NULL, 1, u);
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	sb_free(&b);
+	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o /dev/null 2>&1 | grep -c ' worker '",
+		     tprof_read_bin(), raw);
+	CHECK_EQ(st, 0);
+	CHECK(out && atoi(out) == 149);
+	free(out);
+	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o /dev/null 2>&1 | grep '^ *%d '",
+		     tprof_read_bin(), raw, PID + 7);
+	CHECK_EQ(st, 0);
+	CHECK(out && !strncmp(out + strspn(out, " "), "6168 -  ", 8));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+}
+
 const struct unit_test output_tests[] = {
 	{ "output: --save-raw on a full disk exits non-zero, leaves the old file, no temp", test_save_raw_fails },
 	{ "output: --save-raw or -o naming the --input stream (any link) is refused", test_not_the_input },
 	{ "output: a FIFO at a mapping's path does not hang the replay", test_fifo_mapping },
 	{ "output: -o keeps an old file's mode and owner, refuses a dangling symlink", test_output_keeps_attrs },
+	{ "output: --report lists every thread, '-' for an unknown comm", test_report_all_threads },
 	{ NULL, NULL },
 };
