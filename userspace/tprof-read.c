@@ -1017,9 +1017,10 @@ int main(int argc, char **argv)
 		ret = replay(&r);
 	else
 		ret = collect(&r);
-	/* no session ran (refused, no device): leave no file behind */
+	/* no session ran (refused, no device, not a stream): leave no file */
 	if (r.raw)
-		raw_failed = close_raw(&r, !ret || r.live || env.input) != 0;
+		raw_failed = close_raw(&r, !ret || r.live ||
+				       (env.input && r.prof.nrecords)) != 0;
 	if (r.exec_failed) {
 		err = 127;	/* as a shell says "command not found" */
 		goto cleanup;

@@ -126,6 +126,12 @@ static void test_not_the_input(void)
 	free(out);
 	CHECK_EQ(file_size(in), size);
 	unlink(lnk);
+	/* an input that is not a stream: no --save-raw file either */
+	st = run_fmt(&out, "echo not-a-stream > '%s.txt' && '%s' --input '%s.txt' --save-raw '%s' -o /dev/null 2>&1",
+		     in, tprof_read_bin(), in, lnk);
+	CHECK(st != 0);
+	free(out);
+	CHECK(access(lnk, F_OK) != 0);
 }
 
 static void test_fifo_mapping(void)
