@@ -212,6 +212,8 @@ static void load_file(struct symbolizer *s, struct sym_file *f,
 	f->dwfl = dwfl_begin(&s->cb);
 	if (!f->dwfl) {
 		close(fd);
+		if (open_path == buf && !strcmp(path, "[vdso]"))
+			unlink(buf);
 		return;
 	}
 	dwfl_report_begin(f->dwfl);
