@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # tprof-read: included by the top-level Makefile.
 #
-# Debian build deps: libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
+# Debian build deps: libprotobuf-c-dev protobuf-c-compiler zlib1g-dev g++
 # libdw-dev libelf-dev golang-github-google-pprof-dev (profile.proto) clang
 # (make fuzz only).
 
@@ -11,9 +11,10 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 
 US_GEN := $(BUILD)/gen
-US_LIB_SRCS := util.c records.c maps.c profile.c symbolize.c pprof.c \
+US_LIB_SRCS := util.c utf8.c parse.c outfile.c demangle.c records.c maps.c profile.c symbolize.c pprof.c \
 	session.c launch.c
-US_LIBS := -lprotobuf-c -ldw -lelf -lz
+# -lstdc++: __cxa_demangle (demangle.c)
+US_LIBS := -lprotobuf-c -ldw -lelf -lz -lstdc++
 # The release, from dkms.conf (packaging/version.sh): tprof-read --version.
 TPROF_PKG_VERSION := $(shell packaging/version.sh)
 # userspace/ first: kmod/ has headers of the same name (session.h); only
@@ -87,7 +88,7 @@ fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/unit/seed.raw
 # ---- test programs (symbolization references, in-guest workloads) ----
 PROGS_CFLAGS := -O2 -g -fno-omit-frame-pointer
 PROGS := $(BUILD)/progs/inlines $(BUILD)/progs/inlines.stripped \
-	$(BUILD)/progs/libhot.so
+	$(BUILD)/progs/libhot.so $(BUILD)/progs/cxxprog
 GO ?= $(shell command -v go 2>/dev/null)
 ifneq ($(GO),)
 PROGS += $(BUILD)/progs/goprog
@@ -110,6 +111,12 @@ $(BUILD)/progs/inlines: tests/progs/inlines.c
 $(BUILD)/progs/inlines.stripped: $(BUILD)/progs/inlines
 	objcopy --only-keep-debug $< $(BUILD)/progs/inlines.debug
 	objcopy --strip-debug --add-gnu-debuglink=$(BUILD)/progs/inlines.debug $< $@
+
+# C++: same-named methods, templates, lambdas, overloads (demangled names)
+CXX ?= g++
+$(BUILD)/progs/cxxprog: tests/progs/cxxprog.cc
+	@mkdir -p $(@D)
+	$(CXX) $(PROGS_CFLAGS) -Wall -Wextra -o $@ $<
 
 $(BUILD)/progs/libhot.so: tests/progs/libhot.c
 	@mkdir -p $(@D)

@@ -13,6 +13,7 @@
 
 #include "pprof.h"
 #include "profile.pb-c.h"
+#include "utf8.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Sample PbSample;
@@ -53,23 +54,55 @@ struct builder {
 
 	int64_t *comments;
 	size_t ncomments, capcomments;
+
+	uint64_t clamped;	/* values past INT64_MAX, written as INT64_MAX */
 };
 
+/* Thread lines in the profile's comments; --report has them all. */
+#define MAX_THREAD_COMMENTS 100
+
+/*
+ * pprof's values are int64: a bogus weight (or a sum of them) past INT64_MAX
+ * would read as negative ("Duration: -1.0"). Saturate and count it.
+ */
+static int64_t clamp_i64(struct builder *b, uint64_t v)
+{
+	if (v > INT64_MAX) {
+		b->clamped++;
+		return INT64_MAX;
+	}
+	return (int64_t)v;
+}
+
+/*
+ * Every string of the profile goes through here, so every one is valid
+ * UTF-8: protobuf's string fields must be (protoc and Go's decoders refuse the
+ * whole profile otherwise), and comm cut at 15 bytes or a path may not be.
+ */
 static int64_t str(struct builder *b, const char *s)
 {
+	struct hiter it = { 0 };
+	char *fixed = NULL;
+	uint32_t item;
 	uint64_t h;
+	size_t n;
 
 	if (!s)
 		s = "";
-	h = hash_bytes(s, strlen(s), 0);
-	struct hiter it = { 0 };
-	uint32_t item;
-
+	n = strlen(s);
+	if (!utf8_valid(s, n)) {
+		fixed = utf8_sanitize(s, n);
+		s = fixed;
+		n = strlen(s);
+	}
+	h = hash_bytes(s, n, 0);
 	while (hindex_next(&b->str_idx, h, &it, &item))
-		if (!strcmp(b->strs[item - 1], s))
+		if (!strcmp(b->strs[item - 1], s)) {
+			free(fixed);
 			return item - 1;
+		}
 	GROW(b->strs, b->capstrs, b->nstrs + 1);
-	b->strs[b->nstrs++] = xstrdup(s);
+	b->strs[b->nstrs++] = fixed ? fixed : xstrdup(s);
 	hindex_put(&b->str_idx, h, b->nstrs);
 	return b->nstrs - 1;
 }
@@ -288,17 +321,18 @@ static PbSample *new_sample(struct builder *b, int pid, int tid,
 	perftools__profiles__sample__init(s);
 	s->n_value = 2;
 	s->value = xmalloc(2 * sizeof(*s->value));
-	s->value[0] = (int64_t)weight_ns;
-	s->value[1] = (int64_t)count;
+	s->value[0] = clamp_i64(b, weight_ns);
+	s->value[1] = clamp_i64(b, count);
 	s->label = xcalloc(4, sizeof(*s->label));
 	if (pid)
 		s->label[nl++] = label(b, "pid", NULL, pid, NULL);
 	if (tid)
 		s->label[nl++] = label(b, "tid", NULL, tid, NULL);
-	if (comm)
+	/* no THREAD record named it: no label, rather than an empty one */
+	if (comm && *comm)
 		s->label[nl++] = label(b, "thread_comm", comm, 0, NULL);
 	if (period_ns)
-		s->label[nl++] = label(b, "period", NULL, period_ns,
+		s->label[nl++] = label(b, "period", NULL, clamp_i64(b, period_ns),
 				       "nanoseconds");
 	s->n_label = nl;
 	GROW(b->samples, b->capsamples, b->nsamples + 1);
@@ -371,8 +405,8 @@ static void add_lost(struct builder *b)
 
 		if (!t->have_stat || !t->stat.lost_samples)
 			continue;
-		th_lost_w += t->stat.lost_weight_ns;
-		th_lost_n += t->stat.lost_samples;
+		th_lost_w = sat_add(th_lost_w, t->stat.lost_weight_ns);
+		th_lost_n = sat_add(th_lost_n, t->stat.lost_samples);
 		s = new_sample(b, t->pid, t->tid, thread__comm_at(t, UINT64_MAX),
 			       t->stat.period_ns, t->stat.lost_weight_ns,
 			       t->stat.lost_samples);
@@ -399,10 +433,49 @@ static void add_lost(struct builder *b)
 	}
 }
 
+/* Threads by sampled CPU, most first; ties in stream order. */
+static const struct profile *cmp_threads_p;
+static int cmp_thread_weight(const void *a, const void *b)
+{
+	const struct thread_info *x = &cmp_threads_p->threads[*(const size_t *)a];
+	const struct thread_info *y = &cmp_threads_p->threads[*(const size_t *)b];
+
+	if (x->weight_ns != y->weight_ns)
+		return x->weight_ns > y->weight_ns ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/*
+ * Which threads get a comment line: all, or the MAX_THREAD_COMMENTS with
+ * the most sampled CPU (go tool pprof prints every comment in its header:
+ * 10,000 threads made 10,087 lines).
+ */
+static bool *threads_to_comment(const struct profile *p)
+{
+	bool *show = xcalloc(p->nthreads + 1, sizeof(*show));
+	size_t *order, i;
+
+	if (p->nthreads <= MAX_THREAD_COMMENTS) {
+		for (i = 0; i < p->nthreads; i++)
+			show[i] = true;
+		return show;
+	}
+	order = xcalloc(p->nthreads, sizeof(*order));
+	for (i = 0; i < p->nthreads; i++)
+		order[i] = i;
+	cmp_threads_p = p;
+	qsort(order, p->nthreads, sizeof(*order), cmp_thread_weight);
+	for (i = 0; i < MAX_THREAD_COMMENTS; i++)
+		show[order[i]] = true;
+	free(order);
+	return show;
+}
+
 static void add_comments(struct builder *b)
 {
 	struct profile *p = b->p;
 	char t1[32], t2[32], t3[32], t4[32];
+	bool *show = threads_to_comment(p);
 	size_t i;
 
 	comment(b, "tprof: pid %u, default period %s, %llu samples, %llu lost",
@@ -421,20 +494,27 @@ static void add_comments(struct builder *b)
 	for (i = 0; i < p->nthreads; i++) {
 		struct thread_info *t = &p->threads[i];
 		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
+		const char *comm = thread__comm_at(t, UINT64_MAX);
 
+		if (!show[i])
+			continue;
 		if (t->have_stat)
 			snprintf(t3, sizeof(t3), "%s",
 				 fmt_ns(t4, sizeof(t4), t->stat.on_cpu_ns));
 		else
 			snprintf(t3, sizeof(t3), "?");
 		comment(b, "tid %d %s period=%s samples=%llu sampled=%s exact=%s lost=%llu",
-			t->tid, thread__comm_at(t, UINT64_MAX),
+			t->tid, *comm ? comm : "-",
 			period ? fmt_ns(t1, sizeof(t1), period) : "?",
 			(unsigned long long)t->samples,
 			fmt_ns(t2, sizeof(t2), t->weight_ns), t3,
 			(unsigned long long)(t->have_stat ?
 					     t->stat.lost_samples : 0));
 	}
+	if (p->nthreads > MAX_THREAD_COMMENTS)
+		comment(b, "tprof: %zu more threads with less sampled CPU; tprof-read --report lists all %zu",
+			p->nthreads - MAX_THREAD_COMMENTS, p->nthreads);
+	free(show);
 }
 
 static PbValueType *value_type(struct builder *b, const char *type,
@@ -570,7 +650,11 @@ int pprof__encode(struct profile *p, const struct pprof_opts *o,
 	end_mono = p->end_time_ns > p->last_time_ns ? p->end_time_ns :
 						      p->last_time_ns;
 	if (start_mono != UINT64_MAX && end_mono > start_mono)
-		pr->duration_nanos = end_mono - start_mono;
+		pr->duration_nanos = clamp_i64(&b, end_mono - start_mono);
+	pr->period = clamp_i64(&b, pr->period);
+	if (b.clamped)
+		pr_err("warning: %llu values of the profile past 2^63-1 (bogus weights or times in the stream) written as 2^63-1",
+		       (unsigned long long)b.clamped);
 
 	pr->n_sample = b.nsamples;
 	pr->sample = b.samples;
@@ -655,78 +739,4 @@ int pprof__gunzip(const uint8_t *in, size_t len, uint8_t **out,
 	*outlen = z.total_out;
 	inflateEnd(&z);
 	return 0;
-}
-
-int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= w;
-	}
-	return 0;
-}
-
-int write_file_atomic(const char *path, const void *buf, size_t len)
-{
-	char *tmp;
-	size_t n;
-	int fd, ret;
-
-	struct stat st;
-	char *real = NULL;
-
-	if (!path || !strcmp(path, "-"))
-		return write_all(STDOUT_FILENO, buf, len);
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* /dev/null, a FIFO, /dev/stdout: never rename over those */
-		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		ret = write_all(fd, buf, len);
-		if (close(fd) && !ret)
-			ret = -errno;
-		return ret;
-	}
-	/* replace a symlink's target, not the link */
-	real = realpath(path, NULL);
-	if (real)
-		path = real;
-	n = strlen(path) + 32;
-	tmp = xmalloc(n);
-	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(tmp);
-		free(real);
-		return ret;
-	}
-	ret = write_all(fd, buf, len);
-	if (!ret) {
-		mode_t um = umask(0);
-
-		umask(um);
-		if (fchmod(fd, 0666 & ~um))
-			ret = -errno;
-	}
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	free(real);
-	return ret;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "outfile.h"
 #include "profile.h"
 #include "symbolize.h"
 
@@ -31,14 +32,5 @@ int pprof__gzip(const uint8_t *in, size_t len, uint8_t **out,
 /* gunzip, for tests: 0 or -errno. */
 int pprof__gunzip(const uint8_t *in, size_t len, uint8_t **out,
 		  size_t *outlen);
-
-/*
- * Write buf to path through a temporary file in the same directory and
- * rename(2), so no partial file is ever left behind. 0 or -errno.
- */
-int write_file_atomic(const char *path, const void *buf, size_t len);
-
-/* write(2) all of buf, retrying short writes. 0 or -errno. */
-int write_all(int fd, const void *buf, size_t len);
 
 #endif /* _TPROF_PPROF_H */

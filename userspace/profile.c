@@ -118,16 +118,16 @@ static void add_sample(struct profile *p, const struct tprof_record *r)
 found:
 	if (r->hdr.time_ns < a->first_time_ns)
 		a->first_time_ns = r->hdr.time_ns;
-	a->weight_ns += s->weight_ns;
+	a->weight_ns = sat_add(a->weight_ns, s->weight_ns);
 	a->count++;
 
 	t = profile__thread(p, s->tid);
 	t->pid = s->pid;
 	t->period_ns = s->period_ns;
 	t->samples++;
-	t->weight_ns += s->weight_ns;
+	t->weight_ns = sat_add(t->weight_ns, s->weight_ns);
 	p->sample_records++;
-	p->sample_weight_ns += s->weight_ns;
+	p->sample_weight_ns = sat_add(p->sample_weight_ns, s->weight_ns);
 }
 
 bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r)
@@ -168,9 +168,12 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		add_sample(p, r);
 		break;
 	case TPROF_REC_LOST:
-		p->lost_samples += r->u.lost.lost_samples;
-		p->lost_weight_ns += r->u.lost.lost_weight_ns;
-		p->lost_records += r->u.lost.lost_records;
+		p->lost_samples = sat_add(p->lost_samples,
+					  r->u.lost.lost_samples);
+		p->lost_weight_ns = sat_add(p->lost_weight_ns,
+					    r->u.lost.lost_weight_ns);
+		p->lost_records = sat_add(p->lost_records,
+					  r->u.lost.lost_records);
 		break;
 	case TPROF_REC_THREAD:
 		t = profile__thread(p, r->u.thread.tid);

@@ -2,6 +2,7 @@
 /* tprof-read: decode and validate tprof records from a byte stream. */
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "records.h"
@@ -128,4 +129,37 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 		break;
 	}
 	return r->hdr.size;
+}
+
+int tprof_stream_check(const void *buf, size_t len, char *why, size_t wlen)
+{
+	struct tprof_urec_session ss;
+	char dummy[8];
+
+	if (!why) {
+		why = dummy;
+		wlen = sizeof(dummy);
+	}
+	if (len < sizeof(ss)) {
+		snprintf(why, wlen, "not a tprof stream (%zu bytes)", len);
+		return -ENODATA;
+	}
+	memcpy(&ss, buf, sizeof(ss));
+	if (ss.hdr.type != TPROF_UREC_SESSION || ss.magic != TPROF_RAW_MAGIC ||
+	    ss.hdr.size < sizeof(ss) || ss.hdr.size % 8) {
+		snprintf(why, wlen, "not a tprof stream (no SESSION record with its magic at the start; --save-raw writes one)");
+		return -EINVAL;
+	}
+	/* a layout this reader does not know would decode as garbage */
+	if (ss.abi_version != TPROF_ABI_VERSION) {
+		snprintf(why, wlen, "stream of tprof ABI version %u; this tprof-read reads version %u",
+			 ss.abi_version, TPROF_ABI_VERSION);
+		return -EPROTO;
+	}
+	if (ss.record_version != TPROF_RECORD_VERSION) {
+		snprintf(why, wlen, "stream of record format version %u; this tprof-read reads version %u",
+			 ss.record_version, TPROF_RECORD_VERSION);
+		return -EPROTO;
+	}
+	return 0;
 }

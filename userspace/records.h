@@ -88,6 +88,15 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r);
 const char *tprof_record_type_name(unsigned int type);
 
 /*
+ * Is buf[0..len) the start of a stream this tprof-read replays: a SESSION
+ * record (with TPROF_RAW_MAGIC) of the ABI and record versions it reads?
+ * 0 if so; -ENODATA when more bytes could decide; -EINVAL when it is not a
+ * tprof stream; -EPROTO for a version it does not read. why (may be NULL)
+ * gets a clause for "FILE: ..." on failure.
+ */
+int tprof_stream_check(const void *buf, size_t len, char *why, size_t wlen);
+
+/*
  * Why a DENIED record ended the session (TPROF_DENIED_*), as a clause for
  * "pid N became non-profilable: ...".
  */

@@ -249,7 +249,9 @@ int session__set_thread_period(struct session *s, int tid,
 	if (ioctl(s->fd, TPROF_IOC_SET_THREAD_PERIOD, &tp)) {
 		int err = errno;
 
-		pr_err("thread %d: set period: %s", tid, strerror(err));
+		pr_err("--thread-period %d: %s", tid,
+		       err == ESRCH ? "no such thread in the profiled process" :
+		       strerror(err));
 		return -err;
 	}
 	return 0;

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "symbolize.h"
 #include "util.h"
 
@@ -154,6 +156,26 @@ static int vdso_file(char *path, size_t len)
 	return fd;
 }
 
+/*
+ * Open a mapped file to read its ELF. O_NONBLOCK: a FIFO at a mapping's path
+ * (a file replaced since, or a crafted stream) would block open() until a
+ * writer came; and only a regular file can be an ELF object.
+ */
+static int open_elf(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 static void load_file(struct symbolizer *s, struct sym_file *f,
 		      const char *path, const char *root)
 {
@@ -171,16 +193,15 @@ static void load_file(struct symbolizer *s, struct sym_file *f,
 		fd = vdso_file(buf, sizeof(buf));
 		if (fd < 0)
 			return;
-		close(fd);
 		open_path = buf;
 	} else if (path[0] != '/') {
 		return;
 	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open_elf(path);
 	}
 	if (fd < 0 && root) {
 		snprintf(buf, sizeof(buf), "%s%s", root, path);
-		fd = open(buf, O_RDONLY | O_CLOEXEC);
+		fd = open_elf(buf);
 		if (fd >= 0)
 			open_path = buf;
 	}
@@ -188,13 +209,22 @@ static void load_file(struct symbolizer *s, struct sym_file *f,
 		pr_debug("%s: %s", path, strerror(errno));
 		return;
 	}
-	close(fd);
 	f->dwfl = dwfl_begin(&s->cb);
-	if (!f->dwfl)
+	if (!f->dwfl) {
+		close(fd);
+		if (open_path == buf && !strcmp(path, "[vdso]"))
+			unlink(buf);
 		return;
+	}
 	dwfl_report_begin(f->dwfl);
-	/* base 0 + add_p_vaddr: module addresses are the ELF's own vaddrs */
-	f->mod = dwfl_report_elf(f->dwfl, path, open_path, -1, 0, true);
+	/*
+	 * base 0 + add_p_vaddr: module addresses are the ELF's own vaddrs.
+	 * The fd checked above, not the path again: libdwfl takes it on
+	 * success.
+	 */
+	f->mod = dwfl_report_elf(f->dwfl, path, open_path, fd, 0, true);
+	if (!f->mod)
+		close(fd);
 	dwfl_report_end(f->dwfl, NULL, NULL);
 	if (open_path == buf && !strcmp(path, "[vdso]"))
 		unlink(buf);	/* libelf has it open */
@@ -325,13 +355,33 @@ static int die_udata(Dwarf_Die *die, unsigned int at, bool integrate)
 	return (int)w;
 }
 
-static void fill_func(struct sym_frame *fr, Dwarf_Die *die)
+/*
+ * A symbol's name as people read it: C++ demangled and qualified
+ * ("geo::Circle::area() const", where DW_AT_name says only "area" and merges
+ * it with every other area), else as it is. Interned: lives as long as s.
+ */
+static const char *readable(struct symbolizer *s, const char *name)
+{
+	char *d = demangle(name);
+	const char *r;
+
+	if (!d)
+		return name;
+	r = intern(s, d);
+	free(d);
+	return r;
+}
+
+static void fill_func(struct symbolizer *s, struct sym_frame *fr,
+		      Dwarf_Die *die)
 {
 	const char *ln = die_str(die, DW_AT_linkage_name);
 
 	if (!ln)
 		ln = die_str(die, DW_AT_MIPS_linkage_name);
-	fr->name = die_str(die, DW_AT_name);
+	fr->name = ln ? readable(s, ln) : NULL;
+	if (!fr->name || fr->name == ln)
+		fr->name = die_str(die, DW_AT_name);
 	if (!fr->name)
 		fr->name = ln;
 	fr->system_name = ln ? ln : fr->name;
@@ -383,7 +433,7 @@ static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
 	}
 	die = scopes[i];
 	free(scopes);
-	fill_func(&frames[0], &die);
+	fill_func(s, &frames[0], &die);
 	n = 1;
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	/* walk the physical parents of each inlined instance (eu-addr2line) */
@@ -404,7 +454,7 @@ static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
 		die = parents[j];
 		free(parents);
 		memset(&frames[n], 0, sizeof(frames[n]));
-		fill_func(&frames[n], &die);
+		fill_func(s, &frames[n], &die);
 		if (files && (size_t)call_file < nfiles)
 			src = dwarf_filesrc(files, call_file, NULL, NULL);
 		frames[n].file = abs_src(s, &cu, src);
@@ -436,6 +486,36 @@ static bool in_plt(struct sym_file *f, Dwarf_Addr vaddr)
 	return false;
 }
 
+/*
+ * GCC gives a lambda's operator() no DW_AT_linkage_name, so DWARF names it
+ * "operator()" alone. The ELF symbol of the function around vaddr has the
+ * mangled name; a GCC clone's suffix (".constprop.0", ".isra.0") is not
+ * part of it (no Itanium name has a '.'). Use it when it names the same
+ * function.
+ */
+static void qualify_from_symtab(struct symbolizer *s, struct sym_file *f,
+				Dwarf_Addr vaddr, struct sym_frame *fr)
+{
+	const char *sym, *dot;
+	char base[1024], *d;
+	GElf_Sym esym;
+	GElf_Off off;
+
+	sym = dwfl_module_addrinfo(f->mod, vaddr, &off, &esym, NULL, NULL,
+				   NULL);
+	if (!sym || strncmp(sym, "_Z", 2))
+		return;
+	dot = strchr(sym, '.');
+	snprintf(base, sizeof(base), "%.*s",
+		 dot ? (int)(dot - sym) : (int)strlen(sym), sym);
+	d = demangle(base);
+	if (d && strstr(d, fr->name)) {
+		fr->name = intern(s, d);
+		fr->system_name = intern(s, base);
+	}
+	free(d);
+}
+
 int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 			     uint64_t vaddr, struct sym_frame *frames, int max)
 {
@@ -447,6 +527,10 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 		return 0;
 	if (f->dwarf)
 		n = lookup_dwarf(s, f, vaddr, frames, max);
+	/* the function itself (outermost frame) had no linkage name */
+	if (n > 0 && frames[n - 1].name &&
+	    frames[n - 1].system_name == frames[n - 1].name)
+		qualify_from_symtab(s, f, vaddr, &frames[n - 1]);
 	if (n == 0 || !frames[0].name) {
 		GElf_Sym sym;
 		GElf_Off off;
@@ -462,7 +546,7 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 			frames[0].file = "";
 			n = 1;
 		}
-		frames[0].name = symname;
+		frames[0].name = readable(s, symname);
 		frames[0].system_name = symname;
 	}
 	for (i = 0; i < n; i++) {
@@ -500,13 +584,20 @@ int symbolizer__lookup(struct symbolizer *s, const char *path,
 
 struct ksym {
 	uint64_t addr;
+	uint64_t end;		/* first address not in it */
 	char *name;
 	char *module;
+	bool marker;		/* _etext, _einittext: where text ends */
 };
 
 struct ksyms {
 	struct ksym *syms;
 	size_t n, cap;
+};
+
+struct kmod_extent {
+	char name[128];
+	uint64_t start, end;
 };
 
 static int cmp_ksym(const void *a, const void *b)
@@ -516,10 +607,74 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/*
+ * The modules' extents from the "modules" file next to the kallsyms file
+ * (/proc/modules for /proc/kallsyms): "name size refs deps state 0xaddr".
+ * Addresses read 0 without CAP_SYSLOG; those modules get no extent.
+ */
+static struct kmod_extent *load_modules(const char *kallsyms, size_t *n)
+{
+	struct kmod_extent *m = NULL;
+	char path[4096], line[512];
+	const char *slash = strrchr(kallsyms, '/');
+	size_t cap = 0;
+	FILE *fp;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "%.*smodules",
+		 slash ? (int)(slash - kallsyms + 1) : 0, kallsyms);
+	fp = fopen(path, "re");
+	if (!fp)
+		return NULL;
+	while (fgets(line, sizeof(line), fp)) {
+		struct kmod_extent e;
+		uint64_t size;
+
+		if (sscanf(line, "%127s %" SCNu64 " %*s %*s %*s %" SCNx64,
+			   e.name, &size, &e.start) != 3 || !e.start ||
+		    e.start + size < e.start)
+			continue;
+		e.end = e.start + size;
+		GROW(m, cap, *n + 1);
+		m[(*n)++] = e;
+	}
+	fclose(fp);
+	return m;
+}
+
+/*
+ * Where each symbol ends: the next symbol, a module's end if that comes
+ * first, and for the last symbol with no extent known, its first byte only;
+ * an address past the text must not take the last name before it.
+ */
+static void set_ends(struct ksyms *k, const struct kmod_extent *mods,
+		     size_t nmods)
+{
+	size_t i, j;
+
+	for (i = 0; i < k->n; i++) {
+		struct ksym *s = &k->syms[i];
+
+		s->end = i + 1 < k->n ? k->syms[i + 1].addr : s->addr + 1;
+		if (!s->module[0])
+			continue;
+		for (j = 0; j < nmods; j++) {
+			if (strcmp(mods[j].name, s->module) ||
+			    s->addr < mods[j].start || s->addr >= mods[j].end)
+				continue;
+			if (i + 1 == k->n || mods[j].end < s->end)
+				s->end = mods[j].end;
+			break;
+		}
+	}
+}
+
 struct ksyms *ksyms__load(const char *path)
 {
+	struct kmod_extent *mods;
 	struct ksyms *k;
 	char line[512];
+	size_t nmods;
 	FILE *fp;
 
 	fp = fopen(path, "re");
@@ -539,10 +694,15 @@ struct ksyms *ksyms__load(const char *path)
 		k->syms[k->n].addr = addr;
 		k->syms[k->n].name = xstrdup(name);
 		k->syms[k->n].module = xstrdup(mod);
+		k->syms[k->n].marker = !mod[0] && (!strcmp(name, "_etext") ||
+						   !strcmp(name, "_einittext"));
 		k->n++;
 	}
 	fclose(fp);
 	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	mods = load_modules(path, &nmods);
+	set_ends(k, mods, nmods);
+	free(mods);
 	return k;
 }
 
@@ -576,6 +736,9 @@ const char *ksyms__lookup(const struct ksyms *k, uint64_t addr,
 		else
 			hi = mid;
 	}
+	/* past the end of the text, or of the last symbol we can bound */
+	if (k->syms[lo].marker || addr >= k->syms[lo].end)
+		return NULL;
 	if (module)
 		*module = k->syms[lo].module;
 	return k->syms[lo].name;

@@ -9,7 +9,7 @@
 
 /* One frame of an inline chain. Strings live as long as the symbolizer. */
 struct sym_frame {
-	const char *name;		/* DW_AT_name or symtab name */
+	const char *name;		/* C++ demangled, else DW_AT_name or symtab name */
 	const char *system_name;	/* DW_AT_linkage_name, else name */
 	const char *file;		/* "" if unknown */
 	int line;			/* 0 if unknown */
@@ -56,8 +56,13 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 struct ksyms;
 struct ksyms *ksyms__load(const char *path);
 void ksyms__free(struct ksyms *k);
-/* Name of the symbol containing addr (NULL if none); *module = "" or
- * the module name. */
+/*
+ * Name of the symbol containing addr (NULL if none); *module = "" or the
+ * module name. A symbol ends at the next one, at _etext or _einittext, or at
+ * its module's end (from the "modules" file next to the kallsyms file, as
+ * /proc/modules is to /proc/kallsyms); the last symbol, with no module
+ * extent to bound it, covers only its own address.
+ */
 const char *ksyms__lookup(const struct ksyms *k, uint64_t addr,
 			  const char **module);
 

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "outfile.h"
+#include "parse.h"
 #include "pprof.h"
 #include "profile.h"
 #include "records.h"
@@ -25,6 +27,8 @@
 #error "TPROF_READ_VERSION: userspace/build.mk sets it from dkms.conf"
 #endif
 #define MAX_THREAD_PERIODS 256
+/* tprof.ko refuses longer periods (TPROF_MAX_PERIOD_NS in kmod/tprof.h) */
+#define MAX_PERIOD_NS (100ULL * 1000000000ULL)
 
 static struct env {
 	int pid;
@@ -43,6 +47,7 @@ static struct env {
 	unsigned int max_frames;
 	unsigned int ring_bytes;
 	const char *kallsyms;
+	const char *live_opt;		/* first option --input cannot honour */
 } env = {
 	.device = TPROF_DEVICE,
 	.kallsyms = "/proc/kallsyms",
@@ -51,7 +56,8 @@ static struct env {
 /* Everything one run accumulates. */
 struct run {
 	struct profile prof;
-	FILE *raw;			/* --save-raw */
+	FILE *raw;			/* --save-raw, on raw_out's temp file */
+	struct outfile raw_out;
 	int raw_err;
 	struct session sess;
 	struct launch launch;
@@ -92,7 +98,8 @@ static const char *argp_usage =
 "      --thread-period TID=DURATION  per-thread period (repeatable)\n"
 "      --kernel-stacks        include kernel frames (root or CAP_PERFMON)\n"
 "      --max-frames N         user stack depth (default 127, at most 512)\n"
-"      --ring-bytes N         per-CPU ring size (power of two)\n"
+"      --ring-bytes N         per-CPU ring size: a power of two, 4096 to 64M\n"
+"                             (suffixes K, M: 256K, 64M)\n"
 "      --report               per-thread table on stderr\n"
 "      --input FILE           read a saved raw record stream, not /dev/tprof\n"
 "      --save-raw FILE        also write the raw record stream to FILE\n"
@@ -153,28 +160,39 @@ static void print_version(void)
 		fclose(f);
 }
 
-static int parse_uint(const char *s, unsigned long long max,
-		      unsigned long long *out)
+/*
+ * Options of a live session (sampling, the device): remember the first one
+ * given, so --input can refuse it by name rather than ignore it.
+ */
+static void note_live_opt(int c, int idx)
 {
-	char *end;
+	static char name[32];
 
-	errno = 0;
-	if (*s == '-')
-		return -EINVAL;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *out > max)
-		return -EINVAL;
-	return 0;
+	if (env.live_opt)
+		return;
+	switch (c) {
+	case 'd': case 'F': case OPT_PERIOD: case OPT_THREAD_PERIOD:
+	case OPT_KERNEL: case OPT_MAX_FRAMES: case OPT_RING: case OPT_DEVICE:
+		if (idx >= 0)
+			snprintf(name, sizeof(name), "--%s", long_opts[idx].name);
+		else
+			snprintf(name, sizeof(name), "-%c", c);
+		env.live_opt = name;
+		break;
+	default:
+		break;
+	}
 }
 
 static int parse_args(int argc, char **argv)
 {
 	unsigned long long v;
-	char *end;
-	int c;
+	int c, idx = -1;
 
-	while ((c = getopt_long(argc, argv, "+p:o:d:F:vh", long_opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+p:o:d:F:vh", long_opts, &idx)) !=
 	       -1) {
+		note_live_opt(c, idx);
+		idx = -1;
 		switch (c) {
 		case 'p':
 			if (parse_uint(optarg, INT_MAX, &v) || !v) {
@@ -187,9 +205,7 @@ static int parse_args(int argc, char **argv)
 			env.output = optarg;
 			break;
 		case 'd':
-			errno = 0;
-			env.duration_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
+			if (parse_decimal(optarg, &env.duration_s) ||
 			    !(env.duration_s > 0 && env.duration_s < 1e9)) {
 				pr_err("-d %s: not a positive number of seconds", optarg);
 				return -EINVAL;
@@ -204,8 +220,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_PERIOD:
 			if (parse_duration_ns(optarg, &env.period_ns) ||
-			    env.period_ns < TPROF_MIN_PERIOD_NS) {
-				pr_err("--period %s: need a duration of at least 10us (e.g. 250us, 1ms)",
+			    env.period_ns < TPROF_MIN_PERIOD_NS ||
+			    env.period_ns > MAX_PERIOD_NS) {
+				pr_err("--period %s: need a duration from 10us to 100s (e.g. 250us, 1ms)",
 				       optarg);
 				return -EINVAL;
 			}
@@ -225,9 +242,9 @@ static int parse_args(int argc, char **argv)
 			*eq = 0;
 			if (parse_uint(optarg, INT_MAX, &v) || !v ||
 			    parse_duration_ns(eq + 1, &ns) ||
-			    ns < TPROF_MIN_PERIOD_NS) {
+			    ns < TPROF_MIN_PERIOD_NS || ns > MAX_PERIOD_NS) {
 				*eq = '=';
-				pr_err("--thread-period %s: expected TID=DURATION (at least 10us)",
+				pr_err("--thread-period %s: expected TID=DURATION (10us to 100s)",
 				       optarg);
 				return -EINVAL;
 			}
@@ -266,9 +283,9 @@ static int parse_args(int argc, char **argv)
 			env.max_frames = v;
 			break;
 		case OPT_RING:
-			if (parse_uint(optarg, 64ULL << 20, &v) || v < 4096 ||
+			if (parse_size(optarg, 64ULL << 20, &v) || v < 4096 ||
 			    (v & (v - 1))) {
-				pr_err("--ring-bytes %s: a power of two from 4096 to 64M",
+				pr_err("--ring-bytes %s: a power of two from 4096 to 64M (suffixes K, M)",
 				       optarg);
 				return -EINVAL;
 			}
@@ -294,9 +311,10 @@ static int parse_args(int argc, char **argv)
 		pr_err("need exactly one of -p PID, -- CMD, or --input FILE (see --help)");
 		return -EINVAL;
 	}
-	if (env.input && (env.ntperiods || env.kernel_stacks ||
-			  env.duration_s)) {
-		pr_err("--input replays a saved stream: sampling options do not apply");
+	/* an option that would change nothing is a mistake worth a stop */
+	if (env.input && env.live_opt) {
+		pr_err("--input replays a saved stream: %s does not apply",
+		       env.live_opt);
 		return -EINVAL;
 	}
 	return 0;
@@ -432,6 +450,8 @@ static int replay(struct run *r)
 	size_t cap = 1 << 20, have = 0;
 	unsigned char *buf = xmalloc(cap);
 	uint64_t base = 0;
+	bool checked = false;
+	char why[256];
 	int fd, ret = 0;
 
 	fd = open(env.input, O_RDONLY | O_CLOEXEC);
@@ -458,6 +478,19 @@ static int replay(struct run *r)
 			break;
 		}
 		have += n;
+		/* the first record says whether this is a stream we can read */
+		if (!checked) {
+			int c = tprof_stream_check(buf, have, why, sizeof(why));
+
+			if (c == -ENODATA && n > 0)
+				continue;
+			if (c) {
+				ret = c == -ENODATA ? -EINVAL : c;
+				pr_err("%s: %s", env.input, why);
+				break;
+			}
+			checked = true;
+		}
 		used = process_bytes(r, buf, have, base);
 		if (r->decode_err) {
 			ret = r->decode_err;
@@ -467,11 +500,11 @@ static int replay(struct run *r)
 		have -= used;
 		base += used;
 		if (n == 0) {
-			if (have) {
-				ret = -ENODATA;
-				pr_err("%s: truncated record at offset %llu (%zu bytes left)",
-				       env.input, (unsigned long long)base, have);
-			}
+			/* a writer killed mid-record: keep what came whole */
+			if (have)
+				pr_err("warning: %s: stream cut inside a record at offset %llu (%zu bytes dropped); the profile has the %llu whole records before it",
+				       env.input, (unsigned long long)base, have,
+				       (unsigned long long)r->prof.nrecords);
 			break;
 		}
 	}
@@ -625,9 +658,18 @@ static int collect(struct run *r)
 		goto out;
 	}
 	r->live = true;
-	for (i = 0; i < env.ntperiods; i++)
-		session__set_thread_period(&r->sess, env.tperiods[i].tid,
-					   env.tperiods[i].period_ns);
+	/* a period the user asked for and did not get is an error, not a
+	 * profile at the wrong rate */
+	for (i = 0; i < env.ntperiods; i++) {
+		ret = session__set_thread_period(&r->sess, env.tperiods[i].tid,
+						 env.tperiods[i].period_ns);
+		if (ret) {
+			if (env.argv)
+				kill(r->launch.pid, SIGKILL);
+			session__disable(&r->sess);
+			goto out;
+		}
+	}
 	if (env.argv) {
 		/* samples of the child before exec are tprof-read's own code */
 		snapshot_maps(r, true);
@@ -763,6 +805,7 @@ static void report(struct profile *p)
 		struct thread_info *t = &p->threads[i];
 		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
 		uint64_t lost_w = t->have_stat ? t->stat.lost_weight_ns : 0;
+		const char *comm = thread__comm_at(t, UINT64_MAX);
 		char err[16] = "-";
 
 		if (t->have_stat && t->stat.on_cpu_ns)
@@ -771,7 +814,7 @@ static void report(struct profile *p)
 				  (double)t->stat.on_cpu_ns) * 100.0 /
 				 (double)t->stat.on_cpu_ns);
 		fprintf(stderr, "%8d %-16s %10s %9llu %12s %12s %8s %7llu\n",
-			t->tid, thread__comm_at(t, UINT64_MAX),
+			t->tid, *comm ? comm : "-",
 			period ? fmt_ns(b1, sizeof(b1), period) : "-",
 			(unsigned long long)t->samples,
 			fmt_ns(b2, sizeof(b2), t->weight_ns),
@@ -852,6 +895,11 @@ static int check_output(void)
 		}
 		return 0;
 	}
+	if (outfile_dangling(env.output)) {
+		pr_err("%s: output is a symlink to a missing file: refusing to create its target; remove the link or name the target",
+		       env.output);
+		return -ENOENT;
+	}
 	dir = xstrdup(env.output);
 	slash = strrchr(dir, '/');
 	if (slash)
@@ -872,34 +920,91 @@ static int check_output(void)
 	return ret;
 }
 
+/*
+ * --save-raw or -o naming the --input stream itself (any path to the same
+ * inode) would replace what is being read.
+ */
+static int check_not_input(const char *opt, const char *path)
+{
+	struct stat in, out;
+
+	if (!env.input || !path || !strcmp(path, "-") ||
+	    stat(env.input, &in) || stat(path, &out))
+		return 0;
+	if (in.st_dev == out.st_dev && in.st_ino == out.st_ino &&
+	    S_ISREG(in.st_mode)) {
+		pr_err("%s: %s would overwrite the --input stream", path, opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --save-raw: a temp file, renamed over FILE only when the stream is whole. */
+static int open_raw(struct run *r)
+{
+	int ret = outfile__open(&r->raw_out, env.save_raw), fd;
+
+	if (ret) {
+		pr_err("%s: %s", env.save_raw, ret == -ENOENT &&
+		       outfile_dangling(env.save_raw) ?
+		       "a symlink to a missing file: refusing to create its target" :
+		       strerror(-ret));
+		return ret;
+	}
+	fd = fcntl(r->raw_out.fd, F_DUPFD_CLOEXEC, 3);
+	r->raw = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!r->raw) {
+		ret = -errno;
+		pr_err("%s: %s", env.save_raw, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		outfile__abort(&r->raw_out);
+	}
+	return ret;
+}
+
+/*
+ * End --save-raw: keep the stream if a session ran (even one that failed
+ * later: its records are worth keeping) and every byte was written.
+ * Returns -errno of a write that failed (then no file is left).
+ */
+static int close_raw(struct run *r, bool keep)
+{
+	int ret;
+
+	if (fclose(r->raw) && !r->raw_err)
+		r->raw_err = errno ? errno : EIO;
+	r->raw = NULL;
+	if (r->raw_err || !keep) {
+		outfile__abort(&r->raw_out);
+		if (r->raw_err)
+			pr_err("%s: write: %s", env.save_raw,
+			       strerror(r->raw_err));
+		return -r->raw_err;
+	}
+	ret = outfile__commit(&r->raw_out);
+	if (ret)
+		pr_err("%s: write: %s", env.save_raw, strerror(-ret));
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct run r = { 0 };
-	bool raw_created = false;
+	bool raw_failed = false;
 	int err = 1, ret;
 
 	r.sess.fd = -1;
+	r.raw_out.fd = -1;
 	profile__init(&r.prof);
-	if (parse_args(argc, argv))
+	if (parse_args(argc, argv) ||
+	    check_not_input("--save-raw", env.save_raw) ||
+	    check_not_input("-o", env.output))
 		return 2;
 	if (check_output())
 		goto cleanup;
-	if (env.save_raw) {
-		/* O_EXCL first: a refused session removes only a file it made */
-		int fd = open(env.save_raw, O_WRONLY | O_CREAT | O_EXCL |
-			      O_CLOEXEC, 0666);
-
-		raw_created = fd >= 0;
-		if (fd < 0 && errno == EEXIST)
-			fd = open(env.save_raw, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		r.raw = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (!r.raw) {
-			pr_err("%s: %s", env.save_raw, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			goto cleanup;
-		}
-	}
+	if (env.save_raw && open_raw(&r))
+		goto cleanup;
 	if (env.argv && (!env.output || !strcmp(env.output, "-"))) {
 		/* the command's stdout must not end up inside the profile */
 		profile_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -912,16 +1017,10 @@ int main(int argc, char **argv)
 		ret = replay(&r);
 	else
 		ret = collect(&r);
-	if (r.raw) {
-		if (fclose(r.raw) && !r.raw_err)
-			r.raw_err = errno;
-		r.raw = NULL;
-		if (r.raw_err)
-			pr_err("%s: write: %s", env.save_raw, strerror(r.raw_err));
-		/* no session ran (refused, no device): leave no file behind */
-		if (ret && !r.live && !env.input && raw_created)
-			unlink(env.save_raw);
-	}
+	/* no session ran (refused, no device, not a stream): leave no file */
+	if (r.raw)
+		raw_failed = close_raw(&r, !ret || r.live ||
+				       (env.input && r.prof.nrecords)) != 0;
 	if (r.exec_failed) {
 		err = 127;	/* as a shell says "command not found" */
 		goto cleanup;
@@ -934,8 +1033,15 @@ int main(int argc, char **argv)
 		goto cleanup;
 	/* launch mode: exit with the command's status */
 	err = env.argv ? launch__exit_code(&r.launch) : 0;
+	/* the profile is good, but the stream asked for is not there */
+	if (raw_failed && !err)
+		err = 1;
 
 cleanup:
+	if (r.raw) {
+		fclose(r.raw);
+		outfile__abort(&r.raw_out);
+	}
 	free(r.last_maps);
 	profile__free(&r.prof);
 	return err;

@@ -181,35 +181,6 @@ void hindex_put(struct hindex *hx, uint64_t h, uint32_t item)
 	hx->used++;
 }
 
-int parse_duration_ns(const char *s, uint64_t *out)
-{
-	static const struct {
-		const char *sfx;
-		double mul;
-	} units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "µs", 1e3 }, { "ms", 1e6 },
-		{ "s", 1e9 }, { "m", 60e9 }, { "", 1 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (strcmp(end, units[i].sfx) == 0) {
-			v *= units[i].mul;
-			if (v > 1.8e19)
-				return -EINVAL;
-			*out = (uint64_t)(v + 0.5);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns >= 1000000000ULL)

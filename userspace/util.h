@@ -25,6 +25,12 @@ void grow(void **arr, size_t *cap, size_t need, size_t elsz);
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* a + b, or UINT64_MAX where it would wrap: bogus weights never wrap to small */
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
 static inline uint64_t hash_u64(uint64_t x)
 {
@@ -58,8 +64,6 @@ bool hindex_next(const struct hindex *hx, uint64_t h, struct hiter *it,
 		 uint32_t *item);
 void hindex_put(struct hindex *hx, uint64_t h, uint32_t item);
 
-/* Parse "250us", "1ms", "2s", "1000" (ns); 0 on success, -EINVAL otherwise. */
-int parse_duration_ns(const char *s, uint64_t *out);
 /* Format ns compactly ("1.5ms") into buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host unit tests (ASan/UBSan): `make unit`. Included by the top-level Makefile.
 
-UNIT_SRCS := $(filter-out tests/unit/fuzz_records.c,$(wildcard tests/unit/*.c))
+UNIT_SRCS := $(filter-out tests/unit/fuzz_records.c tests/unit/fakedev.c,\
+	$(wildcard tests/unit/*.c))
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/unit/obj/%.o,$(UNIT_SRCS))
 
 $(BUILD)/unit/obj/%.o: tests/unit/%.c tests/unit/testlib.h $(US_HDRS)
@@ -11,11 +12,18 @@ $(BUILD)/unit/obj/%.o: tests/unit/%.c tests/unit/testlib.h $(US_HDRS)
 $(BUILD)/unit/unit-tests: $(UNIT_OBJS) $(call us_objs,$(BUILD)/us-san)
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS)
 
-unit: $(BUILD)/unit/unit-tests $(BUILD)/tprof-read-san progs
+# LD_PRELOAD'ed into tprof-read: a fake /dev/tprof for live-mode tests
+$(BUILD)/unit/fakedev.so: tests/unit/fakedev.c kmod/uapi/tprof.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_COMMON) $(WARN_CFLAGS) -O1 -g -shared -fPIC -o $@ $< -ldl
+
+unit: $(BUILD)/unit/unit-tests $(BUILD)/tprof-read-san $(BUILD)/unit/fakedev.so progs
 	TPROF_BUILD=$(abspath $(BUILD)) TPROF_ROOT=$(CURDIR) \
 	TPROF_READ=$(abspath $(BUILD))/tprof-read-san \
 	PPROF_PROTO_DIR=$(PPROF_PROTO_DIR) \
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/lsan.supp \
+	UBSAN_OPTIONS=print_stacktrace=1 \
 		$(BUILD)/unit/unit-tests
 
 $(BUILD)/unit/seed.raw: $(BUILD)/unit/unit-tests progs

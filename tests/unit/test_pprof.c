@@ -9,6 +9,7 @@
 #include "pprof.h"
 #include "profile.pb-c.h"
 #include "testlib.h"
+#include "utf8.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 
@@ -321,10 +322,189 @@ static void test_write_atomic(void)
 	free(out);
 }
 
+/*
+ * comm cut inside a character and a mapping path with invalid bytes: every
+ * string of the profile is valid UTF-8, with U+FFFD for what was not, and
+ * protoc (a strict decoder) reads it.
+ */
+static void test_strings_utf8(void)
+{
+	uint64_t u1[1] = { 0x401000 };
+	struct sbuf b = { 0 };
+	struct profile prof;
+	PbProfile *p;
+	uint8_t *raw;
+	size_t rawlen, i;
+	int found = 0;
+
+	sb_session(&b, 10, 1000000, 1700000000123456789ULL, 1000);
+	sb_maps(&b, 10, 1001, "00400000-00402000 r-xp 00000000 08:01 1 /tmp/\xff\xfeprog\xc3\n");
+	sb_thread(&b, 10, 10, "abcdefghijklm\xe2\x82", 1002);
+	sb_sample(&b, 10, 10, 1000000, 1000000, 2000, 0, NULL, 1, u1);
+	profile__init(&prof);
+	feed(&prof, &b);
+	p = encode_decode(&prof, &raw, &rawlen);
+	if (p) {
+		check_valid_profile(p);
+		for (i = 0; i < p->n_string_table; i++) {
+			const char *s = p->string_table[i];
+
+			CHECK(utf8_valid(s, strlen(s)));
+			found += !strcmp(s, "abcdefghijklm\xef\xbf\xbd");
+			found += !strcmp(s, "/tmp/\xef\xbf\xbd\xef\xbf\xbdprog\xef\xbf\xbd");
+		}
+		CHECK_EQ(found, 2);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (have_cmd("protoc")) {
+		char path[4096], cmd[8192], *out = NULL;
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s", build_path("unit/utf8.pb"));
+		fp = fopen(path, "we");
+		CHECK(fp != NULL);
+		if (fp) {
+			fwrite(raw, rawlen, 1, fp);
+			fclose(fp);
+		}
+		snprintf(cmd, sizeof(cmd),
+			 "protoc -I%s --decode=perftools.profiles.Profile profile.proto < %s 2>&1",
+			 getenv("PPROF_PROTO_DIR") ? getenv("PPROF_PROTO_DIR") :
+			 "/usr/share/gocode/src/github.com/google/pprof/proto", path);
+		CHECK_EQ(run_capture(cmd, &out), 0);
+		free(out);
+	}
+	free(raw);
+	profile__free(&prof);
+	sb_free(&b);
+}
+
+/* 250 threads: 100 comment lines (the most CPU), then one saying the rest. */
+static void test_comment_cap(void)
+{
+	uint64_t u1[1] = { 0x401000 };
+	struct sbuf b = { 0 };
+	struct profile prof;
+	PbProfile *p;
+	uint8_t *raw;
+	size_t rawlen, i;
+	int tid, j, lines = 0, top = 0, least = 0;
+
+	sb_session(&b, 10, 1000000, 1700000000123456789ULL, 1000);
+	for (tid = 1000; tid < 1250; tid++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "w%d", tid);
+		sb_thread(&b, 10, tid, comm, 1001);
+		/* thread 1000 + k: k + 1 samples */
+		for (j = 0; j <= tid - 1000; j++)
+			sb_sample(&b, 10, tid, 1000000, 1000000, 2000, 0, NULL,
+				  1, u1);
+	}
+	profile__init(&prof);
+	feed(&prof, &b);
+	p = encode_decode(&prof, &raw, &rawlen);
+	if (p) {
+		check_valid_profile(p);
+		for (i = 0; i < p->n_comment; i++) {
+			const char *c = S(p, p->comment[i]);
+
+			lines += !strncmp(c, "tid ", 4);
+			top += !strncmp(c, "tid 1249 w1249 ", 15);
+			least += !strncmp(c, "tid 1149 ", 9) ||
+				 !strncmp(c, "tid 1000 ", 9);
+		}
+		CHECK_EQ(lines, 100);
+		CHECK_EQ(top, 1);
+		CHECK_EQ(least, 0);
+		CHECK_EQ(p->n_comment, 1 + 100 + 1);
+		CHECK(p->n_comment == 102 &&
+		      !strcmp(S(p, p->comment[101]), "tprof: 150 more threads with less sampled CPU; tprof-read --report lists all 250"));
+		/* every thread's samples are still there */
+		CHECK_EQ(p->n_sample, 250);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	free(raw);
+	profile__free(&prof);
+	sb_free(&b);
+}
+
+/* A thread no THREAD/EXEC/STAT record named: no empty thread_comm label. */
+static void test_unknown_comm(void)
+{
+	uint64_t u1[1] = { 0x401000 };
+	struct sbuf b = { 0 };
+	struct profile prof;
+	PbProfile *p;
+	uint8_t *raw;
+	size_t rawlen, i;
+
+	sb_session(&b, 10, 1000000, 1700000000123456789ULL, 1000);
+	sb_sample(&b, 10, 12, 1000000, 1000000, 2000, 0, NULL, 1, u1);
+	profile__init(&prof);
+	feed(&prof, &b);
+	p = encode_decode(&prof, &raw, &rawlen);
+	if (p) {
+		check_valid_profile(p);
+		CHECK_EQ(p->n_sample, 1);
+		CHECK(p->n_sample == 1 && find_label(p, p->sample[0], "tid") &&
+		      !find_label(p, p->sample[0], "thread_comm"));
+		for (i = 0; i < p->n_comment; i++)
+			if (!strncmp(S(p, p->comment[i]), "tid 12 ", 7))
+				CHECK(!strncmp(S(p, p->comment[i]), "tid 12 - period=", 16));
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	free(raw);
+	profile__free(&prof);
+	sb_free(&b);
+}
+
+/* Weights of 2^63 twice (2^64 wraps to 0), a time near 2^64: no negatives. */
+static void test_weights_saturate(void)
+{
+	uint64_t u1[1] = { 0x401000 }, u2[1] = { 0x401100 };
+	struct sbuf b = { 0 };
+	struct profile prof;
+	PbProfile *p;
+	uint8_t *raw;
+	size_t rawlen, i;
+	int big = 0;
+
+	sb_session(&b, 10, 1000000, 1700000000123456789ULL, 1000);
+	sb_thread(&b, 10, 10, "main", 1001);
+	sb_sample(&b, 10, 10, 1000000, 1ULL << 63, 2000, 0, NULL, 1, u1);
+	sb_sample(&b, 10, 10, 1000000, 1ULL << 63, 2001, 0, NULL, 1, u1);
+	sb_sample(&b, 10, 10, 1000000, 1000000, UINT64_MAX - 5, 0, NULL, 1, u2);
+	sb_lost(&b, 1, UINT64_MAX, 0, 3000);
+	sb_lost(&b, 1, UINT64_MAX, 0, 3001);
+	profile__init(&prof);
+	feed(&prof, &b);
+	p = encode_decode(&prof, &raw, &rawlen);
+	if (p) {
+		check_valid_profile(p);
+		for (i = 0; i < p->n_sample; i++) {
+			CHECK(p->sample[i]->value[0] >= 0);
+			CHECK(p->sample[i]->value[1] >= 0);
+			big += p->sample[i]->value[0] == INT64_MAX;
+		}
+		CHECK_EQ(big, 2);	/* the 2^64 stack and [lost] */
+		CHECK(p->duration_nanos >= 0);
+		CHECK_EQ(p->duration_nanos, INT64_MAX);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	free(raw);
+	profile__free(&prof);
+	sb_free(&b);
+}
+
 const struct unit_test pprof_tests[] = {
 	{ "pprof: encode, gzip, gunzip, unpack: types, labels, values, [lost], comments", test_encode_roundtrip },
 	{ "pprof: an empty profile is still valid", test_encode_empty },
 	{ "pprof: protoc --decode with Debian's profile.proto agrees", test_protoc_decode },
 	{ "pprof: atomic write (temp + rename), nothing left on failure", test_write_atomic },
+	{ "pprof: at most 100 thread comment lines (most CPU first), then how many more", test_comment_cap },
+	{ "pprof: an unknown comm gives no thread_comm label, '-' in comments", test_unknown_comm },
+	{ "pprof: weights and times past INT64_MAX saturate, never negative", test_weights_saturate },
+	{ "pprof: every string valid UTF-8 (comm cut mid-character, a path's bad bytes), protoc reads it", test_strings_utf8 },
 	{ NULL, NULL },
 };

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "parse.h"
 #include "profile.h"
 #include "records.h"
 #include "testlib.h"
@@ -336,7 +337,36 @@ static void test_duration(void)
 	CHECK(parse_duration_ns("1hours", &ns));
 }
 
+static void test_stream_check(void)
+{
+	struct sbuf b = { 0 };
+	struct tprof_urec_session ss;
+	char why[256];
+
+	sb_session(&b, 1, 1000000, 1, 1);
+	CHECK_EQ(tprof_stream_check(b.p, b.len, why, sizeof(why)), 0);
+	CHECK_EQ(tprof_stream_check(b.p, b.len - 1, why, sizeof(why)), -ENODATA);
+	CHECK_EQ(tprof_stream_check(b.p, 0, NULL, 0), -ENODATA);
+	memcpy(&ss, b.p, sizeof(ss));
+	ss.abi_version = 99;
+	CHECK_EQ(tprof_stream_check(&ss, sizeof(ss), why, sizeof(why)), -EPROTO);
+	CHECK(strstr(why, "ABI version 99"));
+	ss.abi_version = TPROF_ABI_VERSION;
+	ss.record_version = 99;
+	CHECK_EQ(tprof_stream_check(&ss, sizeof(ss), why, sizeof(why)), -EPROTO);
+	CHECK(strstr(why, "record format version 99"));
+	ss.record_version = TPROF_RECORD_VERSION;
+	ss.magic ^= 1;
+	CHECK_EQ(tprof_stream_check(&ss, sizeof(ss), why, sizeof(why)), -EINVAL);
+	CHECK(!strncmp(why, "not a tprof stream", 18));
+	ss.magic ^= 1;
+	ss.hdr.type = TPROF_REC_SAMPLE;
+	CHECK_EQ(tprof_stream_check(&ss, sizeof(ss), why, sizeof(why)), -EINVAL);
+	sb_free(&b);
+}
+
 const struct unit_test records_tests[] = {
+	{ "records: a stream starts with a SESSION of the versions this reader reads", test_stream_check },
 	{ "records: decode a valid stream", test_decode_valid },
 	{ "records: every truncation is 'need more', never a record", test_decode_truncated },
 	{ "records: malformed sizes, counts and magic are rejected", test_decode_garbage },

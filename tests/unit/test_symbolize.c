@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "symbolize.h"
 #include "testlib.h"
 #include "util.h"
@@ -396,17 +397,37 @@ static void test_kallsyms(void)
 		"ffffffff81000000 T _stext\n"
 		"ffffffff81000100 t do_one\n"
 		"ffffffff81000200 T schedule\n"
+		"ffffffff81000300 T _etext\n"
+		"ffffffff81800000 T init_thing\n"
+		"ffffffff81800100 T _einittext\n"
 		"ffffffffc0000000 t ext4_thing\t[ext4]\n"
+		"ffffffffc0000400 t ext4_last\t[ext4]\n"
+		"ffffffffc0100000 t xfs_thing\t[xfs]\n"
 		"ffffffff82000000 D some_data\n";
-	const char *path = build_path("unit/kallsyms");
+	/* ext4 is 64 KiB long, xfs's address hidden (no CAP_SYSLOG) */
+	static const char modules[] =
+		"ext4 65536 1 - Live 0xffffffffc0000000\n"
+		"xfs 65536 0 - Live 0x0000000000000000\n";
+	const char *path = build_path("unit/ks/kallsyms");
+	const char *mpath = build_path("unit/ks/modules");
 	const char *mod = NULL;
 	struct ksyms *k;
-	FILE *fp = fopen(path, "we");
+	char *out = NULL;
+	FILE *fp;
 
+	run_fmt(&out, "mkdir -p '%s'", build_path("unit/ks"));
+	free(out);
+	fp = fopen(path, "we");
 	CHECK(fp != NULL);
 	if (!fp)
 		return;
 	fputs(text, fp);
+	fclose(fp);
+	fp = fopen(mpath, "we");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fputs(modules, fp);
 	fclose(fp);
 	k = ksyms__load(path);
 	CHECK(k != NULL);
@@ -416,8 +437,164 @@ static void test_kallsyms(void)
 	CHECK_STR(ksyms__lookup(k, 0xffffffffc0000010ULL, &mod), "ext4_thing");
 	CHECK_STR(mod, "ext4");
 	CHECK(ksyms__lookup(k, 0x1000, &mod) == NULL);
+	/* past the end of the kernel's text, of init text, of a module */
+	CHECK(ksyms__lookup(k, 0xffffffff81000300ULL, &mod) == NULL);
+	CHECK(ksyms__lookup(k, 0xffffffff81400000ULL, &mod) == NULL);
+	CHECK_STR(ksyms__lookup(k, 0xffffffff81800010ULL, &mod), "init_thing");
+	CHECK(ksyms__lookup(k, 0xffffffff81900000ULL, &mod) == NULL);
+	CHECK_STR(ksyms__lookup(k, 0xffffffffc000fff0ULL, &mod), "ext4_last");
+	CHECK(ksyms__lookup(k, 0xffffffffc0010000ULL, &mod) == NULL);
+	CHECK(ksyms__lookup(k, 0xffffffffc00f0000ULL, &mod) == NULL);
+	/* the last symbol, its module's end unknown: its own address only */
+	CHECK_STR(ksyms__lookup(k, 0xffffffffc0100000ULL, &mod), "xfs_thing");
+	CHECK(ksyms__lookup(k, 0xffffffffc0100010ULL, &mod) == NULL);
+	CHECK(ksyms__lookup(k, 0xffffffffffffff00ULL, &mod) == NULL);
 	ksyms__free(k);
 	CHECK(ksyms__load("/nonexistent") == NULL);
+}
+
+/* mangled -> what Function.name must say; each symbol of cxxprog.cc */
+static const struct {
+	const char *mangled, *name;
+} cxx_names[] = {
+	{ "_ZNK3geo6Circle4areaEm", "geo::Circle::area(unsigned long) const" },
+	{ "_ZNK3geo6Square4areaEm", "geo::Square::area(unsigned long) const" },
+	{ "_ZNK5other6Circle4areaEm", "other::Circle::area(unsigned long) const" },
+	{ "_Z6scaledIiEmT_", "unsigned long scaled<int>(int)" },
+	{ "_Z6scaledIdEmT_", "unsigned long scaled<double>(double)" },
+	{ "_Z4overi", "over(int)" },
+	{ "_Z4overd", "over(double)" },
+	{ "_ZZ4mainENKUlmE_clEm", "main::{lambda(unsigned long)#1}::operator()(unsigned long) const" },
+};
+
+/* The symbol's address, under its name or a GCC clone's (".isra.0"). */
+static uint64_t cxx_sym(const char *bin, const char *mangled)
+{
+	static const char *const sfx[] = { "", ".isra.0", ".constprop.0",
+					   ".part.0" };
+	uint64_t v, sz;
+	char name[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", mangled, sfx[i]);
+		if (!elf_symbol(bin, name, &v, &sz))
+			return v + sz / 2;
+	}
+	return 0;
+}
+
+static void test_demangle(void)
+{
+	char *d = demangle("_ZNK3geo6Circle4areaEv");
+
+	CHECK_STR(d, "geo::Circle::area() const");
+	free(d);
+	d = demangle("_ZZ4mainENKUlmE_clEm");
+	CHECK_STR(d, "main::{lambda(unsigned long)#1}::operator()(unsigned long) const");
+	free(d);
+	d = demangle("_ZN9__gnu_cxx13new_allocatorIcE8allocateEmPKv");
+	CHECK_STR(d, "__gnu_cxx::new_allocator<char>::allocate(unsigned long, void const*)");
+	free(d);
+	/* C and Go names, and junk, are left alone */
+	CHECK(demangle("main") == NULL);
+	CHECK(demangle("main.mix") == NULL);
+	CHECK(demangle("_Zjunk") == NULL);
+	CHECK(demangle("") == NULL);
+	CHECK(demangle(NULL) == NULL);
+}
+
+/*
+ * Same-named methods of different classes and namespaces, template
+ * instances, overloads, a lambda: each its own qualified name (DWARF and
+ * symtab alike), the mangled one in system_name.
+ */
+static void test_cxx_names(void)
+{
+	const char *bin = build_path("progs/cxxprog");
+	struct symbolizer *s;
+	struct sym_frame fr[MAXF];
+	size_t i;
+
+	if (access(bin, R_OK)) {
+		SKIP("progs/cxxprog not built (g++)");
+		return;
+	}
+	s = symbolizer__new();
+	for (i = 0; i < sizeof(cxx_names) / sizeof(cxx_names[0]); i++) {
+		uint64_t a = cxx_sym(bin, cxx_names[i].mangled);
+		int n;
+
+		CHECK(a != 0);
+		if (!a)
+			continue;
+		n = symbolizer__lookup_vaddr(s, bin, a, fr, MAXF);
+		CHECK(n >= 1);
+		if (n < 1)
+			continue;
+		/* the outermost frame of the address is the function itself */
+		CHECK_STR(fr[n - 1].name, cxx_names[i].name);
+		CHECK_STR(fr[n - 1].system_name, cxx_names[i].mangled);
+	}
+	symbolizer__free(s);
+}
+
+/* Through tprof-read: go tool pprof -top keeps Circle and Square apart. */
+static void test_cxx_pprof_top(void)
+{
+	const char *bin = build_path("progs/cxxprog");
+	const char *raw = build_path("unit/cxx.raw");
+	const char *pb = build_path("unit/cxx.pb.gz");
+	uint64_t base = 0x555555554000ULL, circle, square;
+	struct sbuf b = { 0 };
+	char *maps, *out = NULL;
+	int i, st;
+
+	if (access(bin, R_OK)) {
+		SKIP("progs/cxxprog not built (g++)");
+		return;
+	}
+	circle = cxx_sym(bin, "_ZNK3geo6Circle4areaEm");
+	square = cxx_sym(bin, "_ZNK3geo6Square4areaEm");
+	maps = fake_maps(bin, base);
+	CHECK(circle && square && maps);
+	if (!circle || !square || !maps) {
+		free(maps);
+		return;
+	}
+	sb_session(&b, 77, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, 77, 1001, maps);
+	sb_thread(&b, 77, 77, "cxxprog", 1002);
+	for (i = 0; i < 163; i++) {
+		uint64_t u[1] = { base + circle };
+
+		sb_sample(&b, 77, 77, 1000000, 1000000, 2000 + i, 0, NULL, 1, u);
+	}
+	for (i = 0; i < 157; i++) {
+		uint64_t u[1] = { base + square };
+
+		sb_sample(&b, 77, 77, 1000000, 1000000, 3000 + i, 0, NULL, 1, u);
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	sb_free(&b);
+	free(maps);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(), raw, pb);
+	CHECK_EQ(st, 0);
+	free(out);
+	if (!have_cmd("go")) {
+		SKIP("go not installed: go tool pprof check skipped");
+		return;
+	}
+	st = run_fmt(&out, "go tool pprof -top -symbolize=none '%s' 2>&1", pb);
+	CHECK_EQ(st, 0);
+	/* spin() is inlined into both: their cumulative rows (one "area" of
+	 * 320ms before) */
+	CHECK(out && strstr(out, "163ms 50.94%  geo::Circle::area(unsigned long) const\n"));
+	CHECK(out && strstr(out, "157ms 49.06%  geo::Square::area(unsigned long) const\n"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
 }
 
 const struct unit_test symbolize_tests[] = {
@@ -428,6 +605,9 @@ const struct unit_test symbolize_tests[] = {
 	{ "symbolize: PLT stubs are named [plt]", test_plt },
 	{ "symbolize: missing, pseudo and non-ELF files are unsymbolized", test_missing_file },
 	{ "symbolize: [vdso] from our own image (clock_gettime)", test_vdso },
-	{ "symbolize: kallsyms lookup incl. modules", test_kallsyms },
+	{ "symbolize: kallsyms lookup incl. modules; nothing past _etext, _einittext, a module's end or the last symbol", test_kallsyms },
+	{ "symbolize: C++ demangling (libstdc++), C and Go names left alone", test_demangle },
+	{ "symbolize: C++ methods, templates, overloads, lambdas: qualified demangled names, mangled system_name", test_cxx_names },
+	{ "symbolize: C++ same-named methods stay apart in go tool pprof -top", test_cxx_pprof_top },
 	{ NULL, NULL },
 };

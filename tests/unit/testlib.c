@@ -2,6 +2,7 @@
 /* tprof unit tests: tiny test framework and a record stream builder. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,24 @@ int run_capture(const char *cmd, char **out)
 	st = pclose(fp);
 	*out = buf;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+const char *tprof_read_bin(void)
+{
+	const char *p = getenv("TPROF_READ");
+
+	return p && *p ? p : build_path("tprof-read");
+}
+
+int run_fmt(char **out, const char *fmt, ...)
+{
+	char cmd[16384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return run_capture(cmd, out);
 }
 
 void sb_free(struct sbuf *b)

@@ -53,7 +53,8 @@ struct unit_test {
 
 /* each test file defines one array, terminated by { NULL, NULL } */
 extern const struct unit_test records_tests[], maps_tests[], pprof_tests[],
-	symbolize_tests[], go_tests[], e2e_tests[], session_tests[];
+	symbolize_tests[], go_tests[], e2e_tests[], session_tests[], utf8_tests[],
+	options_tests[], output_tests[];
 
 /* $TPROF_BUILD (default "build") + "/" + rel, in a static buffer ring */
 const char *build_path(const char *rel);
@@ -61,6 +62,11 @@ const char *root_path(const char *rel);
 bool have_cmd(const char *cmd);
 /* run a shell command, capture stdout (malloc'd); returns exit status */
 int run_capture(const char *cmd, char **out);
+/* run_capture() of a printf-formatted command */
+int run_fmt(char **out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* $TPROF_READ, else build_path("tprof-read") */
+const char *tprof_read_bin(void);
 
 /* ---- record stream builder ---- */
 struct sbuf {

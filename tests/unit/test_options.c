@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests: option values (issue 13, item 13): decimal only, no nan/inf or
+ * float-to-integer overflow, size suffixes, options --input cannot honour,
+ * a failed --thread-period. Live runs use fakedev.so as /dev/tprof.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parse.h"
+#include "testlib.h"
+
+/* tprof-read ARGS against the fake device; stderr and stdout in *out */
+static int run_fake(char **out, const char *args)
+{
+	const char *dev = build_path("unit/tprof-fakedev");
+	FILE *fp = fopen(dev, "we");
+
+	if (fp)
+		fclose(fp);
+	/* the preload comes before ASan's runtime: allow it */
+	return run_fmt(out, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' %s 2>&1",
+		   build_path("unit/fakedev.so"), tprof_read_bin(), dev, args);
+}
+
+static void test_parse(void)
+{
+	unsigned long long v;
+	uint64_t ns;
+	double d;
+
+	CHECK_EQ(parse_uint("010", 1000, &v), 0);
+	CHECK_EQ(v, 10);
+	CHECK_EQ(parse_uint("0123", 1 << 30, &v), 0);
+	CHECK_EQ(v, 123);
+	CHECK_EQ(parse_uint("0x10", 1000, &v), -EINVAL);
+	CHECK_EQ(parse_uint("-1", 1000, &v), -EINVAL);
+	CHECK_EQ(parse_uint(" 1", 1000, &v), -EINVAL);
+	CHECK_EQ(parse_uint("+1", 1000, &v), -EINVAL);
+	CHECK_EQ(parse_uint("", 1000, &v), -EINVAL);
+	CHECK_EQ(parse_uint("1001", 1000, &v), -ERANGE);
+	CHECK_EQ(parse_uint("99999999999999999999999", ~0ULL, &v), -ERANGE);
+
+	CHECK_EQ(parse_duration_ns("nan", &ns), -EINVAL);
+	CHECK_EQ(parse_duration_ns("nanms", &ns), -EINVAL);
+	CHECK_EQ(parse_duration_ns("inf", &ns), -EINVAL);
+	CHECK_EQ(parse_duration_ns("infs", &ns), -EINVAL);
+	CHECK_EQ(parse_duration_ns("0x10ms", &ns), -EINVAL);
+	CHECK_EQ(parse_duration_ns("1e30ns", &ns), -ERANGE);
+	CHECK_EQ(parse_duration_ns("1e19s", &ns), -ERANGE);
+	CHECK_EQ(parse_duration_ns("1e400", &ns), -ERANGE);
+	CHECK_EQ(parse_duration_ns("1e19ns", &ns), 0);	/* fits; options bound it */
+	CHECK_EQ(parse_duration_ns("0.25ms", &ns), 0);
+	CHECK_EQ(ns, 250000);
+	CHECK_EQ(parse_duration_ns("010us", &ns), 0);
+	CHECK_EQ(ns, 10000);
+	CHECK_EQ(parse_duration_ns("2e3us", &ns), 0);
+	CHECK_EQ(ns, 2000000);
+
+	CHECK_EQ(parse_decimal("nan", &d), -EINVAL);
+	CHECK_EQ(parse_decimal("inf", &d), -EINVAL);
+	CHECK_EQ(parse_decimal("1e999", &d), -ERANGE);
+	CHECK_EQ(parse_decimal("0x1p3", &d), -EINVAL);
+	CHECK_EQ(parse_decimal("1.5", &d), 0);
+	CHECK(d == 1.5);
+
+	CHECK_EQ(parse_size("64M", 64ULL << 20, &v), 0);
+	CHECK_EQ(v, 64ULL << 20);
+	CHECK_EQ(parse_size("256k", 64ULL << 20, &v), 0);
+	CHECK_EQ(v, 256ULL << 10);
+	CHECK_EQ(parse_size("4096", 64ULL << 20, &v), 0);
+	CHECK_EQ(v, 4096);
+	CHECK_EQ(parse_size("65M", 64ULL << 20, &v), -ERANGE);
+	CHECK_EQ(parse_size("1G", 64ULL << 20, &v), -ERANGE);
+	CHECK_EQ(parse_size("99999999999999999999G", ~0ULL, &v), -ERANGE);
+	CHECK_EQ(parse_size("64MB", 64ULL << 20, &v), -EINVAL);
+	CHECK_EQ(parse_size("1.5M", 64ULL << 20, &v), -EINVAL);
+	CHECK_EQ(parse_size("M", 64ULL << 20, &v), -EINVAL);
+}
+
+/* Bad values: exit 2 with one line naming the option. */
+static void test_cli_rejects(void)
+{
+	static const struct {
+		const char *args, *msg;
+	} bad[] = {
+		{ "--period nan -p 1", "tprof-read: --period nan: " },
+		{ "--period inf -p 1", "tprof-read: --period inf: " },
+		{ "--period 1e19ns -p 1", "tprof-read: --period 1e19ns: " },
+		{ "--period 101s -p 1", "tprof-read: --period 101s: " },
+		{ "--thread-period 5=nan -p 1", "tprof-read: --thread-period 5=nan: " },
+		{ "--thread-period 5=1e300s -p 1", "tprof-read: --thread-period 5=1e300s: " },
+		{ "-F 0x10 -p 1", "tprof-read: -F 0x10: " },
+		{ "-F nan -p 1", "tprof-read: -F nan: " },
+		{ "-p 0x10", "tprof-read: -p 0x10: " },
+		{ "-d nan -p 1", "tprof-read: -d nan: " },
+		{ "-d 0x10 -p 1", "tprof-read: -d 0x10: " },
+		{ "--ring-bytes 65M -p 1", "tprof-read: --ring-bytes 65M: " },
+		{ "--ring-bytes 3K -p 1", "tprof-read: --ring-bytes 3K: " },
+	};
+	char *out = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int st = run_fmt(&out, "'%s' %s -o /dev/null 2>&1", tprof_read_bin(),
+			     bad[i].args);
+
+		CHECK_EQ(st, 2);
+		CHECK(out && !strncmp(out, bad[i].msg, strlen(bad[i].msg)) &&
+		      strchr(out, '\n') == out + strlen(out) - 1);
+		if (st != 2 || !out || strncmp(out, bad[i].msg, strlen(bad[i].msg)))
+			fprintf(stderr, "    %s: %s", bad[i].args, out ? out : "");
+		free(out);
+		out = NULL;
+	}
+}
+
+/* Options of a live session refused by name with --input. */
+static void test_input_refuses_live_options(void)
+{
+	static const char *const opts[][2] = {
+		{ "-F 100", "-F" }, { "--period 1ms", "--period" },
+		{ "--thread-period 5=1ms", "--thread-period" },
+		{ "--kernel-stacks", "--kernel-stacks" }, { "-d 1", "-d" },
+		{ "--max-frames 8", "--max-frames" },
+		{ "--ring-bytes 64K", "--ring-bytes" },
+		{ "--device /dev/null", "--device" },
+	};
+	char *out = NULL, want[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		int st = run_fmt(&out, "'%s' --input /nonexistent %s -o /dev/null 2>&1",
+			     tprof_read_bin(), opts[i][0]);
+
+		snprintf(want, sizeof(want),
+			 "tprof-read: --input replays a saved stream: %s does not apply\n",
+			 opts[i][1]);
+		CHECK_EQ(st, 2);
+		CHECK_STR(out, want);
+		free(out);
+		out = NULL;
+	}
+}
+
+/* Values reach ENABLE as written: decimal, with suffixes. */
+static void test_live_values(void)
+{
+	char *out = NULL;
+	int st;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	st = run_fake(&out, "-p 0123 -F 010 --ring-bytes 64M -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE pid=123 period_ns=100000000 ring_bytes=67108864\n"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	st = run_fake(&out, "-p 1 --ring-bytes 256K --period 0.5ms -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE pid=1 period_ns=500000 ring_bytes=262144\n"));
+	free(out);
+}
+
+/* A --thread-period the module refused: non-zero, one line, no profile. */
+static void test_thread_period_fails(void)
+{
+	const char *pb = build_path("unit/tperiod.pb.gz");
+	char *out = NULL, args[4200];
+	int st;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	unlink(pb);
+	snprintf(args, sizeof(args), "-p 1 --thread-period 77=1ms -o '%s'", pb);
+	setenv("FAKEDEV_THREAD_PERIOD_ERRNO", "3", 1);	/* ESRCH */
+	st = run_fake(&out, args);
+	unsetenv("FAKEDEV_THREAD_PERIOD_ERRNO");
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "tprof-read: --thread-period 77: no such thread"));
+	CHECK(access(pb, F_OK) != 0);
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	/* the same run, accepted: a profile */
+	st = run_fake(&out, args);
+	CHECK_EQ(st, 0);
+	CHECK(access(pb, F_OK) == 0);
+	free(out);
+	unlink(pb);
+}
+
+const struct unit_test options_tests[] = {
+	{ "options: decimal only, no nan/inf/overflow, size suffixes", test_parse },
+	{ "options: bad values exit 2 with one line naming the option", test_cli_rejects },
+	{ "options: --input refuses the options of a live session by name", test_input_refuses_live_options },
+	{ "options: -p 0123, -F 010, --ring-bytes 64M reach ENABLE as decimal (fake device)", test_live_values },
+	{ "options: a refused --thread-period exits non-zero, no profile (fake device)", test_thread_period_fails },
+	{ NULL, NULL },
+};
