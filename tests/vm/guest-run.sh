@@ -13,7 +13,7 @@
 set -u
 out=/tmp/tprof-out
 . "$out/guest.env"
-export TPROF_ROOT TPROF_KO KVER TPROF_IRQ_SLACK_US
+export TPROF_ROOT TPROF_KO KVER TPROF_IRQ_SLACK_US CASE_TIMEOUT_SCALE
 export TPROF_OUT=$out
 export TPROF_BUILD=$TPROF_ROOT/build
 export NCPU=$(nproc)
