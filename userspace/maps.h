@@ -4,14 +4,32 @@
 #ifndef _TPROF_MAPS_H
 #define _TPROF_MAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct mapping {
 	uint64_t start, limit, offset;
 	char *path;		/* as in maps: absolute path or "[vdso]" etc. */
+	/* which file: a path rebuilt or replaced since is another inode */
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	/*
+	 * GNU build-id from a BUILDID record, lowercase hex; "" when the
+	 * file has none; NULL when no record names this file.
+	 */
+	const char *build_id;
+	bool bid_tried;		/* live: the writer looked for one */
 	uint32_t id;		/* pprof Mapping.id, 0 until used */
 	int pid;
+};
+
+/* A BUILDID record: the file (dev, inode, path) has this build-id. */
+struct maps_buildid {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	char *path;
+	char *hex;
 };
 
 struct maps_snapshot {
@@ -26,6 +44,8 @@ struct maps {
 	size_t nall, capall;
 	struct maps_snapshot *snaps;
 	size_t nsnaps, capsnaps;
+	struct maps_buildid *bids;
+	size_t nbids, capbids;
 };
 
 void maps__init(struct maps *m);
@@ -44,6 +64,22 @@ int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
  * snapshot taken before the sample first, then older ones, then newer.
  */
 struct mapping *maps__find(struct maps *m, uint64_t addr, uint64_t time_ns);
+
+/*
+ * Same, never from a snapshot taken before since_ns (the process's exec
+ * before the sample: older snapshots show the previous program's code at
+ * possibly the same addresses).
+ */
+struct mapping *maps__find_since(struct maps *m, uint64_t addr,
+				 uint64_t time_ns, uint64_t since_ns);
+
+/*
+ * Record that the file (dev, inode, path) has GNU build-id hex ("" for
+ * none); mappings of that file, present and future, carry it.
+ */
+void maps__add_buildid(struct maps *m, uint32_t dev_major, uint32_t dev_minor,
+		       uint64_t inode, const char *path, size_t plen,
+		       const char *hex);
 
 /* Read /proc/PID/maps into a malloc'd buffer; 0 or -errno. */
 int maps__read_proc(int pid, char **text, size_t *len);

@@ -46,6 +46,7 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_UREC_SESSION: return "SESSION";
 	case TPROF_UREC_MAPS: return "MAPS";
 	case TPROF_UREC_STATS: return "STATS";
+	case TPROF_UREC_BUILDID: return "BUILDID";
 	default: return "unknown";
 	}
 }
@@ -77,6 +78,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
 	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);
+	case TPROF_UREC_BUILDID: return sizeof(struct tprof_urec_buildid);
 	default: return 0;
 	}
 }
@@ -121,6 +123,17 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 			return -EINVAL;
 		r->text = (const char *)p + sizeof(r->u.maps);
 		break;
+	case TPROF_UREC_BUILDID: {
+		const struct tprof_urec_buildid *b = &r->u.buildid;
+
+		if (b->bid_len > 64 || !b->path_len ||
+		    (size_t)b->bid_len + b->path_len >
+		    r->hdr.size - sizeof(*b))
+			return -EINVAL;
+		r->bid = p + sizeof(*b);
+		r->text = (const char *)r->bid + b->bid_len;
+		break;
+	}
 	case TPROF_UREC_SESSION:
 		if (r->u.session.magic != TPROF_RAW_MAGIC)
 			return -EINVAL;

@@ -20,6 +20,7 @@
 #define TPROF_UREC_MAPS		0xF002
 #define TPROF_UREC_STATS	0xF003
 #define TPROF_UREC_KALLSYMS	0xF004
+#define TPROF_UREC_BUILDID	0xF005
 
 #define TPROF_RAW_MAGIC		0x5746415250525054ULL	/* "TPRPRAFW" */
 
@@ -48,6 +49,25 @@ struct tprof_urec_stats {
 	struct tprof_ioc_stats stats;
 };
 
+/*
+ * The GNU build-id of a mapped file, written when a MAPS snapshot first
+ * shows the file (path, dev and inode as in /proc/PID/maps), read from the
+ * target's own view of it. A replay symbolizes only from a file with this
+ * build-id, so a file replaced since is never named. bid_len 0: the file
+ * has no GNU build-id (nothing to check).
+ */
+struct tprof_urec_buildid {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 path_len;
+	__u64 inode;
+	__u32 bid_len;		/* <= 64 */
+	__u32 __pad;
+	/* __u8 bid[bid_len], char path[path_len], then padding to 8 */
+};
+
 /* Largest record accepted (maps text of huge processes included). */
 #define TPROF_REC_MAX_SIZE	(64U << 20)
 
@@ -68,9 +88,12 @@ struct tprof_record {
 		struct tprof_urec_session session;
 		struct tprof_urec_maps maps;
 		struct tprof_urec_stats stats;
+		struct tprof_urec_buildid buildid;
 	} u;
 	const unsigned char *ips;	/* SAMPLE: nr_kernel + nr_user u64s */
-	const char *text;		/* MAPS: u.maps.len bytes */
+	const char *text;		/* MAPS: u.maps.len bytes; BUILDID: the
+					 * path, u.buildid.path_len bytes */
+	const unsigned char *bid;	/* BUILDID: u.buildid.bid_len bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */
 };
 

@@ -13,12 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "launch.h"
+#include "names.h"
 #include "outfile.h"
 #include "parse.h"
 #include "pprof.h"
 #include "profile.h"
 #include "records.h"
+#include "resolve.h"
 #include "session.h"
 #include "symbolize.h"
 #include "util.h"
@@ -360,6 +363,77 @@ static void emit_urec(struct run *r, unsigned int type, const void *body,
 	free(buf);
 }
 
+/*
+ * The target's own view of m's file: /proc/PID/map_files (exactly the mapped
+ * file, but CAP_SYS_ADMIN only), else the path under /proc/PID/root if it is
+ * still the mapped inode. An fd, or -1.
+ */
+static int open_mapped(int pid, const struct mapping *m)
+{
+	char path[4200];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->limit);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* replaced since it was mapped: not the file the samples ran */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != m->inode) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A BUILDID record for each file the newest snapshot is the first to show,
+ * so that a replay symbolizes from that build only.
+ */
+static void record_buildids(struct run *r)
+{
+	struct maps *mp = &r->prof.maps;
+	const struct maps_snapshot *sn;
+	size_t i;
+
+	if (!mp->nsnaps)
+		return;
+	sn = &mp->snaps[mp->nsnaps - 1];
+	for (i = 0; i < sn->n; i++) {
+		struct mapping *m = &mp->all[sn->idx[i]];
+		struct tprof_urec_buildid b = { .pid = r->target };
+		unsigned char bits[BUILDID_MAX], tail[BUILDID_MAX + 4096];
+		size_t plen = strlen(m->path);
+		int fd, n;
+
+		if (m->build_id || m->bid_tried || m->path[0] != '/' ||
+		    plen > 4096)
+			continue;
+		m->bid_tried = true;
+		fd = open_mapped(r->target, m);
+		if (fd < 0)
+			continue;
+		n = buildid__from_fd(fd, bits);
+		close(fd);
+		if (n < 0)
+			continue;
+		b.dev_major = m->dev_major;
+		b.dev_minor = m->dev_minor;
+		b.inode = m->inode;
+		b.bid_len = n;
+		b.path_len = plen;
+		memcpy(tail, bits, n);
+		memcpy(tail + n, m->path, plen);
+		emit_urec(r, TPROF_UREC_BUILDID, (char *)&b + sizeof(b.hdr),
+			  sizeof(b) - sizeof(b.hdr), tail, n + plen);
+	}
+}
+
 static void snapshot_maps(struct run *r, bool force)
 {
 	struct tprof_urec_maps m = { .pid = r->target };
@@ -376,6 +450,7 @@ static void snapshot_maps(struct run *r, bool force)
 	m.len = len;
 	emit_urec(r, TPROF_UREC_MAPS, (char *)&m + sizeof(m.hdr),
 		  sizeof(m) - sizeof(m.hdr), text, len);
+	record_buildids(r);
 	free(r->last_maps);
 	r->last_maps = text;
 	r->last_maps_len = len;
@@ -839,13 +914,15 @@ static void report(struct profile *p)
 static int write_profile(struct run *r)
 {
 	struct pprof_opts o = { .default_period_ns = TPROF_DEFAULT_PERIOD_NS };
+	struct names_opts no = { .live = r->live };
 	uint8_t *pb = NULL, *gz = NULL;
+	struct resolved res;
 	size_t pblen, gzlen;
 	char root[64];
 	int ret;
 
 	if (!env.no_symbolize) {
-		o.sym = symbolizer__new();
+		no.sym = symbolizer__new();
 		if (r->prof.nsamples) {
 			size_t i;
 
@@ -853,15 +930,20 @@ static int write_profile(struct run *r)
 				if (r->prof.samples[i].nr_kernel)
 					break;
 			if (i < r->prof.nsamples)
-				o.ksyms = ksyms__load(env.kallsyms);
+				no.ksyms = ksyms__load(env.kallsyms);
 		}
 	}
+	/* files as the target sees them (chroot, container) */
 	if (r->prof.have_session && r->prof.session.pid) {
 		snprintf(root, sizeof(root), "/proc/%u/root",
 			 r->prof.session.pid);
-		o.proc_root = root;
+		no.root = root;
 	}
-	ret = pprof__encode(&r->prof, &o, &pb, &pblen);
+	/* profile -> resolve -> symbolize -> encode, as separate passes */
+	resolve__run(&res, &r->prof);
+	names__run(&res, &r->prof, &no);
+	ret = pprof__encode(&r->prof, &res, &o, &pb, &pblen);
+	resolve__free(&res);
 	if (!ret)
 		ret = pprof__gzip(pb, pblen, &gz, &gzlen);
 	if (!ret) {
@@ -877,8 +959,8 @@ static int write_profile(struct run *r)
 	}
 	free(pb);
 	free(gz);
-	symbolizer__free(o.sym);
-	ksyms__free(o.ksyms);
+	symbolizer__free(no.sym);
+	ksyms__free(no.ksyms);
 	return ret;
 }
 
