@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests: each sample is named from the code of its own time and place
+ * (issue 13 items 1-3), through `tprof-read --input`: an exec that maps
+ * another binary at the same addresses, a stream replayed after the file at
+ * its path was replaced, a target whose mount namespace shows another file
+ * at the host's path; and the BUILDID records a live session writes.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buildid.h"
+#include "pprof.h"
+#include "profile.pb-c.h"
+#include "symbolize.h"
+#include "testlib.h"
+#include "util.h"
+
+#define PID 6161
+#define PIE_BASE 0x555555554000ULL
+
+typedef Perftools__Profiles__Profile PbProfile;
+
+static PbProfile *load_profile(const char *path)
+{
+	uint8_t *gz = NULL, *raw = NULL;
+	size_t gzlen = 0, cap = 0, rawlen;
+	PbProfile *p;
+	FILE *fp = fopen(path, "re");
+	size_t n;
+
+	if (!fp)
+		return NULL;
+	do {
+		GROW(gz, cap, gzlen + 65536);
+		n = fread(gz + gzlen, 1, 65536, fp);
+		gzlen += n;
+	} while (n);
+	fclose(fp);
+	if (pprof__gunzip(gz, gzlen, &raw, &rawlen)) {
+		free(gz);
+		return NULL;
+	}
+	free(gz);
+	p = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	free(raw);
+	return p;
+}
+
+#define S(p, i) ((p)->string_table[(i)])
+
+static const char *label_str(const PbProfile *p,
+			     const Perftools__Profiles__Sample *s,
+			     const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(S(p, s->label[i]->key), key))
+			return S(p, s->label[i]->str);
+	return "";
+}
+
+/* The leaf's outermost (physical) function name, or "" */
+static const char *leaf_name(const PbProfile *p,
+			     const Perftools__Profiles__Sample *s)
+{
+	const Perftools__Profiles__Location *l;
+	const Perftools__Profiles__Line *ln;
+
+	if (!s->n_location_id)
+		return "";
+	l = p->location[s->location_id[0] - 1];
+	if (!l->n_line)
+		return "";
+	ln = l->line[l->n_line - 1];
+	return S(p, p->function[ln->function_id - 1]->name);
+}
+
+/* Samples (count) whose leaf is fn and whose thread_comm is comm. */
+static long long samples_of(const PbProfile *p, const char *fn,
+			    const char *comm)
+{
+	long long n = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_sample; i++)
+		if (!strcmp(leaf_name(p, p->sample[i]), fn) &&
+		    !strcmp(label_str(p, p->sample[i], "thread_comm"), comm))
+			n += p->sample[i]->value[1];
+	return n;
+}
+
+static void dump(const PbProfile *p)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->n_sample; i++)
+		fprintf(stderr, "    sample: %s comm=%s n=%lld\n",
+			leaf_name(p, p->sample[i]),
+			label_str(p, p->sample[i], "thread_comm"),
+			(long long)p->sample[i]->value[1]);
+}
+
+/* The physical function at ELF vaddr of bin, by libdw. */
+static const char *name_at(struct symbolizer *s, const char *bin,
+			   uint64_t vaddr)
+{
+	struct sym_frame fr[SYM_MAX_INLINE];
+	int n = symbolizer__lookup_vaddr(s, bin, vaddr, fr, SYM_MAX_INLINE);
+
+	return n > 0 ? fr[n - 1].name : NULL;
+}
+
+static int file_buildid(const char *path, unsigned char bits[BUILDID_MAX])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -1;
+	n = buildid__from_fd(fd, bits);
+	close(fd);
+	return n;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char *out = NULL;
+	int st = run_fmt(&out, "rm -f '%s' && cp '%s' '%s'", to, from, to);
+
+	free(out);
+	return st;
+}
+
+static bool have_progs(void)
+{
+	return !access(build_path("progs/inlines"), R_OK) &&
+	       !access(build_path("progs/cxxprog"), R_OK);
+}
+
+/*
+ * (a) An exec maps another binary at the same addresses (both PIEs at one
+ * base, as with ASLR off): the same sampled address is hot_outer before the
+ * exec and a cxxprog function after. The snapshot after the exec comes late
+ * (attach mode reads maps when it sees the EXEC record): 6 samples arrive
+ * before it.
+ */
+static void test_exec_same_addresses(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *c = build_path("progs/cxxprog");
+	const char *raw = build_path("unit/resolve-exec.raw");
+	const char *pb = build_path("unit/resolve-exec.pb.gz");
+	char *m1, *m2, *out = NULL;
+	const char *old_fn, *new_fn;
+	struct symbolizer *sym;
+	struct sbuf b = { 0 };
+	uint64_t v = 0, sz = 0, addr;
+	PbProfile *p;
+	int i, st;
+
+	if (!have_progs()) {
+		SKIP("test programs not built");
+		return;
+	}
+	CHECK_EQ(elf_symbol(a, "hot_outer", &v, &sz), 0);
+	addr = v + 0x10;
+	sym = symbolizer__new();
+	old_fn = name_at(sym, a, addr);
+	new_fn = name_at(sym, c, addr);
+	CHECK(old_fn && new_fn && strcmp(old_fn, new_fn));
+	m1 = fake_maps(a, PIE_BASE);
+	m2 = fake_maps(c, PIE_BASE);
+	CHECK(m1 && m2);
+	if (!old_fn || !new_fn || !m1 || !m2)
+		goto out;
+
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, PID, 1001, m1);
+	sb_thread(&b, PID, PID, "inlines", 1002);
+	for (i = 0; i < 10; i++) {
+		uint64_t st1[1] = { PIE_BASE + addr };
+
+		sb_sample(&b, PID, PID, 1000000, 1000000, 2000 + i, 0, NULL,
+			  1, st1);
+	}
+	sb_exec(&b, PID, "cxxprog", 3000);
+	for (i = 0; i < 13; i++) {
+		uint64_t st1[1] = { PIE_BASE + addr };
+
+		if (i == 6)
+			sb_maps(&b, PID, 3500, m2);
+		sb_sample(&b, PID, PID, 1000000, 1000000,
+			  3100 + (i < 6 ? i : 1000 + i), 0, NULL, 1, st1);
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, old_fn, "inlines"), 10);
+		CHECK_EQ(samples_of(p, new_fn, "cxxprog"), 13);
+		if (t_checks_failed) {
+			fprintf(stderr, "    expected %s (inlines) x10, %s (cxxprog) x13\n",
+				old_fn, new_fn);
+			dump(p);
+		}
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	free(out);
+	free(m1);
+	free(m2);
+	sb_free(&b);
+	symbolizer__free(sym);
+}
+
+/*
+ * A stream whose BUILDID record says the file at path had build-id bid,
+ * sampled at hot_outer's address of inlines.
+ */
+static int replaced_stream(const char *raw, const char *path, int pid,
+			   const unsigned char *bid, int bidlen)
+{
+	const char *a = build_path("progs/inlines");
+	uint64_t v = 0, sz = 0;
+	struct sbuf b = { 0 };
+	char *m;
+	int i, ret;
+
+	if (elf_symbol(a, "hot_outer", &v, &sz))
+		return -1;
+	m = fake_maps(a, PIE_BASE);	/* 08:01 inode 1234, path a */
+	if (!m)
+		return -1;
+	/* the same mapping, at path */
+	{
+		char *t = strstr(m, a), *n;
+		struct sbuf mm = { 0 };
+
+		while (t) {
+			char *line = t;
+
+			while (line > m && line[-1] != '\n')
+				line--;
+			sb_raw(&mm, line, t - line);
+			sb_raw(&mm, path, strlen(path));
+			n = strchr(t, '\n');
+			sb_raw(&mm, "\n", 1);
+			t = n ? strstr(n, a) : NULL;
+		}
+		sb_raw(&mm, "", 1);
+		free(m);
+		m = (char *)mm.p;
+	}
+	sb_session(&b, pid, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, pid, 1001, m);
+	sb_buildid(&b, pid, 8, 1, 1234, path, bid, bidlen, 1001);
+	sb_thread(&b, pid, pid, "prog", 1002);
+	for (i = 0; i < 10; i++) {
+		uint64_t st1[1] = { PIE_BASE + v + 0x10 };
+
+		sb_sample(&b, pid, pid, 1000000, 1000000, 2000 + i, 0, NULL,
+			  1, st1);
+	}
+	ret = sb_write(&b, raw);
+	free(m);
+	sb_free(&b);
+	return ret;
+}
+
+/* Functions named in the profile, other than pseudo frames. */
+static int named_functions(const PbProfile *p)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < p->n_function; i++)
+		n += S(p, p->function[i]->name)[0] != '[';
+	return n;
+}
+
+static const char *mapping_buildid(const PbProfile *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_mapping; i++)
+		if (!strcmp(S(p, p->mapping[i]->filename), path))
+			return S(p, p->mapping[i]->build_id);
+	return NULL;
+}
+
+/*
+ * (b) A saved stream replayed after the binary at its path was rebuilt
+ * (here: replaced by another program): no function of the new file is
+ * named, the mapping keeps the recorded build-id, one line says why. The
+ * same stream with the file as it was is named.
+ */
+static void test_replaced_binary(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *c = build_path("progs/cxxprog");
+	const char *path = build_path("unit/resolve-replaced-prog");
+	const char *raw = build_path("unit/resolve-replaced.raw");
+	const char *pb = build_path("unit/resolve-replaced.pb.gz");
+	unsigned char bid[BUILDID_MAX], cbid[BUILDID_MAX];
+	char hex[BUILDID_HEX_LEN], chex[BUILDID_HEX_LEN];
+	char *out = NULL;
+	int n, cn, st;
+	PbProfile *p;
+
+	if (!have_progs()) {
+		SKIP("test programs not built");
+		return;
+	}
+	n = file_buildid(a, bid);
+	cn = file_buildid(c, cbid);
+	CHECK(n > 0 && cn > 0);
+	if (n <= 0 || cn <= 0)
+		return;
+	buildid__hex(bid, n, hex);
+	buildid__hex(cbid, cn, chex);
+	CHECK_EQ(replaced_stream(raw, path, PID, bid, n), 0);
+
+	/* the file as profiled: named, and no warning */
+	CHECK_EQ(copy_file(a, path), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	CHECK(out && !strstr(out, "build-id"));
+	free(out);
+	out = NULL;
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, "hot_outer", "prog"), 10);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+
+	/* rebuilt since: nothing of the new file is named */
+	CHECK_EQ(copy_file(c, path), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	/* one line: the path, both build-ids */
+	CHECK(out && strstr(out, "tprof-read: warning: ") &&
+	      strstr(out, path) && strstr(out, hex) && strstr(out, chex));
+	CHECK(out && strchr(out, '\n') == out + strlen(out) - 1);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(named_functions(p), 0);
+		CHECK_STR(mapping_buildid(p, path), hex);
+		CHECK_EQ(p->n_sample, 1);
+		if (t_checks_failed)
+			dump(p);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	unlink(path);
+}
+
+/*
+ * (c) A target in its own mount namespace, where the host's path holds
+ * another file (a bind mount, as a container's image would): the target's
+ * file names the samples, found through /proc/PID/root. Needs unprivileged
+ * user namespaces (unshare -rm), else skipped.
+ */
+static void test_target_root(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *c = build_path("progs/cxxprog");
+	const char *path = build_path("unit/resolve-root-prog");
+	const char *raw = build_path("unit/resolve-root.raw");
+	const char *pb = build_path("unit/resolve-root.pb.gz");
+	unsigned char cbid[BUILDID_MAX];
+	char cmd[8192], *out = NULL, line[64];
+	const char *new_fn;
+	struct symbolizer *sym;
+	uint64_t v = 0, sz = 0;
+	PbProfile *p;
+	int pid = 0, st, cn;
+	FILE *fp;
+
+	if (!have_progs()) {
+		SKIP("test programs not built");
+		return;
+	}
+	if (!have_cmd("unshare")) {
+		SKIP("no unshare");
+		return;
+	}
+	CHECK_EQ(elf_symbol(a, "hot_outer", &v, &sz), 0);
+	sym = symbolizer__new();
+	new_fn = name_at(sym, c, v + 0x10);
+	CHECK(new_fn && strcmp(new_fn, "hot_outer"));
+	CHECK_EQ(copy_file(a, path), 0);
+	/* the target sees cxxprog at path; it prints its pid, then waits */
+	snprintf(cmd, sizeof(cmd),
+		 "exec unshare -rm sh -c 'mount --bind \"%s\" \"%s\" && echo $$ && exec sleep 60' 2>/dev/null",
+		 c, path);
+	fp = popen(cmd, "r");
+	if (fp && fgets(line, sizeof(line), fp))
+		pid = atoi(line);
+	if (pid <= 0) {
+		SKIP("unshare -rm with a bind mount not permitted here");
+		goto out;
+	}
+	cn = file_buildid(c, cbid);
+	CHECK(cn > 0);
+	/* as the writer records it: the target's file's build-id */
+	CHECK_EQ(replaced_stream(raw, path, pid, cbid, cn > 0 ? cn : 0), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p && new_fn) {
+		CHECK_EQ(samples_of(p, new_fn, "prog"), 10);
+		CHECK_EQ(samples_of(p, "hot_outer", "prog"), 0);
+		if (t_checks_failed) {
+			fprintf(stderr, "    expected %s\n", new_fn);
+			dump(p);
+		}
+	}
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	if (fp)
+		pclose(fp);
+	free(out);
+	unlink(path);
+	symbolizer__free(sym);
+}
+
+/*
+ * A live session (fake device, attached to a sleep) writes a BUILDID record
+ * for the target's program with its file's build-id, into --save-raw.
+ */
+static void test_live_records_buildids(void)
+{
+	const char *dev = build_path("unit/tprof-fakedev");
+	const char *raw = build_path("unit/resolve-live.raw");
+	char exe[4096], *out = NULL, hex[BUILDID_HEX_LEN], got[BUILDID_HEX_LEN];
+	unsigned char bits[BUILDID_MAX], *buf = NULL;
+	size_t len = 0, cap = 0, off = 0;
+	bool found = false;
+	pid_t pid;
+	ssize_t n;
+	FILE *fp;
+	int st, bn;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	fp = fopen(dev, "we");
+	if (fp)
+		fclose(fp);
+	pid = fork();
+	if (pid == 0) {
+		execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	usleep(100000);
+	snprintf(hex, sizeof(hex), "/proc/%d/exe", pid);
+	n = readlink(hex, exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	bn = file_buildid(exe, bits);
+	buildid__hex(bits, bn > 0 ? bn : 0, hex);
+	unlink(raw);
+	st = run_fmt(&out, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d --save-raw '%s' -o /dev/null 2>&1",
+		     build_path("unit/fakedev.so"), tprof_read_bin(), dev,
+		     (int)pid, raw);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(st, 0);
+	fp = fopen(raw, "re");
+	CHECK(fp != NULL);
+	while (fp) {
+		GROW(buf, cap, len + 65536);
+		n = fread(buf + len, 1, 65536, fp);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	if (fp)
+		fclose(fp);
+	while (off < len) {
+		struct tprof_record r;
+		long k = tprof_record_decode(buf + off, len - off, &r);
+
+		if (k <= 0)
+			break;
+		if (r.hdr.type == TPROF_UREC_BUILDID &&
+		    r.u.buildid.path_len == strlen(exe) &&
+		    !memcmp(r.text, exe, r.u.buildid.path_len)) {
+			buildid__hex(r.bid, r.u.buildid.bid_len, got);
+			CHECK_STR(got, hex);
+			found = true;
+		}
+		off += k;
+	}
+	CHECK(found);
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	free(buf);
+}
+
+const struct unit_test resolve_tests[] = {
+	{ "resolve: after an exec at the same addresses, samples are named from the new binary, with its comm", test_exec_same_addresses },
+	{ "resolve: a replay after the binary was replaced names nothing of the new file, keeps the recorded build-id, one warning", test_replaced_binary },
+	{ "resolve: a target whose mount namespace has another file at the path gets its own file (/proc/PID/root)", test_target_root },
+	{ "resolve: a live session records the target's build-ids in --save-raw", test_live_records_buildids },
+	{ NULL, NULL },
+};
