@@ -225,6 +225,89 @@ out:
 }
 
 /*
+ * dlclose + dlopen of another library at the same base: the snapshot after
+ * the dlopen shows cxxprog where libhot.so was; the same sampled address is
+ * lib_spin before and a cxxprog function after.
+ */
+static void test_dlopen_same_base(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *lib = build_path("progs/libhot.so");
+	const char *c = build_path("progs/cxxprog");
+	const char *raw = build_path("unit/resolve-dlopen.raw");
+	const char *pb = build_path("unit/resolve-dlopen.pb.gz");
+	const uint64_t lib_base = 0x7f0000000000ULL;
+	char *exe = NULL, *l1 = NULL, *l2 = NULL, *m1 = NULL, *m2 = NULL;
+	const char *old_fn, *new_fn;
+	uint64_t spin = 0, sz = 0, mainv = 0;
+	struct symbolizer *sym;
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	PbProfile *p;
+	int i, st;
+
+	if (!have_progs() || access(lib, R_OK)) {
+		SKIP("test programs not built");
+		return;
+	}
+	CHECK_EQ(elf_symbol(lib, "lib_spin", &spin, &sz), 0);
+	CHECK_EQ(elf_symbol(a, "main", &mainv, &sz), 0);
+	spin += 0x10;
+	sym = symbolizer__new();
+	old_fn = name_at(sym, lib, spin);
+	new_fn = name_at(sym, c, spin);
+	CHECK(old_fn && new_fn && strcmp(old_fn, new_fn));
+	exe = fake_maps(a, PIE_BASE);
+	l1 = fake_maps(lib, lib_base);
+	l2 = fake_maps(c, lib_base);
+	if (!exe || !l1 || !l2 || !old_fn || !new_fn)
+		goto out;
+	m1 = xmalloc(strlen(exe) + strlen(l1) + 1);
+	m2 = xmalloc(strlen(exe) + strlen(l2) + 1);
+	strcat(strcpy(m1, exe), l1);
+	strcat(strcpy(m2, exe), l2);
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, PID, 1001, m1);
+	sb_thread(&b, PID, PID, "host", 1002);
+	for (i = 0; i < 20; i++) {
+		uint64_t st2[2] = { lib_base + spin, PIE_BASE + mainv + 4 };
+
+		if (i == 8)
+			sb_maps(&b, PID, 2500, m2);
+		sb_sample(&b, PID, PID, 1000000, 1000000,
+			  i < 8 ? 2000 + i : 3000 + i, 0, NULL, 2, st2);
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, old_fn, "host"), 8);
+		CHECK_EQ(samples_of(p, new_fn, "host"), 12);
+		if (t_checks_failed) {
+			fprintf(stderr, "    expected %s x8, %s x12\n", old_fn,
+				new_fn);
+			dump(p);
+		}
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	free(out);
+	free(exe);
+	free(l1);
+	free(l2);
+	free(m1);
+	free(m2);
+	sb_free(&b);
+	symbolizer__free(sym);
+}
+
+/*
  * A stream whose BUILDID record says the file at path had build-id bid,
  * sampled at hot_outer's address of inlines.
  */
@@ -532,6 +615,7 @@ static void test_live_records_buildids(void)
 
 const struct unit_test resolve_tests[] = {
 	{ "resolve: after an exec at the same addresses, samples are named from the new binary, with its comm", test_exec_same_addresses },
+	{ "resolve: dlclose + dlopen of another library at the same base: named from the new one", test_dlopen_same_base },
 	{ "resolve: a replay after the binary was replaced names nothing of the new file, keeps the recorded build-id, one warning", test_replaced_binary },
 	{ "resolve: a target whose mount namespace has another file at the path gets its own file (/proc/PID/root)", test_target_root },
 	{ "resolve: a live session records the target's build-ids in --save-raw", test_live_records_buildids },
