@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tprof-read: encode an aggregated profile as a gzipped pprof protobuf. */
+/* tprof-read: encode a resolved, named profile as a gzipped pprof protobuf. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -43,8 +43,6 @@ struct builder {
 	PbLocation **locs;
 	size_t nlocs, caplocs;
 	struct hindex loc_idx;
-	bool *loc_kernel;	/* parallel to locs */
-	size_t caplk;
 
 	PbMapping **maps;
 	size_t nmaps, capmaps;
@@ -197,14 +195,12 @@ static void add_line(PbLocation *l, uint64_t fid, int64_t line)
 	l->line[l->n_line++] = ln;
 }
 
-static PbLocation *new_location(struct builder *b, uint64_t h, bool kernel)
+static PbLocation *new_location(struct builder *b, uint64_t h)
 {
 	PbLocation *l = xmalloc(sizeof(*l));
 
 	perftools__profiles__location__init(l);
 	GROW(b->locs, b->caplocs, b->nlocs + 1);
-	GROW(b->loc_kernel, b->caplk, b->nlocs + 1);
-	b->loc_kernel[b->nlocs] = kernel;
 	b->locs[b->nlocs++] = l;
 	l->id = b->nlocs;
 	hindex_put(&b->loc_idx, h, b->nlocs);
@@ -219,7 +215,7 @@ static void add_locations(struct builder *b)
 
 	for (i = 0; i < b->r->nlocs; i++) {
 		const struct rloc *rl = &b->r->locs[i];
-		PbLocation *l = new_location(b, hash_u64(i), false);
+		PbLocation *l = new_location(b, hash_u64(i));
 
 		if (rl->kind == RLOC_PSEUDO) {
 			add_line(l, func_id(b, rl->pseudo, rl->pseudo, "", 0), 0);
@@ -251,7 +247,7 @@ static uint64_t pseudo_location(struct builder *b, const char *name)
 		    b->funcs[b->locs[item - 1]->line[0]->function_id - 1]->name ==
 		    str(b, name))
 			return item;
-	l = new_location(b, h, false);
+	l = new_location(b, h);
 	add_line(l, func_id(b, name, name, "", 0), 0);
 	return l->id;
 }
@@ -492,7 +488,6 @@ static void free_builder(struct builder *b)
 	free(b->prof.period_type);
 	free(b->samples);
 	free(b->locs);
-	free(b->loc_kernel);
 	free(b->funcs);
 	free(b->maps);
 	free(b->strs);
