@@ -31,6 +31,9 @@ void maps__free(struct maps *m)
 		free(m->bids[i].hex);
 	}
 	free(m->bids);
+	for (i = 0; i < m->nvdsos; i++)
+		free(m->vdsos[i].image);
+	free(m->vdsos);
 	free(m->all);
 	free(m->snaps);
 	maps__init(m);
@@ -69,6 +72,41 @@ static const char *find_buildid(const struct maps *m,
 	return NULL;
 }
 
+static void attach_vdso(const struct maps *m, struct mapping *e)
+{
+	size_t i;
+
+	if (e->image || strcmp(e->path, "[vdso]"))
+		return;
+	for (i = 0; i < m->nvdsos; i++)
+		if (m->vdsos[i].pid == e->pid &&
+		    m->vdsos[i].start == e->start) {
+			e->image = m->vdsos[i].image;
+			e->image_len = m->vdsos[i].len;
+			return;
+		}
+}
+
+void maps__add_vdso(struct maps *m, int pid, uint64_t start,
+		    const unsigned char *image, size_t len)
+{
+	struct maps_vdso *v;
+	size_t i;
+
+	for (i = 0; i < m->nvdsos; i++)
+		if (m->vdsos[i].pid == pid && m->vdsos[i].start == start)
+			return;		/* the first record wins */
+	GROW(m->vdsos, m->capvdsos, m->nvdsos + 1);
+	v = &m->vdsos[m->nvdsos++];
+	v->pid = pid;
+	v->start = start;
+	v->len = len;
+	v->image = xmalloc(len + 1);
+	memcpy(v->image, image, len);
+	for (i = 0; i < m->nall; i++)
+		attach_vdso(m, &m->all[i]);
+}
+
 /*
  * The same mapping in two snapshots is one entry. The file's identity is
  * part of it: after an exec (or a rebuild and re-run) the same range and
@@ -92,6 +130,7 @@ static uint32_t intern(struct maps *m, int pid, const struct maps_line *l)
 		.dev_major = l->dev_major, .dev_minor = l->dev_minor,
 		.inode = l->inode, .build_id = find_buildid(m, l),
 	};
+	attach_vdso(m, &m->all[m->nall]);
 	return m->nall++;
 }
 

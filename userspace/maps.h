@@ -20,6 +20,9 @@ struct mapping {
 	 */
 	const char *build_id;
 	bool bid_tried;		/* live: the writer looked for one */
+	/* [vdso]: the target's image from a VDSO record, else NULL */
+	const unsigned char *image;
+	size_t image_len;
 	uint32_t id;		/* pprof Mapping.id, 0 until used */
 	int pid;
 };
@@ -39,6 +42,14 @@ struct maps_snapshot {
 	size_t n;
 };
 
+/* A VDSO record: pid's vDSO image, mapped at start. */
+struct maps_vdso {
+	int pid;
+	uint64_t start;
+	unsigned char *image;
+	size_t len;
+};
+
 struct maps {
 	struct mapping *all;	/* unique mappings of every snapshot */
 	size_t nall, capall;
@@ -46,6 +57,8 @@ struct maps {
 	size_t nsnaps, capsnaps;
 	struct maps_buildid *bids;
 	size_t nbids, capbids;
+	struct maps_vdso *vdsos;
+	size_t nvdsos, capvdsos;
 };
 
 void maps__init(struct maps *m);
@@ -80,6 +93,10 @@ struct mapping *maps__find_since(struct maps *m, uint64_t addr,
 void maps__add_buildid(struct maps *m, uint32_t dev_major, uint32_t dev_minor,
 		       uint64_t inode, const char *path, size_t plen,
 		       const char *hex);
+
+/* Record pid's vDSO image at start: its [vdso] mappings carry it. */
+void maps__add_vdso(struct maps *m, int pid, uint64_t start,
+		    const unsigned char *image, size_t len);
 
 /* Read /proc/PID/maps into a malloc'd buffer; 0 or -errno. */
 int maps__read_proc(int pid, char **text, size_t *len);

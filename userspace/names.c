@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tprof-read: the symbolize pass: names for resolved locations, from the
  * target's own files, build-id checked. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,46 @@ static size_t candidates(const struct names_opts *o, const struct mapping *m,
 	return n;
 }
 
+/*
+ * The symbolizer's name for m's file: its path, or for a recorded vDSO
+ * image one per image (two kernels' images are two files).
+ */
+static const char *file_key(const struct mapping *m, char *buf, size_t len)
+{
+	if (!m->image)
+		return m->path;
+	snprintf(buf, len, "[vdso]@%d:%llx", m->pid,
+		 (unsigned long long)m->start);
+	return buf;
+}
+
+/* The recorded vDSO image, through a temp file libdw can open. */
+static const struct sym_file_info *open_vdso_image(const struct names_opts *o,
+						   const struct mapping *m)
+{
+	const struct sym_file_info *fi;
+	const char *cands[1];
+	char path[4096], key[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/tprof-vdso.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, m->image, m->image_len) != (ssize_t)m->image_len) {
+		close(fd);
+		unlink(path);
+		return NULL;
+	}
+	close(fd);
+	cands[0] = path;
+	fi = symbolizer__file_checked(o->sym, file_key(m, key, sizeof(key)),
+				      NULL, cands, 1);
+	unlink(path);	/* libelf has it open */
+	return fi;
+}
+
 static const struct sym_file_info *open_file(const struct names_opts *o,
 					     const struct mapping *m)
 {
@@ -54,7 +95,9 @@ static const struct sym_file_info *open_file(const struct names_opts *o,
 	const char *cands[MAX_CANDS];
 	size_t n;
 
-	/* every process of this kernel maps the same vDSO image */
+	if (m->image)
+		return open_vdso_image(o, m);
+	/* no image recorded (an older stream): this kernel's own */
 	if (!strcmp(m->path, "[vdso]"))
 		return symbolizer__file(o->sym, m->path, NULL);
 	if (m->path[0] != '/')
@@ -77,15 +120,18 @@ static void name_user(struct resolved *r, struct profile *p,
 	struct mapping *m = &p->maps.all[l->map - 1];
 	struct rmap *rm = &r->maps[l->map - 1];
 	const char *base;
+	char key[64];
 	int n;
 
 	if (!rm->loaded)
 		return;
-	if (!strcmp(m->path, "[vdso]"))
+	if (!m->image && !strcmp(m->path, "[vdso]"))
 		n = symbolizer__lookup(o->sym, m->path, NULL, m->start,
 				       m->offset, l->addr, fr, SYM_MAX_INLINE);
 	else
-		n = symbolizer__lookup_checked(o->sym, m->path, m->build_id,
+		n = symbolizer__lookup_checked(o->sym,
+					       file_key(m, key, sizeof(key)),
+					       m->build_id,
 					       m->start, m->offset, l->addr,
 					       fr, SYM_MAX_INLINE);
 	if (n > 0) {

@@ -279,6 +279,10 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 				  b->inode, r->text, b->path_len, hex);
 		break;
 	}
+	case TPROF_UREC_VDSO:
+		maps__add_vdso(&p->maps, r->u.vdso.pid, r->u.vdso.start,
+			       r->image, r->u.vdso.len);
+		break;
 	case TPROF_UREC_STATS:
 		p->have_stats = true;
 		p->stats = r->u.stats.stats;

@@ -47,6 +47,7 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_UREC_MAPS: return "MAPS";
 	case TPROF_UREC_STATS: return "STATS";
 	case TPROF_UREC_BUILDID: return "BUILDID";
+	case TPROF_UREC_VDSO: return "VDSO";
 	default: return "unknown";
 	}
 }
@@ -79,6 +80,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);
 	case TPROF_UREC_BUILDID: return sizeof(struct tprof_urec_buildid);
+	case TPROF_UREC_VDSO: return sizeof(struct tprof_urec_vdso);
 	default: return 0;
 	}
 }
@@ -134,6 +136,11 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 		r->text = (const char *)r->bid + b->bid_len;
 		break;
 	}
+	case TPROF_UREC_VDSO:
+		if ((size_t)r->u.vdso.len > r->hdr.size - sizeof(r->u.vdso))
+			return -EINVAL;
+		r->image = p + sizeof(r->u.vdso);
+		break;
 	case TPROF_UREC_SESSION:
 		if (r->u.session.magic != TPROF_RAW_MAGIC)
 			return -EINVAL;

@@ -21,6 +21,7 @@
 #define TPROF_UREC_STATS	0xF003
 #define TPROF_UREC_KALLSYMS	0xF004
 #define TPROF_UREC_BUILDID	0xF005
+#define TPROF_UREC_VDSO		0xF006
 
 #define TPROF_RAW_MAGIC		0x5746415250525054ULL	/* "TPRPRAFW" */
 
@@ -68,6 +69,19 @@ struct tprof_urec_buildid {
 	/* __u8 bid[bid_len], char path[path_len], then padding to 8 */
 };
 
+/*
+ * The target's vDSO image (from /proc/PID/mem), written when a snapshot
+ * first shows its [vdso] mapping at start: a replay on another kernel names
+ * vDSO frames from this image, not from its own kernel's.
+ */
+struct tprof_urec_vdso {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 len;		/* bytes of image that follow */
+	__u64 start;		/* the mapping's start in the target */
+	/* __u8 image[len], then padding to 8 */
+};
+
 /* Largest record accepted (maps text of huge processes included). */
 #define TPROF_REC_MAX_SIZE	(64U << 20)
 
@@ -89,11 +103,13 @@ struct tprof_record {
 		struct tprof_urec_maps maps;
 		struct tprof_urec_stats stats;
 		struct tprof_urec_buildid buildid;
+		struct tprof_urec_vdso vdso;
 	} u;
 	const unsigned char *ips;	/* SAMPLE: nr_kernel + nr_user u64s */
 	const char *text;		/* MAPS: u.maps.len bytes; BUILDID: the
 					 * path, u.buildid.path_len bytes */
 	const unsigned char *bid;	/* BUILDID: u.buildid.bid_len bytes */
+	const unsigned char *image;	/* VDSO: u.vdso.len bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */
 };
 

@@ -392,8 +392,45 @@ static int open_mapped(int pid, const struct mapping *m)
 }
 
 /*
+ * A VDSO record with the target's vDSO image, so that a replay on another
+ * kernel (or after a reboot) does not name it from its own. /proc/PID/mem
+ * needs ptrace access; without it there is no record and a replay falls
+ * back to its own kernel's image.
+ */
+static void record_vdso(struct run *r, const struct mapping *m)
+{
+	struct tprof_urec_vdso v = { .pid = r->target, .start = m->start };
+	size_t len = m->limit - m->start;
+	unsigned char *img;
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	if (len > (1U << 20))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/mem", r->target);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	img = xmalloc(len);
+	n = pread(fd, img, len, (off_t)m->start);
+	close(fd);
+	if (n == (ssize_t)len) {
+		v.len = len;
+		emit_urec(r, TPROF_UREC_VDSO, (char *)&v + sizeof(v.hdr),
+			  sizeof(v) - sizeof(v.hdr), img, len);
+	} else {
+		pr_debug("%s: vDSO at %llx: %s", path,
+			 (unsigned long long)m->start,
+			 n < 0 ? strerror(errno) : "short read");
+	}
+	free(img);
+}
+
+/*
  * A BUILDID record for each file the newest snapshot is the first to show,
- * so that a replay symbolizes from that build only.
+ * so that a replay symbolizes from that build only; a VDSO record for a new
+ * [vdso] mapping.
  */
 static void record_buildids(struct run *r)
 {
@@ -411,8 +448,14 @@ static void record_buildids(struct run *r)
 		size_t plen = strlen(m->path);
 		int fd, n;
 
-		if (m->build_id || m->bid_tried || m->path[0] != '/' ||
-		    plen > 4096)
+		if (m->bid_tried || m->build_id || m->image)
+			continue;
+		if (!strcmp(m->path, "[vdso]")) {
+			m->bid_tried = true;
+			record_vdso(r, m);
+			continue;
+		}
+		if (m->path[0] != '/' || plen > 4096)
 			continue;
 		m->bid_tried = true;
 		fd = open_mapped(r->target, m);

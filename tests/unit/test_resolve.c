@@ -535,8 +535,83 @@ out:
 }
 
 /*
+ * A recorded vDSO image names [vdso] frames, not the replaying kernel's own
+ * vDSO: here the "image" is libhot.so, so the frame must read lib_spin.
+ */
+static void test_recorded_vdso(void)
+{
+	const char *lib = build_path("progs/libhot.so");
+	const char *raw = build_path("unit/resolve-vdso.raw");
+	const char *pb = build_path("unit/resolve-vdso.pb.gz");
+	const uint64_t base = 0x7ffd00000000ULL;
+	struct tprof_urec_vdso v = { .pid = PID, .start = base };
+	unsigned char *img = NULL;
+	uint64_t spin = 0, sz = 0;
+	struct sbuf b = { 0 };
+	size_t len = 0, cap = 0, n;
+	char *out = NULL;
+	PbProfile *p;
+	FILE *fp;
+	int i, st;
+
+	if (access(lib, R_OK)) {
+		SKIP("test programs not built");
+		return;
+	}
+	CHECK_EQ(elf_symbol(lib, "lib_spin", &spin, &sz), 0);
+	fp = fopen(lib, "re");
+	while (fp) {
+		GROW(img, cap, len + 65536);
+		n = fread(img + len, 1, 65536, fp);
+		if (!n)
+			break;
+		len += n;
+	}
+	if (fp)
+		fclose(fp);
+	CHECK(len > 0x2000);
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, PID, 1001,
+		"7ffd00000000-7ffd00004000 r-xp 00000000 00:00 0                          [vdso]\n");
+	v.hdr.type = TPROF_UREC_VDSO;
+	v.hdr.size = (sizeof(v) + len + 7) & ~7UL;
+	v.hdr.time_ns = 1001;
+	v.len = len;
+	sb_raw(&b, &v, sizeof(v));
+	sb_raw(&b, img, len);
+	while (b.len % 8)
+		sb_raw(&b, "", 1);
+	sb_thread(&b, PID, PID, "vdsouser", 1002);
+	for (i = 0; i < 5; i++) {
+		uint64_t st1[1] = { base + spin + 0x10 };
+
+		sb_sample(&b, PID, PID, 1000000, 1000000, 2000 + i, 0, NULL,
+			  1, st1);
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, "lib_spin", "vdsouser"), 5);
+		if (t_checks_failed)
+			dump(p);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	free(img);
+	sb_free(&b);
+}
+
+/*
  * A live session (fake device, attached to a sleep) writes a BUILDID record
- * for the target's program with its file's build-id, into --save-raw.
+ * for the target's program with its file's build-id, and its vDSO image,
+ * into --save-raw.
  */
 static void test_live_records_buildids(void)
 {
@@ -545,7 +620,7 @@ static void test_live_records_buildids(void)
 	char exe[4096], *out = NULL, hex[BUILDID_HEX_LEN], got[BUILDID_HEX_LEN];
 	unsigned char bits[BUILDID_MAX], *buf = NULL;
 	size_t len = 0, cap = 0, off = 0;
-	bool found = false;
+	bool found = false, vdso = false;
 	pid_t pid;
 	ssize_t n;
 	FILE *fp;
@@ -604,9 +679,13 @@ static void test_live_records_buildids(void)
 			CHECK_STR(got, hex);
 			found = true;
 		}
+		if (r.hdr.type == TPROF_UREC_VDSO && r.u.vdso.len >= 4 &&
+		    !memcmp(r.image, "\177ELF", 4))
+			vdso = true;
 		off += k;
 	}
 	CHECK(found);
+	CHECK(vdso);
 	if (t_checks_failed && out)
 		fprintf(stderr, "%s", out);
 	free(out);
@@ -618,6 +697,7 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: dlclose + dlopen of another library at the same base: named from the new one", test_dlopen_same_base },
 	{ "resolve: a replay after the binary was replaced names nothing of the new file, keeps the recorded build-id, one warning", test_replaced_binary },
 	{ "resolve: a target whose mount namespace has another file at the path gets its own file (/proc/PID/root)", test_target_root },
-	{ "resolve: a live session records the target's build-ids in --save-raw", test_live_records_buildids },
+	{ "resolve: a recorded vDSO image names [vdso] frames, not the replaying kernel's", test_recorded_vdso },
+	{ "resolve: a live session records the target's build-ids and vDSO image in --save-raw", test_live_records_buildids },
 	{ NULL, NULL },
 };
