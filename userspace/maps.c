@@ -34,6 +34,9 @@ void maps__free(struct maps *m)
 	for (i = 0; i < m->nvdsos; i++)
 		free(m->vdsos[i].image);
 	free(m->vdsos);
+	free(m->byaddr);
+	free(m->maxlim);
+	hindex_free(&m->all_idx);
 	free(m->all);
 	free(m->snaps);
 	maps__init(m);
@@ -114,15 +117,21 @@ void maps__add_vdso(struct maps *m, int pid, uint64_t start,
  */
 static uint32_t intern(struct maps *m, int pid, const struct maps_line *l)
 {
-	size_t i;
+	uint64_t h = hash_bytes(l->path, l->plen,
+				hash_u64(l->start ^ hash_u64(l->limit ^
+				hash_u64(l->offset ^ hash_u64(l->inode ^
+							       (uint32_t)pid)))));
+	struct hiter it = { 0 };
+	uint32_t item;
 
-	for (i = m->nall; i-- > 0;) {
-		struct mapping *e = &m->all[i];
+	while (hindex_next(&m->all_idx, h, &it, &item)) {
+		struct mapping *e = &m->all[item - 1];
 
 		if (e->start == l->start && e->limit == l->limit &&
 		    e->offset == l->offset && e->pid == pid && same_file(e, l))
-			return i;
+			return item - 1;
 	}
+	hindex_put(&m->all_idx, h, m->nall + 1);
 	GROW(m->all, m->capall, m->nall + 1);
 	m->all[m->nall] = (struct mapping){
 		.start = l->start, .limit = l->limit, .offset = l->offset,
@@ -242,12 +251,66 @@ static struct mapping *find_in(struct maps *m, const struct maps_snapshot *s,
 	return NULL;
 }
 
+static const struct maps *cmp_maps;
+static int cmp_start(const void *a, const void *b)
+{
+	const struct mapping *x = &cmp_maps->all[*(const uint32_t *)a];
+	const struct mapping *y = &cmp_maps->all[*(const uint32_t *)b];
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Rebuilt when a snapshot brought new mappings (rare next to lookups). */
+static void build_index(struct maps *m)
+{
+	size_t i;
+
+	m->byaddr = xrealloc(m->byaddr, (m->nall + 1) * sizeof(*m->byaddr));
+	m->maxlim = xrealloc(m->maxlim, (m->nall + 1) * sizeof(*m->maxlim));
+	for (i = 0; i < m->nall; i++)
+		m->byaddr[i] = i;
+	cmp_maps = m;
+	qsort(m->byaddr, m->nall, sizeof(*m->byaddr), cmp_start);
+	for (i = 0; i < m->nall; i++) {
+		uint64_t lim = m->all[m->byaddr[i]].limit;
+
+		m->maxlim[i] = i && m->maxlim[i - 1] > lim ? m->maxlim[i - 1] :
+							      lim;
+	}
+	m->nindexed = m->nall;
+}
+
+bool maps__covered(struct maps *m, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (m->nindexed != m->nall)
+		build_index(m);
+	hi = m->nall;
+	if (!hi || m->all[m->byaddr[0]].start > addr)
+		return false;
+	/* the last mapping starting at or below addr */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->all[m->byaddr[mid]].start <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* some mapping starting at or below addr reaches past it */
+	return m->maxlim[lo] > addr;
+}
+
 struct mapping *maps__find_since(struct maps *m, uint64_t addr,
 				 uint64_t time_ns, uint64_t since_ns)
 {
 	struct mapping *e;
 	size_t i, cur = 0;
 	bool have = false;
+
+	if (!maps__covered(m, addr))
+		return NULL;
 
 	for (i = 0; i < m->nsnaps; i++) {
 		if (m->snaps[i].time_ns <= time_ns) {

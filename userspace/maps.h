@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 struct mapping {
 	uint64_t start, limit, offset;
 	char *path;		/* as in maps: absolute path or "[vdso]" etc. */
@@ -53,12 +55,19 @@ struct maps_vdso {
 struct maps {
 	struct mapping *all;	/* unique mappings of every snapshot */
 	size_t nall, capall;
+	struct hindex all_idx;	/* all by identity: snapshots of thousands
+				 * of mappings intern in O(1) per line */
 	struct maps_snapshot *snaps;
 	size_t nsnaps, capsnaps;
 	struct maps_buildid *bids;
 	size_t nbids, capbids;
 	struct maps_vdso *vdsos;
 	size_t nvdsos, capvdsos;
+	/* every mapping by start, with the largest limit so far: whether any
+	 * snapshot covers an address, without a scan over the snapshots */
+	uint32_t *byaddr;
+	uint64_t *maxlim;
+	size_t nindexed;
 };
 
 void maps__init(struct maps *m);
@@ -71,6 +80,9 @@ void maps__free(struct maps *m);
  */
 int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 		       const char *text, size_t len);
+
+/* Does any snapshot map addr? O(log n) over the unique mappings. */
+bool maps__covered(struct maps *m, uint64_t addr);
 
 /*
  * The mapping holding addr for a sample taken at time_ns: the newest

@@ -68,7 +68,8 @@ struct run {
 	bool live;
 	char *last_maps;		/* last snapshot text, to skip repeats */
 	size_t last_maps_len;
-	uint64_t last_snap_ns;
+	uint64_t last_snap_ns;		/* the last read of the maps */
+	uint64_t snap_gap_ns;		/* throttle of re-reads (see below) */
 	int decode_err;
 	bool exec_failed;		/* launch: the command could not run */
 	bool denied_noted;		/* the DENIED line was printed */
@@ -477,18 +478,27 @@ static void record_buildids(struct run *r)
 	}
 }
 
-static void snapshot_maps(struct run *r, bool force)
+/* Re-reads for unmapped addresses: 20 ms apart, up to 1 s while in vain. */
+#define SNAP_GAP_MIN_NS 20000000ULL
+#define SNAP_GAP_MAX_NS 1000000000ULL
+
+/* Returns whether the maps changed (a MAPS record was written). */
+static bool snapshot_maps(struct run *r, bool force)
 {
 	struct tprof_urec_maps m = { .pid = r->target };
 	char *text;
 	size_t len;
 
+	/* every read counts for the throttle, not only one that found a
+	 * change: frames in code without frame pointers are unmapped for
+	 * good, and re-reading for each cost an open per sample */
+	r->last_snap_ns = now_ns(CLOCK_MONOTONIC);
 	if (maps__read_proc(r->target, &text, &len))
-		return;
+		return false;
 	if (!force && r->last_maps && len == r->last_maps_len &&
 	    !memcmp(text, r->last_maps, len)) {
 		free(text);
-		return;
+		return false;
 	}
 	m.len = len;
 	emit_urec(r, TPROF_UREC_MAPS, (char *)&m + sizeof(m.hdr),
@@ -497,7 +507,7 @@ static void snapshot_maps(struct run *r, bool force)
 	free(r->last_maps);
 	r->last_maps = text;
 	r->last_maps_len = len;
-	r->last_snap_ns = now_ns(CLOCK_MONOTONIC);
+	return true;
 }
 
 static void on_launch_stop(void *ctx, enum launch_event ev)
@@ -553,11 +563,19 @@ static size_t process_bytes(struct run *r, const unsigned char *buf,
 			note_denied(r);
 		if (r->live && rec.hdr.type == TPROF_REC_EXEC)
 			snapshot_maps(r, false);
-		/* code we have no mapping for: the process may have dlopen'ed */
+		/*
+		 * code we have no mapping for: the process may have
+		 * dlopen'ed. Reads that find nothing new double the gap to
+		 * the next one (to 1 s); a change brings it back to 20 ms.
+		 */
 		if (r->live && rec.hdr.type == TPROF_REC_SAMPLE &&
-		    now_ns(CLOCK_MONOTONIC) - r->last_snap_ns > 20000000ULL &&
-		    profile__sample_unmapped(&r->prof, &rec))
-			snapshot_maps(r, false);
+		    now_ns(CLOCK_MONOTONIC) - r->last_snap_ns > r->snap_gap_ns &&
+		    profile__sample_unmapped(&r->prof, &rec)) {
+			if (snapshot_maps(r, false))
+				r->snap_gap_ns = SNAP_GAP_MIN_NS;
+			else if (r->snap_gap_ns < SNAP_GAP_MAX_NS)
+				r->snap_gap_ns *= 2;
+		}
 		off += n;
 	}
 	return off;
@@ -1115,7 +1133,7 @@ static int close_raw(struct run *r, bool keep)
 
 int main(int argc, char **argv)
 {
-	struct run r = { 0 };
+	struct run r = { .snap_gap_ns = SNAP_GAP_MIN_NS };
 	bool raw_failed = false;
 	int err = 1, ret;
 

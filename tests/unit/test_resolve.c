@@ -692,6 +692,61 @@ static void test_live_records_buildids(void)
 	free(buf);
 }
 
+/*
+ * Live: 40,000 samples over half a second whose frame no snapshot maps (a
+ * frame-pointer walk through code without frame pointers) re-read
+ * /proc/PID/maps a few times under the throttle, not once per sample
+ * (578f2fd: once per sample after the first 20 ms, its stamp moved only on
+ * a change).
+ */
+static void test_live_maps_rereads(void)
+{
+	const char *dev = build_path("unit/tprof-fakedev-unmapped");
+	struct sbuf b = { 0 };
+	char *out = NULL, *l;
+	pid_t pid;
+	int i, st, reads = -1;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	for (i = 0; i < 40000; i++) {
+		uint64_t u[1] = { 0x1000 + (uint64_t)(i % 64) * 16 };
+
+		sb_sample(&b, pid, pid, 1000000, 1000000, 1000 + i, 0, NULL,
+			  1, u);
+	}
+	/* one read() must hold it all: the live loop wants whole records */
+	CHECK(b.len < (4U << 20));
+	CHECK_EQ(sb_write(&b, dev), 0);
+	/* 400 reads of 100 samples, 1 ms apart: half a second of stream */
+	st = run_fmt(&out, "FAKEDEV_READ_BYTES=%zu FAKEDEV_READ_DELAY_US=1000 FAKEDEV_COUNT_MAPS=1 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d -o /dev/null 2>&1",
+		     b.len / 400, build_path("unit/fakedev.so"),
+		     tprof_read_bin(), dev, (int)pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(st, 0);
+	l = out ? strstr(out, "fakedev: maps reads ") : NULL;
+	if (l)
+		reads = atoi(l + strlen("fakedev: maps reads "));
+	/* the first snapshot, then at most one per 20 ms, backing off */
+	CHECK(reads >= 1 && reads <= 50);
+	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
+		fprintf(stderr, "    maps reads %d\n%s", reads, out ? out : "");
+	free(out);
+	sb_free(&b);
+	unlink(dev);
+}
+
 const struct unit_test resolve_tests[] = {
 	{ "resolve: after an exec at the same addresses, samples are named from the new binary, with its comm", test_exec_same_addresses },
 	{ "resolve: dlclose + dlopen of another library at the same base: named from the new one", test_dlopen_same_base },
@@ -699,5 +754,6 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: a target whose mount namespace has another file at the path gets its own file (/proc/PID/root)", test_target_root },
 	{ "resolve: a recorded vDSO image names [vdso] frames, not the replaying kernel's", test_recorded_vdso },
 	{ "resolve: a live session records the target's build-ids and vDSO image in --save-raw", test_live_records_buildids },
+	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
 	{ NULL, NULL },
 };
