@@ -365,6 +365,76 @@ static void test_stream_check(void)
 	sb_free(&b);
 }
 
+/*
+ * BUILDID: the build-id and path decode; a build-id past 64 bytes, lengths
+ * past the record and an empty path are malformed. A build-id recorded for
+ * a file reaches its mappings, present and later, and only those of that
+ * inode.
+ */
+static void test_buildid_record(void)
+{
+	static const unsigned char bid[20] = { 0xab, 0xcd, 1, 2, 3 };
+	struct tprof_urec_buildid *h;
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+	struct maps m;
+	struct mapping *e;
+
+	sb_buildid(&b, 7, 8, 1, 42, "/bin/x", bid, sizeof(bid), 5);
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), (long)b.len);
+	CHECK_EQ(r.u.buildid.bid_len, 20);
+	CHECK_EQ(r.u.buildid.inode, 42);
+	CHECK(r.bid && r.bid[0] == 0xab && r.bid[1] == 0xcd);
+	CHECK(r.text && !memcmp(r.text, "/bin/x", 6));
+	h = (struct tprof_urec_buildid *)b.p;
+	h->bid_len = 65;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	h->bid_len = 20;
+	h->path_len = 1000;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	h->path_len = 0;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	sb_free(&b);
+
+	maps__init(&m);
+	maps__add_snapshot(&m, 7, 10,
+		"00400000-00402000 r-xp 00000000 08:01 42 /bin/x\n", 48);
+	maps__add_buildid(&m, 8, 1, 42, "/bin/x", 6, "abcd");
+	maps__add_snapshot(&m, 7, 20,
+		"00400000-00402000 r-xp 00000000 08:01 42 /bin/x\n"
+		"00500000-00502000 r-xp 00000000 08:01 42 /bin/x\n"
+		"00600000-00602000 r-xp 00000000 08:01 43 /bin/x\n", 144);
+	e = maps__find(&m, 0x400100, 10);
+	CHECK(e && e->build_id && !strcmp(e->build_id, "abcd"));
+	e = maps__find(&m, 0x500100, 20);
+	CHECK(e && e->build_id && !strcmp(e->build_id, "abcd"));
+	/* same path, another inode: another file, no build-id known */
+	e = maps__find(&m, 0x600100, 20);
+	CHECK(e && !e->build_id);
+	CHECK(!maps__covered(&m, 0x700000));
+	CHECK(maps__covered(&m, 0x601000));
+	CHECK(!maps__find(&m, 0x3fffff, 20));
+	maps__free(&m);
+}
+
+/* VDSO: the image decodes; a length past the record is malformed. */
+static void test_vdso_record(void)
+{
+	struct tprof_urec_vdso v = { .pid = 7, .len = 4, .start = 0x1000 };
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+
+	v.hdr.type = TPROF_UREC_VDSO;
+	v.hdr.size = sizeof(v) + 8;
+	sb_raw(&b, &v, sizeof(v));
+	sb_raw(&b, "\177ELF\0\0\0\0", 8);
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), (long)b.len);
+	CHECK(r.image && !memcmp(r.image, "\177ELF", 4));
+	((struct tprof_urec_vdso *)b.p)->len = 9;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	sb_free(&b);
+}
+
 const struct unit_test records_tests[] = {
 	{ "records: a stream starts with a SESSION of the versions this reader reads", test_stream_check },
 	{ "records: decode a valid stream", test_decode_valid },
@@ -377,6 +447,8 @@ const struct unit_test records_tests[] = {
 	{ "records: 20000 random mutations decode+aggregate without crashing", test_garbage_stress },
 	{ "profile: one sample per (stack, tid, period); comm by time", test_profile_aggregation },
 	{ "util: duration parsing", test_duration },
+	{ "records: BUILDID decodes and checks its lengths; its build-id reaches that file's mappings only", test_buildid_record },
+	{ "records: VDSO decodes and checks its length", test_vdso_record },
 	{ NULL, NULL },
 };
 
