@@ -311,6 +311,16 @@ static void load_checked(struct symbolizer *s, struct sym_file *f,
 			}
 		}
 		load_fd(s, f, path, cands[i], fd, false);
+		if (!f->info.loaded && f->dwfl) {
+			/* not an object libdwfl reads: the next candidate */
+			dwfl_end(f->dwfl);
+			f->dwfl = NULL;
+			f->mod = NULL;
+			f->dwarf = NULL;
+			free(f->loads);
+			f->loads = NULL;
+			f->nloads = 0;
+		}
 	}
 }
 

@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildid.h"
 #include "launch.h"
 #include "names.h"
 #include "outfile.h"
@@ -24,6 +23,7 @@
 #include "resolve.h"
 #include "session.h"
 #include "symbolize.h"
+#include "target_files.h"
 #include "util.h"
 
 #ifndef TPROF_READ_VERSION
@@ -365,66 +365,21 @@ static void emit_urec(struct run *r, unsigned int type, const void *body,
 }
 
 /*
- * The target's own view of m's file: /proc/PID/map_files (exactly the mapped
- * file, but CAP_SYS_ADMIN only), else the path under /proc/PID/root if it is
- * still the mapped inode. An fd, or -1.
- */
-static int open_mapped(int pid, const struct mapping *m)
-{
-	char path[4200];
-	struct stat st;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
-		 (unsigned long long)m->start, (unsigned long long)m->limit);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	/* replaced since it was mapped: not the file the samples ran */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != m->inode) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
  * A VDSO record with the target's vDSO image, so that a replay on another
- * kernel (or after a reboot) does not name it from its own. /proc/PID/mem
- * needs ptrace access; without it there is no record and a replay falls
- * back to its own kernel's image.
+ * kernel (or after a reboot) does not name it from its own. Without ptrace
+ * access there is none, and a replay falls back to its own kernel's image.
  */
 static void record_vdso(struct run *r, const struct mapping *m)
 {
 	struct tprof_urec_vdso v = { .pid = r->target, .start = m->start };
-	size_t len = m->limit - m->start;
 	unsigned char *img;
-	char path[64];
-	ssize_t n;
-	int fd;
+	size_t len;
 
-	if (len > (1U << 20))
+	if (target_files__vdso(r->target, m, &img, &len))
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/mem", r->target);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	img = xmalloc(len);
-	n = pread(fd, img, len, (off_t)m->start);
-	close(fd);
-	if (n == (ssize_t)len) {
-		v.len = len;
-		emit_urec(r, TPROF_UREC_VDSO, (char *)&v + sizeof(v.hdr),
-			  sizeof(v) - sizeof(v.hdr), img, len);
-	} else {
-		pr_debug("%s: vDSO at %llx: %s", path,
-			 (unsigned long long)m->start,
-			 n < 0 ? strerror(errno) : "short read");
-	}
+	v.len = len;
+	emit_urec(r, TPROF_UREC_VDSO, (char *)&v + sizeof(v.hdr),
+		  sizeof(v) - sizeof(v.hdr), img, len);
 	free(img);
 }
 
@@ -447,7 +402,7 @@ static void record_buildids(struct run *r)
 		struct tprof_urec_buildid b = { .pid = r->target };
 		unsigned char bits[BUILDID_MAX], tail[BUILDID_MAX + 4096];
 		size_t plen = strlen(m->path);
-		int fd, n;
+		int n;
 
 		if (m->bid_tried || m->build_id || m->image)
 			continue;
@@ -459,11 +414,7 @@ static void record_buildids(struct run *r)
 		if (m->path[0] != '/' || plen > 4096)
 			continue;
 		m->bid_tried = true;
-		fd = open_mapped(r->target, m);
-		if (fd < 0)
-			continue;
-		n = buildid__from_fd(fd, bits);
-		close(fd);
+		n = target_files__buildid(r->target, m, bits);
 		if (n < 0)
 			continue;
 		b.dev_major = m->dev_major;
