@@ -29,6 +29,8 @@ void profile__free(struct profile *p)
 	hindex_free(&p->thread_idx);
 	hindex_free(&p->sample_idx);
 	maps__free(&p->maps);
+	free(p->kallsyms);
+	free(p->modules);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -279,6 +281,16 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 				  b->inode, r->text, b->path_len, hex);
 		break;
 	}
+	case TPROF_UREC_KALLSYMS:
+		if (p->kallsyms)
+			break;		/* the first one wins */
+		p->kallsyms_len = r->u.kallsyms.len;
+		p->kallsyms = xmalloc(p->kallsyms_len + 1);
+		memcpy(p->kallsyms, r->text, p->kallsyms_len);
+		p->modules_len = r->u.kallsyms.modules_len;
+		p->modules = xmalloc(p->modules_len + 1);
+		memcpy(p->modules, r->text + p->kallsyms_len, p->modules_len);
+		break;
 	case TPROF_UREC_VDSO:
 		maps__add_vdso(&p->maps, r->u.vdso.pid, r->u.vdso.start,
 			       r->image, r->u.vdso.len);

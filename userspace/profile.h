@@ -57,6 +57,9 @@ struct profile {
 	struct hindex sample_idx;
 
 	struct maps maps;
+	/* a KALLSYMS record: the kernel's symbols of the session (copies) */
+	char *kallsyms, *modules;
+	size_t kallsyms_len, modules_len;
 
 	/* from LOST records */
 	uint64_t lost_samples, lost_weight_ns, lost_records;

@@ -48,6 +48,7 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_UREC_STATS: return "STATS";
 	case TPROF_UREC_BUILDID: return "BUILDID";
 	case TPROF_UREC_VDSO: return "VDSO";
+	case TPROF_UREC_KALLSYMS: return "KALLSYMS";
 	default: return "unknown";
 	}
 }
@@ -81,6 +82,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);
 	case TPROF_UREC_BUILDID: return sizeof(struct tprof_urec_buildid);
 	case TPROF_UREC_VDSO: return sizeof(struct tprof_urec_vdso);
+	case TPROF_UREC_KALLSYMS: return sizeof(struct tprof_urec_kallsyms);
 	default: return 0;
 	}
 }
@@ -136,6 +138,12 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 		r->text = (const char *)r->bid + b->bid_len;
 		break;
 	}
+	case TPROF_UREC_KALLSYMS:
+		if ((size_t)r->u.kallsyms.len + r->u.kallsyms.modules_len >
+		    r->hdr.size - sizeof(r->u.kallsyms))
+			return -EINVAL;
+		r->text = (const char *)p + sizeof(r->u.kallsyms);
+		break;
 	case TPROF_UREC_VDSO:
 		if ((size_t)r->u.vdso.len > r->hdr.size - sizeof(r->u.vdso))
 			return -EINVAL;

@@ -70,6 +70,18 @@ struct tprof_urec_buildid {
 };
 
 /*
+ * The kernel's symbols when the session records kernel stacks: the text of
+ * /proc/kallsyms, then of /proc/modules. A replay after a reboot (KASLR
+ * moves the kernel) or on another machine names kernel frames from these.
+ */
+struct tprof_urec_kallsyms {
+	struct tprof_rec_hdr hdr;
+	__u32 len;		/* bytes of kallsyms text that follow */
+	__u32 modules_len;	/* then bytes of modules text */
+	/* char kallsyms[len], char modules[modules_len], padding to 8 */
+};
+
+/*
  * The target's vDSO image (from /proc/PID/mem), written when a snapshot
  * first shows its [vdso] mapping at start: a replay on another kernel names
  * vDSO frames from this image, not from its own kernel's.
@@ -104,10 +116,13 @@ struct tprof_record {
 		struct tprof_urec_stats stats;
 		struct tprof_urec_buildid buildid;
 		struct tprof_urec_vdso vdso;
+		struct tprof_urec_kallsyms kallsyms;
 	} u;
 	const unsigned char *ips;	/* SAMPLE: nr_kernel + nr_user u64s */
 	const char *text;		/* MAPS: u.maps.len bytes; BUILDID: the
-					 * path, u.buildid.path_len bytes */
+					 * path, u.buildid.path_len bytes;
+					 * KALLSYMS: u.kallsyms.len bytes, then
+					 * modules_len bytes */
 	const unsigned char *bid;	/* BUILDID: u.buildid.bid_len bytes */
 	const unsigned char *image;	/* VDSO: u.vdso.len bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */

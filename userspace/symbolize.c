@@ -738,18 +738,27 @@ static int cmp_ksym(const void *a, const void *b)
  * (/proc/modules for /proc/kallsyms): "name size refs deps state 0xaddr".
  * Addresses read 0 without CAP_SYSLOG; those modules get no extent.
  */
-static struct kmod_extent *load_modules(const char *kallsyms, size_t *n)
+/* The "modules" file next to a kallsyms file (/proc/modules). */
+static void modules_path(const char *kallsyms, char *path, size_t len)
+{
+	const char *slash = strrchr(kallsyms, '/');
+
+	snprintf(path, len, "%.*smodules",
+		 slash ? (int)(slash - kallsyms + 1) : 0, kallsyms);
+}
+
+/*
+ * The modules' extents, from the lines of /proc/modules: "name size refs
+ * deps state 0xaddr". Addresses read 0 without CAP_SYSLOG; those modules
+ * get no extent.
+ */
+static struct kmod_extent *load_modules(FILE *fp, size_t *n)
 {
 	struct kmod_extent *m = NULL;
-	char path[4096], line[512];
-	const char *slash = strrchr(kallsyms, '/');
+	char line[512];
 	size_t cap = 0;
-	FILE *fp;
 
 	*n = 0;
-	snprintf(path, sizeof(path), "%.*smodules",
-		 slash ? (int)(slash - kallsyms + 1) : 0, kallsyms);
-	fp = fopen(path, "re");
 	if (!fp)
 		return NULL;
 	while (fgets(line, sizeof(line), fp)) {
@@ -764,7 +773,6 @@ static struct kmod_extent *load_modules(const char *kallsyms, size_t *n)
 		GROW(m, cap, *n + 1);
 		m[(*n)++] = e;
 	}
-	fclose(fp);
 	return m;
 }
 
@@ -795,17 +803,13 @@ static void set_ends(struct ksyms *k, const struct kmod_extent *mods,
 	}
 }
 
-struct ksyms *ksyms__load(const char *path)
+static struct ksyms *parse_ksyms(FILE *fp, FILE *modules)
 {
 	struct kmod_extent *mods;
 	struct ksyms *k;
 	char line[512];
 	size_t nmods;
-	FILE *fp;
 
-	fp = fopen(path, "re");
-	if (!fp)
-		return NULL;
 	k = xcalloc(1, sizeof(*k));
 	while (fgets(line, sizeof(line), fp)) {
 		char type, name[256], mod[128] = "";
@@ -824,12 +828,111 @@ struct ksyms *ksyms__load(const char *path)
 						   !strcmp(name, "_einittext"));
 		k->n++;
 	}
-	fclose(fp);
 	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
-	mods = load_modules(path, &nmods);
+	mods = load_modules(modules, &nmods);
 	set_ends(k, mods, nmods);
 	free(mods);
 	return k;
+}
+
+struct ksyms *ksyms__load(const char *path)
+{
+	char mpath[4096];
+	struct ksyms *k;
+	FILE *fp, *mfp;
+
+	fp = fopen(path, "re");
+	if (!fp)
+		return NULL;
+	modules_path(path, mpath, sizeof(mpath));
+	mfp = fopen(mpath, "re");
+	k = parse_ksyms(fp, mfp);
+	fclose(fp);
+	if (mfp)
+		fclose(mfp);
+	return k;
+}
+
+struct ksyms *ksyms__load_text(const char *kallsyms, size_t len,
+			       const char *modules, size_t mlen)
+{
+	FILE *fp, *mfp = NULL;
+	struct ksyms *k;
+
+	if (!len)
+		return NULL;
+	fp = fmemopen((void *)kallsyms, len, "r");
+	if (!fp)
+		return NULL;
+	if (mlen)
+		mfp = fmemopen((void *)modules, mlen, "r");
+	k = parse_ksyms(fp, mfp);
+	fclose(fp);
+	if (mfp)
+		fclose(mfp);
+	return k;
+}
+
+/* The whole of a /proc file (its size reads 0) into a malloc'd buffer. */
+static char *slurp(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20;
+	char *buf;
+	FILE *fp = fopen(path, "re");
+
+	*len = 0;
+	if (!fp)
+		return NULL;
+	buf = xmalloc(cap);
+	for (;;) {
+		size_t n = fread(buf + *len, 1, cap - *len, fp);
+
+		*len += n;
+		if (n == 0)
+			break;
+		if (*len == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+	}
+	fclose(fp);
+	return buf;
+}
+
+int ksyms__read(const char *path, char **kallsyms, size_t *len,
+		char **modules, size_t *mlen)
+{
+	char mpath[4096];
+	size_t i;
+
+	*modules = NULL;
+	*mlen = 0;
+	*kallsyms = slurp(path, len);
+	if (!*kallsyms)
+		return -errno;
+	/* without CAP_SYSLOG every address reads 0 (per-cpu symbols do
+	 * anyway): keep it only if some line has an address */
+	for (i = 0; i < *len; i++) {
+		char c = (*kallsyms)[i];
+
+		if (c == '\n' || c == ' ') {
+			/* to the next line */
+			while (i < *len && (*kallsyms)[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c != '0')
+			break;
+	}
+	if (i >= *len) {
+		free(*kallsyms);
+		*kallsyms = NULL;
+		*len = 0;
+		return -EPERM;
+	}
+	modules_path(path, mpath, sizeof(mpath));
+	*modules = slurp(mpath, mlen);
+	return 0;
 }
 
 void ksyms__free(struct ksyms *k)

@@ -77,6 +77,16 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 /* /proc/kallsyms */
 struct ksyms;
 struct ksyms *ksyms__load(const char *path);
+/* The same from the texts of a KALLSYMS record (modules may be empty). */
+struct ksyms *ksyms__load_text(const char *kallsyms, size_t len,
+			       const char *modules, size_t mlen);
+/*
+ * Read the kallsyms file at path and the modules file next to it into
+ * malloc'd buffers, for a KALLSYMS record. 0, or -errno; -EPERM when the
+ * addresses read 0 (no CAP_SYSLOG, kptr_restrict).
+ */
+int ksyms__read(const char *path, char **kallsyms, size_t *len,
+		char **modules, size_t *mlen);
 void ksyms__free(struct ksyms *k);
 /*
  * Name of the symbol containing addr (NULL if none); *module = "" or the

@@ -50,6 +50,7 @@ static struct env {
 	unsigned int max_frames;
 	unsigned int ring_bytes;
 	const char *kallsyms;
+	bool kallsyms_given;		/* --kallsyms: over a recorded one */
 	const char *live_opt;		/* first option --input cannot honour */
 } env = {
 	.device = TPROF_DEVICE,
@@ -277,6 +278,7 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_KALLSYMS:
 			env.kallsyms = optarg;
+			env.kallsyms_given = true;
 			break;
 		case OPT_MAX_FRAMES:
 			if (parse_uint(optarg, TPROF_MAX_USER_FRAMES, &v) || !v) {
@@ -459,6 +461,41 @@ static bool snapshot_maps(struct run *r, bool force)
 	r->last_maps = text;
 	r->last_maps_len = len;
 	return true;
+}
+
+/*
+ * With kernel stacks, a KALLSYMS record: a replay after a reboot (KASLR) or
+ * elsewhere names kernel frames from the session's kernel. Read before
+ * ENABLE: megabytes of /proc/kallsyms, while nothing fills the rings.
+ */
+static void record_kallsyms(struct run *r)
+{
+	struct tprof_urec_kallsyms k = { 0 };
+	char *text, *mods, *both;
+	size_t len, mlen;
+	int ret = ksyms__read(env.kallsyms, &text, &len, &mods, &mlen);
+
+	if (ret) {
+		pr_debug("%s: not recorded: %s", env.kallsyms, strerror(-ret));
+		return;
+	}
+	if (len + mlen + sizeof(k) > TPROF_REC_MAX_SIZE) {
+		pr_debug("%s: %zu bytes: not recorded", env.kallsyms, len);
+		free(text);
+		free(mods);
+		return;
+	}
+	k.len = len;
+	k.modules_len = mlen;
+	both = xmalloc(len + mlen + 1);
+	memcpy(both, text, len);
+	if (mlen)
+		memcpy(both + len, mods, mlen);
+	emit_urec(r, TPROF_UREC_KALLSYMS, (char *)&k + sizeof(k.hdr),
+		  sizeof(k) - sizeof(k.hdr), both, len + mlen);
+	free(both);
+	free(text);
+	free(mods);
 }
 
 static void on_launch_stop(void *ctx, enum launch_event ev)
@@ -735,6 +772,8 @@ static int collect(struct run *r)
 	sess.record_version = r->sess.info.record_version;
 	emit_urec(r, TPROF_UREC_SESSION, (char *)&sess + sizeof(sess.hdr),
 		  sizeof(sess) - sizeof(sess.hdr), NULL, 0);
+	if (en.flags & TPROF_F_KERNEL_STACK)
+		record_kallsyms(r);
 
 	ret = session__enable(&r->sess, &en);
 	if (auxv_fd >= 0)
@@ -941,7 +980,15 @@ static int write_profile(struct run *r)
 			for (i = 0; i < r->prof.nsamples; i++)
 				if (r->prof.samples[i].nr_kernel)
 					break;
-			if (i < r->prof.nsamples)
+			/* the session's own symbols, unless told otherwise:
+			 * this host's may be another boot's (KASLR) */
+			if (i < r->prof.nsamples && r->prof.kallsyms &&
+			    !env.kallsyms_given)
+				no.ksyms = ksyms__load_text(r->prof.kallsyms,
+							    r->prof.kallsyms_len,
+							    r->prof.modules,
+							    r->prof.modules_len);
+			else if (i < r->prof.nsamples)
 				no.ksyms = ksyms__load(env.kallsyms);
 		}
 	}

@@ -435,6 +435,27 @@ static void test_vdso_record(void)
 	sb_free(&b);
 }
 
+/* KALLSYMS: both texts decode; lengths past the record are malformed. */
+static void test_kallsyms_record(void)
+{
+	struct tprof_urec_kallsyms k = { .len = 5, .modules_len = 3 };
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+
+	k.hdr.type = TPROF_UREC_KALLSYMS;
+	k.hdr.size = sizeof(k) + 8;
+	sb_raw(&b, &k, sizeof(k));
+	sb_raw(&b, "abcdemod", 8);
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), (long)b.len);
+	CHECK(r.text && !memcmp(r.text, "abcde", 5) &&
+	      !memcmp(r.text + 5, "mod", 3));
+	((struct tprof_urec_kallsyms *)b.p)->modules_len = 4;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	((struct tprof_urec_kallsyms *)b.p)->modules_len = 0xffffffffU;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	sb_free(&b);
+}
+
 const struct unit_test records_tests[] = {
 	{ "records: a stream starts with a SESSION of the versions this reader reads", test_stream_check },
 	{ "records: decode a valid stream", test_decode_valid },
@@ -449,6 +470,7 @@ const struct unit_test records_tests[] = {
 	{ "util: duration parsing", test_duration },
 	{ "records: BUILDID decodes and checks its lengths; its build-id reaches that file's mappings only", test_buildid_record },
 	{ "records: VDSO decodes and checks its length", test_vdso_record },
+	{ "records: KALLSYMS decodes and checks its lengths", test_kallsyms_record },
 	{ NULL, NULL },
 };
 

@@ -692,6 +692,161 @@ static void test_live_records_buildids(void)
 	free(buf);
 }
 
+static const char ksyms_text[] =
+	"0000000000000000 A fixed_percpu_data\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T recorded_fn\n"
+	"ffffffff81000200 T _etext\n";
+
+/* A KALLSYMS record of ksyms_text and an empty modules file. */
+static void sb_kallsyms(struct sbuf *b, uint64_t time_ns)
+{
+	struct tprof_urec_kallsyms k = { .len = strlen(ksyms_text) };
+
+	k.hdr.type = TPROF_UREC_KALLSYMS;
+	k.hdr.size = (sizeof(k) + k.len + 7) & ~7UL;
+	k.hdr.time_ns = time_ns;
+	sb_raw(b, &k, sizeof(k));
+	sb_raw(b, ksyms_text, k.len);
+	while (b->len % 8)
+		sb_raw(b, "", 1);
+}
+
+/* The leaf function of the first sample with a kernel frame. */
+static const char *kernel_leaf(const PbProfile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Location *l;
+
+		if (!p->sample[i]->n_location_id)
+			continue;
+		l = p->location[p->sample[i]->location_id[0] - 1];
+		if (l->address >= 0xffff800000000000ULL)
+			return leaf_name(p, p->sample[i]);
+	}
+	return NULL;
+}
+
+/*
+ * Kernel frames of a replay are named from the session's kallsyms (a
+ * KALLSYMS record), not the replaying host's, whose kernel may be another
+ * boot's; --kallsyms still overrides.
+ */
+static void test_recorded_kallsyms(void)
+{
+	const char *raw = build_path("unit/resolve-ksyms.raw");
+	const char *pb = build_path("unit/resolve-ksyms.pb.gz");
+	const char *other = build_path("unit/resolve-ksyms-other");
+	uint64_t k = 0xffffffff81000150ULL, u = 0x401000;
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	PbProfile *p;
+	FILE *fp;
+	int st;
+
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_kallsyms(&b, 1000);
+	sb_maps(&b, PID, 1001,
+		"00400000-00402000 r-xp 00000000 08:01 1 /nonexistent/prog\n");
+	sb_sample(&b, PID, PID, 1000000, 1000000, 2000, 1, &k, 1, &u);
+	CHECK_EQ(sb_write(&b, raw), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_STR(kernel_leaf(p), "recorded_fn");
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	free(out);
+	out = NULL;
+	fp = fopen(other, "we");
+	if (fp) {
+		fputs("ffffffff81000000 T _stext\nffffffff81000140 T other_fn\n"
+		      "ffffffff81000200 T _etext\n", fp);
+		fclose(fp);
+	}
+	st = run_fmt(&out, "'%s' --input '%s' --kallsyms '%s' -o '%s' 2>&1",
+		     tprof_read_bin(), raw, other, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_STR(kernel_leaf(p), "other_fn");
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	sb_free(&b);
+}
+
+/* A live session with --kernel-stacks writes the KALLSYMS record. */
+static void test_live_records_kallsyms(void)
+{
+	const char *dev = build_path("unit/tprof-fakedev");
+	const char *raw = build_path("unit/resolve-live-ksyms.raw");
+	const char *ks = build_path("unit/resolve-live-kallsyms");
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0, off = 0;
+	bool found = false;
+	char *out = NULL;
+	FILE *fp;
+	int st;
+	ssize_t n;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	fp = fopen(dev, "we");
+	if (fp)
+		fclose(fp);
+	fp = fopen(ks, "we");
+	if (fp) {
+		fputs(ksyms_text, fp);
+		fclose(fp);
+	}
+	unlink(raw);
+	st = run_fmt(&out, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' --kernel-stacks --kallsyms '%s' -p %d --save-raw '%s' -o /dev/null 2>&1",
+		     build_path("unit/fakedev.so"), tprof_read_bin(), dev, ks,
+		     (int)getpid(), raw);
+	CHECK_EQ(st, 0);
+	fp = fopen(raw, "re");
+	CHECK(fp != NULL);
+	while (fp) {
+		GROW(buf, cap, len + 65536);
+		n = fread(buf + len, 1, 65536, fp);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	if (fp)
+		fclose(fp);
+	while (off < len) {
+		struct tprof_record r;
+		long k = tprof_record_decode(buf + off, len - off, &r);
+
+		if (k <= 0)
+			break;
+		if (r.hdr.type == TPROF_UREC_KALLSYMS) {
+			CHECK_EQ(r.u.kallsyms.len, strlen(ksyms_text));
+			CHECK(!memcmp(r.text, ksyms_text, strlen(ksyms_text)));
+			found = true;
+		}
+		off += k;
+	}
+	CHECK(found);
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	free(buf);
+}
+
 /*
  * Live: 40,000 samples over half a second whose frame no snapshot maps (a
  * frame-pointer walk through code without frame pointers) re-read
@@ -754,6 +909,8 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: a target whose mount namespace has another file at the path gets its own file (/proc/PID/root)", test_target_root },
 	{ "resolve: a recorded vDSO image names [vdso] frames, not the replaying kernel's", test_recorded_vdso },
 	{ "resolve: a live session records the target's build-ids and vDSO image in --save-raw", test_live_records_buildids },
+	{ "resolve: kernel frames of a replay named from the recorded kallsyms; --kallsyms overrides", test_recorded_kallsyms },
+	{ "resolve: a live session with --kernel-stacks records kallsyms in --save-raw", test_live_records_kallsyms },
 	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
 	{ NULL, NULL },
 };
