@@ -191,6 +191,29 @@ static int parse_line(const char *s, const char *end, struct maps_line *l)
 	return 0;
 }
 
+/* The epoch of snapshot s, from the pid's previous one (see maps.h). */
+static uint32_t next_epoch(const struct maps *m, const struct maps_snapshot *s)
+{
+	const struct maps_snapshot *prev = NULL;
+	uint32_t epoch = m->nsnaps ? m->snaps[m->nsnaps - 1].epoch : 0;
+	unsigned char *in;
+	bool dropped = false;
+	size_t i;
+
+	for (i = m->nsnaps; i-- > 0 && !prev;)
+		if (m->snaps[i].pid == s->pid)
+			prev = &m->snaps[i];
+	if (!prev)
+		return epoch;
+	in = xcalloc(m->nall + 1, 1);
+	for (i = 0; i < s->n; i++)
+		in[s->idx[i]] = 1;
+	for (i = 0; i < prev->n && !dropped; i++)
+		dropped = !in[prev->idx[i]];
+	free(in);
+	return epoch + dropped;
+}
+
 int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 		       const char *text, size_t len)
 {
@@ -219,6 +242,7 @@ int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 		GROW(snap.idx, cap, snap.n + 1);
 		snap.idx[snap.n++] = intern(m, pid, &l);
 	}
+	snap.epoch = next_epoch(m, &snap);
 	GROW(m->snaps, m->capsnaps, m->nsnaps + 1);
 	m->snaps[m->nsnaps++] = snap;
 	return ret ? ret : (int)snap.n;

@@ -39,6 +39,13 @@ struct maps_buildid {
 
 struct maps_snapshot {
 	uint64_t time_ns;	/* CLOCK_MONOTONIC when read */
+	/*
+	 * Bumped when this snapshot drops or replaces a mapping the pid's
+	 * previous one had (exec, dlclose, munmap): only then can an address
+	 * mean other code. Snapshots that only add (dlopen, JIT growth) keep
+	 * it, so aggregation does not split on them.
+	 */
+	uint32_t epoch;
 	int pid;
 	uint32_t *idx;		/* indexes into maps.all, executable only */
 	size_t n;

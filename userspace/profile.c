@@ -104,14 +104,18 @@ static uint32_t comm_gen(const struct thread_info *t, uint64_t time_ns)
 	return n;
 }
 
-/* Maps snapshots taken at or before time_ns (they come in time order). */
+/*
+ * The maps epoch at time_ns: of the newest snapshot taken at or before it
+ * (they come in time order). It changes only where an address may have
+ * come to mean other code.
+ */
 static uint32_t snap_epoch(const struct maps *m, uint64_t time_ns)
 {
 	size_t i = m->nsnaps;
 
 	while (i > 0 && m->snaps[i - 1].time_ns > time_ns)
 		i--;
-	return i;
+	return i ? m->snaps[i - 1].epoch : 0;
 }
 
 const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns)

@@ -27,10 +27,11 @@ struct thread_info {
 };
 
 /*
- * Aggregation key: (stack, tid, period, epoch). The epoch (maps snapshots
- * and comm changes of the thread before the sample) keeps samples of the
- * same addresses apart when they may mean different code: the resolve pass
- * (resolve.c) looks each group up at its own time.
+ * Aggregation key: (stack, tid, period, epoch). The epoch (snapshots that
+ * dropped or replaced a mapping, and comm changes of the thread, before the
+ * sample) keeps samples of the same addresses apart when they may mean
+ * different code: the resolve pass (resolve.c) looks each group up at its
+ * own time.
  */
 struct agg_sample {
 	int pid, tid;

@@ -435,6 +435,50 @@ static void test_vdso_record(void)
 	sb_free(&b);
 }
 
+/*
+ * Aggregation splits a stack only at a snapshot that dropped or replaced a
+ * mapping (an address may mean other code after it), not at one that only
+ * added (dlopen, JIT growth): memory stays flat in the snapshots.
+ */
+static void test_epochs(void)
+{
+	static const char a[] = "00400000-00402000 r-xp 00000000 08:01 1 /bin/x\n";
+	static const char ab[] = "00400000-00402000 r-xp 00000000 08:01 1 /bin/x\n"
+				 "00500000-00502000 r-xp 00000000 08:01 2 /lib/y\n";
+	static const char ac[] = "00400000-00402000 r-xp 00000000 08:01 1 /bin/x\n"
+				 "00500000-00502000 r-xp 00000000 08:01 3 /lib/z\n";
+	uint64_t u[1] = { 0x400100 };
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+	struct profile p;
+	size_t off = 0;
+	long n;
+
+	sb_maps(&b, 9, 10, a);
+	sb_sample(&b, 9, 9, 1000000, 1000000, 20, 0, NULL, 1, u);
+	sb_maps(&b, 9, 30, ab);		/* dlopen: adds */
+	sb_sample(&b, 9, 9, 1000000, 1000000, 40, 0, NULL, 1, u);
+	sb_maps(&b, 9, 50, ab);		/* the same again */
+	sb_sample(&b, 9, 9, 1000000, 1000000, 60, 0, NULL, 1, u);
+	sb_maps(&b, 9, 70, ac);		/* dlclose y, dlopen z: replaces */
+	sb_sample(&b, 9, 9, 1000000, 1000000, 80, 0, NULL, 1, u);
+	profile__init(&p);
+	while ((n = tprof_record_decode(b.p + off, b.len - off, &r)) > 0) {
+		CHECK_EQ(profile__add(&p, &r), 0);
+		off += n;
+	}
+	CHECK_EQ(p.maps.nsnaps, 4);
+	CHECK_EQ(p.maps.snaps[0].epoch, 0);
+	CHECK_EQ(p.maps.snaps[1].epoch, 0);
+	CHECK_EQ(p.maps.snaps[2].epoch, 0);
+	CHECK_EQ(p.maps.snaps[3].epoch, 1);
+	CHECK_EQ(p.nsamples, 2);
+	CHECK_EQ(p.samples[0].count, 3);
+	CHECK_EQ(p.samples[1].count, 1);
+	profile__free(&p);
+	sb_free(&b);
+}
+
 /* KALLSYMS: both texts decode; lengths past the record are malformed. */
 static void test_kallsyms_record(void)
 {
@@ -471,6 +515,7 @@ const struct unit_test records_tests[] = {
 	{ "records: BUILDID decodes and checks its lengths; its build-id reaches that file's mappings only", test_buildid_record },
 	{ "records: VDSO decodes and checks its length", test_vdso_record },
 	{ "records: KALLSYMS decodes and checks its lengths", test_kallsyms_record },
+	{ "profile: a stack splits at a snapshot that drops or replaces a mapping, not at one that adds", test_epochs },
 	{ NULL, NULL },
 };
 
