@@ -12,10 +12,12 @@
 #define MAX_CANDS 4
 
 /*
- * Where the target's file may be, in order. The host's path only when the
- * target's root cannot be read (it exited, or a replay on another day):
- * while it runs in a chroot or a container, the host's file at that path is
- * another file. The build-id check guards every candidate.
+ * Where the target's file may be, in order. The host's path last, and with
+ * no build-id recorded to check it by only when the target's root cannot be
+ * read (it exited, or a replay on another day): while it runs in a chroot
+ * or a container, the host's file at that path is another file. A replay's
+ * pid may be another process's by now: with a recorded build-id the host's
+ * file is still tried, and the check guards every candidate.
  */
 static size_t candidates(const struct names_opts *o, const struct mapping *m,
 			 char bufs[MAX_CANDS][4096], const char *cands[MAX_CANDS])
@@ -36,7 +38,7 @@ static size_t candidates(const struct names_opts *o, const struct mapping *m,
 		cands[n] = bufs[n];
 		n++;
 	}
-	if (!root_ok)
+	if (!root_ok || bid)
 		cands[n++] = m->path;
 	/* separate debug info installed by build-id (Debian's -dbgsym) */
 	if (bid && strlen(bid) > 2) {
