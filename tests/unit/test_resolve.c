@@ -609,6 +609,71 @@ static void test_recorded_vdso(void)
 }
 
 /*
+ * A replay whose session pid is now a process that cannot see the file (a
+ * mount namespace with an empty directory over its folder): with the
+ * recorded build-id the host's file, checked, names the samples; without
+ * one, nothing does (the host's file may not be the target's).
+ */
+static void test_replay_pid_reused(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *dir = build_path("unit/resolve-hidden");
+	const char *empty = build_path("unit/resolve-empty");
+	const char *raw = build_path("unit/resolve-hidden.raw");
+	const char *pb = build_path("unit/resolve-hidden.pb.gz");
+	unsigned char bid[BUILDID_MAX];
+	char path[4200], cmd[8192], line[64], *out = NULL;
+	int pid = 0, st, n;
+	PbProfile *p;
+	FILE *fp;
+
+	if (!have_progs() || !have_cmd("unshare")) {
+		SKIP("test programs or unshare missing");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	st = run_fmt(&out, "mkdir -p '%s' '%s' && cp '%s' '%s'", dir, empty, a,
+		     path);
+	free(out);
+	out = NULL;
+	CHECK_EQ(st, 0);
+	snprintf(cmd, sizeof(cmd),
+		 "exec unshare -rm sh -c 'mount --bind \"%s\" \"%s\" && echo $$ && exec sleep 60' 2>/dev/null",
+		 empty, dir);
+	fp = popen(cmd, "r");
+	if (fp && fgets(line, sizeof(line), fp))
+		pid = atoi(line);
+	if (pid <= 0) {
+		SKIP("unshare -rm with a bind mount not permitted here");
+		goto out;
+	}
+	n = file_buildid(a, bid);
+	CHECK(n > 0);
+	CHECK_EQ(replaced_stream(raw, path, pid, bid, n > 0 ? n : 0), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, "hot_outer", "prog"), 10);
+		if (t_checks_failed)
+			dump(p);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	if (fp)
+		pclose(fp);
+	free(out);
+	unlink(path);
+}
+
+/*
  * A live session (fake device, attached to a sleep) writes a BUILDID record
  * for the target's program with its file's build-id, and its vDSO image,
  * into --save-raw.
@@ -907,6 +972,7 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: dlclose + dlopen of another library at the same base: named from the new one", test_dlopen_same_base },
 	{ "resolve: a replay after the binary was replaced names nothing of the new file, keeps the recorded build-id, one warning", test_replaced_binary },
 	{ "resolve: a target whose mount namespace has another file at the path gets its own file (/proc/PID/root)", test_target_root },
+	{ "resolve: a replay whose pid now names a process that cannot see the file: the host's file, build-id checked", test_replay_pid_reused },
 	{ "resolve: a recorded vDSO image names [vdso] frames, not the replaying kernel's", test_recorded_vdso },
 	{ "resolve: a live session records the target's build-ids and vDSO image in --save-raw", test_live_records_buildids },
 	{ "resolve: kernel frames of a replay named from the recorded kallsyms; --kallsyms overrides", test_recorded_kallsyms },
