@@ -4,28 +4,77 @@
 #ifndef _TPROF_MAPS_H
 #define _TPROF_MAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util.h"
 
 struct mapping {
 	uint64_t start, limit, offset;
 	char *path;		/* as in maps: absolute path or "[vdso]" etc. */
+	/* which file: a path rebuilt or replaced since is another inode */
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	/*
+	 * GNU build-id from a BUILDID record, lowercase hex; "" when the
+	 * file has none; NULL when no record names this file.
+	 */
+	const char *build_id;
+	bool bid_tried;		/* live: the writer looked for one */
+	/* [vdso]: the target's image from a VDSO record, else NULL */
+	const unsigned char *image;
+	size_t image_len;
 	uint32_t id;		/* pprof Mapping.id, 0 until used */
 	int pid;
 };
 
+/* A BUILDID record: the file (dev, inode, path) has this build-id. */
+struct maps_buildid {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	char *path;
+	char *hex;
+};
+
 struct maps_snapshot {
 	uint64_t time_ns;	/* CLOCK_MONOTONIC when read */
+	/*
+	 * Bumped when this snapshot drops or replaces a mapping the pid's
+	 * previous one had (exec, dlclose, munmap): only then can an address
+	 * mean other code. Snapshots that only add (dlopen, JIT growth) keep
+	 * it, so aggregation does not split on them.
+	 */
+	uint32_t epoch;
 	int pid;
 	uint32_t *idx;		/* indexes into maps.all, executable only */
 	size_t n;
 };
 
+/* A VDSO record: pid's vDSO image, mapped at start. */
+struct maps_vdso {
+	int pid;
+	uint64_t start;
+	unsigned char *image;
+	size_t len;
+};
+
 struct maps {
 	struct mapping *all;	/* unique mappings of every snapshot */
 	size_t nall, capall;
+	struct hindex all_idx;	/* all by identity: snapshots of thousands
+				 * of mappings intern in O(1) per line */
 	struct maps_snapshot *snaps;
 	size_t nsnaps, capsnaps;
+	struct maps_buildid *bids;
+	size_t nbids, capbids;
+	struct maps_vdso *vdsos;
+	size_t nvdsos, capvdsos;
+	/* every mapping by start, with the largest limit so far: whether any
+	 * snapshot covers an address, without a scan over the snapshots */
+	uint32_t *byaddr;
+	uint64_t *maxlim;
+	size_t nindexed;
 };
 
 void maps__init(struct maps *m);
@@ -39,11 +88,34 @@ void maps__free(struct maps *m);
 int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 		       const char *text, size_t len);
 
+/* Does any snapshot map addr? O(log n) over the unique mappings. */
+bool maps__covered(struct maps *m, uint64_t addr);
+
 /*
  * The mapping holding addr for a sample taken at time_ns: the newest
  * snapshot taken before the sample first, then older ones, then newer.
  */
 struct mapping *maps__find(struct maps *m, uint64_t addr, uint64_t time_ns);
+
+/*
+ * Same, never from a snapshot taken before since_ns (the process's exec
+ * before the sample: older snapshots show the previous program's code at
+ * possibly the same addresses).
+ */
+struct mapping *maps__find_since(struct maps *m, uint64_t addr,
+				 uint64_t time_ns, uint64_t since_ns);
+
+/*
+ * Record that the file (dev, inode, path) has GNU build-id hex ("" for
+ * none); mappings of that file, present and future, carry it.
+ */
+void maps__add_buildid(struct maps *m, uint32_t dev_major, uint32_t dev_minor,
+		       uint64_t inode, const char *path, size_t plen,
+		       const char *hex);
+
+/* Record pid's vDSO image at start: its [vdso] mappings carry it. */
+void maps__add_vdso(struct maps *m, int pid, uint64_t start,
+		    const unsigned char *image, size_t len);
 
 /* Read /proc/PID/maps into a malloc'd buffer; 0 or -errno. */
 int maps__read_proc(int pid, char **text, size_t *len);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tprof-read: encode an aggregated profile as a gzipped pprof protobuf. */
+/* tprof-read: encode a resolved, named profile as a gzipped pprof protobuf. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,6 +28,7 @@ typedef Perftools__Profiles__ValueType PbValueType;
 
 struct builder {
 	struct profile *p;
+	const struct resolved *r;
 	const struct pprof_opts *o;
 	PbProfile prof;
 
@@ -42,8 +43,6 @@ struct builder {
 	PbLocation **locs;
 	size_t nlocs, caplocs;
 	struct hindex loc_idx;
-	bool *loc_kernel;	/* parallel to locs */
-	size_t caplk;
 
 	PbMapping **maps;
 	size_t nmaps, capmaps;
@@ -147,9 +146,10 @@ static PbMapping *new_mapping(struct builder *b)
 	return m;
 }
 
-static uint32_t user_mapping_id(struct builder *b, struct mapping *m,
-				const struct sym_file_info *fi)
+static uint32_t user_mapping_id(struct builder *b, uint32_t map)
 {
+	struct mapping *m = &b->p->maps.all[map - 1];
+	const struct rmap *rm = &b->r->maps[map - 1];
 	PbMapping *pm;
 
 	if (m->id)
@@ -159,13 +159,11 @@ static uint32_t user_mapping_id(struct builder *b, struct mapping *m,
 	pm->memory_limit = m->limit;
 	pm->file_offset = m->offset;
 	pm->filename = str(b, m->path);
-	pm->build_id = str(b, fi && fi->build_id ? fi->build_id : "");
-	if (fi && fi->loaded) {
-		pm->has_functions = fi->has_symtab || fi->has_dwarf;
-		pm->has_filenames = fi->has_dwarf;
-		pm->has_line_numbers = fi->has_dwarf;
-		pm->has_inline_frames = fi->has_dwarf;
-	}
+	pm->build_id = str(b, rm->build_id ? rm->build_id : "");
+	pm->has_functions = rm->has_functions;
+	pm->has_filenames = rm->has_filenames;
+	pm->has_line_numbers = rm->has_line_numbers;
+	pm->has_inline_frames = rm->has_inline_frames;
 	m->id = pm->id;
 	return m->id;
 }
@@ -181,7 +179,7 @@ static uint32_t kernel_mapping_id(struct builder *b)
 	pm->memory_limit = UINT64_MAX;
 	pm->filename = str(b, "[kernel]");
 	pm->build_id = str(b, "");
-	pm->has_functions = b->o->ksyms != NULL;
+	pm->has_functions = b->r->kernel_named;
 	b->kernel_map = pm->id;
 	return b->kernel_map;
 }
@@ -197,85 +195,44 @@ static void add_line(PbLocation *l, uint64_t fid, int64_t line)
 	l->line[l->n_line++] = ln;
 }
 
-static PbLocation *new_location(struct builder *b, uint64_t h, bool kernel)
+static PbLocation *new_location(struct builder *b, uint64_t h)
 {
 	PbLocation *l = xmalloc(sizeof(*l));
 
 	perftools__profiles__location__init(l);
 	GROW(b->locs, b->caplocs, b->nlocs + 1);
-	GROW(b->loc_kernel, b->caplk, b->nlocs + 1);
-	b->loc_kernel[b->nlocs] = kernel;
 	b->locs[b->nlocs++] = l;
 	l->id = b->nlocs;
 	hindex_put(&b->loc_idx, h, b->nlocs);
 	return l;
 }
 
-/* addr: the lookup address (callers already at return address - 1). */
-static uint64_t location_id(struct builder *b, uint64_t addr, bool kernel,
-			    int pid, uint64_t time_ns)
+/* One pprof Location per resolved location, with the names found for it. */
+static void add_locations(struct builder *b)
 {
-	uint64_t h = hash_u64(addr) ^ kernel;
-	struct sym_frame fr[SYM_MAX_INLINE];
-	struct hiter it = { 0 };
-	PbLocation *l;
-	uint32_t item;
-	int n, i;
+	size_t i;
+	int j;
 
-	while (hindex_next(&b->loc_idx, h, &it, &item))
-		if (b->locs[item - 1]->address == addr &&
-		    b->loc_kernel[item - 1] == kernel)
-			return item;
-	l = new_location(b, h, kernel);
-	l->address = addr;
-	if (kernel) {
-		const char *mod = "", *name;
+	for (i = 0; i < b->r->nlocs; i++) {
+		const struct rloc *rl = &b->r->locs[i];
+		PbLocation *l = new_location(b, hash_u64(i));
 
-		l->mapping_id = kernel_mapping_id(b);
-		name = ksyms__lookup(b->o->ksyms, addr, &mod);
-		if (name) {
-			char file[160];
-
-			snprintf(file, sizeof(file), "%s%s%s", *mod ? "[" : "",
-				 mod, *mod ? "]" : "");
-			add_line(l, func_id(b, name, name, file, 0), 0);
+		if (rl->kind == RLOC_PSEUDO) {
+			add_line(l, func_id(b, rl->pseudo, rl->pseudo, "", 0), 0);
+			continue;
 		}
-		return l->id;
+		l->address = rl->addr;
+		if (rl->kind == RLOC_KERNEL)
+			l->mapping_id = kernel_mapping_id(b);
+		else if (rl->map)
+			l->mapping_id = user_mapping_id(b, rl->map);
+		for (j = 0; j < rl->nlines; j++)
+			add_line(l, func_id(b, rl->lines[j].name,
+					    rl->lines[j].system_name,
+					    rl->lines[j].file,
+					    rl->lines[j].start_line),
+				 rl->lines[j].line);
 	}
-	(void)pid;
-	{
-		struct mapping *m = maps__find(&b->p->maps, addr, time_ns);
-		const struct sym_file_info *fi = NULL;
-
-		if (!m)
-			return l->id;
-		if (b->o->sym)
-			fi = symbolizer__file(b->o->sym, m->path,
-					      b->o->proc_root);
-		l->mapping_id = user_mapping_id(b, m, fi);
-		if (!fi || !fi->loaded)
-			return l->id;
-		n = symbolizer__lookup(b->o->sym, m->path, b->o->proc_root,
-				       m->start, m->offset, addr, fr,
-				       SYM_MAX_INLINE);
-		for (i = 0; i < n; i++)
-			add_line(l, func_id(b, fr[i].name, fr[i].system_name,
-					    fr[i].file, fr[i].start_line),
-				 fr[i].line);
-		if (n == 0) {
-			/* no symbol covers it (e.g. a vDSO-internal helper):
-			 * say which object, as perf does */
-			const char *base = strrchr(m->path, '/');
-			char name[256];
-
-			snprintf(name, sizeof(name), "[%s]",
-				 base ? base + 1 : m->path);
-			if (m->path[0] == '[')
-				snprintf(name, sizeof(name), "%s", m->path);
-			add_line(l, func_id(b, name, name, "", 0), 0);
-		}
-	}
-	return l->id;
 }
 
 static uint64_t pseudo_location(struct builder *b, const char *name)
@@ -290,7 +247,7 @@ static uint64_t pseudo_location(struct builder *b, const char *name)
 		    b->funcs[b->locs[item - 1]->line[0]->function_id - 1]->name ==
 		    str(b, name))
 			return item;
-	l = new_location(b, h, false);
+	l = new_location(b, h);
 	add_line(l, func_id(b, name, name, "", 0), 0);
 	return l->id;
 }
@@ -340,44 +297,17 @@ static PbSample *new_sample(struct builder *b, int pid, int tid,
 	return s;
 }
 
-static void add_agg_sample(struct builder *b, const struct agg_sample *a)
+static void add_rsample(struct builder *b, const struct rsample *rs)
 {
-	struct thread_info *t = profile__thread(b->p, a->tid);
 	PbSample *s;
 	uint32_t i;
 
-	s = new_sample(b, a->pid, a->tid, thread__comm_at(t, a->first_time_ns),
-		       a->period_ns, a->weight_ns, a->count);
-	s->location_id = xcalloc(a->nr + 1, sizeof(*s->location_id));
-	for (i = 0; i < a->nr; i++) {
-		bool kernel = i < a->nr_kernel;
-		/* ips[0] and ips[nr_kernel] are pcs; the rest return addrs */
-		bool leaf = i == 0 || i == a->nr_kernel;
-		uint64_t ip = a->ips[i];
-
-		if (a->abi == TPROF_ABI_IA32 && !kernel)
-			ip &= 0xffffffffULL;
-		if (!ip)
-			continue;
-		/*
-		 * A frame-pointer walk through code built without frame
-		 * pointers yields stack or data words: a return address that
-		 * no snapshot maps as code ends the trustworthy part.
-		 */
-		if (!kernel && i > a->nr_kernel && b->p->maps.nsnaps &&
-		    !maps__find(&b->p->maps, ip - 1, a->first_time_ns)) {
-			s->location_id[s->n_location_id++] =
-				pseudo_location(b, "[unknown]");
-			break;
-		}
-		if (!leaf)
-			ip--;
-		s->location_id[s->n_location_id++] =
-			location_id(b, ip, kernel, a->pid, a->first_time_ns);
-	}
-	if (!s->n_location_id)	/* e.g. sampled while exiting, mm gone */
-		s->location_id[s->n_location_id++] =
-			pseudo_location(b, "[no stack]");
+	s = new_sample(b, rs->pid, rs->tid, rs->comm, rs->period_ns,
+		       rs->weight_ns, rs->count);
+	s->location_id = xcalloc(rs->nlocs + 1, sizeof(*s->location_id));
+	/* location i of the resolved set is pprof Location i + 1 */
+	for (i = 0; i < rs->nlocs; i++)
+		s->location_id[s->n_location_id++] = rs->locs[i] + 1;
 }
 
 static void comment(struct builder *b, const char *fmt, ...)
@@ -558,7 +488,6 @@ static void free_builder(struct builder *b)
 	free(b->prof.period_type);
 	free(b->samples);
 	free(b->locs);
-	free(b->loc_kernel);
 	free(b->funcs);
 	free(b->maps);
 	free(b->strs);
@@ -575,10 +504,10 @@ static int cmp_mapping_ptr(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int pprof__encode(struct profile *p, const struct pprof_opts *o,
-		  uint8_t **out, size_t *outlen)
+int pprof__encode(struct profile *p, const struct resolved *r,
+		  const struct pprof_opts *o, uint8_t **out, size_t *outlen)
 {
-	struct builder b = { .p = p, .o = o };
+	struct builder b = { .p = p, .r = r, .o = o };
 	PbProfile *pr = &b.prof;
 	uint64_t start_mono, end_mono;
 	size_t i, len;
@@ -598,8 +527,9 @@ int pprof__encode(struct profile *p, const struct pprof_opts *o,
 	pr->period = p->session.period_ns ? p->session.period_ns :
 					    o->default_period_ns;
 
-	for (i = 0; i < p->nsamples; i++)
-		add_agg_sample(&b, &p->samples[i]);
+	add_locations(&b);
+	for (i = 0; i < r->nsamples; i++)
+		add_rsample(&b, &r->samples[i]);
 	add_lost(&b);
 	add_comments(&b);
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tprof-read: encode an aggregated profile as a gzipped pprof protobuf. */
+/*
+ * tprof-read: encode a resolved, symbolized profile as a gzipped pprof
+ * protobuf. Names come from the passes before (resolve.c, names.c); the
+ * encoder only writes them.
+ */
 #ifndef _TPROF_PPROF_H
 #define _TPROF_PPROF_H
 
@@ -9,21 +13,18 @@
 
 #include "outfile.h"
 #include "profile.h"
-#include "symbolize.h"
+#include "resolve.h"
 
 struct pprof_opts {
-	struct symbolizer *sym;		/* NULL: leave everything unsymbolized */
-	struct ksyms *ksyms;		/* NULL: kernel frames stay addresses */
-	const char *proc_root;		/* e.g. /proc/PID/root, may be NULL */
 	uint64_t default_period_ns;	/* used when the stream has no session */
 };
 
 /*
- * Build the pprof Profile message for p and pack it (not compressed) into
- * a malloc'd buffer. Returns 0 or -errno.
+ * Build the pprof Profile message for p, resolved (and named) as r, and
+ * pack it (not compressed) into a malloc'd buffer. Returns 0 or -errno.
  */
-int pprof__encode(struct profile *p, const struct pprof_opts *o,
-		  uint8_t **out, size_t *outlen);
+int pprof__encode(struct profile *p, const struct resolved *r,
+		  const struct pprof_opts *o, uint8_t **out, size_t *outlen);
 
 /* gzip (RFC 1952) with zlib. 0 or -errno. */
 int pprof__gzip(const uint8_t *in, size_t len, uint8_t **out,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildid.h"
 #include "profile.h"
 
 void profile__init(struct profile *p)
@@ -28,6 +29,8 @@ void profile__free(struct profile *p)
 	hindex_free(&p->thread_idx);
 	hindex_free(&p->sample_idx);
 	maps__free(&p->maps);
+	free(p->kallsyms);
+	free(p->modules);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -49,19 +52,70 @@ struct thread_info *profile__thread(struct profile *p, int tid)
 	return t;
 }
 
+static struct thread_info *find_thread(struct profile *p, int tid)
+{
+	struct hiter it = { 0 };
+	uint32_t item;
+
+	while (hindex_next(&p->thread_idx, hash_u64((uint32_t)tid), &it, &item))
+		if (p->threads[item - 1].tid == tid)
+			return &p->threads[item - 1];
+	return NULL;
+}
+
+/* exec: a new program, even one of the same name, starts a new entry */
 static void set_comm(struct thread_info *t, uint64_t time_ns,
-		     const __u8 comm[16])
+		     const __u8 comm[16], bool exec)
 {
 	struct comm_change *c;
 
-	if (t->ncomms && !strncmp(t->comms[t->ncomms - 1].comm,
-				  (const char *)comm, 16))
+	if (!exec && t->ncomms && !strncmp(t->comms[t->ncomms - 1].comm,
+					   (const char *)comm, 16))
 		return;
 	GROW(t->comms, t->capcomms, t->ncomms + 1);
 	c = &t->comms[t->ncomms++];
 	c->time_ns = time_ns;
 	memcpy(c->comm, comm, 16);
 	c->comm[16] = 0;
+	c->exec = exec;
+}
+
+uint64_t profile__exec_before(struct profile *p, int pid, uint64_t time_ns)
+{
+	const struct thread_info *t = find_thread(p, pid);
+	uint64_t best = 0;
+	size_t i;
+
+	for (i = 0; t && i < t->ncomms; i++)
+		if (t->comms[i].exec && t->comms[i].time_ns <= time_ns &&
+		    t->comms[i].time_ns > best)
+			best = t->comms[i].time_ns;
+	return best;
+}
+
+/* Comm changes of t at or before time_ns: part of the aggregation key. */
+static uint32_t comm_gen(const struct thread_info *t, uint64_t time_ns)
+{
+	uint32_t n = 0;
+	size_t i;
+
+	for (i = 0; t && i < t->ncomms; i++)
+		n += t->comms[i].time_ns <= time_ns;
+	return n;
+}
+
+/*
+ * The maps epoch at time_ns: of the newest snapshot taken at or before it
+ * (they come in time order). It changes only where an address may have
+ * come to mean other code.
+ */
+static uint32_t snap_epoch(const struct maps *m, uint64_t time_ns)
+{
+	size_t i = m->nsnaps;
+
+	while (i > 0 && m->snaps[i - 1].time_ns > time_ns)
+		i--;
+	return i ? m->snaps[i - 1].epoch : 0;
 }
 
 const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns)
@@ -86,6 +140,8 @@ static void add_sample(struct profile *p, const struct tprof_record *r)
 {
 	const struct tprof_rec_sample *s = &r->u.sample;
 	uint32_t nr = (uint32_t)s->nr_user + s->nr_kernel, item, i;
+	uint32_t epoch = snap_epoch(&p->maps, r->hdr.time_ns);
+	uint32_t gen = comm_gen(find_thread(p, s->tid), r->hdr.time_ns);
 	struct hiter it = { 0 };
 	struct agg_sample *a;
 	struct thread_info *t;
@@ -93,11 +149,13 @@ static void add_sample(struct profile *p, const struct tprof_record *r)
 
 	h = hash_bytes(r->ips, (size_t)nr * 8,
 		       hash_u64(((uint64_t)s->tid << 32) ^ s->nr_kernel) ^
-		       hash_u64(s->period_ns));
+		       hash_u64(s->period_ns) ^
+		       hash_u64(((uint64_t)epoch << 32) ^ gen));
 	while (hindex_next(&p->sample_idx, h, &it, &item)) {
 		a = &p->samples[item - 1];
 		if (a->tid == (int)s->tid && a->period_ns == s->period_ns &&
 		    a->nr == nr && a->nr_kernel == s->nr_kernel &&
+		    a->snap_epoch == epoch && a->comm_gen == gen &&
 		    !memcmp(a->ips, r->ips, (size_t)nr * 8))
 			goto found;
 	}
@@ -110,6 +168,8 @@ static void add_sample(struct profile *p, const struct tprof_record *r)
 	a->nr = nr;
 	a->nr_kernel = s->nr_kernel;
 	a->abi = s->abi;
+	a->snap_epoch = epoch;
+	a->comm_gen = gen;
 	a->first_time_ns = r->hdr.time_ns;
 	a->ips = xmalloc((size_t)nr * 8 + 1);
 	for (i = 0; i < nr; i++)
@@ -178,7 +238,7 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	case TPROF_REC_THREAD:
 		t = profile__thread(p, r->u.thread.tid);
 		t->pid = r->u.thread.pid;
-		set_comm(t, r->hdr.time_ns, r->u.thread.comm);
+		set_comm(t, r->hdr.time_ns, r->u.thread.comm, false);
 		break;
 	case TPROF_REC_THREAD_EXIT:
 	case TPROF_REC_THREAD_STAT:
@@ -190,12 +250,12 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		if (r->hdr.type == TPROF_REC_THREAD_EXIT)
 			t->exited = true;
 		if (!t->ncomms)
-			set_comm(t, r->hdr.time_ns, r->u.stat.comm);
+			set_comm(t, r->hdr.time_ns, r->u.stat.comm, false);
 		break;
 	case TPROF_REC_EXEC:
 		t = profile__thread(p, r->u.exec.tid);
 		t->pid = r->u.exec.pid;
-		set_comm(t, r->hdr.time_ns, r->u.exec.comm);
+		set_comm(t, r->hdr.time_ns, r->u.exec.comm, true);
 		break;
 	case TPROF_REC_PROC_EXIT:
 		p->proc_exited = true;
@@ -215,6 +275,29 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		if (maps__add_snapshot(&p->maps, r->u.maps.pid, r->hdr.time_ns,
 				       r->text, r->u.maps.len) < 0)
 			return -EINVAL;
+		break;
+	case TPROF_UREC_BUILDID: {
+		const struct tprof_urec_buildid *b = &r->u.buildid;
+		char hex[BUILDID_HEX_LEN];
+
+		buildid__hex(r->bid, b->bid_len, hex);
+		maps__add_buildid(&p->maps, b->dev_major, b->dev_minor,
+				  b->inode, r->text, b->path_len, hex);
+		break;
+	}
+	case TPROF_UREC_KALLSYMS:
+		if (p->kallsyms)
+			break;		/* the first one wins */
+		p->kallsyms_len = r->u.kallsyms.len;
+		p->kallsyms = xmalloc(p->kallsyms_len + 1);
+		memcpy(p->kallsyms, r->text, p->kallsyms_len);
+		p->modules_len = r->u.kallsyms.modules_len;
+		p->modules = xmalloc(p->modules_len + 1);
+		memcpy(p->modules, r->text + p->kallsyms_len, p->modules_len);
+		break;
+	case TPROF_UREC_VDSO:
+		maps__add_vdso(&p->maps, r->u.vdso.pid, r->u.vdso.start,
+			       r->image, r->u.vdso.len);
 		break;
 	case TPROF_UREC_STATS:
 		p->have_stats = true;

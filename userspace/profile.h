@@ -13,6 +13,7 @@
 struct comm_change {
 	uint64_t time_ns;
 	char comm[17];
+	bool exec;		/* from an EXEC record: a new program from here */
 };
 
 struct thread_info {
@@ -25,11 +26,18 @@ struct thread_info {
 	struct tprof_rec_thread_stat stat;
 };
 
-/* Aggregation key: (stack, tid, period). */
+/*
+ * Aggregation key: (stack, tid, period, epoch). The epoch (snapshots that
+ * dropped or replaced a mapping, and comm changes of the thread, before the
+ * sample) keeps samples of the same addresses apart when they may mean
+ * different code: the resolve pass (resolve.c) looks each group up at its
+ * own time.
+ */
 struct agg_sample {
 	int pid, tid;
 	uint64_t period_ns;
 	uint32_t nr_kernel, nr;	/* ips[0..nr_kernel) kernel, then user */
+	uint32_t snap_epoch, comm_gen;
 	uint64_t *ips;
 	uint64_t first_time_ns;
 	uint64_t weight_ns, count;
@@ -50,6 +58,9 @@ struct profile {
 	struct hindex sample_idx;
 
 	struct maps maps;
+	/* a KALLSYMS record: the kernel's symbols of the session (copies) */
+	char *kallsyms, *modules;
+	size_t kallsyms_len, modules_len;
 
 	/* from LOST records */
 	uint64_t lost_samples, lost_weight_ns, lost_records;
@@ -72,6 +83,11 @@ void profile__free(struct profile *p);
 /* Account one decoded record. Returns 0 or -EINVAL (inconsistent record). */
 int profile__add(struct profile *p, const struct tprof_record *r);
 struct thread_info *profile__thread(struct profile *p, int tid);
+/*
+ * When pid last exec'd at or before time_ns (0: no EXEC record): the code
+ * before it was another program's.
+ */
+uint64_t profile__exec_before(struct profile *p, int pid, uint64_t time_ns);
 /* The thread's comm at time_ns ("" if unknown). */
 const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns);
 /* With p->denied: how long into the stream the DENIED record came. */

@@ -46,6 +46,9 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_UREC_SESSION: return "SESSION";
 	case TPROF_UREC_MAPS: return "MAPS";
 	case TPROF_UREC_STATS: return "STATS";
+	case TPROF_UREC_BUILDID: return "BUILDID";
+	case TPROF_UREC_VDSO: return "VDSO";
+	case TPROF_UREC_KALLSYMS: return "KALLSYMS";
 	default: return "unknown";
 	}
 }
@@ -77,6 +80,9 @@ static size_t min_size(unsigned int type)
 	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
 	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);
+	case TPROF_UREC_BUILDID: return sizeof(struct tprof_urec_buildid);
+	case TPROF_UREC_VDSO: return sizeof(struct tprof_urec_vdso);
+	case TPROF_UREC_KALLSYMS: return sizeof(struct tprof_urec_kallsyms);
 	default: return 0;
 	}
 }
@@ -120,6 +126,28 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 		if ((size_t)r->u.maps.len > r->hdr.size - sizeof(r->u.maps))
 			return -EINVAL;
 		r->text = (const char *)p + sizeof(r->u.maps);
+		break;
+	case TPROF_UREC_BUILDID: {
+		const struct tprof_urec_buildid *b = &r->u.buildid;
+
+		if (b->bid_len > 64 || !b->path_len ||
+		    (size_t)b->bid_len + b->path_len >
+		    r->hdr.size - sizeof(*b))
+			return -EINVAL;
+		r->bid = p + sizeof(*b);
+		r->text = (const char *)r->bid + b->bid_len;
+		break;
+	}
+	case TPROF_UREC_KALLSYMS:
+		if ((size_t)r->u.kallsyms.len + r->u.kallsyms.modules_len >
+		    r->hdr.size - sizeof(r->u.kallsyms))
+			return -EINVAL;
+		r->text = (const char *)p + sizeof(r->u.kallsyms);
+		break;
+	case TPROF_UREC_VDSO:
+		if ((size_t)r->u.vdso.len > r->hdr.size - sizeof(r->u.vdso))
+			return -EINVAL;
+		r->image = p + sizeof(r->u.vdso);
 		break;
 	case TPROF_UREC_SESSION:
 		if (r->u.session.magic != TPROF_RAW_MAGIC)

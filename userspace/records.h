@@ -20,6 +20,8 @@
 #define TPROF_UREC_MAPS		0xF002
 #define TPROF_UREC_STATS	0xF003
 #define TPROF_UREC_KALLSYMS	0xF004
+#define TPROF_UREC_BUILDID	0xF005
+#define TPROF_UREC_VDSO		0xF006
 
 #define TPROF_RAW_MAGIC		0x5746415250525054ULL	/* "TPRPRAFW" */
 
@@ -48,6 +50,50 @@ struct tprof_urec_stats {
 	struct tprof_ioc_stats stats;
 };
 
+/*
+ * The GNU build-id of a mapped file, written when a MAPS snapshot first
+ * shows the file (path, dev and inode as in /proc/PID/maps), read from the
+ * target's own view of it. A replay symbolizes only from a file with this
+ * build-id, so a file replaced since is never named. bid_len 0: the file
+ * has no GNU build-id (nothing to check).
+ */
+struct tprof_urec_buildid {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 path_len;
+	__u64 inode;
+	__u32 bid_len;		/* <= 64 */
+	__u32 __pad;
+	/* __u8 bid[bid_len], char path[path_len], then padding to 8 */
+};
+
+/*
+ * The kernel's symbols when the session records kernel stacks: the text of
+ * /proc/kallsyms, then of /proc/modules. A replay after a reboot (KASLR
+ * moves the kernel) or on another machine names kernel frames from these.
+ */
+struct tprof_urec_kallsyms {
+	struct tprof_rec_hdr hdr;
+	__u32 len;		/* bytes of kallsyms text that follow */
+	__u32 modules_len;	/* then bytes of modules text */
+	/* char kallsyms[len], char modules[modules_len], padding to 8 */
+};
+
+/*
+ * The target's vDSO image (from /proc/PID/mem), written when a snapshot
+ * first shows its [vdso] mapping at start: a replay on another kernel names
+ * vDSO frames from this image, not from its own kernel's.
+ */
+struct tprof_urec_vdso {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 len;		/* bytes of image that follow */
+	__u64 start;		/* the mapping's start in the target */
+	/* __u8 image[len], then padding to 8 */
+};
+
 /* Largest record accepted (maps text of huge processes included). */
 #define TPROF_REC_MAX_SIZE	(64U << 20)
 
@@ -68,9 +114,17 @@ struct tprof_record {
 		struct tprof_urec_session session;
 		struct tprof_urec_maps maps;
 		struct tprof_urec_stats stats;
+		struct tprof_urec_buildid buildid;
+		struct tprof_urec_vdso vdso;
+		struct tprof_urec_kallsyms kallsyms;
 	} u;
 	const unsigned char *ips;	/* SAMPLE: nr_kernel + nr_user u64s */
-	const char *text;		/* MAPS: u.maps.len bytes */
+	const char *text;		/* MAPS: u.maps.len bytes; BUILDID: the
+					 * path, u.buildid.path_len bytes;
+					 * KALLSYMS: u.kallsyms.len bytes, then
+					 * modules_len bytes */
+	const unsigned char *bid;	/* BUILDID: u.buildid.bid_len bytes */
+	const unsigned char *image;	/* VDSO: u.vdso.len bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */
 };
 

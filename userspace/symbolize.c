@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "demangle.h"
 #include "symbolize.h"
 #include "util.h"
@@ -24,6 +25,8 @@ struct cu_range {
 
 struct sym_file {
 	char *key;		/* path as given */
+	char *want;		/* checked opens: the build-id required, or NULL */
+	bool checked;		/* opened by symbolizer__file_checked() */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf *dwarf;
@@ -34,14 +37,15 @@ struct sym_file {
 	size_t ncus;
 	bool cus_built;
 	struct sym_file_info info;
-	char build_id[2 * 64 + 1];
+	char build_id[BUILDID_HEX_LEN];
+	char mismatch[BUILDID_HEX_LEN];
 };
 
 struct symbolizer {
 	char **strs;		/* strings made here (absolute paths) */
 	size_t nstrs, capstrs;
 	struct hindex str_idx;
-	struct sym_file *files;
+	struct sym_file **files;	/* pointers: infos handed out stay put */
 	size_t nfiles, capfiles;
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
@@ -67,13 +71,15 @@ void symbolizer__free(struct symbolizer *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->nfiles; i++) {
-		struct sym_file *f = &s->files[i];
+		struct sym_file *f = s->files[i];
 
 		if (f->dwfl)
 			dwfl_end(f->dwfl);
 		free(f->key);
+		free(f->want);
 		free(f->loads);
 		free(f->cus);
+		free(f);
 	}
 	for (i = 0; i < s->nstrs; i++)
 		free(s->strs[i]);
@@ -176,19 +182,76 @@ static int open_elf(const char *path)
 	return fd;
 }
 
+/*
+ * Hand fd (open on open_path, the file of mapping path) to libdwfl, which
+ * owns it on success; closed here on failure. unlink: open_path is a temp
+ * copy (the vDSO) to remove once libelf has it open.
+ */
+static void load_fd(struct symbolizer *s, struct sym_file *f,
+		    const char *path, const char *open_path, int fd,
+		    bool unlink_after)
+{
+	const unsigned char *bits;
+	GElf_Addr bid_vaddr, bias;
+	Elf *elf;
+	size_t i, nph;
+	int n;
+
+	f->dwfl = dwfl_begin(&s->cb);
+	if (!f->dwfl) {
+		close(fd);
+		if (unlink_after)
+			unlink(open_path);
+		return;
+	}
+	dwfl_report_begin(f->dwfl);
+	/*
+	 * base 0 + add_p_vaddr: module addresses are the ELF's own vaddrs.
+	 * The fd checked above, not the path again: libdwfl takes it on
+	 * success.
+	 */
+	f->mod = dwfl_report_elf(f->dwfl, path, open_path, fd, 0, true);
+	if (!f->mod)
+		close(fd);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (unlink_after)
+		unlink(open_path);	/* libelf has it open */
+	if (!f->mod) {
+		pr_debug("%s: %s", path, dwfl_errmsg(-1));
+		return;
+	}
+	elf = dwfl_module_getelf(f->mod, &bias);
+	if (!elf || elf_getphdrnum(elf, &nph))
+		return;
+	f->loads = xcalloc(nph, sizeof(*f->loads));
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
+			f->loads[f->nloads++] = ph;
+	}
+	f->info.loaded = true;
+	n = dwfl_module_build_id(f->mod, &bits, &bid_vaddr);
+	if (n > 0)
+		buildid__hex(bits, n, f->build_id);
+	f->info.has_symtab = dwfl_module_getsymtab(f->mod) > 0;
+	f->dwarf = dwfl_module_getdwarf(f->mod, &f->dwbias);
+	f->info.has_dwarf = f->dwarf != NULL;
+	pr_debug("%s: %s: build-id %s symtab %d dwarf %d", path, open_path,
+		 f->build_id, f->info.has_symtab, f->info.has_dwarf);
+}
+
 static void load_file(struct symbolizer *s, struct sym_file *f,
 		      const char *path, const char *root)
 {
 	char buf[4096];
 	const char *open_path = path;
-	const unsigned char *bits;
-	GElf_Addr bid_vaddr, bias;
-	Elf *elf;
-	size_t i, nph;
-	int n, fd;
+	bool vdso = !strcmp(path, "[vdso]");
+	int fd;
 
 	f->info.build_id = f->build_id;
-	if (!strcmp(path, "[vdso]")) {
+	f->info.mismatch = f->mismatch;
+	if (vdso) {
 		/* every process of this kernel maps the same vDSO image */
 		fd = vdso_file(buf, sizeof(buf));
 		if (fd < 0)
@@ -209,48 +272,56 @@ static void load_file(struct symbolizer *s, struct sym_file *f,
 		pr_debug("%s: %s", path, strerror(errno));
 		return;
 	}
-	f->dwfl = dwfl_begin(&s->cb);
-	if (!f->dwfl) {
-		close(fd);
-		if (open_path == buf && !strcmp(path, "[vdso]"))
-			unlink(buf);
-		return;
-	}
-	dwfl_report_begin(f->dwfl);
-	/*
-	 * base 0 + add_p_vaddr: module addresses are the ELF's own vaddrs.
-	 * The fd checked above, not the path again: libdwfl takes it on
-	 * success.
-	 */
-	f->mod = dwfl_report_elf(f->dwfl, path, open_path, fd, 0, true);
-	if (!f->mod)
-		close(fd);
-	dwfl_report_end(f->dwfl, NULL, NULL);
-	if (open_path == buf && !strcmp(path, "[vdso]"))
-		unlink(buf);	/* libelf has it open */
-	if (!f->mod) {
-		pr_debug("%s: %s", path, dwfl_errmsg(-1));
-		return;
-	}
-	elf = dwfl_module_getelf(f->mod, &bias);
-	if (!elf || elf_getphdrnum(elf, &nph))
-		return;
-	f->loads = xcalloc(nph, sizeof(*f->loads));
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
+	load_fd(s, f, path, open_path, fd, vdso);
+}
 
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
-			f->loads[f->nloads++] = ph;
+/*
+ * The first candidate that opens as an ELF file with build-id want (any,
+ * when want is NULL). A file with another build-id is not the one the
+ * target mapped: its names would be another build's.
+ */
+static void load_checked(struct symbolizer *s, struct sym_file *f,
+			 const char *path, const char *want,
+			 const char *const *cands, size_t n)
+{
+	unsigned char bits[BUILDID_MAX];
+	char hex[BUILDID_HEX_LEN];
+	size_t i;
+
+	f->info.build_id = f->build_id;
+	f->info.mismatch = f->mismatch;
+	for (i = 0; i < n && !f->info.loaded; i++) {
+		int fd = open_elf(cands[i]), len;
+
+		if (fd < 0) {
+			pr_debug("%s: %s", cands[i], strerror(errno));
+			continue;
+		}
+		if (want) {
+			len = buildid__from_fd(fd, bits);
+			buildid__hex(bits, len > 0 ? len : 0, hex);
+			if (len < 0 || strcmp(hex, want)) {
+				pr_debug("%s: build-id %s, not %s", cands[i],
+					 hex, want);
+				snprintf(f->mismatch, sizeof(f->mismatch), "%s",
+					 len < 0 ? "(not ELF)" :
+					 *hex ? hex : "(none)");
+				close(fd);
+				continue;
+			}
+		}
+		load_fd(s, f, path, cands[i], fd, false);
+		if (!f->info.loaded && f->dwfl) {
+			/* not an object libdwfl reads: the next candidate */
+			dwfl_end(f->dwfl);
+			f->dwfl = NULL;
+			f->mod = NULL;
+			f->dwarf = NULL;
+			free(f->loads);
+			f->loads = NULL;
+			f->nloads = 0;
+		}
 	}
-	f->info.loaded = true;
-	n = dwfl_module_build_id(f->mod, &bits, &bid_vaddr);
-	for (i = 0; n > 0 && i < (size_t)n && i < 64; i++)
-		snprintf(f->build_id + 2 * i, 3, "%02x", bits[i]);
-	f->info.has_symtab = dwfl_module_getsymtab(f->mod) > 0;
-	f->dwarf = dwfl_module_getdwarf(f->mod, &f->dwbias);
-	f->info.has_dwarf = f->dwarf != NULL;
-	pr_debug("%s: build-id %s symtab %d dwarf %d", path, f->build_id,
-		 f->info.has_symtab, f->info.has_dwarf);
 }
 
 static struct sym_file *get_file(struct symbolizer *s, const char *path,
@@ -260,14 +331,48 @@ static struct sym_file *get_file(struct symbolizer *s, const char *path,
 	size_t i;
 
 	for (i = 0; i < s->nfiles; i++)
-		if (!strcmp(s->files[i].key, path))
-			return &s->files[i];
+		if (!s->files[i]->checked && !strcmp(s->files[i]->key, path))
+			return s->files[i];
 	GROW(s->files, s->capfiles, s->nfiles + 1);
-	f = &s->files[s->nfiles++];
-	memset(f, 0, sizeof(*f));
+	f = xcalloc(1, sizeof(*f));
+	s->files[s->nfiles++] = f;
 	f->key = xstrdup(path);
 	load_file(s, f, path, root);
 	return f;
+}
+
+static struct sym_file *find_checked(struct symbolizer *s, const char *path,
+				     const char *want)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfiles; i++) {
+		struct sym_file *f = s->files[i];
+
+		if (f->checked && !strcmp(f->key, path) &&
+		    (want ? f->want && !strcmp(f->want, want) : !f->want))
+			return f;
+	}
+	return NULL;
+}
+
+const struct sym_file_info *
+symbolizer__file_checked(struct symbolizer *s, const char *path,
+			 const char *want_bid, const char *const *cands,
+			 size_t n)
+{
+	struct sym_file *f = find_checked(s, path, want_bid);
+
+	if (f)
+		return &f->info;
+	GROW(s->files, s->capfiles, s->nfiles + 1);
+	f = xcalloc(1, sizeof(*f));
+	s->files[s->nfiles++] = f;
+	f->key = xstrdup(path);
+	f->want = want_bid ? xstrdup(want_bid) : NULL;
+	f->checked = true;
+	load_checked(s, f, path, want_bid, cands, n);
+	return &f->info;
 }
 
 const struct sym_file_info *symbolizer__file(struct symbolizer *s,
@@ -516,10 +621,9 @@ static void qualify_from_symtab(struct symbolizer *s, struct sym_file *f,
 	free(d);
 }
 
-int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
-			     uint64_t vaddr, struct sym_frame *frames, int max)
+static int lookup_vaddr(struct symbolizer *s, struct sym_file *f,
+			uint64_t vaddr, struct sym_frame *frames, int max)
 {
-	struct sym_file *f = get_file(s, path, NULL);
 	const char *symname = NULL;
 	int n = 0, i;
 
@@ -558,26 +662,48 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 	return n;
 }
 
-int symbolizer__lookup(struct symbolizer *s, const char *path,
-		       const char *root, uint64_t start, uint64_t offset,
-		       uint64_t addr, struct sym_frame *frames, int max)
+int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
+			     uint64_t vaddr, struct sym_frame *frames, int max)
 {
-	struct sym_file *f = get_file(s, path, root);
+	return lookup_vaddr(s, get_file(s, path, NULL), vaddr, frames, max);
+}
+
+static int lookup_mapped(struct symbolizer *s, struct sym_file *f,
+			 uint64_t start, uint64_t offset, uint64_t addr,
+			 struct sym_frame *frames, int max)
+{
 	uint64_t fileoff = addr - start + offset;
 	size_t i;
 
-	if (!f->mod)
+	if (!f || !f->mod)
 		return 0;
 	for (i = 0; i < f->nloads; i++) {
 		const GElf_Phdr *ph = &f->loads[i];
 
 		if (fileoff >= ph->p_offset &&
 		    fileoff < ph->p_offset + ph->p_memsz)
-			return symbolizer__lookup_vaddr(s, path,
+			return lookup_vaddr(s, f,
 				fileoff - ph->p_offset + ph->p_vaddr,
 				frames, max);
 	}
 	return 0;
+}
+
+int symbolizer__lookup(struct symbolizer *s, const char *path,
+		       const char *root, uint64_t start, uint64_t offset,
+		       uint64_t addr, struct sym_frame *frames, int max)
+{
+	return lookup_mapped(s, get_file(s, path, root), start, offset, addr,
+			     frames, max);
+}
+
+int symbolizer__lookup_checked(struct symbolizer *s, const char *path,
+			       const char *want_bid, uint64_t start,
+			       uint64_t offset, uint64_t addr,
+			       struct sym_frame *frames, int max)
+{
+	return lookup_mapped(s, find_checked(s, path, want_bid), start, offset,
+			     addr, frames, max);
 }
 
 /* ---- kallsyms ---- */
@@ -612,18 +738,27 @@ static int cmp_ksym(const void *a, const void *b)
  * (/proc/modules for /proc/kallsyms): "name size refs deps state 0xaddr".
  * Addresses read 0 without CAP_SYSLOG; those modules get no extent.
  */
-static struct kmod_extent *load_modules(const char *kallsyms, size_t *n)
+/* The "modules" file next to a kallsyms file (/proc/modules). */
+static void modules_path(const char *kallsyms, char *path, size_t len)
+{
+	const char *slash = strrchr(kallsyms, '/');
+
+	snprintf(path, len, "%.*smodules",
+		 slash ? (int)(slash - kallsyms + 1) : 0, kallsyms);
+}
+
+/*
+ * The modules' extents, from the lines of /proc/modules: "name size refs
+ * deps state 0xaddr". Addresses read 0 without CAP_SYSLOG; those modules
+ * get no extent.
+ */
+static struct kmod_extent *load_modules(FILE *fp, size_t *n)
 {
 	struct kmod_extent *m = NULL;
-	char path[4096], line[512];
-	const char *slash = strrchr(kallsyms, '/');
+	char line[512];
 	size_t cap = 0;
-	FILE *fp;
 
 	*n = 0;
-	snprintf(path, sizeof(path), "%.*smodules",
-		 slash ? (int)(slash - kallsyms + 1) : 0, kallsyms);
-	fp = fopen(path, "re");
 	if (!fp)
 		return NULL;
 	while (fgets(line, sizeof(line), fp)) {
@@ -638,7 +773,6 @@ static struct kmod_extent *load_modules(const char *kallsyms, size_t *n)
 		GROW(m, cap, *n + 1);
 		m[(*n)++] = e;
 	}
-	fclose(fp);
 	return m;
 }
 
@@ -669,17 +803,13 @@ static void set_ends(struct ksyms *k, const struct kmod_extent *mods,
 	}
 }
 
-struct ksyms *ksyms__load(const char *path)
+static struct ksyms *parse_ksyms(FILE *fp, FILE *modules)
 {
 	struct kmod_extent *mods;
 	struct ksyms *k;
 	char line[512];
 	size_t nmods;
-	FILE *fp;
 
-	fp = fopen(path, "re");
-	if (!fp)
-		return NULL;
 	k = xcalloc(1, sizeof(*k));
 	while (fgets(line, sizeof(line), fp)) {
 		char type, name[256], mod[128] = "";
@@ -698,12 +828,111 @@ struct ksyms *ksyms__load(const char *path)
 						   !strcmp(name, "_einittext"));
 		k->n++;
 	}
-	fclose(fp);
 	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
-	mods = load_modules(path, &nmods);
+	mods = load_modules(modules, &nmods);
 	set_ends(k, mods, nmods);
 	free(mods);
 	return k;
+}
+
+struct ksyms *ksyms__load(const char *path)
+{
+	char mpath[4096];
+	struct ksyms *k;
+	FILE *fp, *mfp;
+
+	fp = fopen(path, "re");
+	if (!fp)
+		return NULL;
+	modules_path(path, mpath, sizeof(mpath));
+	mfp = fopen(mpath, "re");
+	k = parse_ksyms(fp, mfp);
+	fclose(fp);
+	if (mfp)
+		fclose(mfp);
+	return k;
+}
+
+struct ksyms *ksyms__load_text(const char *kallsyms, size_t len,
+			       const char *modules, size_t mlen)
+{
+	FILE *fp, *mfp = NULL;
+	struct ksyms *k;
+
+	if (!len)
+		return NULL;
+	fp = fmemopen((void *)kallsyms, len, "r");
+	if (!fp)
+		return NULL;
+	if (mlen)
+		mfp = fmemopen((void *)modules, mlen, "r");
+	k = parse_ksyms(fp, mfp);
+	fclose(fp);
+	if (mfp)
+		fclose(mfp);
+	return k;
+}
+
+/* The whole of a /proc file (its size reads 0) into a malloc'd buffer. */
+static char *slurp(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20;
+	char *buf;
+	FILE *fp = fopen(path, "re");
+
+	*len = 0;
+	if (!fp)
+		return NULL;
+	buf = xmalloc(cap);
+	for (;;) {
+		size_t n = fread(buf + *len, 1, cap - *len, fp);
+
+		*len += n;
+		if (n == 0)
+			break;
+		if (*len == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+	}
+	fclose(fp);
+	return buf;
+}
+
+int ksyms__read(const char *path, char **kallsyms, size_t *len,
+		char **modules, size_t *mlen)
+{
+	char mpath[4096];
+	size_t i;
+
+	*modules = NULL;
+	*mlen = 0;
+	*kallsyms = slurp(path, len);
+	if (!*kallsyms)
+		return -errno;
+	/* without CAP_SYSLOG every address reads 0 (per-cpu symbols do
+	 * anyway): keep it only if some line has an address */
+	for (i = 0; i < *len; i++) {
+		char c = (*kallsyms)[i];
+
+		if (c == '\n' || c == ' ') {
+			/* to the next line */
+			while (i < *len && (*kallsyms)[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c != '0')
+			break;
+	}
+	if (i >= *len) {
+		free(*kallsyms);
+		*kallsyms = NULL;
+		*len = 0;
+		return -EPERM;
+	}
+	modules_path(path, mpath, sizeof(mpath));
+	*modules = slurp(mpath, mlen);
+	return 0;
 }
 
 void ksyms__free(struct ksyms *k)

@@ -23,6 +23,9 @@ struct sym_file_info {
 	bool has_symtab;	/* function names available */
 	bool has_dwarf;		/* file/line/inline available */
 	const char *build_id;	/* lowercase hex GNU build-id, or "" */
+	/* checked opens that found no file: the build-id of the last one
+	 * refused for another build-id, else "" */
+	const char *mismatch;
 };
 
 struct symbolizer;
@@ -48,6 +51,25 @@ int symbolizer__lookup(struct symbolizer *s, const char *path,
 		       const char *root, uint64_t start, uint64_t offset,
 		       uint64_t addr, struct sym_frame *frames, int max);
 
+/*
+ * A mapped file as the target saw it: the first of cands[0..n) (in order,
+ * e.g. under /proc/PID/root, /proc/PID/map_files, ...) that opens as ELF
+ * with GNU build-id want_bid (lowercase hex; "" for a file with none;
+ * NULL when nothing was recorded: the first that opens). Never a file with
+ * another build-id: info->loaded stays false and info->mismatch says what
+ * was found. Cached by (path, want_bid).
+ */
+const struct sym_file_info *
+symbolizer__file_checked(struct symbolizer *s, const char *path,
+			 const char *want_bid, const char *const *cands,
+			 size_t n);
+
+/* symbolizer__lookup() in a file opened by symbolizer__file_checked(). */
+int symbolizer__lookup_checked(struct symbolizer *s, const char *path,
+			       const char *want_bid, uint64_t start,
+			       uint64_t offset, uint64_t addr,
+			       struct sym_frame *frames, int max);
+
 /* Same, for an ELF virtual address (as addr2line takes). */
 int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 			     uint64_t vaddr, struct sym_frame *frames, int max);
@@ -55,6 +77,16 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 /* /proc/kallsyms */
 struct ksyms;
 struct ksyms *ksyms__load(const char *path);
+/* The same from the texts of a KALLSYMS record (modules may be empty). */
+struct ksyms *ksyms__load_text(const char *kallsyms, size_t len,
+			       const char *modules, size_t mlen);
+/*
+ * Read the kallsyms file at path and the modules file next to it into
+ * malloc'd buffers, for a KALLSYMS record. 0, or -errno; -EPERM when the
+ * addresses read 0 (no CAP_SYSLOG, kptr_restrict).
+ */
+int ksyms__read(const char *path, char **kallsyms, size_t *len,
+		char **modules, size_t *mlen);
 void ksyms__free(struct ksyms *k);
 /*
  * Name of the symbol containing addr (NULL if none); *module = "" or the

@@ -14,13 +14,16 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "names.h"
 #include "outfile.h"
 #include "parse.h"
 #include "pprof.h"
 #include "profile.h"
 #include "records.h"
+#include "resolve.h"
 #include "session.h"
 #include "symbolize.h"
+#include "target_files.h"
 #include "util.h"
 
 #ifndef TPROF_READ_VERSION
@@ -47,6 +50,7 @@ static struct env {
 	unsigned int max_frames;
 	unsigned int ring_bytes;
 	const char *kallsyms;
+	bool kallsyms_given;		/* --kallsyms: over a recorded one */
 	const char *live_opt;		/* first option --input cannot honour */
 } env = {
 	.device = TPROF_DEVICE,
@@ -65,7 +69,8 @@ struct run {
 	bool live;
 	char *last_maps;		/* last snapshot text, to skip repeats */
 	size_t last_maps_len;
-	uint64_t last_snap_ns;
+	uint64_t last_snap_ns;		/* the last read of the maps */
+	uint64_t snap_gap_ns;		/* throttle of re-reads (see below) */
 	int decode_err;
 	bool exec_failed;		/* launch: the command could not run */
 	bool denied_noted;		/* the DENIED line was printed */
@@ -273,6 +278,7 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_KALLSYMS:
 			env.kallsyms = optarg;
+			env.kallsyms_given = true;
 			break;
 		case OPT_MAX_FRAMES:
 			if (parse_uint(optarg, TPROF_MAX_USER_FRAMES, &v) || !v) {
@@ -360,26 +366,136 @@ static void emit_urec(struct run *r, unsigned int type, const void *body,
 	free(buf);
 }
 
-static void snapshot_maps(struct run *r, bool force)
+/*
+ * A VDSO record with the target's vDSO image, so that a replay on another
+ * kernel (or after a reboot) does not name it from its own. Without ptrace
+ * access there is none, and a replay falls back to its own kernel's image.
+ */
+static void record_vdso(struct run *r, const struct mapping *m)
+{
+	struct tprof_urec_vdso v = { .pid = r->target, .start = m->start };
+	unsigned char *img;
+	size_t len;
+
+	if (target_files__vdso(r->target, m, &img, &len))
+		return;
+	v.len = len;
+	emit_urec(r, TPROF_UREC_VDSO, (char *)&v + sizeof(v.hdr),
+		  sizeof(v) - sizeof(v.hdr), img, len);
+	free(img);
+}
+
+/*
+ * A BUILDID record for each file the newest snapshot is the first to show,
+ * so that a replay symbolizes from that build only; a VDSO record for a new
+ * [vdso] mapping.
+ */
+static void record_buildids(struct run *r)
+{
+	struct maps *mp = &r->prof.maps;
+	const struct maps_snapshot *sn;
+	size_t i;
+
+	if (!mp->nsnaps)
+		return;
+	sn = &mp->snaps[mp->nsnaps - 1];
+	for (i = 0; i < sn->n; i++) {
+		struct mapping *m = &mp->all[sn->idx[i]];
+		struct tprof_urec_buildid b = { .pid = r->target };
+		unsigned char bits[BUILDID_MAX], tail[BUILDID_MAX + 4096];
+		size_t plen = strlen(m->path);
+		int n;
+
+		if (m->bid_tried || m->build_id || m->image)
+			continue;
+		if (!strcmp(m->path, "[vdso]")) {
+			m->bid_tried = true;
+			record_vdso(r, m);
+			continue;
+		}
+		if (m->path[0] != '/' || plen > 4096)
+			continue;
+		m->bid_tried = true;
+		n = target_files__buildid(r->target, m, bits);
+		if (n < 0)
+			continue;
+		b.dev_major = m->dev_major;
+		b.dev_minor = m->dev_minor;
+		b.inode = m->inode;
+		b.bid_len = n;
+		b.path_len = plen;
+		memcpy(tail, bits, n);
+		memcpy(tail + n, m->path, plen);
+		emit_urec(r, TPROF_UREC_BUILDID, (char *)&b + sizeof(b.hdr),
+			  sizeof(b) - sizeof(b.hdr), tail, n + plen);
+	}
+}
+
+/* Re-reads for unmapped addresses: 20 ms apart, up to 1 s while in vain. */
+#define SNAP_GAP_MIN_NS 20000000ULL
+#define SNAP_GAP_MAX_NS 1000000000ULL
+
+/* Returns whether the maps changed (a MAPS record was written). */
+static bool snapshot_maps(struct run *r, bool force)
 {
 	struct tprof_urec_maps m = { .pid = r->target };
 	char *text;
 	size_t len;
 
+	/* every read counts for the throttle, not only one that found a
+	 * change: frames in code without frame pointers are unmapped for
+	 * good, and re-reading for each cost an open per sample */
+	r->last_snap_ns = now_ns(CLOCK_MONOTONIC);
 	if (maps__read_proc(r->target, &text, &len))
-		return;
+		return false;
 	if (!force && r->last_maps && len == r->last_maps_len &&
 	    !memcmp(text, r->last_maps, len)) {
 		free(text);
-		return;
+		return false;
 	}
 	m.len = len;
 	emit_urec(r, TPROF_UREC_MAPS, (char *)&m + sizeof(m.hdr),
 		  sizeof(m) - sizeof(m.hdr), text, len);
+	record_buildids(r);
 	free(r->last_maps);
 	r->last_maps = text;
 	r->last_maps_len = len;
-	r->last_snap_ns = now_ns(CLOCK_MONOTONIC);
+	return true;
+}
+
+/*
+ * With kernel stacks, a KALLSYMS record: a replay after a reboot (KASLR) or
+ * elsewhere names kernel frames from the session's kernel. Read before
+ * ENABLE: megabytes of /proc/kallsyms, while nothing fills the rings.
+ */
+static void record_kallsyms(struct run *r)
+{
+	struct tprof_urec_kallsyms k = { 0 };
+	char *text, *mods, *both;
+	size_t len, mlen;
+	int ret = ksyms__read(env.kallsyms, &text, &len, &mods, &mlen);
+
+	if (ret) {
+		pr_debug("%s: not recorded: %s", env.kallsyms, strerror(-ret));
+		return;
+	}
+	if (len + mlen + sizeof(k) > TPROF_REC_MAX_SIZE) {
+		pr_debug("%s: %zu bytes: not recorded", env.kallsyms, len);
+		free(text);
+		free(mods);
+		return;
+	}
+	k.len = len;
+	k.modules_len = mlen;
+	both = xmalloc(len + mlen + 1);
+	memcpy(both, text, len);
+	if (mlen)
+		memcpy(both + len, mods, mlen);
+	emit_urec(r, TPROF_UREC_KALLSYMS, (char *)&k + sizeof(k.hdr),
+		  sizeof(k) - sizeof(k.hdr), both, len + mlen);
+	free(both);
+	free(text);
+	free(mods);
 }
 
 static void on_launch_stop(void *ctx, enum launch_event ev)
@@ -435,11 +551,19 @@ static size_t process_bytes(struct run *r, const unsigned char *buf,
 			note_denied(r);
 		if (r->live && rec.hdr.type == TPROF_REC_EXEC)
 			snapshot_maps(r, false);
-		/* code we have no mapping for: the process may have dlopen'ed */
+		/*
+		 * code we have no mapping for: the process may have
+		 * dlopen'ed. Reads that find nothing new double the gap to
+		 * the next one (to 1 s); a change brings it back to 20 ms.
+		 */
 		if (r->live && rec.hdr.type == TPROF_REC_SAMPLE &&
-		    now_ns(CLOCK_MONOTONIC) - r->last_snap_ns > 20000000ULL &&
-		    profile__sample_unmapped(&r->prof, &rec))
-			snapshot_maps(r, false);
+		    now_ns(CLOCK_MONOTONIC) - r->last_snap_ns > r->snap_gap_ns &&
+		    profile__sample_unmapped(&r->prof, &rec)) {
+			if (snapshot_maps(r, false))
+				r->snap_gap_ns = SNAP_GAP_MIN_NS;
+			else if (r->snap_gap_ns < SNAP_GAP_MAX_NS)
+				r->snap_gap_ns *= 2;
+		}
 		off += n;
 	}
 	return off;
@@ -648,6 +772,8 @@ static int collect(struct run *r)
 	sess.record_version = r->sess.info.record_version;
 	emit_urec(r, TPROF_UREC_SESSION, (char *)&sess + sizeof(sess.hdr),
 		  sizeof(sess) - sizeof(sess.hdr), NULL, 0);
+	if (en.flags & TPROF_F_KERNEL_STACK)
+		record_kallsyms(r);
 
 	ret = session__enable(&r->sess, &en);
 	if (auxv_fd >= 0)
@@ -839,29 +965,44 @@ static void report(struct profile *p)
 static int write_profile(struct run *r)
 {
 	struct pprof_opts o = { .default_period_ns = TPROF_DEFAULT_PERIOD_NS };
+	struct names_opts no = { .live = r->live };
 	uint8_t *pb = NULL, *gz = NULL;
+	struct resolved res;
 	size_t pblen, gzlen;
 	char root[64];
 	int ret;
 
 	if (!env.no_symbolize) {
-		o.sym = symbolizer__new();
+		no.sym = symbolizer__new();
 		if (r->prof.nsamples) {
 			size_t i;
 
 			for (i = 0; i < r->prof.nsamples; i++)
 				if (r->prof.samples[i].nr_kernel)
 					break;
-			if (i < r->prof.nsamples)
-				o.ksyms = ksyms__load(env.kallsyms);
+			/* the session's own symbols, unless told otherwise:
+			 * this host's may be another boot's (KASLR) */
+			if (i < r->prof.nsamples && r->prof.kallsyms &&
+			    !env.kallsyms_given)
+				no.ksyms = ksyms__load_text(r->prof.kallsyms,
+							    r->prof.kallsyms_len,
+							    r->prof.modules,
+							    r->prof.modules_len);
+			else if (i < r->prof.nsamples)
+				no.ksyms = ksyms__load(env.kallsyms);
 		}
 	}
+	/* files as the target sees them (chroot, container) */
 	if (r->prof.have_session && r->prof.session.pid) {
 		snprintf(root, sizeof(root), "/proc/%u/root",
 			 r->prof.session.pid);
-		o.proc_root = root;
+		no.root = root;
 	}
-	ret = pprof__encode(&r->prof, &o, &pb, &pblen);
+	/* profile -> resolve -> symbolize -> encode, as separate passes */
+	resolve__run(&res, &r->prof);
+	names__run(&res, &r->prof, &no);
+	ret = pprof__encode(&r->prof, &res, &o, &pb, &pblen);
+	resolve__free(&res);
 	if (!ret)
 		ret = pprof__gzip(pb, pblen, &gz, &gzlen);
 	if (!ret) {
@@ -877,8 +1018,8 @@ static int write_profile(struct run *r)
 	}
 	free(pb);
 	free(gz);
-	symbolizer__free(o.sym);
-	ksyms__free(o.ksyms);
+	symbolizer__free(no.sym);
+	ksyms__free(no.ksyms);
 	return ret;
 }
 
@@ -990,7 +1131,7 @@ static int close_raw(struct run *r, bool keep)
 
 int main(int argc, char **argv)
 {
-	struct run r = { 0 };
+	struct run r = { .snap_gap_ns = SNAP_GAP_MIN_NS };
 	bool raw_failed = false;
 	int err = 1, ret;
 

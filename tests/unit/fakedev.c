@@ -6,10 +6,16 @@
  * says EOF, the session ends at once) succeed and are logged to stderr as
  * "fakedev: ENABLE pid=N period_ns=N ring_bytes=N"; FAKEDEV_THREAD_PERIOD_ERRNO
  * makes SET_THREAD_PERIOD fail with that errno. Other ioctls pass through.
+ * With FAKEDEV_COUNT_MAPS set, opens of a /proc/PID/maps are counted and the
+ * count printed at exit ("fakedev: maps reads N"): the live loop's re-reads.
+ * The device file may hold records: read() hands them to tprof-read as the
+ * module's, at most FAKEDEV_READ_BYTES (whole records) per call, each call
+ * FAKEDEV_READ_DELAY_US late, so the stream takes a while, as a live one.
  */
 /* _GNU_SOURCE (RTLD_NEXT) comes from CPPFLAGS_COMMON */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +36,50 @@ static int is_fake(int fd)
 		return 0;
 	path[n] = '\0';
 	return strstr(path, "tprof-fakedev") != NULL;
+}
+
+static int maps_reads;
+
+int open(const char *path, int flags, ...)
+{
+	static int (*real)(const char *, int, ...);
+	size_t n = strlen(path);
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (!real)
+		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+	if (n >= 5 && !strcmp(path + n - 5, "/maps") && !strncmp(path, "/proc/", 6))
+		maps_reads++;
+	return real(path, flags, mode);
+}
+
+__attribute__((destructor)) static void report_maps_reads(void)
+{
+	if (getenv("FAKEDEV_COUNT_MAPS"))
+		fprintf(stderr, "fakedev: maps reads %d\n", maps_reads);
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	static ssize_t (*real)(int, void *, size_t);
+	const char *max = getenv("FAKEDEV_READ_BYTES");
+	const char *delay = getenv("FAKEDEV_READ_DELAY_US");
+
+	if (!real)
+		real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	if ((max || delay) && is_fake(fd)) {
+		if (max && atol(max) > 0 && n > (size_t)atol(max))
+			n = atol(max);
+		if (delay)
+			usleep(atoi(delay));
+	}
+	return real(fd, buf, n);
 }
 
 int ioctl(int fd, unsigned long req, ...)

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libFuzzer target: arbitrary bytes through the record decoder, the
- * aggregation (maps snapshots included) and the pprof encoder. */
+ * aggregation (maps snapshots included), the resolve pass and the pprof
+ * encoder. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "pprof.h"
 #include "profile.h"
 #include "records.h"
+#include "resolve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -14,6 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pprof_opts o = { .default_period_ns = 1000000 };
 	struct tprof_record r;
+	struct resolved res;
 	struct profile p;
 	size_t off = 0;
 	uint8_t *out = NULL;
@@ -27,8 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		profile__add(&p, &r);
 		off += n;
 	}
-	if (!pprof__encode(&p, &o, &out, &outlen))
+	resolve__run(&res, &p);
+	if (!pprof__encode(&p, &res, &o, &out, &outlen))
 		free(out);
+	resolve__free(&res);
 	profile__free(&p);
 	return 0;
 }

@@ -80,6 +80,19 @@ static const Perftools__Profiles__Label *find_label(const PbProfile *p,
 	return NULL;
 }
 
+/* The resolve pass, no names, the encoder. */
+static int encode(struct profile *prof, const struct pprof_opts *o,
+		  uint8_t **raw, size_t *rawlen)
+{
+	struct resolved r;
+	int ret;
+
+	resolve__run(&r, prof);
+	ret = pprof__encode(prof, &r, o, raw, rawlen);
+	resolve__free(&r);
+	return ret;
+}
+
 static PbProfile *encode_decode(struct profile *prof, uint8_t **raw,
 				size_t *rawlen)
 {
@@ -88,7 +101,7 @@ static PbProfile *encode_decode(struct profile *prof, uint8_t **raw,
 	size_t gzlen, backlen;
 	PbProfile *p;
 
-	CHECK_EQ(pprof__encode(prof, &o, raw, rawlen), 0);
+	CHECK_EQ(encode(prof, &o, raw, rawlen), 0);
 	CHECK_EQ(pprof__gzip(*raw, *rawlen, &gz, &gzlen), 0);
 	CHECK(gzlen > 10 && gz[0] == 0x1f && gz[1] == 0x8b);
 	CHECK_EQ(pprof__gunzip(gz, gzlen, &back, &backlen), 0);
@@ -250,7 +263,7 @@ static void test_protoc_decode(void)
 	sb_sample(&b, 10, 10, 1000000, 1000000, 2, 0, NULL, 2, u1);
 	profile__init(&prof);
 	feed(&prof, &b);
-	CHECK_EQ(pprof__encode(&prof, &o, &raw, &rawlen), 0);
+	CHECK_EQ(encode(&prof, &o, &raw, &rawlen), 0);
 	snprintf(path, sizeof(path), "%s", build_path("unit/protoc.pb"));
 	fp = fopen(path, "we");
 	CHECK(fp != NULL);

@@ -365,6 +365,141 @@ static void test_stream_check(void)
 	sb_free(&b);
 }
 
+/*
+ * BUILDID: the build-id and path decode; a build-id past 64 bytes, lengths
+ * past the record and an empty path are malformed. A build-id recorded for
+ * a file reaches its mappings, present and later, and only those of that
+ * inode.
+ */
+static void test_buildid_record(void)
+{
+	static const unsigned char bid[20] = { 0xab, 0xcd, 1, 2, 3 };
+	struct tprof_urec_buildid *h;
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+	struct maps m;
+	struct mapping *e;
+
+	sb_buildid(&b, 7, 8, 1, 42, "/bin/x", bid, sizeof(bid), 5);
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), (long)b.len);
+	CHECK_EQ(r.u.buildid.bid_len, 20);
+	CHECK_EQ(r.u.buildid.inode, 42);
+	CHECK(r.bid && r.bid[0] == 0xab && r.bid[1] == 0xcd);
+	CHECK(r.text && !memcmp(r.text, "/bin/x", 6));
+	h = (struct tprof_urec_buildid *)b.p;
+	h->bid_len = 65;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	h->bid_len = 20;
+	h->path_len = 1000;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	h->path_len = 0;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	sb_free(&b);
+
+	maps__init(&m);
+	maps__add_snapshot(&m, 7, 10,
+		"00400000-00402000 r-xp 00000000 08:01 42 /bin/x\n", 48);
+	maps__add_buildid(&m, 8, 1, 42, "/bin/x", 6, "abcd");
+	maps__add_snapshot(&m, 7, 20,
+		"00400000-00402000 r-xp 00000000 08:01 42 /bin/x\n"
+		"00500000-00502000 r-xp 00000000 08:01 42 /bin/x\n"
+		"00600000-00602000 r-xp 00000000 08:01 43 /bin/x\n", 144);
+	e = maps__find(&m, 0x400100, 10);
+	CHECK(e && e->build_id && !strcmp(e->build_id, "abcd"));
+	e = maps__find(&m, 0x500100, 20);
+	CHECK(e && e->build_id && !strcmp(e->build_id, "abcd"));
+	/* same path, another inode: another file, no build-id known */
+	e = maps__find(&m, 0x600100, 20);
+	CHECK(e && !e->build_id);
+	CHECK(!maps__covered(&m, 0x700000));
+	CHECK(maps__covered(&m, 0x601000));
+	CHECK(!maps__find(&m, 0x3fffff, 20));
+	maps__free(&m);
+}
+
+/* VDSO: the image decodes; a length past the record is malformed. */
+static void test_vdso_record(void)
+{
+	struct tprof_urec_vdso v = { .pid = 7, .len = 4, .start = 0x1000 };
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+
+	v.hdr.type = TPROF_UREC_VDSO;
+	v.hdr.size = sizeof(v) + 8;
+	sb_raw(&b, &v, sizeof(v));
+	sb_raw(&b, "\177ELF\0\0\0\0", 8);
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), (long)b.len);
+	CHECK(r.image && !memcmp(r.image, "\177ELF", 4));
+	((struct tprof_urec_vdso *)b.p)->len = 9;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	sb_free(&b);
+}
+
+/*
+ * Aggregation splits a stack only at a snapshot that dropped or replaced a
+ * mapping (an address may mean other code after it), not at one that only
+ * added (dlopen, JIT growth): memory stays flat in the snapshots.
+ */
+static void test_epochs(void)
+{
+	static const char a[] = "00400000-00402000 r-xp 00000000 08:01 1 /bin/x\n";
+	static const char ab[] = "00400000-00402000 r-xp 00000000 08:01 1 /bin/x\n"
+				 "00500000-00502000 r-xp 00000000 08:01 2 /lib/y\n";
+	static const char ac[] = "00400000-00402000 r-xp 00000000 08:01 1 /bin/x\n"
+				 "00500000-00502000 r-xp 00000000 08:01 3 /lib/z\n";
+	uint64_t u[1] = { 0x400100 };
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+	struct profile p;
+	size_t off = 0;
+	long n;
+
+	sb_maps(&b, 9, 10, a);
+	sb_sample(&b, 9, 9, 1000000, 1000000, 20, 0, NULL, 1, u);
+	sb_maps(&b, 9, 30, ab);		/* dlopen: adds */
+	sb_sample(&b, 9, 9, 1000000, 1000000, 40, 0, NULL, 1, u);
+	sb_maps(&b, 9, 50, ab);		/* the same again */
+	sb_sample(&b, 9, 9, 1000000, 1000000, 60, 0, NULL, 1, u);
+	sb_maps(&b, 9, 70, ac);		/* dlclose y, dlopen z: replaces */
+	sb_sample(&b, 9, 9, 1000000, 1000000, 80, 0, NULL, 1, u);
+	profile__init(&p);
+	while ((n = tprof_record_decode(b.p + off, b.len - off, &r)) > 0) {
+		CHECK_EQ(profile__add(&p, &r), 0);
+		off += n;
+	}
+	CHECK_EQ(p.maps.nsnaps, 4);
+	CHECK_EQ(p.maps.snaps[0].epoch, 0);
+	CHECK_EQ(p.maps.snaps[1].epoch, 0);
+	CHECK_EQ(p.maps.snaps[2].epoch, 0);
+	CHECK_EQ(p.maps.snaps[3].epoch, 1);
+	CHECK_EQ(p.nsamples, 2);
+	CHECK_EQ(p.samples[0].count, 3);
+	CHECK_EQ(p.samples[1].count, 1);
+	profile__free(&p);
+	sb_free(&b);
+}
+
+/* KALLSYMS: both texts decode; lengths past the record are malformed. */
+static void test_kallsyms_record(void)
+{
+	struct tprof_urec_kallsyms k = { .len = 5, .modules_len = 3 };
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+
+	k.hdr.type = TPROF_UREC_KALLSYMS;
+	k.hdr.size = sizeof(k) + 8;
+	sb_raw(&b, &k, sizeof(k));
+	sb_raw(&b, "abcdemod", 8);
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), (long)b.len);
+	CHECK(r.text && !memcmp(r.text, "abcde", 5) &&
+	      !memcmp(r.text + 5, "mod", 3));
+	((struct tprof_urec_kallsyms *)b.p)->modules_len = 4;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	((struct tprof_urec_kallsyms *)b.p)->modules_len = 0xffffffffU;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	sb_free(&b);
+}
+
 const struct unit_test records_tests[] = {
 	{ "records: a stream starts with a SESSION of the versions this reader reads", test_stream_check },
 	{ "records: decode a valid stream", test_decode_valid },
@@ -377,6 +512,10 @@ const struct unit_test records_tests[] = {
 	{ "records: 20000 random mutations decode+aggregate without crashing", test_garbage_stress },
 	{ "profile: one sample per (stack, tid, period); comm by time", test_profile_aggregation },
 	{ "util: duration parsing", test_duration },
+	{ "records: BUILDID decodes and checks its lengths; its build-id reaches that file's mappings only", test_buildid_record },
+	{ "records: VDSO decodes and checks its length", test_vdso_record },
+	{ "records: KALLSYMS decodes and checks its lengths", test_kallsyms_record },
+	{ "profile: a stack splits at a snapshot that drops or replaces a mapping, not at one that adds", test_epochs },
 	{ NULL, NULL },
 };
 

@@ -160,6 +160,22 @@ void sb_maps(struct sbuf *b, uint32_t pid, uint64_t time_ns, const char *text)
 	pad8(b);
 }
 
+void sb_buildid(struct sbuf *b, uint32_t pid, uint32_t dev_major,
+		uint32_t dev_minor, uint64_t inode, const char *path,
+		const unsigned char *bid, uint32_t bid_len, uint64_t time_ns)
+{
+	struct tprof_urec_buildid r = {
+		.pid = pid, .dev_major = dev_major, .dev_minor = dev_minor,
+		.inode = inode, .path_len = strlen(path), .bid_len = bid_len,
+	};
+
+	hdr(&r, TPROF_UREC_BUILDID, sizeof(r) + bid_len + r.path_len, time_ns);
+	sb_raw(b, &r, sizeof(r));
+	sb_raw(b, bid, bid_len);
+	sb_raw(b, path, r.path_len);
+	pad8(b);
+}
+
 void sb_thread(struct sbuf *b, uint32_t pid, uint32_t tid, const char *comm,
 	       uint64_t time_ns)
 {

@@ -54,7 +54,7 @@ struct unit_test {
 /* each test file defines one array, terminated by { NULL, NULL } */
 extern const struct unit_test records_tests[], maps_tests[], pprof_tests[],
 	symbolize_tests[], go_tests[], e2e_tests[], session_tests[], utf8_tests[],
-	options_tests[], output_tests[];
+	options_tests[], output_tests[], resolve_tests[];
 
 /* $TPROF_BUILD (default "build") + "/" + rel, in a static buffer ring */
 const char *build_path(const char *rel);
@@ -80,6 +80,10 @@ void sb_session(struct sbuf *b, uint32_t pid, uint64_t period_ns,
 		uint64_t realtime_ns, uint64_t time_ns);
 void sb_maps(struct sbuf *b, uint32_t pid, uint64_t time_ns,
 	     const char *text);
+/* a BUILDID record: file (dev, inode, path) has build-id bid[0..bid_len) */
+void sb_buildid(struct sbuf *b, uint32_t pid, uint32_t dev_major,
+		uint32_t dev_minor, uint64_t inode, const char *path,
+		const unsigned char *bid, uint32_t bid_len, uint64_t time_ns);
 void sb_thread(struct sbuf *b, uint32_t pid, uint32_t tid, const char *comm,
 	       uint64_t time_ns);
 void sb_exec(struct sbuf *b, uint32_t pid, const char *comm,

@@ -1,0 +1,982 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests: each sample is named from the code of its own time and place
+ * (issue 13 items 1-3), through `tprof-read --input`: an exec that maps
+ * another binary at the same addresses, a stream replayed after the file at
+ * its path was replaced, a target whose mount namespace shows another file
+ * at the host's path; and the BUILDID records a live session writes.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buildid.h"
+#include "pprof.h"
+#include "profile.pb-c.h"
+#include "symbolize.h"
+#include "testlib.h"
+#include "util.h"
+
+#define PID 6161
+#define PIE_BASE 0x555555554000ULL
+
+typedef Perftools__Profiles__Profile PbProfile;
+
+static PbProfile *load_profile(const char *path)
+{
+	uint8_t *gz = NULL, *raw = NULL;
+	size_t gzlen = 0, cap = 0, rawlen;
+	PbProfile *p;
+	FILE *fp = fopen(path, "re");
+	size_t n;
+
+	if (!fp)
+		return NULL;
+	do {
+		GROW(gz, cap, gzlen + 65536);
+		n = fread(gz + gzlen, 1, 65536, fp);
+		gzlen += n;
+	} while (n);
+	fclose(fp);
+	if (pprof__gunzip(gz, gzlen, &raw, &rawlen)) {
+		free(gz);
+		return NULL;
+	}
+	free(gz);
+	p = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	free(raw);
+	return p;
+}
+
+#define S(p, i) ((p)->string_table[(i)])
+
+static const char *label_str(const PbProfile *p,
+			     const Perftools__Profiles__Sample *s,
+			     const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(S(p, s->label[i]->key), key))
+			return S(p, s->label[i]->str);
+	return "";
+}
+
+/* The leaf's outermost (physical) function name, or "" */
+static const char *leaf_name(const PbProfile *p,
+			     const Perftools__Profiles__Sample *s)
+{
+	const Perftools__Profiles__Location *l;
+	const Perftools__Profiles__Line *ln;
+
+	if (!s->n_location_id)
+		return "";
+	l = p->location[s->location_id[0] - 1];
+	if (!l->n_line)
+		return "";
+	ln = l->line[l->n_line - 1];
+	return S(p, p->function[ln->function_id - 1]->name);
+}
+
+/* Samples (count) whose leaf is fn and whose thread_comm is comm. */
+static long long samples_of(const PbProfile *p, const char *fn,
+			    const char *comm)
+{
+	long long n = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_sample; i++)
+		if (!strcmp(leaf_name(p, p->sample[i]), fn) &&
+		    !strcmp(label_str(p, p->sample[i], "thread_comm"), comm))
+			n += p->sample[i]->value[1];
+	return n;
+}
+
+static void dump(const PbProfile *p)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->n_sample; i++)
+		fprintf(stderr, "    sample: %s comm=%s n=%lld\n",
+			leaf_name(p, p->sample[i]),
+			label_str(p, p->sample[i], "thread_comm"),
+			(long long)p->sample[i]->value[1]);
+}
+
+/* The physical function at ELF vaddr of bin, by libdw. */
+static const char *name_at(struct symbolizer *s, const char *bin,
+			   uint64_t vaddr)
+{
+	struct sym_frame fr[SYM_MAX_INLINE];
+	int n = symbolizer__lookup_vaddr(s, bin, vaddr, fr, SYM_MAX_INLINE);
+
+	return n > 0 ? fr[n - 1].name : NULL;
+}
+
+static int file_buildid(const char *path, unsigned char bits[BUILDID_MAX])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -1;
+	n = buildid__from_fd(fd, bits);
+	close(fd);
+	return n;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char *out = NULL;
+	int st = run_fmt(&out, "rm -f '%s' && cp '%s' '%s'", to, from, to);
+
+	free(out);
+	return st;
+}
+
+static bool have_progs(void)
+{
+	return !access(build_path("progs/inlines"), R_OK) &&
+	       !access(build_path("progs/cxxprog"), R_OK);
+}
+
+/*
+ * (a) An exec maps another binary at the same addresses (both PIEs at one
+ * base, as with ASLR off): the same sampled address is hot_outer before the
+ * exec and a cxxprog function after. The snapshot after the exec comes late
+ * (attach mode reads maps when it sees the EXEC record): 6 samples arrive
+ * before it.
+ */
+static void test_exec_same_addresses(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *c = build_path("progs/cxxprog");
+	const char *raw = build_path("unit/resolve-exec.raw");
+	const char *pb = build_path("unit/resolve-exec.pb.gz");
+	char *m1, *m2, *out = NULL;
+	const char *old_fn, *new_fn;
+	struct symbolizer *sym;
+	struct sbuf b = { 0 };
+	uint64_t v = 0, sz = 0, addr;
+	PbProfile *p;
+	int i, st;
+
+	if (!have_progs()) {
+		SKIP("test programs not built");
+		return;
+	}
+	CHECK_EQ(elf_symbol(a, "hot_outer", &v, &sz), 0);
+	addr = v + 0x10;
+	sym = symbolizer__new();
+	old_fn = name_at(sym, a, addr);
+	new_fn = name_at(sym, c, addr);
+	CHECK(old_fn && new_fn && strcmp(old_fn, new_fn));
+	m1 = fake_maps(a, PIE_BASE);
+	m2 = fake_maps(c, PIE_BASE);
+	CHECK(m1 && m2);
+	if (!old_fn || !new_fn || !m1 || !m2)
+		goto out;
+
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, PID, 1001, m1);
+	sb_thread(&b, PID, PID, "inlines", 1002);
+	for (i = 0; i < 10; i++) {
+		uint64_t st1[1] = { PIE_BASE + addr };
+
+		sb_sample(&b, PID, PID, 1000000, 1000000, 2000 + i, 0, NULL,
+			  1, st1);
+	}
+	sb_exec(&b, PID, "cxxprog", 3000);
+	for (i = 0; i < 13; i++) {
+		uint64_t st1[1] = { PIE_BASE + addr };
+
+		if (i == 6)
+			sb_maps(&b, PID, 3500, m2);
+		sb_sample(&b, PID, PID, 1000000, 1000000,
+			  3100 + (i < 6 ? i : 1000 + i), 0, NULL, 1, st1);
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, old_fn, "inlines"), 10);
+		CHECK_EQ(samples_of(p, new_fn, "cxxprog"), 13);
+		if (t_checks_failed) {
+			fprintf(stderr, "    expected %s (inlines) x10, %s (cxxprog) x13\n",
+				old_fn, new_fn);
+			dump(p);
+		}
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	free(out);
+	free(m1);
+	free(m2);
+	sb_free(&b);
+	symbolizer__free(sym);
+}
+
+/*
+ * dlclose + dlopen of another library at the same base: the snapshot after
+ * the dlopen shows cxxprog where libhot.so was; the same sampled address is
+ * lib_spin before and a cxxprog function after.
+ */
+static void test_dlopen_same_base(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *lib = build_path("progs/libhot.so");
+	const char *c = build_path("progs/cxxprog");
+	const char *raw = build_path("unit/resolve-dlopen.raw");
+	const char *pb = build_path("unit/resolve-dlopen.pb.gz");
+	const uint64_t lib_base = 0x7f0000000000ULL;
+	char *exe = NULL, *l1 = NULL, *l2 = NULL, *m1 = NULL, *m2 = NULL;
+	const char *old_fn, *new_fn;
+	uint64_t spin = 0, sz = 0, mainv = 0;
+	struct symbolizer *sym;
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	PbProfile *p;
+	int i, st;
+
+	if (!have_progs() || access(lib, R_OK)) {
+		SKIP("test programs not built");
+		return;
+	}
+	CHECK_EQ(elf_symbol(lib, "lib_spin", &spin, &sz), 0);
+	CHECK_EQ(elf_symbol(a, "main", &mainv, &sz), 0);
+	spin += 0x10;
+	sym = symbolizer__new();
+	old_fn = name_at(sym, lib, spin);
+	new_fn = name_at(sym, c, spin);
+	CHECK(old_fn && new_fn && strcmp(old_fn, new_fn));
+	exe = fake_maps(a, PIE_BASE);
+	l1 = fake_maps(lib, lib_base);
+	l2 = fake_maps(c, lib_base);
+	if (!exe || !l1 || !l2 || !old_fn || !new_fn)
+		goto out;
+	m1 = xmalloc(strlen(exe) + strlen(l1) + 1);
+	m2 = xmalloc(strlen(exe) + strlen(l2) + 1);
+	strcat(strcpy(m1, exe), l1);
+	strcat(strcpy(m2, exe), l2);
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, PID, 1001, m1);
+	sb_thread(&b, PID, PID, "host", 1002);
+	for (i = 0; i < 20; i++) {
+		uint64_t st2[2] = { lib_base + spin, PIE_BASE + mainv + 4 };
+
+		if (i == 8)
+			sb_maps(&b, PID, 2500, m2);
+		sb_sample(&b, PID, PID, 1000000, 1000000,
+			  i < 8 ? 2000 + i : 3000 + i, 0, NULL, 2, st2);
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, old_fn, "host"), 8);
+		CHECK_EQ(samples_of(p, new_fn, "host"), 12);
+		if (t_checks_failed) {
+			fprintf(stderr, "    expected %s x8, %s x12\n", old_fn,
+				new_fn);
+			dump(p);
+		}
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	free(out);
+	free(exe);
+	free(l1);
+	free(l2);
+	free(m1);
+	free(m2);
+	sb_free(&b);
+	symbolizer__free(sym);
+}
+
+/*
+ * A stream whose BUILDID record says the file at path had build-id bid,
+ * sampled at hot_outer's address of inlines.
+ */
+static int replaced_stream(const char *raw, const char *path, int pid,
+			   const unsigned char *bid, int bidlen)
+{
+	const char *a = build_path("progs/inlines");
+	uint64_t v = 0, sz = 0;
+	struct sbuf b = { 0 };
+	char *m;
+	int i, ret;
+
+	if (elf_symbol(a, "hot_outer", &v, &sz))
+		return -1;
+	m = fake_maps(a, PIE_BASE);	/* 08:01 inode 1234, path a */
+	if (!m)
+		return -1;
+	/* the same mapping, at path */
+	{
+		char *t = strstr(m, a), *n;
+		struct sbuf mm = { 0 };
+
+		while (t) {
+			char *line = t;
+
+			while (line > m && line[-1] != '\n')
+				line--;
+			sb_raw(&mm, line, t - line);
+			sb_raw(&mm, path, strlen(path));
+			n = strchr(t, '\n');
+			sb_raw(&mm, "\n", 1);
+			t = n ? strstr(n, a) : NULL;
+		}
+		sb_raw(&mm, "", 1);
+		free(m);
+		m = (char *)mm.p;
+	}
+	sb_session(&b, pid, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, pid, 1001, m);
+	sb_buildid(&b, pid, 8, 1, 1234, path, bid, bidlen, 1001);
+	sb_thread(&b, pid, pid, "prog", 1002);
+	for (i = 0; i < 10; i++) {
+		uint64_t st1[1] = { PIE_BASE + v + 0x10 };
+
+		sb_sample(&b, pid, pid, 1000000, 1000000, 2000 + i, 0, NULL,
+			  1, st1);
+	}
+	ret = sb_write(&b, raw);
+	free(m);
+	sb_free(&b);
+	return ret;
+}
+
+/* Functions named in the profile, other than pseudo frames. */
+static int named_functions(const PbProfile *p)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < p->n_function; i++)
+		n += S(p, p->function[i]->name)[0] != '[';
+	return n;
+}
+
+static const char *mapping_buildid(const PbProfile *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_mapping; i++)
+		if (!strcmp(S(p, p->mapping[i]->filename), path))
+			return S(p, p->mapping[i]->build_id);
+	return NULL;
+}
+
+/*
+ * (b) A saved stream replayed after the binary at its path was rebuilt
+ * (here: replaced by another program): no function of the new file is
+ * named, the mapping keeps the recorded build-id, one line says why. The
+ * same stream with the file as it was is named.
+ */
+static void test_replaced_binary(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *c = build_path("progs/cxxprog");
+	const char *path = build_path("unit/resolve-replaced-prog");
+	const char *raw = build_path("unit/resolve-replaced.raw");
+	const char *pb = build_path("unit/resolve-replaced.pb.gz");
+	unsigned char bid[BUILDID_MAX], cbid[BUILDID_MAX];
+	char hex[BUILDID_HEX_LEN], chex[BUILDID_HEX_LEN];
+	char *out = NULL;
+	int n, cn, st;
+	PbProfile *p;
+
+	if (!have_progs()) {
+		SKIP("test programs not built");
+		return;
+	}
+	n = file_buildid(a, bid);
+	cn = file_buildid(c, cbid);
+	CHECK(n > 0 && cn > 0);
+	if (n <= 0 || cn <= 0)
+		return;
+	buildid__hex(bid, n, hex);
+	buildid__hex(cbid, cn, chex);
+	CHECK_EQ(replaced_stream(raw, path, PID, bid, n), 0);
+
+	/* the file as profiled: named, and no warning */
+	CHECK_EQ(copy_file(a, path), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	CHECK(out && !strstr(out, "build-id"));
+	free(out);
+	out = NULL;
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, "hot_outer", "prog"), 10);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+
+	/* rebuilt since: nothing of the new file is named */
+	CHECK_EQ(copy_file(c, path), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	/* one line: the path, both build-ids */
+	CHECK(out && strstr(out, "tprof-read: warning: ") &&
+	      strstr(out, path) && strstr(out, hex) && strstr(out, chex));
+	CHECK(out && strchr(out, '\n') == out + strlen(out) - 1);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(named_functions(p), 0);
+		CHECK_STR(mapping_buildid(p, path), hex);
+		CHECK_EQ(p->n_sample, 1);
+		if (t_checks_failed)
+			dump(p);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	unlink(path);
+}
+
+/*
+ * (c) A target in its own mount namespace, where the host's path holds
+ * another file (a bind mount, as a container's image would): the target's
+ * file names the samples, found through /proc/PID/root. Needs unprivileged
+ * user namespaces (unshare -rm), else skipped.
+ */
+static void test_target_root(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *c = build_path("progs/cxxprog");
+	const char *path = build_path("unit/resolve-root-prog");
+	const char *raw = build_path("unit/resolve-root.raw");
+	const char *pb = build_path("unit/resolve-root.pb.gz");
+	unsigned char cbid[BUILDID_MAX];
+	char cmd[8192], *out = NULL, line[64];
+	const char *new_fn;
+	struct symbolizer *sym;
+	uint64_t v = 0, sz = 0;
+	PbProfile *p;
+	int pid = 0, st, cn;
+	FILE *fp;
+
+	if (!have_progs()) {
+		SKIP("test programs not built");
+		return;
+	}
+	if (!have_cmd("unshare")) {
+		SKIP("no unshare");
+		return;
+	}
+	CHECK_EQ(elf_symbol(a, "hot_outer", &v, &sz), 0);
+	sym = symbolizer__new();
+	new_fn = name_at(sym, c, v + 0x10);
+	CHECK(new_fn && strcmp(new_fn, "hot_outer"));
+	CHECK_EQ(copy_file(a, path), 0);
+	/* the target sees cxxprog at path; it prints its pid, then waits */
+	snprintf(cmd, sizeof(cmd),
+		 "exec unshare -rm sh -c 'mount --bind \"%s\" \"%s\" && echo $$ && exec sleep 60' 2>/dev/null",
+		 c, path);
+	fp = popen(cmd, "r");
+	if (fp && fgets(line, sizeof(line), fp))
+		pid = atoi(line);
+	if (pid <= 0) {
+		SKIP("unshare -rm with a bind mount not permitted here");
+		goto out;
+	}
+	cn = file_buildid(c, cbid);
+	CHECK(cn > 0);
+	/* as the writer records it: the target's file's build-id */
+	CHECK_EQ(replaced_stream(raw, path, pid, cbid, cn > 0 ? cn : 0), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p && new_fn) {
+		CHECK_EQ(samples_of(p, new_fn, "prog"), 10);
+		CHECK_EQ(samples_of(p, "hot_outer", "prog"), 0);
+		if (t_checks_failed) {
+			fprintf(stderr, "    expected %s\n", new_fn);
+			dump(p);
+		}
+	}
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	if (fp)
+		pclose(fp);
+	free(out);
+	unlink(path);
+	symbolizer__free(sym);
+}
+
+/*
+ * A recorded vDSO image names [vdso] frames, not the replaying kernel's own
+ * vDSO: here the "image" is libhot.so, so the frame must read lib_spin.
+ */
+static void test_recorded_vdso(void)
+{
+	const char *lib = build_path("progs/libhot.so");
+	const char *raw = build_path("unit/resolve-vdso.raw");
+	const char *pb = build_path("unit/resolve-vdso.pb.gz");
+	const uint64_t base = 0x7ffd00000000ULL;
+	struct tprof_urec_vdso v = { .pid = PID, .start = base };
+	unsigned char *img = NULL;
+	uint64_t spin = 0, sz = 0;
+	struct sbuf b = { 0 };
+	size_t len = 0, cap = 0, n;
+	char *out = NULL;
+	PbProfile *p;
+	FILE *fp;
+	int i, st;
+
+	if (access(lib, R_OK)) {
+		SKIP("test programs not built");
+		return;
+	}
+	CHECK_EQ(elf_symbol(lib, "lib_spin", &spin, &sz), 0);
+	fp = fopen(lib, "re");
+	while (fp) {
+		GROW(img, cap, len + 65536);
+		n = fread(img + len, 1, 65536, fp);
+		if (!n)
+			break;
+		len += n;
+	}
+	if (fp)
+		fclose(fp);
+	CHECK(len > 0x2000);
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, PID, 1001,
+		"7ffd00000000-7ffd00004000 r-xp 00000000 00:00 0                          [vdso]\n");
+	v.hdr.type = TPROF_UREC_VDSO;
+	v.hdr.size = (sizeof(v) + len + 7) & ~7UL;
+	v.hdr.time_ns = 1001;
+	v.len = len;
+	sb_raw(&b, &v, sizeof(v));
+	sb_raw(&b, img, len);
+	while (b.len % 8)
+		sb_raw(&b, "", 1);
+	sb_thread(&b, PID, PID, "vdsouser", 1002);
+	for (i = 0; i < 5; i++) {
+		uint64_t st1[1] = { base + spin + 0x10 };
+
+		sb_sample(&b, PID, PID, 1000000, 1000000, 2000 + i, 0, NULL,
+			  1, st1);
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, "lib_spin", "vdsouser"), 5);
+		if (t_checks_failed)
+			dump(p);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	free(img);
+	sb_free(&b);
+}
+
+/*
+ * A replay whose session pid is now a process that cannot see the file (a
+ * mount namespace with an empty directory over its folder): with the
+ * recorded build-id the host's file, checked, names the samples; without
+ * one, nothing does (the host's file may not be the target's).
+ */
+static void test_replay_pid_reused(void)
+{
+	const char *a = build_path("progs/inlines");
+	const char *dir = build_path("unit/resolve-hidden");
+	const char *empty = build_path("unit/resolve-empty");
+	const char *raw = build_path("unit/resolve-hidden.raw");
+	const char *pb = build_path("unit/resolve-hidden.pb.gz");
+	unsigned char bid[BUILDID_MAX];
+	char path[4200], cmd[8192], line[64], *out = NULL;
+	int pid = 0, st, n;
+	PbProfile *p;
+	FILE *fp;
+
+	if (!have_progs() || !have_cmd("unshare")) {
+		SKIP("test programs or unshare missing");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	st = run_fmt(&out, "mkdir -p '%s' '%s' && cp '%s' '%s'", dir, empty, a,
+		     path);
+	free(out);
+	out = NULL;
+	CHECK_EQ(st, 0);
+	snprintf(cmd, sizeof(cmd),
+		 "exec unshare -rm sh -c 'mount --bind \"%s\" \"%s\" && echo $$ && exec sleep 60' 2>/dev/null",
+		 empty, dir);
+	fp = popen(cmd, "r");
+	if (fp && fgets(line, sizeof(line), fp))
+		pid = atoi(line);
+	if (pid <= 0) {
+		SKIP("unshare -rm with a bind mount not permitted here");
+		goto out;
+	}
+	n = file_buildid(a, bid);
+	CHECK(n > 0);
+	CHECK_EQ(replaced_stream(raw, path, pid, bid, n > 0 ? n : 0), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, "hot_outer", "prog"), 10);
+		if (t_checks_failed)
+			dump(p);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	if (fp)
+		pclose(fp);
+	free(out);
+	unlink(path);
+}
+
+/*
+ * A live session (fake device, attached to a sleep) writes a BUILDID record
+ * for the target's program with its file's build-id, and its vDSO image,
+ * into --save-raw.
+ */
+static void test_live_records_buildids(void)
+{
+	const char *dev = build_path("unit/tprof-fakedev");
+	const char *raw = build_path("unit/resolve-live.raw");
+	char exe[4096], *out = NULL, hex[BUILDID_HEX_LEN], got[BUILDID_HEX_LEN];
+	unsigned char bits[BUILDID_MAX], *buf = NULL;
+	size_t len = 0, cap = 0, off = 0;
+	bool found = false, vdso = false;
+	pid_t pid;
+	ssize_t n;
+	FILE *fp;
+	int st, bn;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	fp = fopen(dev, "we");
+	if (fp)
+		fclose(fp);
+	pid = fork();
+	if (pid == 0) {
+		execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	usleep(100000);
+	snprintf(hex, sizeof(hex), "/proc/%d/exe", pid);
+	n = readlink(hex, exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	bn = file_buildid(exe, bits);
+	buildid__hex(bits, bn > 0 ? bn : 0, hex);
+	unlink(raw);
+	st = run_fmt(&out, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d --save-raw '%s' -o /dev/null 2>&1",
+		     build_path("unit/fakedev.so"), tprof_read_bin(), dev,
+		     (int)pid, raw);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(st, 0);
+	fp = fopen(raw, "re");
+	CHECK(fp != NULL);
+	while (fp) {
+		GROW(buf, cap, len + 65536);
+		n = fread(buf + len, 1, 65536, fp);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	if (fp)
+		fclose(fp);
+	while (off < len) {
+		struct tprof_record r;
+		long k = tprof_record_decode(buf + off, len - off, &r);
+
+		if (k <= 0)
+			break;
+		if (r.hdr.type == TPROF_UREC_BUILDID &&
+		    r.u.buildid.path_len == strlen(exe) &&
+		    !memcmp(r.text, exe, r.u.buildid.path_len)) {
+			buildid__hex(r.bid, r.u.buildid.bid_len, got);
+			CHECK_STR(got, hex);
+			found = true;
+		}
+		if (r.hdr.type == TPROF_UREC_VDSO && r.u.vdso.len >= 4 &&
+		    !memcmp(r.image, "\177ELF", 4))
+			vdso = true;
+		off += k;
+	}
+	CHECK(found);
+	CHECK(vdso);
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	free(buf);
+}
+
+static const char ksyms_text[] =
+	"0000000000000000 A fixed_percpu_data\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T recorded_fn\n"
+	"ffffffff81000200 T _etext\n";
+
+/* A KALLSYMS record of ksyms_text and an empty modules file. */
+static void sb_kallsyms(struct sbuf *b, uint64_t time_ns)
+{
+	struct tprof_urec_kallsyms k = { .len = strlen(ksyms_text) };
+
+	k.hdr.type = TPROF_UREC_KALLSYMS;
+	k.hdr.size = (sizeof(k) + k.len + 7) & ~7UL;
+	k.hdr.time_ns = time_ns;
+	sb_raw(b, &k, sizeof(k));
+	sb_raw(b, ksyms_text, k.len);
+	while (b->len % 8)
+		sb_raw(b, "", 1);
+}
+
+/* The leaf function of the first sample with a kernel frame. */
+static const char *kernel_leaf(const PbProfile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Location *l;
+
+		if (!p->sample[i]->n_location_id)
+			continue;
+		l = p->location[p->sample[i]->location_id[0] - 1];
+		if (l->address >= 0xffff800000000000ULL)
+			return leaf_name(p, p->sample[i]);
+	}
+	return NULL;
+}
+
+/*
+ * Kernel frames of a replay are named from the session's kallsyms (a
+ * KALLSYMS record), not the replaying host's, whose kernel may be another
+ * boot's; --kallsyms still overrides.
+ */
+static void test_recorded_kallsyms(void)
+{
+	const char *raw = build_path("unit/resolve-ksyms.raw");
+	const char *pb = build_path("unit/resolve-ksyms.pb.gz");
+	const char *other = build_path("unit/resolve-ksyms-other");
+	uint64_t k = 0xffffffff81000150ULL, u = 0x401000;
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	PbProfile *p;
+	FILE *fp;
+	int st;
+
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_kallsyms(&b, 1000);
+	sb_maps(&b, PID, 1001,
+		"00400000-00402000 r-xp 00000000 08:01 1 /nonexistent/prog\n");
+	sb_sample(&b, PID, PID, 1000000, 1000000, 2000, 1, &k, 1, &u);
+	CHECK_EQ(sb_write(&b, raw), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_STR(kernel_leaf(p), "recorded_fn");
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	free(out);
+	out = NULL;
+	fp = fopen(other, "we");
+	if (fp) {
+		fputs("ffffffff81000000 T _stext\nffffffff81000140 T other_fn\n"
+		      "ffffffff81000200 T _etext\n", fp);
+		fclose(fp);
+	}
+	st = run_fmt(&out, "'%s' --input '%s' --kallsyms '%s' -o '%s' 2>&1",
+		     tprof_read_bin(), raw, other, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_STR(kernel_leaf(p), "other_fn");
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	sb_free(&b);
+}
+
+/* A live session with --kernel-stacks writes the KALLSYMS record. */
+static void test_live_records_kallsyms(void)
+{
+	const char *dev = build_path("unit/tprof-fakedev");
+	const char *raw = build_path("unit/resolve-live-ksyms.raw");
+	const char *ks = build_path("unit/resolve-live-kallsyms");
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0, off = 0;
+	bool found = false;
+	char *out = NULL;
+	FILE *fp;
+	int st;
+	ssize_t n;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	fp = fopen(dev, "we");
+	if (fp)
+		fclose(fp);
+	fp = fopen(ks, "we");
+	if (fp) {
+		fputs(ksyms_text, fp);
+		fclose(fp);
+	}
+	unlink(raw);
+	st = run_fmt(&out, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' --kernel-stacks --kallsyms '%s' -p %d --save-raw '%s' -o /dev/null 2>&1",
+		     build_path("unit/fakedev.so"), tprof_read_bin(), dev, ks,
+		     (int)getpid(), raw);
+	CHECK_EQ(st, 0);
+	fp = fopen(raw, "re");
+	CHECK(fp != NULL);
+	while (fp) {
+		GROW(buf, cap, len + 65536);
+		n = fread(buf + len, 1, 65536, fp);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	if (fp)
+		fclose(fp);
+	while (off < len) {
+		struct tprof_record r;
+		long k = tprof_record_decode(buf + off, len - off, &r);
+
+		if (k <= 0)
+			break;
+		if (r.hdr.type == TPROF_UREC_KALLSYMS) {
+			CHECK_EQ(r.u.kallsyms.len, strlen(ksyms_text));
+			CHECK(!memcmp(r.text, ksyms_text, strlen(ksyms_text)));
+			found = true;
+		}
+		off += k;
+	}
+	CHECK(found);
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+	free(buf);
+}
+
+/*
+ * Live: 40,000 samples over half a second whose frame no snapshot maps (a
+ * frame-pointer walk through code without frame pointers) re-read
+ * /proc/PID/maps a few times under the throttle, not once per sample
+ * (578f2fd: once per sample after the first 20 ms, its stamp moved only on
+ * a change).
+ */
+static void test_live_maps_rereads(void)
+{
+	const char *dev = build_path("unit/tprof-fakedev-unmapped");
+	struct sbuf b = { 0 };
+	char *out = NULL, *l;
+	pid_t pid;
+	int i, st, reads = -1;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	for (i = 0; i < 40000; i++) {
+		uint64_t u[1] = { 0x1000 + (uint64_t)(i % 64) * 16 };
+
+		sb_sample(&b, pid, pid, 1000000, 1000000, 1000 + i, 0, NULL,
+			  1, u);
+	}
+	/* one read() must hold it all: the live loop wants whole records */
+	CHECK(b.len < (4U << 20));
+	CHECK_EQ(sb_write(&b, dev), 0);
+	/* 400 reads of 100 samples, 1 ms apart: half a second of stream */
+	st = run_fmt(&out, "FAKEDEV_READ_BYTES=%zu FAKEDEV_READ_DELAY_US=1000 FAKEDEV_COUNT_MAPS=1 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d -o /dev/null 2>&1",
+		     b.len / 400, build_path("unit/fakedev.so"),
+		     tprof_read_bin(), dev, (int)pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(st, 0);
+	l = out ? strstr(out, "fakedev: maps reads ") : NULL;
+	if (l)
+		reads = atoi(l + strlen("fakedev: maps reads "));
+	/* the first snapshot, then at most one per 20 ms, backing off */
+	CHECK(reads >= 1 && reads <= 50);
+	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
+		fprintf(stderr, "    maps reads %d\n%s", reads, out ? out : "");
+	free(out);
+	sb_free(&b);
+	unlink(dev);
+}
+
+const struct unit_test resolve_tests[] = {
+	{ "resolve: after an exec at the same addresses, samples are named from the new binary, with its comm", test_exec_same_addresses },
+	{ "resolve: dlclose + dlopen of another library at the same base: named from the new one", test_dlopen_same_base },
+	{ "resolve: a replay after the binary was replaced names nothing of the new file, keeps the recorded build-id, one warning", test_replaced_binary },
+	{ "resolve: a target whose mount namespace has another file at the path gets its own file (/proc/PID/root)", test_target_root },
+	{ "resolve: a replay whose pid now names a process that cannot see the file: the host's file, build-id checked", test_replay_pid_reused },
+	{ "resolve: a recorded vDSO image names [vdso] frames, not the replaying kernel's", test_recorded_vdso },
+	{ "resolve: a live session records the target's build-ids and vDSO image in --save-raw", test_live_records_buildids },
+	{ "resolve: kernel frames of a replay named from the recorded kallsyms; --kallsyms overrides", test_recorded_kallsyms },
+	{ "resolve: a live session with --kernel-stacks records kallsyms in --save-raw", test_live_records_kallsyms },
+	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
+	{ NULL, NULL },
+};
