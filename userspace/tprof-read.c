@@ -102,6 +102,8 @@ static const char *argp_usage =
 "      --period DURATION      the same as a period: 250us, 1ms, ...\n"
 "      --thread-period TID=DURATION  per-thread period (repeatable)\n"
 "      --kernel-stacks        include kernel frames (root or CAP_PERFMON)\n"
+"      --kallsyms FILE        kernel symbols from FILE, not /proc/kallsyms\n"
+"                             (with --input: not the recorded ones)\n"
 "      --max-frames N         user stack depth (default 127, at most 512)\n"
 "      --ring-bytes N         per-CPU ring size: a power of two, 4096 to 64M\n"
 "                             (suffixes K, M: 256K, 64M)\n"
