@@ -106,19 +106,6 @@ static int make_stream(struct sbuf *b, const char *out)
 	return sb_write(b, out);
 }
 
-static int run(char **out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return run_capture(cmd, out);
-}
-
 static void test_seed(void)
 {
 	struct sbuf b = { 0 };
@@ -161,7 +148,7 @@ static void test_replay_go_pprof(void)
 	unlink(pb);
 	snprintf(args, sizeof(args), "--input '%s' -o '%s' --report --kallsyms '%s'",
 		 raw, pb, ks);
-	st = run(&out, "'%s' %s 2>&1%s", tprof_read(), args, "");
+	st = run_fmt(&out, "'%s' %s 2>&1%s", tprof_read(), args, "");
 	CHECK_EQ(st, 0);
 	/* --report: per-thread table with exact CPU and error % */
 	CHECK(out && strstr(out, "TID") && strstr(out, "ERROR%"));
@@ -177,7 +164,7 @@ static void test_replay_go_pprof(void)
 		return;
 	}
 	/* the hot function is on top; times are weights, not counts */
-	st = run(&out, "go tool pprof -top -symbolize=none '%s' 2>&1%s%s", pb, "", "");
+	st = run_fmt(&out, "go tool pprof -top -symbolize=none '%s' 2>&1%s%s", pb, "", "");
 	CHECK_EQ(st, 0);
 	l = out ? strstr(out, "flat%") : NULL;
 	l = l ? strchr(l, '\n') : NULL;
@@ -195,7 +182,7 @@ static void test_replay_go_pprof(void)
 	out = NULL;
 
 	/* the inline chain and callers */
-	st = run(&out, "go tool pprof -traces -symbolize=none '%s' 2>&1%s%s", pb, "", "");
+	st = run_fmt(&out, "go tool pprof -traces -symbolize=none '%s' 2>&1%s%s", pb, "", "");
 	CHECK_EQ(st, 0);
 	CHECK(out && strstr(out, "hot_leaf") && strstr(out, "hot_mid") &&
 	      strstr(out, "hot_outer") && strstr(out, "worker"));
@@ -208,7 +195,7 @@ static void test_replay_go_pprof(void)
 	out = NULL;
 
 	/* per-thread split with -tagfocus */
-	st = run(&out, "go tool pprof -top -symbolize=none -tagfocus=tid=4243 '%s' 2>&1%s%s",
+	st = run_fmt(&out, "go tool pprof -top -symbolize=none -tagfocus=tid=4243 '%s' 2>&1%s%s",
 		 pb, "", "");
 	CHECK_EQ(st, 0);
 	CHECK(out && !strstr(out, "hot_leaf"));
@@ -217,7 +204,7 @@ static void test_replay_go_pprof(void)
 		fprintf(stderr, "%s\n", out ? out : "");
 	free(out);
 	out = NULL;
-	st = run(&out, "go tool pprof -top -symbolize=none -tagfocus=thread_comm=inlines-w -sample_index=samples '%s' 2>&1%s%s",
+	st = run_fmt(&out, "go tool pprof -top -symbolize=none -tagfocus=thread_comm=inlines-w -sample_index=samples '%s' 2>&1%s%s",
 		 pb, "", "");
 	CHECK_EQ(st, 0);
 	/* 105 + 40 samples + 3 lost of this thread */
@@ -228,11 +215,11 @@ static void test_replay_go_pprof(void)
 	out = NULL;
 
 	/* the profile re-encodes cleanly through pprof's own parser */
-	st = run(&out, "go tool pprof -proto -symbolize=none '%s' > '%s.re' 2>&1%s", pb, pb, "");
+	st = run_fmt(&out, "go tool pprof -proto -symbolize=none '%s' > '%s.re' 2>&1%s", pb, pb, "");
 	CHECK_EQ(st, 0);
 	free(out);
 	out = NULL;
-	st = run(&out, "go tool pprof -raw -symbolize=none '%s' 2>&1%s%s", pb, "", "");
+	st = run_fmt(&out, "go tool pprof -raw -symbolize=none '%s' 2>&1%s%s", pb, "", "");
 	CHECK_EQ(st, 0);
 	CHECK(out && strstr(out, "period:[250000 nanoseconds]") != NULL);
 	CHECK(out && strstr(out, "[FN][FL][LN][IN]") != NULL);
@@ -256,7 +243,7 @@ static void test_replay_protoc(void)
 		SKIP("protoc not installed");
 		return;
 	}
-	st = run(&out, "zcat '%s' | protoc -I'%s' --decode=perftools.profiles.Profile profile.proto%s",
+	st = run_fmt(&out, "zcat '%s' | protoc -I'%s' --decode=perftools.profiles.Profile profile.proto%s",
 		 pb, getenv("PPROF_PROTO_DIR") ? getenv("PPROF_PROTO_DIR") :
 		 "/usr/share/gocode/src/github.com/google/pprof/proto", "");
 	CHECK_EQ(st, 0);
@@ -265,7 +252,7 @@ static void test_replay_protoc(void)
 	CHECK(out && strstr(out, "has_inline_frames: true"));
 	free(out);
 	/* independent total: sum of value[0] over samples (awk on the text) */
-	st = run(&out, "zcat '%s' | protoc -I'%s' --decode=perftools.profiles.Profile profile.proto"
+	st = run_fmt(&out, "zcat '%s' | protoc -I'%s' --decode=perftools.profiles.Profile profile.proto"
 		 " | awk '/^sample \\{/{s=1;n=0} s&&/^  value:/{n++; if(n==1) t+=$2} /^}/{s=0} END{print t}'",
 		 pb, getenv("PPROF_PROTO_DIR") ? getenv("PPROF_PROTO_DIR") :
 		 "/usr/share/gocode/src/github.com/google/pprof/proto");
@@ -293,7 +280,7 @@ static void test_replay_errors(void)
 	snprintf(cmd, sizeof(cmd), "head -c 5000 '%s' > '%s'", raw, bad);
 	CHECK_EQ(system(cmd), 0);
 	unlink(pb);
-	st = run(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), bad, pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), bad, pb);
 	CHECK_EQ(st, 0);
 	CHECK(out && !strncmp(out, "tprof-read: warning: ", 21) &&
 	      strstr(out, "stream cut inside a record"));
@@ -303,53 +290,53 @@ static void test_replay_errors(void)
 	sb_raw(&b, "this is not a tprof stream, not at all!", 40);
 	sb_write(&b, bad);
 	unlink(pb);
-	st = run(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), bad, pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), bad, pb);
 	CHECK(st != 0);
 	CHECK(out && strstr(out, ": not a tprof stream"));
 	CHECK(access(pb, F_OK) != 0);
 	free(out);
 	/* too short to be anything, and empty */
-	st = run(&out, "printf 'abc' > '%s' && '%s' --input '%s' -o '%s' 2>&1", bad,
+	st = run_fmt(&out, "printf 'abc' > '%s' && '%s' --input '%s' -o '%s' 2>&1", bad,
 		 tprof_read(), bad, pb);
 	CHECK(st != 0);
 	CHECK(out && strstr(out, ": not a tprof stream"));
 	free(out);
-	st = run(&out, ": > '%s' && '%s' --input '%s' -o '%s' 2>&1", bad,
+	st = run_fmt(&out, ": > '%s' && '%s' --input '%s' -o '%s' 2>&1", bad,
 		 tprof_read(), bad, pb);
 	CHECK(st != 0);
 	CHECK(out && strstr(out, ": not a tprof stream"));
 	CHECK(access(pb, F_OK) != 0);
 	free(out);
 	/* unwritable output */
-	st = run(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw,
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw,
 		 "/nonexistent-dir/x.pb.gz");
 	CHECK(st != 0);
 	CHECK(out && strstr(out, "tprof-read: /nonexistent-dir/x.pb.gz: output not writable"));
 	free(out);
 	/* missing input */
-	st = run(&out, "'%s' --input '%s%s' -o /dev/null 2>&1", tprof_read(), raw, ".missing");
+	st = run_fmt(&out, "'%s' --input '%s%s' -o /dev/null 2>&1", tprof_read(), raw, ".missing");
 	CHECK(st != 0);
 	CHECK(out && strstr(out, "No such file"));
 	free(out);
 	/* usage errors */
-	st = run(&out, "'%s' %s%s 2>&1", tprof_read(), "", "");
+	st = run_fmt(&out, "'%s' %s%s 2>&1", tprof_read(), "", "");
 	CHECK(st != 0);
 	CHECK(out && strstr(out, "need exactly one of"));
 	free(out);
-	st = run(&out, "'%s' --period 5us -p 1 %s%s 2>&1", tprof_read(), "", "");
+	st = run_fmt(&out, "'%s' --period 5us -p 1 %s%s 2>&1", tprof_read(), "", "");
 	CHECK(st != 0);
 	CHECK(out && strstr(out, "from 10us to 100s"));
 	free(out);
 	/* a terminal on stdout is refused (script gives us a pty) */
 	if (have_cmd("script")) {
 		snprintf(cmd, sizeof(cmd), "'%s' --input '%s'", tprof_read(), raw);
-		st = run(&out, "script -qec \"%s\" /dev/null%s%s", cmd, "", "");
+		st = run_fmt(&out, "script -qec \"%s\" /dev/null%s%s", cmd, "", "");
 		CHECK(st != 0);
 		CHECK(out && strstr(out, "refusing to write a binary profile to a terminal"));
 		free(out);
 	}
 	/* no device: says how to load the module */
-	st = run(&out, "'%s' --device /nonexistent/tprof -p %s -o /dev/null 2>&1%s",
+	st = run_fmt(&out, "'%s' --device /nonexistent/tprof -p %s -o /dev/null 2>&1%s",
 		 tprof_read(), "1", "");
 	CHECK(st != 0);
 	CHECK(out && strstr(out, "sudo modprobe tprof"));
@@ -360,7 +347,7 @@ static void test_replay_errors(void)
 /* tprof-read launching /bin/true as nobody, with DEV as its device. */
 static int denied_as_nobody(const char *dev, char **out)
 {
-	return run(out, "setpriv --reuid=65534 --regid=65534 --clear-groups "
+	return run_fmt(out, "setpriv --reuid=65534 --regid=65534 --clear-groups "
 		   "'%s' --device %s -o /tmp/tprof-unit-denied.pb.gz -- /bin/true 2>&1",
 		   tprof_read(), dev);
 }
@@ -411,11 +398,11 @@ static void test_save_raw_roundtrip(void)
 		SKIP("no e2e stream");
 		return;
 	}
-	st = run(&out, "'%s' --input '%s' --save-raw '%s' -o /dev/null 2>&1", tprof_read(), raw,
+	st = run_fmt(&out, "'%s' --input '%s' --save-raw '%s' -o /dev/null 2>&1", tprof_read(), raw,
 		 copy);
 	CHECK_EQ(st, 0);
 	free(out);
-	st = run(&out, "cmp '%s' '%s'%s", raw, copy, "");
+	st = run_fmt(&out, "cmp '%s' '%s'%s", raw, copy, "");
 	CHECK_EQ(st, 0);
 	free(out);
 }
@@ -511,7 +498,7 @@ static void test_replay_denied(void)
 	CHECK_EQ(make_denied_stream(raw, TPROF_DENIED_CREDS), 0);
 	unlink(pb);
 	/* one line on stderr (stdout is empty), the exit status of a profile */
-	st = run(&out, "'%s' --input '%s' --no-symbolize -o '%s' 2>&1", tprof_read(),
+	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize -o '%s' 2>&1", tprof_read(),
 		 raw, pb);
 	CHECK_EQ(st, 0);
 	CHECK_STR(out, creds);
@@ -524,7 +511,7 @@ static void test_replay_denied(void)
 	if (t_checks_failed)
 		fprintf(stderr, "%s", comments);
 	/* --report says it too; the notice stays one line */
-	st = run(&out, "'%s' --input '%s' --no-symbolize --report -o /dev/null 2>&1",
+	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o /dev/null 2>&1",
 		 tprof_read(), raw);
 	CHECK_EQ(st, 0);
 	CHECK_EQ(count(out, "; the session ended\n"), 1);
@@ -534,13 +521,13 @@ static void test_replay_denied(void)
 		fprintf(stderr, "%s", out ? out : "");
 	free(out);
 	/* --save-raw keeps it, unknown types included: the same bytes */
-	st = run(&out, "'%s' --input '%s' --no-symbolize --save-raw '%s' -o /dev/null 2>/dev/null && cmp '%s' '%s'",
+	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --save-raw '%s' -o /dev/null 2>/dev/null && cmp '%s' '%s'",
 		 tprof_read(), raw, copy, raw, copy);
 	CHECK_EQ(st, 0);
 	free(out);
 	/* the other reason */
 	CHECK_EQ(make_denied_stream(raw, TPROF_DENIED_DUMPABLE), 0);
-	st = run(&out, "'%s' --input '%s' --no-symbolize -o /dev/null 2>&1", tprof_read(),
+	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize -o /dev/null 2>&1", tprof_read(),
 		 raw);
 	CHECK_EQ(st, 0);
 	CHECK_STR(out, dumpable);
@@ -575,14 +562,14 @@ static void test_replay_versions(void)
 
 	CHECK_EQ(versioned_stream(raw, 99, TPROF_RECORD_VERSION), 0);
 	unlink(pb);
-	st = run(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw, pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw, pb);
 	CHECK(st != 0);
 	CHECK(out && strstr(out, ": stream of tprof ABI version 99; this tprof-read reads version 1\n") &&
 	      strchr(out, '\n') == out + strlen(out) - 1);
 	CHECK(access(pb, F_OK) != 0);
 	free(out);
 	CHECK_EQ(versioned_stream(raw, TPROF_ABI_VERSION, 99), 0);
-	st = run(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw, pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw, pb);
 	CHECK(st != 0);
 	CHECK(out && strstr(out, ": stream of record format version 99; this tprof-read reads version 1\n"));
 	CHECK(access(pb, F_OK) != 0);
@@ -629,7 +616,7 @@ static void test_replay_cut(void)
 		fwrite(buf, 1, off, fp);
 		fclose(fp);
 		unlink(pb);
-		st = run(&out, "'%s' --input '%s' --no-symbolize -o '%s' 2>&1",
+		st = run_fmt(&out, "'%s' --input '%s' --no-symbolize -o '%s' 2>&1",
 			 tprof_read(), cut, pb);
 		CHECK_EQ(st, 0);
 		CHECK(out && strstr(out, "tprof-read: warning: ") &&
@@ -654,7 +641,7 @@ static void test_refused_leaves_no_file(void)
 
 	unlink(raw);
 	unlink(pb);
-	st = run(&out, "'%s' --device /nonexistent/tprof -p 1 --save-raw '%s' -o '%s' 2>&1",
+	st = run_fmt(&out, "'%s' --device /nonexistent/tprof -p 1 --save-raw '%s' -o '%s' 2>&1",
 		 tprof_read(), raw, pb);
 	CHECK(st != 0);
 	CHECK_EQ(count(out, "\n"), 1);
@@ -662,7 +649,7 @@ static void test_refused_leaves_no_file(void)
 	CHECK(access(pb, F_OK) != 0);
 	free(out);
 	/* a file that was there is the user's: left in place */
-	st = run(&out, "echo keep > '%s' && '%s' --device /nonexistent/tprof -p 1 --save-raw '%s' -o /dev/null 2>/dev/null; test -e '%s'",
+	st = run_fmt(&out, "echo keep > '%s' && '%s' --device /nonexistent/tprof -p 1 --save-raw '%s' -o /dev/null 2>/dev/null; test -e '%s'",
 		 raw, tprof_read(), raw, raw);
 	CHECK_EQ(st, 0);
 	free(out);
