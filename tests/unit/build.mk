@@ -5,7 +5,7 @@ UNIT_SRCS := $(filter-out tests/unit/fuzz_records.c tests/unit/fakedev.c,\
 	$(wildcard tests/unit/*.c))
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/unit/obj/%.o,$(UNIT_SRCS))
 
-$(BUILD)/unit/obj/%.o: tests/unit/%.c tests/unit/testlib.h $(US_HDRS)
+$(BUILD)/unit/obj/%.o: tests/unit/%.c tests/unit/testlib.h tests/unit/pbload.h $(US_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(US_CPPFLAGS) -Itests/unit $(WARN_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 

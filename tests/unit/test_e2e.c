@@ -10,6 +10,7 @@
 
 #include "pprof.h"
 #include "profile.pb-c.h"
+#include "pbload.h"
 #include "testlib.h"
 #include "util.h"
 
@@ -441,21 +442,11 @@ static int make_denied_stream(const char *out, unsigned int reason)
 static int read_profile(const char *path, long long *cpu, long long *n,
 			char *comments, size_t clen)
 {
-	FILE *fp = fopen(path, "re");
-	uint8_t gz[1 << 16], *raw = NULL;
-	size_t gzlen, rawlen, i;
-	Perftools__Profiles__Profile *p;
+	PbProfile *p = load_profile(path);
+	size_t i;
 
 	*cpu = *n = 0;
 	comments[0] = 0;
-	if (!fp)
-		return -1;
-	gzlen = fread(gz, 1, sizeof(gz), fp);
-	fclose(fp);
-	if (pprof__gunzip(gz, gzlen, &raw, &rawlen))
-		return -1;
-	p = perftools__profiles__profile__unpack(NULL, rawlen, raw);
-	free(raw);
 	if (!p)
 		return -1;
 	for (i = 0; i < p->n_sample; i++) {

@@ -7,38 +7,10 @@
 #include <unistd.h>
 
 #include "pprof.h"
-#include "profile.pb-c.h"
+#include "pbload.h"
 #include "symbolize.h"
 #include "testlib.h"
 #include "util.h"
-
-typedef Perftools__Profiles__Profile PbProfile;
-
-static PbProfile *load_profile(const char *path)
-{
-	uint8_t *gz = NULL, *raw = NULL;
-	size_t gzlen = 0, cap = 0, rawlen;
-	PbProfile *p = NULL;
-	FILE *fp = fopen(path, "re");
-
-	if (!fp)
-		return NULL;
-	for (;;) {
-		size_t n;
-
-		GROW(gz, cap, gzlen + 65536);
-		n = fread(gz + gzlen, 1, cap - gzlen, fp);
-		if (!n)
-			break;
-		gzlen += n;
-	}
-	fclose(fp);
-	if (!pprof__gunzip(gz, gzlen, &raw, &rawlen))
-		p = perftools__profiles__profile__unpack(NULL, rawlen, raw);
-	free(gz);
-	free(raw);
-	return p;
-}
 
 static const char *S(const PbProfile *p, int64_t i)
 {

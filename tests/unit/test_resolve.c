@@ -15,41 +15,13 @@
 
 #include "buildid.h"
 #include "pprof.h"
-#include "profile.pb-c.h"
+#include "pbload.h"
 #include "symbolize.h"
 #include "testlib.h"
 #include "util.h"
 
 #define PID 6161
 #define PIE_BASE 0x555555554000ULL
-
-typedef Perftools__Profiles__Profile PbProfile;
-
-static PbProfile *load_profile(const char *path)
-{
-	uint8_t *gz = NULL, *raw = NULL;
-	size_t gzlen = 0, cap = 0, rawlen;
-	PbProfile *p;
-	FILE *fp = fopen(path, "re");
-	size_t n;
-
-	if (!fp)
-		return NULL;
-	do {
-		GROW(gz, cap, gzlen + 65536);
-		n = fread(gz + gzlen, 1, 65536, fp);
-		gzlen += n;
-	} while (n);
-	fclose(fp);
-	if (pprof__gunzip(gz, gzlen, &raw, &rawlen)) {
-		free(gz);
-		return NULL;
-	}
-	free(gz);
-	p = perftools__profiles__profile__unpack(NULL, rawlen, raw);
-	free(raw);
-	return p;
-}
 
 #define S(p, i) ((p)->string_table[(i)])
 
