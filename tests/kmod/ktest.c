@@ -512,7 +512,8 @@ static int t_late(void)
 static int t_short(void)
 {
 	const char *sc = getenv("CASE_TIMEOUT_SCALE");
-	const u64 P = 20 * MS * (sc && atoi(sc) > 1 ? atoi(sc) : 1);
+	const int scale = sc ? atoi(sc) : 1;
+	const u64 P = 20 * MS * (scale > 1 ? scale : 1);
 	struct wl w = { .nshort = 1000, .short_ns = 300 * US };
 	int i, nexit = 0, nthread = 0, under = 0, sampled = 0;
 	u64 W = 0, C = 0;
