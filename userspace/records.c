@@ -23,6 +23,7 @@ TPROF_ASSERT_SIZE(struct tprof_rec_thread_stat, TPROF_SIZEOF_REC_THREAD_STAT);
 TPROF_ASSERT_SIZE(struct tprof_rec_exec, TPROF_SIZEOF_REC_EXEC);
 TPROF_ASSERT_SIZE(struct tprof_rec_proc_exit, TPROF_SIZEOF_REC_PROC_EXIT);
 TPROF_ASSERT_SIZE(struct tprof_rec_denied, TPROF_SIZEOF_REC_DENIED);
+TPROF_ASSERT_SIZE(struct tprof_rec_ustack, TPROF_SIZEOF_REC_USTACK);
 
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 {

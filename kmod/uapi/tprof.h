@@ -28,6 +28,9 @@
 #define TPROF_DEFAULT_USER_FRAMES	127	/* PERF_MAX_STACK_DEPTH */
 #define TPROF_MAX_USER_FRAMES	512
 #define TPROF_MAX_KERNEL_FRAMES	128
+/* User stack snapshots (TPROF_F_USER_SNAPSHOT): bytes copied from sp up. */
+#define TPROF_DEFAULT_SNAPSHOT_BYTES	8192	/* perf --call-graph dwarf */
+#define TPROF_MAX_SNAPSHOT_BYTES	65528	/* perf's sample_stack_user */
 
 /**
  * struct tprof_ioc_info - TPROF_IOC_INFO reply; needs no session.
@@ -71,8 +74,11 @@ struct tprof_ioc_info {
 #define TPROF_F_KERNEL_STACK	0x1U	/* needs CAP_PERFMON/CAP_SYS_ADMIN */
 #define TPROF_F_AUXV_PROOF	0x2U	/* auxv_fd proves ptrace-read access */
 #define TPROF_F_PATH_TIMING	0x4U	/* time the sampling path (STATS) */
+#define TPROF_F_USER_SNAPSHOT	0x8U	/* USTACK records: user regs + stack */
+#define TPROF_F_MEM_PROOF	0x10U	/* mem_fd proves ptrace-attach access */
 #define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF | \
-				 TPROF_F_PATH_TIMING)
+				 TPROF_F_PATH_TIMING | TPROF_F_USER_SNAPSHOT | \
+				 TPROF_F_MEM_PROOF)
 
 /**
  * struct tprof_ioc_enable - TPROF_IOC_ENABLE argument: start a session on
@@ -80,14 +86,18 @@ struct tprof_ioc_info {
  *
  * Who may: a caller with CAP_PERFMON or CAP_SYS_ADMIN (a privileged
  * session), or one that proves ptrace-read access with TPROF_F_AUXV_PROOF
- * on a target whose mm is dumpable as SUID_DUMP_USER (an unprivileged
- * session). An unprivileged session samples, and reports user data, only
- * while the target stays dumpable as SUID_DUMP_USER with the uids and gids
+ * (or ptrace-attach access with TPROF_F_MEM_PROOF) on a target whose mm is
+ * dumpable as SUID_DUMP_USER (an unprivileged session). Raw stack bytes
+ * (TPROF_F_USER_SNAPSHOT) can hold secrets: an unprivileged session needs
+ * TPROF_F_MEM_PROOF for them, as ptrace needs attach access to read them.
+ * An unprivileged session samples, and reports user data, only while
+ * the target stays dumpable as SUID_DUMP_USER with the uids and gids
  * it had at ENABLE, and never while an exec is switching its mm and
  * credentials; when that stops holding, it ends with a DENIED record.
  *
  * Errors: -EPERM (no privilege or proof; target not dumpable; kernel stacks
- * without CAP_PERFMON or under lockdown), -ESRCH (no such process), -EBUSY
+ * without CAP_PERFMON or under lockdown; snapshots without CAP_PERFMON or
+ * TPROF_F_MEM_PROOF), -ESRCH (no such process), -EBUSY
  * (another session profiles the target, or the caller's user holds
  * max_user_sessions unprivileged sessions), -ENOSPC (no free session; the
  * module keeps some for privileged callers only), -ENOMEM (an unprivileged session's rings,
@@ -107,6 +117,13 @@ struct tprof_ioc_info {
  *	TPROF_MAX_KERNEL_FRAMES (0 means TPROF_MAX_KERNEL_FRAMES).
  * @ring_bytes: per-CPU ring size; 0 means the default; else a power of two
  *	between 4096 and 64 MiB.
+ * @snapshot_bytes: with TPROF_F_USER_SNAPSHOT, bytes of user stack each
+ *	sample copies from its sp (a multiple of 8, at most
+ *	TPROF_MAX_SNAPSHOT_BYTES; 0 means TPROF_DEFAULT_SNAPSHOT_BYTES);
+ *	otherwise must be 0.
+ * @mem_fd: with TPROF_F_MEM_PROOF, an fd of /proc/@pid/mem opened by the
+ *	caller (procfs grants it only after a PTRACE_MODE_ATTACH check);
+ *	otherwise must be 0.
  * @__pad: zero.
  * @__reserved: zero.
  */
@@ -119,8 +136,10 @@ struct tprof_ioc_enable {
 	__u32 max_user_frames;
 	__u32 max_kernel_frames;
 	__u32 ring_bytes;
+	__u32 snapshot_bytes;
+	__s32 mem_fd;
 	__u32 __pad;
-	__u64 __reserved[4];
+	__u64 __reserved[3];
 };
 
 /**
@@ -199,7 +218,15 @@ enum tprof_rec_type {
 	TPROF_REC_EXEC		= 6,
 	TPROF_REC_PROC_EXIT	= 7,
 	TPROF_REC_DENIED	= 8,
+	TPROF_REC_USTACK	= 9,
 };
+
+/*
+ * Any record type: the record right after this one (same ring, next in
+ * the stream) belongs to it; read() returns both or neither, and a full
+ * ring drops both. A SAMPLE's USTACK record follows it so.
+ */
+#define TPROF_RF_GROUP			0x8000U
 
 /**
  * struct tprof_rec_hdr - common record header.
@@ -242,6 +269,9 @@ struct tprof_rec_hdr {
  * @period_ns: the thread's period when the sample was taken.
  * @abi: TPROF_ABI_*.
  * @__pad: zero.
+ *
+ * With TPROF_F_USER_SNAPSHOT, a sample with user context has
+ * TPROF_RF_GROUP and its TPROF_REC_USTACK record comes right after it.
  */
 struct tprof_rec_sample {
 	struct tprof_rec_hdr hdr;
@@ -254,6 +284,47 @@ struct tprof_rec_sample {
 	__u64 period_ns;
 	__u32 abi;
 	__u32 __pad;
+};
+
+/* USTACK flags */
+#define TPROF_RF_USTACK_PARTIAL		0x1U  /* copy ended at an unreadable page */
+
+/* struct tprof_rec_ustack regs[]: perf's PERF_REG_X86_* without segments. */
+enum tprof_ureg {
+	TPROF_UREG_AX, TPROF_UREG_BX, TPROF_UREG_CX, TPROF_UREG_DX,
+	TPROF_UREG_SI, TPROF_UREG_DI, TPROF_UREG_BP, TPROF_UREG_SP,
+	TPROF_UREG_IP, TPROF_UREG_FLAGS,
+	TPROF_UREG_R8, TPROF_UREG_R9, TPROF_UREG_R10, TPROF_UREG_R11,
+	TPROF_UREG_R12, TPROF_UREG_R13, TPROF_UREG_R14, TPROF_UREG_R15,
+	TPROF_UREG_NR
+};
+
+/**
+ * struct tprof_rec_ustack - user registers and the top of the user stack
+ *	of one sample (TPROF_F_USER_SNAPSHOT), for unwinding with the
+ *	binaries' CFI; follows its SAMPLE record (which has TPROF_RF_GROUP),
+ *	followed by __u8 stack[@stack_bytes] (the user memory from
+ *	regs[TPROF_UREG_SP] up), then zero padding to 8 bytes.
+ * @hdr: type TPROF_REC_USTACK; time_ns is the sample's.
+ * @tid: thread id (the sample's).
+ * @abi: TPROF_ABI_X86_64, or TPROF_ABI_IA32: registers are the 32-bit
+ *	ones zero-extended (r8-r15 are 0) and the stack holds 4-byte words.
+ * @regs: the user registers the sample interrupted (or, for a sample taken
+ *	in the kernel, those saved at its entry), by enum tprof_ureg.
+ * @stack_req: bytes asked for: snapshot_bytes, less where the user address
+ *	space ends first.
+ * @stack_bytes: bytes copied, at most @stack_req; fewer (flag
+ *	TPROF_RF_USTACK_PARTIAL) when the copy reached a page it could not
+ *	read without faulting (unmapped, or not present: no fault is taken
+ *	while sampling).
+ */
+struct tprof_rec_ustack {
+	struct tprof_rec_hdr hdr;
+	__u32 tid;
+	__u32 abi;
+	__u64 regs[TPROF_UREG_NR];
+	__u32 stack_req;
+	__u32 stack_bytes;
 };
 
 /**
@@ -389,5 +460,6 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_REC_EXEC		48
 #define TPROF_SIZEOF_REC_PROC_EXIT	24
 #define TPROF_SIZEOF_REC_DENIED		24
+#define TPROF_SIZEOF_REC_USTACK		176
 
 #endif /* _UAPI_TPROF_H */

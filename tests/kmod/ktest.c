@@ -929,7 +929,7 @@ static int t_errors(void)
 	   "errors: larger struct with non-zero tail EINVAL");
 	E0(); e.flags = 1U << 7;
 	ok(enable_e(fd, &e) == -EINVAL, "errors: unknown flag EINVAL");
-	E0(); e.__reserved[3] = 1;
+	E0(); e.__reserved[2] = 1;
 	ok(enable_e(fd, &e) == -EINVAL, "errors: non-zero reserved EINVAL");
 	E0(); e.__pad = 1;
 	ok(enable_e(fd, &e) == -EINVAL, "errors: non-zero pad EINVAL");
