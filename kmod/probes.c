@@ -301,12 +301,16 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 				     struct task_struct *next,
 				     unsigned int prev_state)
 {
-	struct tprof_session *s;
+	struct tprof_session *s, *sn;
 	struct tprof_thread *t;
 
 	lockdep_assert_irqs_disabled();
+	sn = tprof_session_find(next);
+	if (sn && (next->flags & PF_EXITING))
+		sn = NULL;
 	/* Kernel walks of samples taken here start at our caller. */
-	t = tprof_sampler_switch_out(prev, __builtin_frame_address(0), &s);
+	t = tprof_sampler_switch_out(prev, __builtin_frame_address(0), !sn,
+				     &s);
 	if (t)
 		tprof_thread_exited(s, t);
 	/* A target's thread is gone for good: its group may be too. */
@@ -315,9 +319,8 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 		if (s)
 			tprof_session_kick(s);
 	}
-	s = tprof_session_find(next);
-	if (s && !(next->flags & PF_EXITING))
-		tprof_sampler_switch_in(s, next);
+	if (sn)
+		tprof_sampler_switch_in(sn, next);
 }
 
 struct tprof_tp {

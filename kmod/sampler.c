@@ -479,7 +479,7 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* A point passed while the timer could not fire: prev is current. */
 	tprof_maybe_sample(c, regs, t->on_cpu_ns);
-	/* The timer stays queued: see tprof_arm(). */
+	/* The timer stays queued (see tprof_arm()) unless parked. */
 	tprof_cpu_clear(c);
 	return exiting ? t : NULL;
 }
@@ -488,6 +488,11 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
  * tprof_sampler_switch_out() - @prev leaves this CPU.
  * @prev: current, about to be switched out.
  * @kfrom: the calling probe's frame: kernel walks start above it.
+ * @park: no target thread comes in next (idle, or another task): cancel
+ *	the timer. Left queued, it would fire in vain while @prev is away,
+ *	or early (by the time away) when @prev is back, each an interrupt
+ *	that takes no sample; the switch-in re-arms for whoever comes next.
+ *	Between target threads (a ping-pong) it stays queued (tprof_arm()).
  * @sp: set to the session of the returned thread.
  *
  * Context: sched_switch probe (rq->lock held, IRQs off).
@@ -495,10 +500,11 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
  *	tprof_sched_out_regs()), else NULL.
  */
 struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
-					      unsigned long *kfrom,
+					      unsigned long *kfrom, bool park,
 					      struct tprof_session **sp)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+	struct tprof_thread *t;
 
 	if (!c->task)
 		return NULL;
@@ -511,8 +517,11 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 	c->kfrom = kfrom;
 	*sp = c->sess;
 	/* put_prev_task() has just run update_curr(): exact. */
-	return tprof_sched_out_regs(c, READ_ONCE(prev->se.sum_exec_runtime),
-				    NULL);
+	t = tprof_sched_out_regs(c, READ_ONCE(prev->se.sum_exec_runtime),
+				 NULL);
+	if (park)
+		hrtimer_try_to_cancel(&c->timer);
+	return t;
 }
 
 /**

@@ -17,7 +17,7 @@ struct tprof_thread;
 int tprof_sampler_init(void);
 void tprof_sampler_exit(void);
 struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
-					      unsigned long *kfrom,
+					      unsigned long *kfrom, bool park,
 					      struct tprof_session **sp);
 void tprof_sampler_switch_in(struct tprof_session *s, struct task_struct *next);
 void tprof_sampler_start(struct tprof_session *s);
