@@ -198,6 +198,13 @@ static int tprof_enable_check(const struct tprof_ioc_enable *e)
 		return -EINVAL;
 	if (!(e->flags & TPROF_F_AUXV_PROOF) && e->auxv_fd)
 		return -EINVAL;
+	if (!(e->flags & TPROF_F_MEM_PROOF) && e->mem_fd)
+		return -EINVAL;
+	if (!(e->flags & TPROF_F_USER_SNAPSHOT) && e->snapshot_bytes)
+		return -EINVAL;
+	if (e->snapshot_bytes % 8 ||
+	    e->snapshot_bytes > TPROF_MAX_SNAPSHOT_BYTES)
+		return -EINVAL;
 	if (e->period_ns && (e->period_ns < TPROF_MIN_PERIOD_NS ||
 			     e->period_ns > TPROF_MAX_PERIOD_NS))
 		return -EINVAL;
@@ -257,8 +264,7 @@ static int tprof_enable_publish(struct tprof_session *s,
 	ret = down_read_killable(&task->signal->exec_update_lock);
 	if (ret)
 		goto out_put;
-	ret = tprof_policy_target(&s->grant, task,
-				  e->flags & TPROF_F_AUXV_PROOF, e->auxv_fd);
+	ret = tprof_policy_target(&s->grant, task, e);
 	if (!ret)
 		ret = tprof_session_publish(s);
 	up_read(&task->signal->exec_update_lock);
@@ -350,6 +356,9 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 		s->max_kernel_frames = e.max_kernel_frames ?
 				       e.max_kernel_frames :
 				       TPROF_MAX_KERNEL_FRAMES;
+	if (e.flags & TPROF_F_USER_SNAPSHOT)
+		s->snapshot_bytes = e.snapshot_bytes ? e.snapshot_bytes :
+				    TPROF_DEFAULT_SNAPSHOT_BYTES;
 	ring_bytes = e.ring_bytes ? e.ring_bytes : TPROF_DEFAULT_RING_BYTES;
 	/* The rings and the thread table: what the session pins until close. */
 	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
@@ -384,6 +393,7 @@ err_free:
 	tprof_policy_release(&s->grant);
 	memset(&s->grant, 0, sizeof(s->grant));
 	s->max_kernel_frames = 0;
+	s->snapshot_bytes = 0;
 	if (s->tgid)
 		put_pid(s->tgid);
 	s->tgid = NULL;

@@ -76,8 +76,13 @@ int tprof_policy_caller(struct tprof_grant *g, struct file *file,
 	return 0;
 }
 
-/* An fd of /proc/<pid>/auxv opened by the caller proves ptrace-read. */
-static int tprof_check_auxv(int fd, struct mm_struct *mm)
+/*
+ * An fd of /proc/<pid>/@name of @mm opened by the caller: procfs opened it
+ * only after a ptrace check of the caller against the target (auxv:
+ * PTRACE_MODE_READ_FSCREDS; mem: PTRACE_MODE_ATTACH_FSCREDS), and keeps
+ * the mm it checked in private_data.
+ */
+static int tprof_check_proc_fd(int fd, const char *name, struct mm_struct *mm)
 {
 	struct file *file = fget(fd);
 	struct dentry *dentry;
@@ -87,21 +92,48 @@ static int tprof_check_auxv(int fd, struct mm_struct *mm)
 		return -EBADF;
 	dentry = file_dentry(file);
 	if (dentry->d_sb->s_magic == PROC_SUPER_MAGIC &&
-	    !strcmp(dentry->d_name.name, "auxv") && file->private_data == mm)
+	    !strcmp(dentry->d_name.name, name) && file->private_data == mm)
 		ret = 0;
 	fput(file);
 	return ret;
+}
+
+/* The proofs of @e, and what an unprivileged session needs of them. */
+static int tprof_check_proofs(const struct tprof_grant *g,
+			      const struct tprof_ioc_enable *e,
+			      struct mm_struct *mm)
+{
+	bool auxv = e->flags & TPROF_F_AUXV_PROOF;
+	bool mem = e->flags & TPROF_F_MEM_PROOF;
+	int ret;
+
+	if (auxv) {
+		ret = tprof_check_proc_fd(e->auxv_fd, "auxv", mm);
+		if (ret)
+			return ret;
+	}
+	if (mem) {
+		ret = tprof_check_proc_fd(e->mem_fd, "mem", mm);
+		if (ret)
+			return ret;
+	}
+	if (g->privileged)
+		return 0;
+	/* Raw stack bytes: what ptrace would let the caller read (attach). */
+	if (e->flags & TPROF_F_USER_SNAPSHOT)
+		return mem ? 0 : -EPERM;
+	return auxv || mem ? 0 : -EPERM;
 }
 
 /**
  * tprof_policy_target() - the target's side of ENABLE.
  * @g: grant from tprof_policy_caller().
  * @task: the target's leader (pinned).
- * @auxv_proof: TPROF_F_AUXV_PROOF.
- * @auxv_fd: its fd.
+ * @e: ENABLE's argument: its proofs and what they must allow.
  *
- * The proof is an open /proc/PID/auxv of the target's current mm: an exec
- * since it was opened invalidates it. An unprivileged session also needs
+ * A proof is an open /proc/PID/auxv (ptrace-read) or /proc/PID/mem
+ * (ptrace-attach, needed for stack snapshots) of the target's current mm:
+ * an exec since it was opened invalidates it. An unprivileged session also needs
  * the mm dumpable as SUID_DUMP_USER now, and records the ids the target
  * must keep. Called right before the session is published, so that what
  * changes afterwards is seen by tprof_policy_check() in the probes and the
@@ -109,7 +141,7 @@ static int tprof_check_auxv(int fd, struct mm_struct *mm)
  * Return: 0, -EPERM, -EBADF or -ESRCH.
  */
 int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
-			bool auxv_proof, int auxv_fd)
+			const struct tprof_ioc_enable *e)
 {
 	struct mm_struct *mm = get_task_mm(task);
 	const struct cred *c;
@@ -117,10 +149,7 @@ int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
 
 	if (!mm)
 		return -ESRCH;
-	if (auxv_proof)
-		ret = tprof_check_auxv(auxv_fd, mm);
-	else
-		ret = g->privileged ? 0 : -EPERM;
+	ret = tprof_check_proofs(g, e, mm);
 	if (!ret && !g->privileged) {
 		rcu_read_lock();
 		c = __task_cred(task);

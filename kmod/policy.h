@@ -50,7 +50,7 @@ struct tprof_grant {
 int tprof_policy_caller(struct tprof_grant *g, struct file *file,
 			bool kernel_stacks);
 int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
-			bool auxv_proof, int auxv_fd);
+			const struct tprof_ioc_enable *e);
 int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes);
 void tprof_policy_release(struct tprof_grant *g);
 unsigned int tprof_policy_max_user_sessions(void);

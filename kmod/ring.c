@@ -162,26 +162,30 @@ void tprof_rings_kick(struct tprof_rings *rs)
 }
 
 /**
- * tprof_ring_write() - append one whole record or drop it.
+ * tprof_ring_reserve() - room for records written in place, or a drop.
  * @r: the ring.
- * @rec: record, hdr.size == @len, a multiple of 8.
- * @len: bytes.
- * @sample: a SAMPLE record (dropped ones count as lost samples).
+ * @max: bytes to reserve (the records may end up shorter).
+ * @sample: they are a sample (dropped, they count as a lost sample).
  * @weight_ns: the sample's weight.
+ * @res: the reservation, for tprof_ring_put() and friends.
+ *
+ * A LOST record of earlier drops goes first, where it fits. Nothing is
+ * visible to the reader before tprof_ring_commit(), which must follow
+ * before the ring's next write.
  *
  * Context: the ring's producer: its own CPU with IRQs off (probe, hrtimer,
  * or local_irq_save()), or the stopping session once sampling has ended.
  * Return: 0, or -ENOSPC when dropped.
  */
-int tprof_ring_write(struct tprof_ring *r, const void *rec, u32 len,
-		     bool sample, u64 weight_ns)
+int tprof_ring_reserve(struct tprof_ring *r, u32 max, bool sample,
+		       u64 weight_ns, struct tprof_ring_res *res)
 {
 	u64 size = r->mask + 1;
 	u64 head = r->head;
 	/* A: pairs with D in tprof_ring_read_one(): the reader is done with it. */
 	u64 tail = smp_load_acquire(&r->tail);
 	bool pend = r->pend_samples || r->pend_records;
-	u64 need = len + (pend ? sizeof(struct tprof_rec_lost) : 0);
+	u64 need = (u64)max + (pend ? sizeof(struct tprof_rec_lost) : 0);
 
 	if (need > size - (head - tail)) {
 		if (sample) {
@@ -197,16 +201,95 @@ int tprof_ring_write(struct tprof_ring *r, const void *rec, u32 len,
 	}
 	if (pend)
 		head = tprof_ring_put_lost(r, head);
-	tprof_ring_copy_in(r, head, rec, len);
-	head += len;
-	/* B: pairs with C in tprof_ring_read_one(): the record is complete. */
-	smp_store_release(&r->head, head);
+	res->pos = head;
+	res->end = head + max;
+	return 0;
+}
+
+/* Appends @len bytes to @res. Context: the ring's producer. */
+void tprof_ring_put(struct tprof_ring *r, struct tprof_ring_res *res,
+		    const void *src, u32 len)
+{
+	if (WARN_ON_ONCE(len > res->end - res->pos))
+		return;
+	tprof_ring_copy_in(r, res->pos, src, len);
+	res->pos += len;
+}
+
+/* Overwrites reserved bytes at @pos (a header written last). */
+void tprof_ring_put_at(struct tprof_ring *r, u64 pos, const void *src,
+		       u32 len)
+{
+	tprof_ring_copy_in(r, pos, src, len);
+}
+
+/*
+ * Where the next bytes of @res go in place (a copy from user memory):
+ * *@len is set to how many lie contiguous there, up to the reservation's
+ * end; tprof_ring_skip() then counts what was written.
+ */
+void *tprof_ring_span(struct tprof_ring *r, struct tprof_ring_res *res,
+		      u32 *len)
+{
+	u64 off = res->pos & r->mask;
+
+	*len = min_t(u64, res->end - res->pos, r->mask + 1 - off);
+	return r->data + off;
+}
+
+void tprof_ring_skip(struct tprof_ring_res *res, u32 len)
+{
+	res->pos += min_t(u64, len, res->end - res->pos);
+}
+
+/**
+ * tprof_ring_commit() - publish what was written into @res (it may be
+ *	less than reserved: the rest stays free).
+ * @r: the ring.
+ * @res: the reservation; every record in it complete, 8-byte multiples.
+ * @sample: as for tprof_ring_reserve().
+ * @weight_ns: likewise.
+ *
+ * Context: the ring's producer.
+ */
+void tprof_ring_commit(struct tprof_ring *r, struct tprof_ring_res *res,
+		       bool sample, u64 weight_ns)
+{
+	u64 size = r->mask + 1;
+
+	/* B: pairs with C in tprof_ring_read_one(): the records are complete. */
+	smp_store_release(&r->head, res->pos);
 	if (sample) {
 		r->st.samples++;
 		r->st.samples_weight_ns += weight_ns;
 	}
-	if (READ_ONCE(r->set->reader_waiting) && head - tail >= size / 2)
+	if (READ_ONCE(r->set->reader_waiting) &&
+	    res->pos - READ_ONCE(r->tail) >= size / 2)
 		irq_work_queue(&r->work);
+}
+
+/**
+ * tprof_ring_write() - append one whole record or drop it.
+ * @r: the ring.
+ * @rec: record, hdr.size == @len, a multiple of 8.
+ * @len: bytes.
+ * @sample: a SAMPLE record (dropped ones count as lost samples).
+ * @weight_ns: the sample's weight.
+ *
+ * Context: as tprof_ring_reserve().
+ * Return: 0, or -ENOSPC when dropped.
+ */
+int tprof_ring_write(struct tprof_ring *r, const void *rec, u32 len,
+		     bool sample, u64 weight_ns)
+{
+	struct tprof_ring_res res;
+	int ret;
+
+	ret = tprof_ring_reserve(r, len, sample, weight_ns, &res);
+	if (ret)
+		return ret;
+	tprof_ring_put(r, &res, rec, len);
+	tprof_ring_commit(r, &res, sample, weight_ns);
 	return 0;
 }
 
@@ -272,6 +355,27 @@ bool tprof_rings_empty(struct tprof_rings *rs)
 }
 
 /*
+ * Bytes of the record at @pos and of the records grouped with it
+ * (TPROF_RF_GROUP): read() returns them together. 0 if malformed.
+ */
+static u64 tprof_ring_unit(struct tprof_ring *r, u64 pos, u64 head)
+{
+	u64 at = pos;
+	struct tprof_rec_hdr hdr;
+
+	do {
+		if (head - at < sizeof(hdr))
+			return 0;
+		tprof_ring_copy_out(r, at, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size & 7 ||
+		    hdr.size > head - at)
+			return 0;
+		at += hdr.size;
+	} while (hdr.flags & TPROF_RF_GROUP);
+	return at - pos;
+}
+
+/*
  * Copies whole records of one ring to @buf; *done counts bytes so far.
  * Return: 0, -ENOBUFS when the next record does not fit, -EFAULT.
  */
@@ -284,24 +388,22 @@ static int tprof_ring_read_one(struct tprof_ring *r, char __user *buf,
 	int ret = 0;
 
 	while (tail != head) {
-		struct tprof_rec_hdr hdr;
+		u64 size = tprof_ring_unit(r, tail, head);
 
-		tprof_ring_copy_out(r, tail, &hdr, sizeof(hdr));
-		if (WARN_ON_ONCE(hdr.size < sizeof(hdr) || hdr.size & 7 ||
-				 hdr.size > head - tail)) {
+		if (WARN_ON_ONCE(!size)) {
 			tail = head;
 			break;
 		}
-		if (hdr.size > len - *done) {
+		if (size > len - *done) {
 			ret = -ENOBUFS;
 			break;
 		}
-		if (tprof_ring_copy_to_user(r, tail, buf + *done, hdr.size)) {
+		if (tprof_ring_copy_to_user(r, tail, buf + *done, size)) {
 			ret = -EFAULT;
 			break;
 		}
-		*done += hdr.size;
-		tail += hdr.size;
+		*done += size;
+		tail += size;
 	}
 	/* D: pairs with A in tprof_ring_write(): the space is free again. */
 	smp_store_release(&r->tail, tail);

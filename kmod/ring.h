@@ -73,12 +73,34 @@ struct tprof_rings {
 	void *ctx;
 };
 
+/**
+ * struct tprof_ring_res - room reserved at a ring's head: records are
+ *	written in place, then published together by tprof_ring_commit().
+ * @pos: where the next byte goes.
+ * @end: the end of the reservation.
+ */
+struct tprof_ring_res {
+	u64 pos;
+	u64 end;
+};
+
 int tprof_rings_alloc(struct tprof_rings *rs, u32 bytes,
 		      void (*notify)(void *ctx), void *ctx);
 void tprof_rings_free(struct tprof_rings *rs);
 void tprof_rings_sync(struct tprof_rings *rs);
 int tprof_ring_write(struct tprof_ring *r, const void *rec, u32 len,
 		     bool sample, u64 weight_ns);
+int tprof_ring_reserve(struct tprof_ring *r, u32 max, bool sample,
+		       u64 weight_ns, struct tprof_ring_res *res);
+void tprof_ring_put(struct tprof_ring *r, struct tprof_ring_res *res,
+		    const void *src, u32 len);
+void tprof_ring_put_at(struct tprof_ring *r, u64 pos, const void *src,
+		       u32 len);
+void *tprof_ring_span(struct tprof_ring *r, struct tprof_ring_res *res,
+		      u32 *len);
+void tprof_ring_skip(struct tprof_ring_res *res, u32 len);
+void tprof_ring_commit(struct tprof_ring *r, struct tprof_ring_res *res,
+		       bool sample, u64 weight_ns);
 void tprof_rings_kick(struct tprof_rings *rs);
 int tprof_rings_emit(struct tprof_rings *rs, const void *rec, u32 len);
 int tprof_rings_emit_any(struct tprof_rings *rs, const void *rec, u32 len);

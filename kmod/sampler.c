@@ -97,6 +97,7 @@ struct tprof_slot_cache {
  * @rnd: first-budget randomness (prandom: no locks).
  * @cache: recent switch-ins' slots (tprof_slot_of()).
  * @scratch: one SAMPLE record under construction.
+ * @ustack: the header of its USTACK record (snapshots).
  * @defer_kips: see @defer_valid.
  */
 struct tprof_cpu {
@@ -116,6 +117,7 @@ struct tprof_cpu {
 	struct rnd_state rnd;
 	struct tprof_slot_cache cache[1 << TPROF_CACHE_BITS];
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
+	struct tprof_rec_ustack ustack;
 	u64 defer_kips[TPROF_MAX_KERNEL_FRAMES];
 };
 
@@ -176,6 +178,58 @@ static u64 tprof_thread_cpu(struct tprof_cpu *c, u64 rt)
 	return c->thr->on_cpu_ns + (rt > c->rt_base ? rt - c->rt_base : 0);
 }
 
+/*
+ * Writes @rec (a SAMPLE of @len bytes, with TPROF_RF_GROUP) and its
+ * USTACK record in one reservation: @uregs and the user stack from their
+ * sp, copied straight into the ring, as far as it reads without a fault.
+ * Context: hardirq or IRQs off; c's thread is current, its mm loaded.
+ * Return: 0, or -ENOSPC (both dropped, counted as one lost sample).
+ */
+static int tprof_write_snapshot(struct tprof_cpu *c, struct tprof_ring *r,
+				struct tprof_rec_sample *rec, u32 len,
+				struct pt_regs *uregs, u64 weight)
+{
+	struct tprof_rec_ustack *u = &c->ustack;
+	unsigned long sp = tprof_stack_uregs(uregs, u->regs);
+	u32 req = tprof_stack_ubytes(sp, c->sess->snapshot_bytes);
+	u32 got = 0, room, want, n, pad;
+	struct tprof_ring_res res;
+	u64 hdr_pos;
+	void *dst;
+	static const u64 zero;
+
+	if (tprof_ring_reserve(r, len + sizeof(*u) + ALIGN(req, 8), true,
+			       weight, &res))
+		return -ENOSPC;
+	tprof_ring_put(r, &res, rec, len);
+	hdr_pos = res.pos;
+	tprof_ring_skip(&res, sizeof(*u));
+	/* At most two spans: the ring may wrap. */
+	while (got < req) {
+		dst = tprof_ring_span(r, &res, &room);
+		want = min(room, req - got);
+		n = tprof_stack_ucopy(dst, sp + got, want);
+		tprof_ring_skip(&res, n);
+		got += n;
+		if (n < want)	/* an unreadable page ends it */
+			break;
+	}
+	pad = ALIGN(got, 8) - got;
+	if (pad)
+		tprof_ring_put(r, &res, &zero, pad);
+	u->hdr.type = TPROF_REC_USTACK;
+	u->hdr.flags = got < req ? TPROF_RF_USTACK_PARTIAL : 0;
+	u->hdr.size = sizeof(*u) + got + pad;
+	u->hdr.time_ns = rec->hdr.time_ns;
+	u->tid = rec->tid;
+	u->abi = rec->abi;
+	u->stack_req = req;
+	u->stack_bytes = got;
+	tprof_ring_put_at(r, hdr_pos, u, sizeof(*u));
+	tprof_ring_commit(r, &res, true, weight);
+	return 0;
+}
+
 /* Context: hardirq or IRQs off; c's thread is current. */
 static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 			      u64 weight, u64 period, u64 late)
@@ -220,6 +274,8 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		if (rflags & TPROF_RF_USER_FAULT)
 			r->st.user_stack_faults++;
 	}
+	if (uregs && s->snapshot_bytes)
+		rflags |= TPROF_RF_GROUP;
 	len = sizeof(*rec) + (nk + nu) * sizeof(u64);
 	rec->hdr.type = TPROF_REC_SAMPLE;
 	rec->hdr.flags = rflags;
@@ -237,7 +293,9 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 
 	t->samples++;
 	t->weight_ns += weight;
-	if (tprof_ring_write(r, rec, len, true, weight)) {
+	if (rflags & TPROF_RF_GROUP ?
+	    tprof_write_snapshot(c, r, rec, len, uregs, weight) :
+	    tprof_ring_write(r, rec, len, true, weight)) {
 		t->lost_samples++;
 		t->lost_weight_ns += weight;
 	}

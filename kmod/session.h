@@ -66,6 +66,7 @@ enum tprof_state {
  * @period_ns: default period.
  * @max_user_frames: user stack depth cap.
  * @max_kernel_frames: kernel stack depth cap; 0 = no kernel stacks.
+ * @snapshot_bytes: user stack bytes per sample (USTACK); 0 = none.
  * @idx: index in the published table while published.
  * @rings: one per possible CPU.
  * @threads: per-thread accounting table.
@@ -92,6 +93,7 @@ struct tprof_session {
 	u64 period_ns;
 	u32 max_user_frames;
 	u32 max_kernel_frames;
+	u32 snapshot_bytes;
 	int idx;
 
 	struct tprof_rings rings;

@@ -5,6 +5,9 @@
  * and nmi_uaccess_okay() are not exported: user frames are read with
  * copy_from_user_nofault(), which does the access_ok, nmi_uaccess_okay and
  * pagefault_disable dance, a window of stack at a time (tprof_uread()).
+ * Snapshots (user registers and raw stack, for CFI unwinding in userspace)
+ * are perf's PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER: the copy is
+ * copy_from_user_nmi(), which keeps what it copied before a fault.
  */
 #include <linux/compat.h>
 #include <linux/minmax.h>
@@ -184,4 +187,78 @@ unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 		fp = f.next;
 	}
 	return n;
+}
+
+/**
+ * tprof_stack_uregs() - the user registers of a snapshot.
+ * @regs: user registers (user_mode()).
+ * @out: TPROF_UREG_NR values, by enum tprof_ureg.
+ *
+ * A compat task's are its 32-bit registers (r8-r15 do not exist for it).
+ * Context: any; reads @regs only.
+ * Return: the user stack pointer.
+ */
+unsigned long tprof_stack_uregs(struct pt_regs *regs, u64 *out)
+{
+	bool ia32 = !user_64bit_mode(regs);
+	unsigned int i;
+
+	out[TPROF_UREG_AX] = regs->ax;
+	out[TPROF_UREG_BX] = regs->bx;
+	out[TPROF_UREG_CX] = regs->cx;
+	out[TPROF_UREG_DX] = regs->dx;
+	out[TPROF_UREG_SI] = regs->si;
+	out[TPROF_UREG_DI] = regs->di;
+	out[TPROF_UREG_BP] = regs->bp;
+	out[TPROF_UREG_SP] = regs->sp;
+	out[TPROF_UREG_IP] = regs->ip;
+	out[TPROF_UREG_FLAGS] = regs->flags;
+	out[TPROF_UREG_R8] = regs->r8;
+	out[TPROF_UREG_R9] = regs->r9;
+	out[TPROF_UREG_R10] = regs->r10;
+	out[TPROF_UREG_R11] = regs->r11;
+	out[TPROF_UREG_R12] = regs->r12;
+	out[TPROF_UREG_R13] = regs->r13;
+	out[TPROF_UREG_R14] = regs->r14;
+	out[TPROF_UREG_R15] = regs->r15;
+	if (ia32) {
+		for (i = 0; i < TPROF_UREG_R8; i++)
+			out[i] = (u32)out[i];
+		for (i = TPROF_UREG_R8; i < TPROF_UREG_NR; i++)
+			out[i] = 0;
+	}
+	return out[TPROF_UREG_SP];
+}
+
+/**
+ * tprof_stack_ubytes() - how many bytes of user stack a snapshot asks for.
+ * @sp: the user stack pointer.
+ * @want: the session's snapshot size.
+ *
+ * Clamped where current's address space ends (perf_ustack_task_size()).
+ * Context: current's registers.
+ */
+u32 tprof_stack_ubytes(unsigned long sp, u32 want)
+{
+	unsigned long top = TASK_SIZE;
+
+	if (!sp || sp >= top)
+		return 0;
+	return min_t(unsigned long, want, top - sp);
+}
+
+/**
+ * tprof_stack_ucopy() - copy user memory up to the first unreadable byte.
+ * @dst: kernel buffer.
+ * @src: user address.
+ * @len: bytes wanted.
+ *
+ * Never faults pages in (pagefault_disable()): a page that is not
+ * present, like one that is not mapped, ends the copy.
+ * Context: hardirq or IRQs off; current's mm is the loaded one.
+ * Return: bytes copied (a prefix of the range).
+ */
+u32 tprof_stack_ucopy(void *dst, unsigned long src, u32 len)
+{
+	return len - copy_from_user_nmi(dst, (const void __user *)src, len);
 }

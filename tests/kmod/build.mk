@@ -11,7 +11,8 @@ KT_STACK_CFLAGS := -O1 -g -fno-omit-frame-pointer -static
 kmod-tests: $(KT_DIR)/tprof-ktest $(KT_DIR)/tprof-ktest32 $(KT_DIR)/stacktarget64 \
 	$(KT_DIR)/stacktarget32 $(KT_DIR)/secret
 
-KT_SRCS := tests/kmod/ktest.c tests/kmod/security.c tests/kmod/lib.c
+KT_SRCS := tests/kmod/ktest.c tests/kmod/security.c tests/kmod/snapshot.c \
+	tests/kmod/lib.c
 KT_DEPS := $(KT_SRCS) tests/kmod/ktest.h kmod/uapi/tprof.h
 
 $(KT_DIR)/tprof-ktest: $(KT_DEPS)

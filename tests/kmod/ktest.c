@@ -1054,7 +1054,8 @@ static int t_unpriv(pid_t rootpid)
 	child_go(&c);
 	collect(&c, &rep, 0, true, 60000, fd, &s);
 	disable(fd);
-	ok(read_to_eof(fd, &s, 30000) && s.samples > 0,
+	ret = read_to_eof(fd, &s, 30000);
+	ok(ret && s.samples > 0,
 	   "unpriv: samples (%llu) and EOF", (unsigned long long)s.samples);
 	close(fd);
 	child_finish(&c);
@@ -1189,47 +1190,27 @@ static void check_stack(struct sum *s, const struct tprof_rec_sample *r,
 
 static int t_stack(const char *prog, u32 abi)
 {
-	int in[2], out[2], status;
 	struct stackchk k = { .abi = abi };
-	char line[256] = "";
+	struct target tg;
 	struct sum s;
-	pid_t pid;
-	ssize_t n;
-	int fd, ret;
-	FILE *f;
+	int fd, ret, status;
 
-	if (pipe(in) || pipe(out))
-		die("pipe");
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		prctl_death();
-		execl(prog, prog, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	f = fdopen(out[0], "r");
-	if (!f || !fgets(line, sizeof(line), f) ||
-	    sscanf(line, "%llx %llx %llx", (unsigned long long *)&k.fa,
-		   (unsigned long long *)&k.fb, (unsigned long long *)&k.fc) != 3) {
+	if (!target_start(&tg, prog, NULL)) {
 		ok(false, "stack %s: target started", prog);
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
 		return 0;
 	}
+	k.fa = tg.v[0];
+	k.fb = tg.v[1];
+	k.fc = tg.v[2];
 	fd = dev_open();
-	sum_init(&s, pid);
+	sum_init(&s, tg.pid);
 	s.priv = &k;
 	s.on_sample = check_stack;
-	ret = enable(fd, pid, 1 * MS, 0, 0);
+	ret = enable(fd, tg.pid, 1 * MS, 0, 0);
 	ok(ret == 0, "stack %s: ENABLE (%s)", prog, strerror(-ret));
-	n = write(in[1], "g", 1);
-	(void)n;
+	target_go(&tg);
 	ok(read_to_eof(fd, &s, 60000), "stack %s: EOF at target exit", prog);
-	waitpid(pid, &status, 0);
+	status = target_finish(&tg);
 	ok(WIFEXITED(status) && !WEXITSTATUS(status), "stack %s: target exited 0", prog);
 	note("samples %llu, with fa+fb frames %llu, wrong abi %llu, no user context %llu",
 	     (unsigned long long)k.n, (unsigned long long)k.good,
@@ -1243,8 +1224,6 @@ static int t_stack(const char *prog, u32 abi)
 	ok(k.good * 2 >= k.n && k.n,
 	   "stack %s: most user stacks walk through fc <- fb <- fa (%llu of %llu)",
 	   prog, (unsigned long long)k.good, (unsigned long long)k.n);
-	fclose(f);
-	close(in[1]);
 	close(fd);
 	sum_free(&s);
 	return 0;
@@ -1470,6 +1449,16 @@ int main(int argc, char **argv)
 			TPROF_ABI_X86_64);
 	else if (!strcmp(t, "kstack"))
 		t_kstack();
+	else if (!strcmp(t, "snapshot") && argc > 3)
+		t_snapshot(argv[2], !strcmp(argv[3], "ia32") ? TPROF_ABI_IA32 :
+			   TPROF_ABI_X86_64);
+	else if (!strcmp(t, "snapshot-edge") && argc > 3)
+		t_snapshot_edge(argv[2], !strcmp(argv[3], "ia32") ?
+				TPROF_ABI_IA32 : TPROF_ABI_X86_64);
+	else if (!strcmp(t, "snapshot-lost") && argc > 2)
+		t_snapshot_lost(argv[2]);
+	else if (!strcmp(t, "snapshot-perm") && argc > 2)
+		t_snapshot_perm(argv[2]);
 	else if (!strcmp(t, "stress"))
 		t_stress(argc > 2 ? atoi(argv[2]) : 200, argc > 3 ? atoi(argv[3]) : 3);
 	else if (!strcmp(t, "quick"))

@@ -52,6 +52,10 @@ struct thr {
 struct sum;
 typedef void (*sample_cb)(struct sum *s, const struct tprof_rec_sample *r,
 			  const u64 *ips);
+/* A USTACK record and the SAMPLE it follows (the read buffer's previous). */
+typedef void (*ustack_cb)(struct sum *s, const struct tprof_rec_sample *r,
+			  const u64 *ips, const struct tprof_rec_ustack *u,
+			  const unsigned char *stack);
 
 struct sum {
 	u32 pid;
@@ -70,7 +74,11 @@ struct sum {
 	struct tprof_rec_exec exec[4];
 	u64 proc_exit_time;
 	bool eof;
+	u64 ustacks;		/* USTACK records right after their SAMPLE */
+	u64 bad_groups;		/* a TPROF_RF_GROUP SAMPLE without its USTACK
+				 * next in the same read(), or a stray USTACK */
 	sample_cb on_sample;
+	ustack_cb on_ustack;
 	void *priv;
 };
 
@@ -116,6 +124,24 @@ void child_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool collect(struct child *c, struct report *r, int want_ready, bool want_done,
 	     int timeout_ms, int fd, struct sum *s);
 int child_finish(struct child *c);
+
+/* A stacktarget process: started, its first line (five hex values) read. */
+struct target {
+	pid_t pid;
+	int go_w;
+	FILE *out;
+	u64 v[5];
+};
+
+bool target_start(struct target *t, const char *prog, const char *arg);
+void target_go(struct target *t);
+int target_finish(struct target *t);
+
+/* snapshot.c */
+int t_snapshot(const char *prog, u32 abi);
+int t_snapshot_edge(const char *prog, u32 abi);
+int t_snapshot_lost(const char *prog);
+int t_snapshot_perm(const char *prog);
 
 /* security.c */
 int t_deny(const char *kind, const char *path);

@@ -232,6 +232,32 @@ struct thr *thr_get(struct sum *s, u32 tid)
 	return t;
 }
 
+/* @h is a USTACK; @prev the record before it in the same read(), or NULL. */
+static void parse_ustack(struct sum *s, const struct tprof_rec_hdr *h,
+			 const struct tprof_rec_hdr *prev)
+{
+	const struct tprof_rec_ustack *u = (const void *)h;
+	const struct tprof_rec_sample *r = (const void *)prev;
+
+	if (h->size < sizeof(*u) || u->stack_bytes > u->stack_req ||
+	    h->size != sizeof(*u) + ((u->stack_bytes + 7) & ~7U) ||
+	    !!(h->flags & TPROF_RF_USTACK_PARTIAL) !=
+	    (u->stack_bytes < u->stack_req)) {
+		s->bad++;
+		return;
+	}
+	if (!prev || prev->type != TPROF_REC_SAMPLE ||
+	    !(prev->flags & TPROF_RF_GROUP) || r->tid != u->tid ||
+	    prev->time_ns != h->time_ns || r->abi != u->abi) {
+		s->bad_groups++;
+		return;
+	}
+	s->ustacks++;
+	if (s->on_ustack)
+		s->on_ustack(s, r, (const u64 *)(r + 1), u,
+			     (const unsigned char *)(u + 1));
+}
+
 static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 {
 	switch (h->type) {
@@ -340,6 +366,7 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 
 void parse(struct sum *s, const char *buf, size_t len)
 {
+	const struct tprof_rec_hdr *prev = NULL;
 	size_t off = 0;
 
 	s->bytes += len;
@@ -351,9 +378,19 @@ void parse(struct sum *s, const char *buf, size_t len)
 			s->bad++;
 			return;
 		}
-		parse_one(s, h);
+		/* read() never splits a group: its USTACK is next, here. */
+		if (prev && (prev->flags & TPROF_RF_GROUP) &&
+		    prev->type == TPROF_REC_SAMPLE && h->type != TPROF_REC_USTACK)
+			s->bad_groups++;
+		if (h->type == TPROF_REC_USTACK)
+			parse_ustack(s, h, prev);
+		else
+			parse_one(s, h);
+		prev = h;
 		off += h->size;
 	}
+	if (prev && (prev->flags & TPROF_RF_GROUP))
+		s->bad_groups++;
 }
 
 static char rbuf[1 << 20] __attribute__((aligned(8)));
@@ -544,5 +581,62 @@ int child_finish(struct child *c)
 	if (waitpid(c->pid, &status, 0) != c->pid)
 		status = -1;
 	close(c->rep_r);
+	return status;
+}
+
+/*
+ * Starts @prog [@arg] with its stdin and stdout on pipes, and reads its
+ * first line: up to five hex values (tests/kmod/stacktarget.c).
+ */
+bool target_start(struct target *t, const char *prog, const char *arg)
+{
+	int in[2], out[2];
+	char line[256] = "";
+
+	memset(t, 0, sizeof(*t));
+	if (pipe(in) || pipe(out))
+		die("pipe");
+	fflush(stdout);
+	t->pid = fork();
+	if (t->pid < 0)
+		die("fork");
+	if (!t->pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		prctl_death();
+		execl(prog, prog, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	t->go_w = in[1];
+	t->out = fdopen(out[0], "r");
+	if (t->out && fgets(line, sizeof(line), t->out) &&
+	    sscanf(line, "%llx %llx %llx %llx %llx",
+		   (unsigned long long *)&t->v[0], (unsigned long long *)&t->v[1],
+		   (unsigned long long *)&t->v[2], (unsigned long long *)&t->v[3],
+		   (unsigned long long *)&t->v[4]) >= 3)
+		return true;
+	kill(t->pid, SIGKILL);
+	target_finish(t);
+	return false;
+}
+
+void target_go(struct target *t)
+{
+	if (write(t->go_w, "g", 1) != 1)
+		die("target go");
+}
+
+/* Waits for it. Return: its wait status. */
+int target_finish(struct target *t)
+{
+	int status = -1;
+
+	waitpid(t->pid, &status, 0);
+	if (t->out)
+		fclose(t->out);
+	close(t->go_w);
+	t->out = NULL;
 	return status;
 }

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktest: user stack snapshots (TPROF_F_USER_SNAPSHOT). The truth is the
+ * target's own memory: tests/kmod/stacktarget.c keeps marker words on its
+ * stack that hold their own address (xor STACK_MARK), so a snapshot must
+ * have each marker at (its address - sp); its registers must be those of
+ * the sampled context (the user pc the frame-pointer walk reports, a
+ * return address where the frame pointer says).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ktest.h"
+
+#define MS		1000000ULL
+#define STACK_MARK	0x5a17c0de5a17c0deULL
+#define SNAP_BYTES	4096U
+
+struct snapchk {
+	u32 abi;
+	u64 lo, hi;		/* the edge stack, or 0 */
+	u64 pairs;		/* SAMPLE + USTACK */
+	u64 bad_regs;		/* regs[IP] is not the sample's user pc */
+	u64 bad_req;		/* stack_req is not what was asked */
+	u64 bad_partial;	/* a partial copy not ending at a page end */
+	u64 marked;		/* markers where their address says */
+	u64 misplaced;		/* a marker elsewhere: bytes not from sp */
+	u64 ret_ok, ret_bad;	/* [bp + word] is the FP walk's 2nd ip */
+	u64 edge;		/* samples on the edge stack */
+	u64 edge_ok;		/* ... whose copy ends exactly at its top */
+	u32 req;
+};
+
+static u64 word(const unsigned char *p, unsigned int w)
+{
+	u64 v = 0;
+
+	memcpy(&v, p, w);	/* little-endian: the low w bytes */
+	return v;
+}
+
+static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
+			   const u64 *ips, const struct tprof_rec_ustack *u,
+			   const unsigned char *stack)
+{
+	struct snapchk *k = s->priv;
+	unsigned int w = k->abi == TPROF_ABI_IA32 ? 4 : 8;
+	u64 mark = w == 4 ? (u32)STACK_MARK : STACK_MARK;
+	u64 sp = u->regs[TPROF_UREG_SP], bp = u->regs[TPROF_UREG_BP];
+	bool found = false, wrong = false;
+	u32 o;
+
+	k->pairs++;
+	if (!r->nr_user || u->regs[TPROF_UREG_IP] != ips[r->nr_kernel] ||
+	    u->abi != k->abi || (w == 4 && (sp >> 32 || u->regs[TPROF_UREG_R8])))
+		k->bad_regs++;
+	if (u->stack_req != k->req)
+		k->bad_req++;
+	if (u->stack_bytes < u->stack_req && (sp + u->stack_bytes) % 4096)
+		k->bad_partial++;
+	for (o = 0; o + w <= u->stack_bytes; o += w) {
+		u64 v = word(stack + o, w);
+
+		if ((v ^ mark) == sp + o)
+			found = true;
+		else if (((v ^ mark) & ~(u64)0xfff) == ((sp + o) & ~(u64)0xfff) &&
+			 (v ^ mark) != sp + o && (v ^ mark) % w == 0)
+			wrong = true;	/* a marker, but not at its address */
+	}
+	k->marked += found;
+	k->misplaced += wrong;
+	if (r->nr_user >= 2 && bp >= sp && bp - sp + 2 * w <= u->stack_bytes) {
+		if (word(stack + (bp - sp) + w, w) == ips[r->nr_kernel + 1])
+			k->ret_ok++;
+		else
+			k->ret_bad++;
+	}
+	if (k->hi && sp >= k->lo && sp < k->hi) {
+		k->edge++;
+		if (u->stack_bytes == k->hi - sp &&
+		    (u->hdr.flags & TPROF_RF_USTACK_PARTIAL))
+			k->edge_ok++;
+	}
+}
+
+/* A snapshot session on @prog [@arg]; fills @s (priv: @k). */
+static bool snap_run(const char *prog, const char *arg, struct snapchk *k,
+		     u32 snap_bytes, u32 ring_bytes, struct sum *s,
+		     bool small_reads)
+{
+	struct tprof_ioc_enable e = {
+		.size = sizeof(e), .flags = TPROF_F_USER_SNAPSHOT,
+		.period_ns = 1 * MS, .snapshot_bytes = snap_bytes,
+		.ring_bytes = ring_bytes,
+	};
+	static char small[512] __attribute__((aligned(8)));
+	int fd, ret, status, einval = 0, i;
+	struct target tg;
+
+	if (!target_start(&tg, prog, arg)) {
+		ok(false, "snapshot %s: target started", prog);
+		return false;
+	}
+	k->lo = tg.v[3];
+	k->hi = tg.v[4];
+	fd = dev_open();
+	sum_init(s, tg.pid);
+	s->priv = k;
+	s->on_ustack = check_snapshot;
+	e.pid = tg.pid;
+	ret = enable_raw(fd, &e);
+	ok(ret == 0, "snapshot %s: ENABLE with %u-byte snapshots (%s)", prog,
+	   snap_bytes, strerror(-ret));
+	target_go(&tg);
+	/* A read() too small for a SAMPLE + USTACK pair never splits it. */
+	for (i = 0; small_reads && i < 50; i++) {
+		ssize_t n = read(fd, small, sizeof(small));
+
+		if (n > 0)
+			parse(s, small, n);
+		else if (n < 0 && errno == EINVAL && ++einval >= 3)
+			break;
+		usleep(10000);
+	}
+	if (small_reads)
+		ok(einval >= 3 && s->bad_groups == 0,
+		   "snapshot %s: %zu-byte reads return whole pairs or EINVAL (%d EINVAL, %llu split)",
+		   prog, sizeof(small), einval, (unsigned long long)s->bad_groups);
+	ok(read_to_eof(fd, s, 60000), "snapshot %s: EOF at target exit", prog);
+	status = target_finish(&tg);
+	ok(WIFEXITED(status) && !WEXITSTATUS(status),
+	   "snapshot %s: target exited 0", prog);
+	close(fd);
+	return !ret;
+}
+
+/* Every sample with user context carries a snapshot of the real stack. */
+int t_snapshot(const char *prog, u32 abi)
+{
+	struct snapchk k = { .abi = abi, .req = SNAP_BYTES };
+	struct sum s;
+
+	if (!snap_run(prog, NULL, &k, SNAP_BYTES, 0, &s, true))
+		goto out;
+	note("%s: samples %llu, pairs %llu, markers found %llu, [bp+w] checked %llu (wrong %llu)",
+	     prog, (unsigned long long)s.samples, (unsigned long long)k.pairs,
+	     (unsigned long long)k.marked, (unsigned long long)k.ret_ok,
+	     (unsigned long long)k.ret_bad);
+	ok(s.bad == 0 && s.bad_groups == 0 && s.ustacks == k.pairs,
+	   "snapshot %s: well-formed, every USTACK right after its SAMPLE (bad %llu, split %llu)",
+	   prog, (unsigned long long)s.bad, (unsigned long long)s.bad_groups);
+	ok(k.pairs >= 5 && k.pairs + 2 + s.samples / 8 >= s.samples,
+	   "snapshot %s: samples with user context have a snapshot (%llu of %llu)",
+	   prog, (unsigned long long)k.pairs, (unsigned long long)s.samples);
+	ok(k.bad_regs == 0 && k.bad_req == 0 && k.bad_partial == 0,
+	   "snapshot %s: regs are the sampled context's (%llu wrong), %u bytes asked (%llu not), partial copies end at a page end (%llu not)",
+	   prog, (unsigned long long)k.bad_regs, SNAP_BYTES,
+	   (unsigned long long)k.bad_req, (unsigned long long)k.bad_partial);
+	ok(k.marked * 10 >= k.pairs * 9 && k.misplaced == 0,
+	   "snapshot %s: fc's stack markers at their addresses in %llu of %llu snapshots (%llu misplaced)",
+	   prog, (unsigned long long)k.marked, (unsigned long long)k.pairs,
+	   (unsigned long long)k.misplaced);
+	ok(k.ret_ok >= 5 && k.ret_bad == 0,
+	   "snapshot %s: the word above [bp] is the frame-pointer walk's return address (%llu, %llu not)",
+	   prog, (unsigned long long)k.ret_ok, (unsigned long long)k.ret_bad);
+out:
+	sum_free(&s);
+	return 0;
+}
+
+/* A stack whose top is followed by an unmapped page: copies end there. */
+int t_snapshot_edge(const char *prog, u32 abi)
+{
+	struct snapchk k = { .abi = abi, .req = TPROF_MAX_SNAPSHOT_BYTES };
+	struct sum s;
+
+	if (!snap_run(prog, "edge", &k, TPROF_MAX_SNAPSHOT_BYTES, 0, &s, false))
+		goto out;
+	ok(k.lo && k.hi > k.lo, "snapshot-edge %s: stack %llx-%llx", prog,
+	   (unsigned long long)k.lo, (unsigned long long)k.hi);
+	ok(s.bad == 0 && s.bad_groups == 0 && k.bad_regs == 0 && k.bad_req == 0,
+	   "snapshot-edge %s: well-formed (bad %llu, split %llu, regs %llu, req %llu)",
+	   prog, (unsigned long long)s.bad, (unsigned long long)s.bad_groups,
+	   (unsigned long long)k.bad_regs, (unsigned long long)k.bad_req);
+	ok(k.edge >= 5 && k.edge_ok == k.edge,
+	   "snapshot-edge %s: %llu of %llu snapshots on the edge stack are partial, exactly to its top",
+	   prog, (unsigned long long)k.edge_ok, (unsigned long long)k.edge);
+	ok(k.marked * 10 >= k.pairs * 9 && k.misplaced == 0,
+	   "snapshot-edge %s: markers at their addresses in %llu of %llu (%llu misplaced)",
+	   prog, (unsigned long long)k.marked, (unsigned long long)k.pairs,
+	   (unsigned long long)k.misplaced);
+out:
+	sum_free(&s);
+	return 0;
+}
+
+/*
+ * A ring too small for any pair: every sample with user context is lost,
+ * and counted with its weight, so CPU time still adds up.
+ */
+int t_snapshot_lost(const char *prog)
+{
+	struct snapchk k = { .abi = TPROF_ABI_X86_64, .req = 8192 };
+	struct sum s;
+	u64 cpu = 0, st_lost = 0;
+	size_t i;
+
+	if (!snap_run(prog, NULL, &k, 8192, 4096, &s, false))
+		goto out;
+	for (i = 0; i < s.n; i++) {
+		cpu += s.t[i].st.on_cpu_ns;
+		st_lost += s.t[i].st.lost_samples;
+	}
+	ok(s.ustacks == 0 && s.lost_samples >= 5 && st_lost == s.lost_samples,
+	   "snapshot-lost: no pair fits a 4 KiB ring: %llu lost (threads say %llu), %llu delivered with a snapshot",
+	   (unsigned long long)s.lost_samples, (unsigned long long)st_lost,
+	   (unsigned long long)s.ustacks);
+	ok(llabs((long long)(s.weight + s.lost_weight) - (long long)cpu) <=
+	   within_p(1 * MS),
+	   "snapshot-lost: delivered + lost weight %llu ms = exact CPU %llu ms within a period",
+	   (unsigned long long)((s.weight + s.lost_weight) / MS),
+	   (unsigned long long)(cpu / MS));
+out:
+	sum_free(&s);
+	return 0;
+}
+
+static int enable_snap(int fd, pid_t pid, u32 flags, int auxv_fd, int mem_fd,
+		       u32 bytes)
+{
+	struct tprof_ioc_enable e = {
+		.size = sizeof(e), .flags = flags, .pid = pid,
+		.auxv_fd = auxv_fd, .mem_fd = mem_fd, .snapshot_bytes = bytes,
+	};
+
+	return enable_raw(fd, &e);
+}
+
+static int open_proc(pid_t pid, const char *name, int mode)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	return open(path, mode);
+}
+
+/*
+ * Who may have raw stack bytes: unprivileged, only with the ptrace-attach
+ * proof (/proc/PID/mem) of the target; and the argument checks. Run as an
+ * unprivileged user (and as root, for the argument checks).
+ */
+int t_snapshot_perm(const char *prog)
+{
+	struct snapchk k = { .abi = TPROF_ABI_X86_64, .req = 512 };
+	const u32 SN = TPROF_F_USER_SNAPSHOT;
+	bool root = geteuid() == 0;
+	int fd, afd, mfd, self, ret;
+	struct target tg;
+	struct sum s;
+
+	if (!target_start(&tg, prog, NULL)) {
+		ok(false, "snapshot-perm: target started");
+		return 0;
+	}
+	fd = dev_open();
+	afd = open_proc(tg.pid, "auxv", O_RDONLY);
+	mfd = open_proc(tg.pid, "mem", O_RDONLY);
+	self = open("/proc/self/mem", O_RDONLY);
+	ok(afd >= 0 && mfd >= 0 && self >= 0,
+	   "snapshot-perm: /proc/PID/auxv and mem of the own child open");
+	ok(enable_snap(fd, tg.pid, 0, 0, 0, 512) == -EINVAL,
+	   "snapshot-perm: snapshot_bytes without USER_SNAPSHOT EINVAL");
+	ok(enable_snap(fd, tg.pid, SN, 0, 0, 12) == -EINVAL,
+	   "snapshot-perm: snapshot_bytes not a multiple of 8 EINVAL");
+	ok(enable_snap(fd, tg.pid, SN, 0, 0, TPROF_MAX_SNAPSHOT_BYTES + 8) == -EINVAL,
+	   "snapshot-perm: snapshot_bytes over the cap EINVAL");
+	ok(enable_snap(fd, tg.pid, SN, 0, mfd, 512) == -EINVAL,
+	   "snapshot-perm: mem_fd without MEM_PROOF EINVAL");
+	ok(enable_snap(fd, tg.pid, SN | TPROF_F_MEM_PROOF, 0, 9999, 512) == -EBADF,
+	   "snapshot-perm: MEM_PROOF with a closed fd EBADF");
+	ok(enable_snap(fd, tg.pid, SN | TPROF_F_MEM_PROOF, 0, afd, 512) == -EPERM,
+	   "snapshot-perm: an auxv fd as the mem proof EPERM");
+	ok(enable_snap(fd, tg.pid, SN | TPROF_F_MEM_PROOF, 0, self, 512) == -EPERM,
+	   "snapshot-perm: another process's mem fd EPERM");
+	if (!root) {
+		ok(enable_snap(fd, tg.pid, SN, 0, 0, 512) == -EPERM,
+		   "snapshot-perm: unprivileged snapshots without proof EPERM");
+		ok(enable_snap(fd, tg.pid, SN | TPROF_F_AUXV_PROOF, afd, 0,
+			       512) == -EPERM,
+		   "snapshot-perm: unprivileged snapshots with the read (auxv) proof only EPERM");
+	}
+	ret = enable_snap(fd, tg.pid, SN | TPROF_F_MEM_PROOF, 0, mfd, 512);
+	ok(ret == 0, "snapshot-perm: %s snapshots with the mem (attach) proof (%s)",
+	   root ? "root:" : "unprivileged:", strerror(-ret));
+	close(afd);
+	close(mfd);
+	close(self);
+	sum_init(&s, tg.pid);
+	s.priv = &k;
+	s.on_ustack = check_snapshot;
+	target_go(&tg);
+	ret = read_to_eof(fd, &s, 60000);
+	ok(ret && k.pairs >= 5 && k.bad_req == 0 &&
+	   s.bad_groups == 0 && k.marked * 10 >= k.pairs * 9,
+	   "snapshot-perm: %llu snapshots of 512 bytes, markers in %llu",
+	   (unsigned long long)k.pairs, (unsigned long long)k.marked);
+	target_finish(&tg);
+	close(fd);
+	sum_free(&s);
+	return 0;
+}
