@@ -257,6 +257,8 @@ static int rawstats(const char *path)
 	struct tprof_rec_hdr h;
 	struct tprof_ioc_stats st = { 0 };
 	unsigned long long samples = 0, frames = 0, lost_recs = 0, ufault = 0;
+	/* bytes of SAMPLE and USTACK records; snapshots, partial ones */
+	unsigned long long sbytes = 0, ustacks = 0, ubytes = 0, upartial = 0;
 	unsigned long long hist[TPROF_MAX_USER_FRAMES + 1] = { 0 };
 	unsigned int mode = 0, i;
 	int have = 0;
@@ -278,6 +280,7 @@ static int rawstats(const char *path)
 			memcpy((char *)&s + sizeof(h), buf, sizeof(s) - sizeof(h));
 			s.hdr = h;
 			samples++;
+			sbytes += h.size;
 			frames += s.nr_user;
 			if (s.hdr.flags & TPROF_RF_USER_FAULT)
 				ufault++;
@@ -291,6 +294,12 @@ static int rawstats(const char *path)
 		} else {
 			if (h.type == TPROF_REC_LOST)
 				lost_recs++;
+			if (h.type == TPROF_REC_USTACK) {
+				sbytes += h.size;
+				ubytes += h.size;
+				ustacks++;
+				upartial += !!(h.flags & TPROF_RF_USTACK_PARTIAL);
+			}
 			fseek(f, rest, SEEK_CUR);
 		}
 	}
@@ -302,6 +311,8 @@ static int rawstats(const char *path)
 	       "mode_share=%.2f user_fault_samples=%llu lost_records_seen=%llu",
 	       samples, samples ? (double)frames / samples : 0.0, mode,
 	       samples ? (double)hist[mode] / samples : 0.0, ufault, lost_recs);
+	printf(" sample_bytes=%llu ustacks=%llu ustack_bytes=%llu ustack_partial=%llu",
+	       sbytes, ustacks, ubytes, upartial);
 	if (have)
 		printf(" samples=%llu lost_samples=%llu lost_records=%llu "
 		       "user_stack_truncated=%llu user_stack_faults=%llu sample_path_ns=%llu "
