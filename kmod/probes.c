@@ -308,9 +308,13 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 	sn = tprof_session_find(next);
 	if (sn && (next->flags & PF_EXITING))
 		sn = NULL;
-	/* Kernel walks of samples taken here start at our caller. */
-	t = tprof_sampler_switch_out(prev, __builtin_frame_address(0), !sn,
-				     &s);
+	/*
+	 * Kernel walks of samples taken here start at our caller. A thread
+	 * preempted by a task we do not profile parks the timer (see
+	 * tprof_sampler_switch_out()).
+	 */
+	t = tprof_sampler_switch_out(prev, __builtin_frame_address(0),
+				     !sn && prev_state == TASK_RUNNING, &s);
 	if (t)
 		tprof_thread_exited(s, t);
 	/* A target's thread is gone for good: its group may be too. */

@@ -546,11 +546,15 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
  * tprof_sampler_switch_out() - @prev leaves this CPU.
  * @prev: current, about to be switched out.
  * @kfrom: the calling probe's frame: kernel walks start above it.
- * @park: no target thread comes in next (idle, or another task): cancel
- *	the timer. Left queued, it would fire in vain while @prev is away,
- *	or early (by the time away) when @prev is back, each an interrupt
- *	that takes no sample; the switch-in re-arms for whoever comes next.
- *	Between target threads (a ping-pong) it stays queued (tprof_arm()).
+ * @park: @prev was preempted (it is still runnable) and no target thread
+ *	comes in: cancel the timer. It waits for other tasks' slices, so
+ *	left queued the timer would likely fire in vain while it is away, or
+ *	early (by the time away) when it is back, each an interrupt that
+ *	takes no sample; its switch-in re-arms. A thread that blocks (a
+ *	ping-pong, often for microseconds, with idle between) keeps it
+ *	queued, as do switches between target threads (tprof_arm()): there
+ *	a cancel and a restart per switch would cost more than a rare early
+ *	expiry.
  * @sp: set to the session of the returned thread.
  *
  * Context: sched_switch probe (rq->lock held, IRQs off).
