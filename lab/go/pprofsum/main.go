@@ -8,6 +8,12 @@
 //	tid <TAB> TID <TAB> value <TAB> count       (per numeric "tid" label)
 //	func <TAB> NAME <TAB> value <TAB> count     (per -func NAME: samples whose
 //	                                           stack contains NAME, once each)
+//	leaf <TAB> NAME <TAB> CALLER <TAB> value <TAB> count
+//	        (per -leaf NAME: samples whose innermost frame is NAME, by the
+//	        frame right above it: its caller as the profile says)
+//	reach <TAB> A <TAB> B <TAB> value <TAB> count <TAB> valueA <TAB> countA
+//	        (per -reach A:B: samples whose stack has A, and of those the
+//	        ones where B is above A)
 package main
 
 import (
@@ -22,6 +28,8 @@ import (
 
 func main() {
 	funcs := flag.String("func", "", "comma-separated function names")
+	leaves := flag.String("leaf", "", "comma-separated leaf function names")
+	reaches := flag.String("reach", "", "comma-separated A:B pairs")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: pprofsum [-func a,b] PROFILE")
@@ -50,14 +58,23 @@ func main() {
 			ci = i
 		}
 	}
-	var names []string
+	var names, leafNames, reachPairs []string
 	if *funcs != "" {
 		names = strings.Split(*funcs, ",")
+	}
+	if *leaves != "" {
+		leafNames = strings.Split(*leaves, ",")
+	}
+	if *reaches != "" {
+		reachPairs = strings.Split(*reaches, ",")
 	}
 	type acc struct{ v, n int64 }
 	var total acc
 	byTid := map[int64]*acc{}
 	byFunc := map[string]*acc{}
+	byLeaf := map[string]map[string]*acc{}
+	type reachAcc struct{ with, all acc }
+	byReach := map[string]*reachAcc{}
 	for _, s := range p.Sample {
 		v, n := s.Value[vi], int64(1)
 		if ci >= 0 {
@@ -73,6 +90,58 @@ func main() {
 			}
 			a.v += v
 			a.n += n
+		}
+		frames := frameNames(s)
+		for _, name := range leafNames {
+			if len(frames) == 0 || frames[0] != name {
+				continue
+			}
+			caller := "-"
+			if len(frames) > 1 {
+				caller = frames[1]
+			}
+			m := byLeaf[name]
+			if m == nil {
+				m = map[string]*acc{}
+				byLeaf[name] = m
+			}
+			a := m[caller]
+			if a == nil {
+				a = &acc{}
+				m[caller] = a
+			}
+			a.v += v
+			a.n += n
+		}
+		for _, pair := range reachPairs {
+			ab := strings.SplitN(pair, ":", 2)
+			if len(ab) != 2 {
+				continue
+			}
+			r := byReach[pair]
+			if r == nil {
+				r = &reachAcc{}
+				byReach[pair] = r
+			}
+			ia := -1
+			for i, f := range frames {
+				if f == ab[0] {
+					ia = i
+					break
+				}
+			}
+			if ia < 0 {
+				continue
+			}
+			r.all.v += v
+			r.all.n += n
+			for _, f := range frames[ia+1:] {
+				if f == ab[1] {
+					r.with.v += v
+					r.with.n += n
+					break
+				}
+			}
 		}
 		for _, name := range names {
 			if stackHas(s, name) {
@@ -102,6 +171,45 @@ func main() {
 		}
 		fmt.Printf("func\t%s\t%d\t%d\n", name, a.v, a.n)
 	}
+	for _, name := range leafNames {
+		callers := make([]string, 0, len(byLeaf[name]))
+		for c := range byLeaf[name] {
+			callers = append(callers, c)
+		}
+		sort.Strings(callers)
+		for _, c := range callers {
+			a := byLeaf[name][c]
+			fmt.Printf("leaf\t%s\t%s\t%d\t%d\n", name, c, a.v, a.n)
+		}
+	}
+	for _, pair := range reachPairs {
+		ab := strings.SplitN(pair, ":", 2)
+		r := byReach[pair]
+		if len(ab) != 2 || r == nil {
+			continue
+		}
+		fmt.Printf("reach\t%s\t%s\t%d\t%d\t%d\t%d\n", ab[0], ab[1],
+			r.with.v, r.with.n, r.all.v, r.all.n)
+	}
+}
+
+// frameNames is the sample's stack as function names, innermost first,
+// inlined frames included (a location's lines are innermost first).
+func frameNames(s *profile.Sample) []string {
+	var out []string
+	for _, loc := range s.Location {
+		if len(loc.Line) == 0 {
+			out = append(out, fmt.Sprintf("0x%x", loc.Address))
+		}
+		for _, l := range loc.Line {
+			name := "?"
+			if l.Function != nil {
+				name = l.Function.Name
+			}
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func stackHas(s *profile.Sample, name string) bool {
