@@ -98,16 +98,34 @@ void pr_debug(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* FNV-1a, then a final mix. */
+/* 64x64->128 multiply, folded: one multiply mixes every bit of a word. */
+static inline uint64_t mum(uint64_t a, uint64_t b)
+{
+	unsigned __int128 r = (unsigned __int128)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/*
+ * A word at a time (issue 13 item 10): a byte-at-a-time FNV-1a over each
+ * sample's 30-frame stack was 70% of a replay's CPU time. Words are read
+ * with memcpy (the input need not be aligned); the tail goes in one word
+ * with its length, so "a" and "a\0" differ. Collisions only cost a compare:
+ * every caller checks the item itself.
+ */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-	size_t i;
+	uint64_t h = seed ^ 0xcbf29ce484222325ULL, w;
 
-	for (i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&w, b, 8);
+		h = mum(h ^ w, 0x9e3779b97f4a7c15ULL);
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, b, n);
+		h = mum(h ^ w ^ ((uint64_t)n << 59), 0xbf58476d1ce4e5b9ULL);
 	}
 	return hash_u64(h);
 }
