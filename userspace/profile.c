@@ -190,6 +190,16 @@ found:
 	p->sample_weight_ns = sat_add(p->sample_weight_ns, s->weight_ns);
 }
 
+void profile__release_stack(struct profile *p, size_t i)
+{
+	if (!p->stacks_released) {
+		hindex_free(&p->sample_idx);
+		p->stacks_released = true;
+	}
+	free(p->samples[i].ips);
+	p->samples[i].ips = NULL;
+}
+
 bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r)
 {
 	const struct tprof_rec_sample *s = &r->u.sample;
@@ -225,6 +235,8 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	}
 	switch (r->hdr.type) {
 	case TPROF_REC_SAMPLE:
+		if (p->stacks_released)
+			return -EINVAL;
 		add_sample(p, r);
 		break;
 	case TPROF_REC_LOST:

@@ -158,13 +158,13 @@ void hindex_init(struct hindex *hx)
 void hindex_free(struct hindex *hx)
 {
 	free(hx->slots);
-	free(hx->hashes);
 	hindex_init(hx);
 }
 
 bool hindex_next(const struct hindex *hx, uint64_t h, struct hiter *it,
 		 uint32_t *item)
 {
+	uint64_t tag = h << 32;
 	size_t mask;
 
 	if (!hx->cap)
@@ -173,49 +173,43 @@ bool hindex_next(const struct hindex *hx, uint64_t h, struct hiter *it,
 	if (it->probes == 0)
 		it->pos = h & mask;
 	while (it->probes < hx->cap) {
-		size_t pos = it->pos;
+		uint64_t slot = hx->slots[it->pos];
 
 		it->pos = (it->pos + 1) & mask;
 		it->probes++;
-		if (!hx->slots[pos])
+		if (!slot)
 			return false;
-		if (hx->hashes[pos] == h) {
-			*item = hx->slots[pos];
+		if ((slot & ~0xffffffffULL) == tag) {
+			*item = (uint32_t)slot;
 			return true;
 		}
 	}
 	return false;
 }
 
-static void hindex_insert(uint32_t *slots, uint64_t *hashes, size_t cap,
-			  uint64_t h, uint32_t item)
+static void hindex_insert(uint64_t *slots, size_t cap, uint64_t slot)
 {
-	size_t pos = h & (cap - 1);
+	size_t pos = (slot >> 32) & (cap - 1);
 
 	while (slots[pos])
 		pos = (pos + 1) & (cap - 1);
-	slots[pos] = item;
-	hashes[pos] = h;
+	slots[pos] = slot;
 }
 
 void hindex_put(struct hindex *hx, uint64_t h, uint32_t item)
 {
 	if ((hx->used + 1) * 2 > hx->cap) {
 		size_t ncap = hx->cap ? hx->cap * 2 : 64, i;
-		uint32_t *ns = xcalloc(ncap, sizeof(*ns));
-		uint64_t *nh = xcalloc(ncap, sizeof(*nh));
+		uint64_t *ns = xcalloc(ncap, sizeof(*ns));
 
 		for (i = 0; i < hx->cap; i++)
 			if (hx->slots[i])
-				hindex_insert(ns, nh, ncap, hx->hashes[i],
-					      hx->slots[i]);
+				hindex_insert(ns, ncap, hx->slots[i]);
 		free(hx->slots);
-		free(hx->hashes);
 		hx->slots = ns;
-		hx->hashes = nh;
 		hx->cap = ncap;
 	}
-	hindex_insert(hx->slots, hx->hashes, hx->cap, h, item);
+	hindex_insert(hx->slots, hx->cap, h << 32 | item);
 	hx->used++;
 }
 
