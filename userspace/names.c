@@ -174,6 +174,25 @@ static void name_kernel(struct resolved *r, const struct names_opts *o,
 	set_lines(l, &fr, 1);
 }
 
+/*
+ * JIT code (anonymous executable memory): its name from the target's perf
+ * map (PERFMAP records), as perf names it. false: not JIT, or no entry.
+ */
+static bool name_jit(struct resolved *r, struct profile *p, struct rloc *l)
+{
+	const struct mapping *m = &p->maps.all[l->map - 1];
+	const struct perfmap_entry *e;
+	struct sym_frame fr = { .file = "" };
+
+	if (!perfmap__jit_path(m->path) ||
+	    !(e = perfmap__lookup(&p->jit, m->pid, l->addr)))
+		return false;
+	fr.name = fr.system_name = e->name;
+	set_lines(l, &fr, 1);
+	r->maps[l->map - 1].has_functions = true;
+	return true;
+}
+
 /* Which file each used mapping is symbolized from, and its flags. */
 static void open_maps(struct resolved *r, struct profile *p,
 		      const struct names_opts *o)
@@ -225,7 +244,8 @@ void names__run(struct resolved *r, struct profile *p,
 
 		if (l->kind == RLOC_KERNEL && o->ksyms)
 			name_kernel(r, o, l);
-		else if (l->kind == RLOC_USER && l->map && o->sym)
+		else if (l->kind == RLOC_USER && l->map && o->sym &&
+			 !name_jit(r, p, l))
 			name_user(r, p, o, l);
 	}
 }

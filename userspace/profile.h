@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "maps.h"
+#include "perfmap.h"
 #include "records.h"
 #include "util.h"
 
@@ -61,6 +62,7 @@ struct profile {
 	bool stacks_released;
 
 	struct maps maps;
+	struct perfmap jit;	/* PERFMAP records: JIT code's names */
 	/* a KALLSYMS record: the kernel's symbols of the session (copies) */
 	char *kallsyms, *modules;
 	size_t kallsyms_len, modules_len;

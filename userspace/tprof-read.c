@@ -17,6 +17,7 @@
 #include "names.h"
 #include "outfile.h"
 #include "parse.h"
+#include "perfmap_follow.h"
 #include "pprof.h"
 #include "profile.h"
 #include "records.h"
@@ -74,6 +75,8 @@ struct run {
 	int decode_err;
 	bool exec_failed;		/* launch: the command could not run */
 	bool denied_noted;		/* the DENIED line was printed */
+	struct perfmap_follow jit;	/* the target's perf-PID.map */
+	uint64_t last_jit_ns;
 };
 
 static void progress(struct run *r, uint64_t start, bool final);
@@ -500,6 +503,28 @@ static void record_kallsyms(struct run *r)
 	free(mods);
 }
 
+/*
+ * PERFMAP records: what the target's JIT symbol map gained since the last
+ * read, so that a replay names JIT code without the file (gone with a
+ * container, rewritten, or on another machine).
+ */
+static void record_perfmap(struct run *r)
+{
+	struct tprof_urec_perfmap pm = { .pid = r->target };
+	uint64_t off;
+	char *text;
+	size_t len;
+
+	r->last_jit_ns = now_ns(CLOCK_MONOTONIC);
+	while (perfmap_follow__read(&r->jit, &text, &len, &off) > 0) {
+		pm.offset = off;
+		pm.len = len;
+		emit_urec(r, TPROF_UREC_PERFMAP, (char *)&pm + sizeof(pm.hdr),
+			  sizeof(pm) - sizeof(pm.hdr), text, len);
+		free(text);
+	}
+}
+
 static void on_launch_stop(void *ctx, enum launch_event ev)
 {
 	struct run *r = ctx;
@@ -507,6 +532,8 @@ static void on_launch_stop(void *ctx, enum launch_event ev)
 	pr_debug("target stopped at %s: snapshot maps",
 		 ev == LAUNCH_EXEC ? "exec" : "exit");
 	snapshot_maps(r, false);
+	/* at exit, the last chance to read it from the target's root */
+	record_perfmap(r);
 }
 
 /*
@@ -743,6 +770,7 @@ static int collect(struct run *r)
 	} else {
 		r->target = env.pid;
 	}
+	perfmap_follow__init(&r->jit, r->target);
 
 	en.pid = r->target;
 	en.period_ns = env.period_ns;
@@ -854,6 +882,9 @@ static int collect(struct run *r)
 			progress(r, start, false);
 			last_progress = now;
 		}
+		/* JIT names as they come: the file may be rewritten later */
+		if (now - r->last_jit_ns > 1000000000ULL)
+			record_perfmap(r);
 		if (poll(pfd, sig_pipe[0] >= 0 ? 2 : 1, 100) < 0 &&
 		    errno != EINTR) {
 			ret = -errno;
@@ -894,6 +925,7 @@ out_disable:
 	session__disable(&r->sess);
 	if (!ret)
 		ret = drain(r, buf, cap);
+	record_perfmap(r);
 	if (session__stats(&r->sess, &st) == 0)
 		emit_urec(r, TPROF_UREC_STATS, &st, sizeof(st), NULL, 0);
 	progress(r, 0, true);
