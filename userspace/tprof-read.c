@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "debuginfod.h"
 #include "launch.h"
 #include "names.h"
 #include "outfile.h"
@@ -48,6 +49,7 @@ static struct env {
 	bool kernel_stacks;
 	bool report;
 	bool no_symbolize;
+	bool debuginfod;		/* ask DEBUGINFOD_URLS for debug info */
 	unsigned int max_frames;
 	unsigned int ring_bytes;
 	const char *kallsyms;
@@ -114,6 +116,8 @@ static const char *argp_usage =
 "      --input FILE           read a saved raw record stream, not /dev/tprof\n"
 "      --save-raw FILE        also write the raw record stream to FILE\n"
 "      --no-symbolize         leave addresses for pprof to symbolize\n"
+"      --debuginfod           debug info by build-id from the servers in\n"
+"                             DEBUGINFOD_URLS when no local file has it\n"
 "      --device PATH          default /dev/tprof\n"
 "  -v, --verbose              debug output on stderr\n"
 "  -h, --help                 this help\n"
@@ -128,7 +132,7 @@ static const char *argp_usage =
 enum {
 	OPT_PERIOD = 256, OPT_THREAD_PERIOD, OPT_KERNEL, OPT_REPORT, OPT_INPUT,
 	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
-	OPT_RING, OPT_KALLSYMS,
+	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD,
 };
 
 static const struct option long_opts[] = {
@@ -147,6 +151,7 @@ static const struct option long_opts[] = {
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ "ring-bytes", required_argument, NULL, OPT_RING },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -277,6 +282,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_NO_SYM:
 			env.no_symbolize = true;
+			break;
+		case OPT_DEBUGINFOD:
+			env.debuginfod = true;
 			break;
 		case OPT_DEVICE:
 			env.device = optarg;
@@ -1174,7 +1182,8 @@ int main(int argc, char **argv)
 	profile__init(&r.prof);
 	if (parse_args(argc, argv) ||
 	    check_not_input("--save-raw", env.save_raw) ||
-	    check_not_input("-o", env.output))
+	    check_not_input("-o", env.output) ||
+	    debuginfod__setup(env.debuginfod && !env.no_symbolize))
 		return 2;
 	if (check_output())
 		goto cleanup;
@@ -1219,5 +1228,6 @@ cleanup:
 	}
 	free(r.last_maps);
 	profile__free(&r.prof);
+	debuginfod__end();
 	return err;
 }
