@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "names.h"
 
 #define MAX_CANDS 4
@@ -193,6 +195,40 @@ static bool name_jit(struct resolved *r, struct profile *p, struct rloc *l)
 	return true;
 }
 
+/*
+ * --no-symbolize, no build-id recorded (an older stream): the build-id of
+ * the file symbolizing would have used, so that pprof, Parca or debuginfod
+ * can find the right file later (issue 13 item 8).
+ */
+static void read_buildid(struct resolved *r, const struct names_opts *o,
+			 const struct mapping *m, struct rmap *rm)
+{
+	char bufs[MAX_CANDS][4096], hex[BUILDID_HEX_LEN];
+	unsigned char bits[BUILDID_MAX];
+	const char *cands[MAX_CANDS];
+	size_t n, i;
+
+	if (m->path[0] != '/')
+		return;
+	n = candidates(o, m, bufs, cands);
+	for (i = 0; i < n; i++) {
+		/* O_NONBLOCK: a FIFO at the path must not hang us */
+		int fd = open(cands[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC), len;
+		struct stat st;
+
+		if (fd < 0)
+			continue;
+		len = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 :
+		      buildid__from_fd(fd, bits);
+		close(fd);
+		if (len < 0)
+			continue;
+		buildid__hex(bits, len, hex);
+		rm->build_id = resolve__strdup(r, hex);
+		return;
+	}
+}
+
 /* Which file each used mapping is symbolized from, and its flags. */
 static void open_maps(struct resolved *r, struct profile *p,
 		      const struct names_opts *o)
@@ -208,6 +244,8 @@ static void open_maps(struct resolved *r, struct profile *p,
 		if (!rm->used)
 			continue;
 		rm->build_id = m->build_id ? m->build_id : "";
+		if (!o->sym && !m->build_id)
+			read_buildid(r, o, m, rm);
 		if (!o->sym || !(fi = open_file(o, m)))
 			continue;
 		if (!fi->loaded) {
