@@ -2,8 +2,8 @@
 # tprof-read: included by the top-level Makefile.
 #
 # Debian build deps: libprotobuf-c-dev protobuf-c-compiler zlib1g-dev g++
-# libdw-dev libelf-dev golang-github-google-pprof-dev (profile.proto) clang
-# (make fuzz only).
+# libdw-dev libelf-dev libdebuginfod-dev golang-github-google-pprof-dev
+# (profile.proto) clang (make fuzz only).
 
 PPROF_PROTO_DIR ?= /usr/share/gocode/src/github.com/google/pprof/proto
 PROTOC_C ?= protoc-c
@@ -11,10 +11,10 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 
 US_GEN := $(BUILD)/gen
-US_LIB_SRCS := util.c utf8.c parse.c outfile.c demangle.c buildid.c records.c maps.c profile.c resolve.c symbolize.c names.c pprof.c \
+US_LIB_SRCS := util.c utf8.c parse.c outfile.c demangle.c buildid.c records.c debuginfod.c perfmap.c perfmap_follow.c maps.c profile.c resolve.c symbolize.c names.c pprof.c \
 	session.c launch.c target_files.c
 # -lstdc++: __cxa_demangle (demangle.c)
-US_LIBS := -lprotobuf-c -ldw -lelf -lz -lstdc++
+US_LIBS := -lprotobuf-c -ldw -lelf -ldebuginfod -lz -lstdc++
 # The release, from dkms.conf (packaging/version.sh): tprof-read --version.
 TPROF_PKG_VERSION := $(shell packaging/version.sh)
 # userspace/ first: kmod/ has headers of the same name (session.h); only

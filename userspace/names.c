@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "names.h"
 
 #define MAX_CANDS 4
@@ -174,6 +176,59 @@ static void name_kernel(struct resolved *r, const struct names_opts *o,
 	set_lines(l, &fr, 1);
 }
 
+/*
+ * JIT code (anonymous executable memory): its name from the target's perf
+ * map (PERFMAP records), as perf names it. false: not JIT, or no entry.
+ */
+static bool name_jit(struct resolved *r, struct profile *p, struct rloc *l)
+{
+	const struct mapping *m = &p->maps.all[l->map - 1];
+	const struct perfmap_entry *e;
+	struct sym_frame fr = { .file = "" };
+
+	if (!perfmap__jit_path(m->path) ||
+	    !(e = perfmap__lookup(&p->jit, m->pid, l->addr)))
+		return false;
+	fr.name = fr.system_name = e->name;
+	set_lines(l, &fr, 1);
+	r->maps[l->map - 1].has_functions = true;
+	return true;
+}
+
+/*
+ * --no-symbolize, no build-id recorded (an older stream): the build-id of
+ * the file symbolizing would have used, so that pprof, Parca or debuginfod
+ * can find the right file later (issue 13 item 8).
+ */
+static void read_buildid(struct resolved *r, const struct names_opts *o,
+			 const struct mapping *m, struct rmap *rm)
+{
+	char bufs[MAX_CANDS][4096], hex[BUILDID_HEX_LEN];
+	unsigned char bits[BUILDID_MAX];
+	const char *cands[MAX_CANDS];
+	size_t n, i;
+
+	if (m->path[0] != '/')
+		return;
+	n = candidates(o, m, bufs, cands);
+	for (i = 0; i < n; i++) {
+		/* O_NONBLOCK: a FIFO at the path must not hang us */
+		int fd = open(cands[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC), len;
+		struct stat st;
+
+		if (fd < 0)
+			continue;
+		len = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 :
+		      buildid__from_fd(fd, bits);
+		close(fd);
+		if (len < 0)
+			continue;
+		buildid__hex(bits, len, hex);
+		rm->build_id = resolve__strdup(r, hex);
+		return;
+	}
+}
+
 /* Which file each used mapping is symbolized from, and its flags. */
 static void open_maps(struct resolved *r, struct profile *p,
 		      const struct names_opts *o)
@@ -189,6 +244,8 @@ static void open_maps(struct resolved *r, struct profile *p,
 		if (!rm->used)
 			continue;
 		rm->build_id = m->build_id ? m->build_id : "";
+		if (!o->sym && !m->build_id)
+			read_buildid(r, o, m, rm);
 		if (!o->sym || !(fi = open_file(o, m)))
 			continue;
 		if (!fi->loaded) {
@@ -225,7 +282,8 @@ void names__run(struct resolved *r, struct profile *p,
 
 		if (l->kind == RLOC_KERNEL && o->ksyms)
 			name_kernel(r, o, l);
-		else if (l->kind == RLOC_USER && l->map && o->sym)
+		else if (l->kind == RLOC_USER && l->map && o->sym &&
+			 !name_jit(r, p, l))
 			name_user(r, p, o, l);
 	}
 }

@@ -48,8 +48,13 @@ struct builder {
 	size_t nmaps, capmaps;
 	uint32_t kernel_map;	/* pprof id, 0 = none yet */
 
-	PbSample **samples;
+	PbSample **samples;	/* [lost]: built as messages */
 	size_t nsamples, capsamples;
+	/* the resolved samples, each packed as it is made (see put_sample) */
+	uint8_t *sbytes;
+	size_t slen, scap;
+	uint64_t *locids;
+	size_t caplocids;
 
 	int64_t *comments;
 	size_t ncomments, capcomments;
@@ -252,20 +257,35 @@ static uint64_t pseudo_location(struct builder *b, const char *name)
 	return l->id;
 }
 
-static PbLabel *label(struct builder *b, const char *key, const char *s,
-		      int64_t num, const char *unit)
+/* A sample's labels, in lab[] (at most 4); returns how many. */
+static size_t fill_labels(struct builder *b, PbLabel lab[4], int pid, int tid,
+			  const char *comm, uint64_t period_ns)
 {
-	PbLabel *l = xmalloc(sizeof(*l));
+	size_t nl = 0;
 
-	perftools__profiles__label__init(l);
-	l->key = str(b, key);
-	if (s)
-		l->str = str(b, s);
-	else
-		l->num = num;
-	if (unit)
-		l->num_unit = str(b, unit);
-	return l;
+	if (pid) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "pid");
+		lab[nl++].num = pid;
+	}
+	if (tid) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "tid");
+		lab[nl++].num = tid;
+	}
+	/* no THREAD record named it: no label, rather than an empty one */
+	if (comm && *comm) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "thread_comm");
+		lab[nl++].str = str(b, comm);
+	}
+	if (period_ns) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "period");
+		lab[nl].num = clamp_i64(b, period_ns);
+		lab[nl++].num_unit = str(b, "nanoseconds");
+	}
+	return nl;
 }
 
 static PbSample *new_sample(struct builder *b, int pid, int tid,
@@ -273,41 +293,63 @@ static PbSample *new_sample(struct builder *b, int pid, int tid,
 			    uint64_t weight_ns, uint64_t count)
 {
 	PbSample *s = xmalloc(sizeof(*s));
-	size_t nl = 0;
+	PbLabel lab[4];
+	size_t i;
 
 	perftools__profiles__sample__init(s);
 	s->n_value = 2;
 	s->value = xmalloc(2 * sizeof(*s->value));
 	s->value[0] = clamp_i64(b, weight_ns);
 	s->value[1] = clamp_i64(b, count);
+	s->n_label = fill_labels(b, lab, pid, tid, comm, period_ns);
 	s->label = xcalloc(4, sizeof(*s->label));
-	if (pid)
-		s->label[nl++] = label(b, "pid", NULL, pid, NULL);
-	if (tid)
-		s->label[nl++] = label(b, "tid", NULL, tid, NULL);
-	/* no THREAD record named it: no label, rather than an empty one */
-	if (comm && *comm)
-		s->label[nl++] = label(b, "thread_comm", comm, 0, NULL);
-	if (period_ns)
-		s->label[nl++] = label(b, "period", NULL, clamp_i64(b, period_ns),
-				       "nanoseconds");
-	s->n_label = nl;
+	for (i = 0; i < s->n_label; i++) {
+		s->label[i] = xmalloc(sizeof(*s->label[i]));
+		*s->label[i] = lab[i];
+	}
 	GROW(b->samples, b->capsamples, b->nsamples + 1);
 	b->samples[b->nsamples++] = s;
 	return s;
 }
 
-static void add_rsample(struct builder *b, const struct rsample *rs)
+/*
+ * A resolved sample, packed now as Profile field 2 (a length-delimited
+ * Sample) into b->sbytes: a million Sample messages with their labels and
+ * location arrays took 680 bytes each until the whole profile was packed;
+ * packed, one is ~100 bytes (issue 13 item 10). A message's fields may come
+ * in any order, so pprof__encode appends the rest of the profile after them.
+ */
+static void put_sample(struct builder *b, const struct rsample *rs)
 {
-	PbSample *s;
-	uint32_t i;
+	PbSample s;
+	PbLabel lab[4], *labp[4];
+	int64_t val[2];
+	size_t i, n;
 
-	s = new_sample(b, rs->pid, rs->tid, rs->comm, rs->period_ns,
-		       rs->weight_ns, rs->count);
-	s->location_id = xcalloc(rs->nlocs + 1, sizeof(*s->location_id));
+	perftools__profiles__sample__init(&s);
+	val[0] = clamp_i64(b, rs->weight_ns);
+	val[1] = clamp_i64(b, rs->count);
+	s.n_value = 2;
+	s.value = val;
+	s.n_label = fill_labels(b, lab, rs->pid, rs->tid, rs->comm,
+				rs->period_ns);
+	for (i = 0; i < s.n_label; i++)
+		labp[i] = &lab[i];
+	s.label = labp;
+	GROW(b->locids, b->caplocids, (size_t)rs->nlocs + 1);
 	/* location i of the resolved set is pprof Location i + 1 */
 	for (i = 0; i < rs->nlocs; i++)
-		s->location_id[s->n_location_id++] = rs->locs[i] + 1;
+		b->locids[i] = rs->locs[i] + 1;
+	s.n_location_id = rs->nlocs;
+	s.location_id = b->locids;
+
+	n = perftools__profiles__sample__get_packed_size(&s);
+	GROW(b->sbytes, b->scap, b->slen + 11 + n);
+	b->sbytes[b->slen++] = 2 << 3 | 2;	/* field 2, length-delimited */
+	for (i = n; i >= 0x80; i >>= 7)
+		b->sbytes[b->slen++] = (uint8_t)(i | 0x80);
+	b->sbytes[b->slen++] = (uint8_t)i;
+	b->slen += perftools__profiles__sample__pack(&s, b->sbytes + b->slen);
 }
 
 static void comment(struct builder *b, const char *fmt, ...)
@@ -492,6 +534,8 @@ static void free_builder(struct builder *b)
 	free(b->maps);
 	free(b->strs);
 	free(b->comments);
+	free(b->sbytes);
+	free(b->locids);
 	hindex_free(&b->str_idx);
 	hindex_free(&b->func_idx);
 	hindex_free(&b->loc_idx);
@@ -529,7 +573,7 @@ int pprof__encode(struct profile *p, const struct resolved *r,
 
 	add_locations(&b);
 	for (i = 0; i < r->nsamples; i++)
-		add_rsample(&b, &r->samples[i]);
+		put_sample(&b, &r->samples[i]);
 	add_lost(&b);
 	add_comments(&b);
 
@@ -599,9 +643,11 @@ int pprof__encode(struct profile *p, const struct resolved *r,
 	pr->n_comment = b.ncomments;
 	pr->comment = b.comments;
 
+	/* the samples packed so far, then the rest: no copy of either */
 	len = perftools__profiles__profile__get_packed_size(pr);
-	*out = xmalloc(len);
-	*outlen = perftools__profiles__profile__pack(pr, *out);
+	*out = xrealloc(b.sbytes, b.slen + len + 1);
+	*outlen = b.slen + perftools__profiles__profile__pack(pr, *out + b.slen);
+	b.sbytes = NULL;
 	free_builder(&b);
 	return 0;
 }

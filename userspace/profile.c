@@ -11,6 +11,7 @@ void profile__init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
 	maps__init(&p->maps);
+	perfmap__init(&p->jit);
 	p->first_time_ns = UINT64_MAX;
 }
 
@@ -29,6 +30,7 @@ void profile__free(struct profile *p)
 	hindex_free(&p->thread_idx);
 	hindex_free(&p->sample_idx);
 	maps__free(&p->maps);
+	perfmap__free(&p->jit);
 	free(p->kallsyms);
 	free(p->modules);
 	memset(p, 0, sizeof(*p));
@@ -190,6 +192,16 @@ found:
 	p->sample_weight_ns = sat_add(p->sample_weight_ns, s->weight_ns);
 }
 
+void profile__release_stack(struct profile *p, size_t i)
+{
+	if (!p->stacks_released) {
+		hindex_free(&p->sample_idx);
+		p->stacks_released = true;
+	}
+	free(p->samples[i].ips);
+	p->samples[i].ips = NULL;
+}
+
 bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r)
 {
 	const struct tprof_rec_sample *s = &r->u.sample;
@@ -225,6 +237,8 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	}
 	switch (r->hdr.type) {
 	case TPROF_REC_SAMPLE:
+		if (p->stacks_released)
+			return -EINVAL;
 		add_sample(p, r);
 		break;
 	case TPROF_REC_LOST:
@@ -298,6 +312,10 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	case TPROF_UREC_VDSO:
 		maps__add_vdso(&p->maps, r->u.vdso.pid, r->u.vdso.start,
 			       r->image, r->u.vdso.len);
+		break;
+	case TPROF_UREC_PERFMAP:
+		perfmap__add_text(&p->jit, r->u.perfmap.pid, r->text,
+				  r->u.perfmap.len);
 		break;
 	case TPROF_UREC_STATS:
 		p->have_stats = true;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "maps.h"
+#include "perfmap.h"
 #include "records.h"
 #include "util.h"
 
@@ -56,8 +57,12 @@ struct profile {
 	struct agg_sample *samples;
 	size_t nsamples, capsamples;
 	struct hindex sample_idx;
+	/* the resolve pass took the stacks (profile__release_stack): no
+	 * more samples can be added */
+	bool stacks_released;
 
 	struct maps maps;
+	struct perfmap jit;	/* PERFMAP records: JIT code's names */
 	/* a KALLSYMS record: the kernel's symbols of the session (copies) */
 	char *kallsyms, *modules;
 	size_t kallsyms_len, modules_len;
@@ -92,6 +97,12 @@ uint64_t profile__exec_before(struct profile *p, int pid, uint64_t time_ns);
 const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns);
 /* With p->denied: how long into the stream the DENIED record came. */
 uint64_t profile__denied_after_ns(const struct profile *p);
+/*
+ * Free sample i's stack, once the resolve pass has made it locations: the
+ * aggregated and the resolved stacks are then never whole in memory at once
+ * (issue 13 item 10). SAMPLE records are refused (-EINVAL) from here on.
+ */
+void profile__release_stack(struct profile *p, size_t i);
 /* Does the sample have a user ip no snapshot covers? */
 bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r);
 

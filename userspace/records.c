@@ -50,6 +50,7 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_UREC_BUILDID: return "BUILDID";
 	case TPROF_UREC_VDSO: return "VDSO";
 	case TPROF_UREC_KALLSYMS: return "KALLSYMS";
+	case TPROF_UREC_PERFMAP: return "PERFMAP";
 	default: return "unknown";
 	}
 }
@@ -84,6 +85,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_UREC_BUILDID: return sizeof(struct tprof_urec_buildid);
 	case TPROF_UREC_VDSO: return sizeof(struct tprof_urec_vdso);
 	case TPROF_UREC_KALLSYMS: return sizeof(struct tprof_urec_kallsyms);
+	case TPROF_UREC_PERFMAP: return sizeof(struct tprof_urec_perfmap);
 	default: return 0;
 	}
 }
@@ -144,6 +146,12 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 		    r->hdr.size - sizeof(r->u.kallsyms))
 			return -EINVAL;
 		r->text = (const char *)p + sizeof(r->u.kallsyms);
+		break;
+	case TPROF_UREC_PERFMAP:
+		if ((size_t)r->u.perfmap.len >
+		    r->hdr.size - sizeof(r->u.perfmap))
+			return -EINVAL;
+		r->text = (const char *)p + sizeof(r->u.perfmap);
 		break;
 	case TPROF_UREC_VDSO:
 		if ((size_t)r->u.vdso.len > r->hdr.size - sizeof(r->u.vdso))

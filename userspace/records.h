@@ -22,6 +22,7 @@
 #define TPROF_UREC_KALLSYMS	0xF004
 #define TPROF_UREC_BUILDID	0xF005
 #define TPROF_UREC_VDSO		0xF006
+#define TPROF_UREC_PERFMAP	0xF010	/* 0xF007..: left to other records */
 
 #define TPROF_RAW_MAGIC		0x5746415250525054ULL	/* "TPRPRAFW" */
 
@@ -94,6 +95,22 @@ struct tprof_urec_vdso {
 	/* __u8 image[len], then padding to 8 */
 };
 
+/*
+ * Lines of the target's JIT symbol map (/tmp/perf-PID.map in its own /tmp,
+ * named by its pid in its own pid namespace), whole lines only, read while
+ * the target runs and at its end: a replay names JIT code without the file,
+ * which is gone with the container or rewritten by then. Records of one pid
+ * are in file order; a rewritten file starts again at offset 0 and its
+ * lines, newer, win where they overlap older ones.
+ */
+struct tprof_urec_perfmap {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;		/* the target's pid, as tprof-read sees it */
+	__u32 len;		/* bytes of text that follow */
+	__u64 offset;		/* where the text starts in the file */
+	/* char text[len], then padding to 8 */
+};
+
 /* Largest record accepted (maps text of huge processes included). */
 #define TPROF_REC_MAX_SIZE	(64U << 20)
 
@@ -117,12 +134,14 @@ struct tprof_record {
 		struct tprof_urec_buildid buildid;
 		struct tprof_urec_vdso vdso;
 		struct tprof_urec_kallsyms kallsyms;
+		struct tprof_urec_perfmap perfmap;
 	} u;
 	const unsigned char *ips;	/* SAMPLE: nr_kernel + nr_user u64s */
 	const char *text;		/* MAPS: u.maps.len bytes; BUILDID: the
 					 * path, u.buildid.path_len bytes;
 					 * KALLSYMS: u.kallsyms.len bytes, then
-					 * modules_len bytes */
+					 * modules_len bytes; PERFMAP:
+					 * u.perfmap.len bytes */
 	const unsigned char *bid;	/* BUILDID: u.buildid.bid_len bytes */
 	const unsigned char *image;	/* VDSO: u.vdso.len bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */

@@ -130,6 +130,7 @@ void resolve__run(struct resolved *r, struct profile *p)
 	for (i = 0; i < p->nsamples; i++) {
 		GROW(locs, cap, (size_t)p->samples[i].nr + 1);
 		resolve_sample(r, p, &p->samples[i], locs);
+		profile__release_stack(p, i);
 	}
 	free(locs);
 }

@@ -62,7 +62,10 @@ struct resolved {
 	size_t nstrs, capstrs;
 };
 
-/* Resolve every aggregated sample of p (complete: all records added). */
+/*
+ * Resolve every aggregated sample of p (complete: all records added), once:
+ * each sample's stack is freed as it is resolved (profile__release_stack).
+ */
 void resolve__run(struct resolved *r, struct profile *p);
 void resolve__free(struct resolved *r);
 /* Keep a copy of str as long as r; returns it. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "buildid.h"
+#include "debuginfod.h"
 #include "demangle.h"
 #include "symbolize.h"
 #include "util.h"
@@ -56,8 +57,9 @@ struct symbolizer *symbolizer__new(void)
 	struct symbolizer *s = xcalloc(1, sizeof(*s));
 
 	s->cb.find_elf = dwfl_build_id_find_elf;
-	/* .gnu_debuglink next to the file, .debug/, /usr/lib/debug (+ build-id) */
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	/* .gnu_debuglink next to the file, .debug/, /usr/lib/debug (+ build-id),
+	 * then with --debuginfod a server */
+	s->cb.find_debuginfo = debuginfod__find_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
 	s->debuginfo_path = NULL;
 	s->cb.debuginfo_path = &s->debuginfo_path;

@@ -13,10 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "debuginfod.h"
 #include "launch.h"
 #include "names.h"
 #include "outfile.h"
 #include "parse.h"
+#include "perfmap_follow.h"
 #include "pprof.h"
 #include "profile.h"
 #include "records.h"
@@ -47,6 +49,7 @@ static struct env {
 	bool kernel_stacks;
 	bool report;
 	bool no_symbolize;
+	bool debuginfod;		/* ask DEBUGINFOD_URLS for debug info */
 	unsigned int max_frames;
 	unsigned int ring_bytes;
 	const char *kallsyms;
@@ -74,6 +77,8 @@ struct run {
 	int decode_err;
 	bool exec_failed;		/* launch: the command could not run */
 	bool denied_noted;		/* the DENIED line was printed */
+	struct perfmap_follow jit;	/* the target's perf-PID.map */
+	uint64_t last_jit_ns;
 };
 
 static void progress(struct run *r, uint64_t start, bool final);
@@ -111,6 +116,8 @@ static const char *argp_usage =
 "      --input FILE           read a saved raw record stream, not /dev/tprof\n"
 "      --save-raw FILE        also write the raw record stream to FILE\n"
 "      --no-symbolize         leave addresses for pprof to symbolize\n"
+"      --debuginfod           debug info by build-id from the servers in\n"
+"                             DEBUGINFOD_URLS when no local file has it\n"
 "      --device PATH          default /dev/tprof\n"
 "  -v, --verbose              debug output on stderr\n"
 "  -h, --help                 this help\n"
@@ -125,7 +132,7 @@ static const char *argp_usage =
 enum {
 	OPT_PERIOD = 256, OPT_THREAD_PERIOD, OPT_KERNEL, OPT_REPORT, OPT_INPUT,
 	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
-	OPT_RING, OPT_KALLSYMS,
+	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD,
 };
 
 static const struct option long_opts[] = {
@@ -144,6 +151,7 @@ static const struct option long_opts[] = {
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ "ring-bytes", required_argument, NULL, OPT_RING },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -274,6 +282,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_NO_SYM:
 			env.no_symbolize = true;
+			break;
+		case OPT_DEBUGINFOD:
+			env.debuginfod = true;
 			break;
 		case OPT_DEVICE:
 			env.device = optarg;
@@ -500,6 +511,28 @@ static void record_kallsyms(struct run *r)
 	free(mods);
 }
 
+/*
+ * PERFMAP records: what the target's JIT symbol map gained since the last
+ * read, so that a replay names JIT code without the file (gone with a
+ * container, rewritten, or on another machine).
+ */
+static void record_perfmap(struct run *r)
+{
+	struct tprof_urec_perfmap pm = { .pid = r->target };
+	uint64_t off;
+	char *text;
+	size_t len;
+
+	r->last_jit_ns = now_ns(CLOCK_MONOTONIC);
+	while (perfmap_follow__read(&r->jit, &text, &len, &off) > 0) {
+		pm.offset = off;
+		pm.len = len;
+		emit_urec(r, TPROF_UREC_PERFMAP, (char *)&pm + sizeof(pm.hdr),
+			  sizeof(pm) - sizeof(pm.hdr), text, len);
+		free(text);
+	}
+}
+
 static void on_launch_stop(void *ctx, enum launch_event ev)
 {
 	struct run *r = ctx;
@@ -507,6 +540,8 @@ static void on_launch_stop(void *ctx, enum launch_event ev)
 	pr_debug("target stopped at %s: snapshot maps",
 		 ev == LAUNCH_EXEC ? "exec" : "exit");
 	snapshot_maps(r, false);
+	/* at exit, the last chance to read it from the target's root */
+	record_perfmap(r);
 }
 
 /*
@@ -743,6 +778,7 @@ static int collect(struct run *r)
 	} else {
 		r->target = env.pid;
 	}
+	perfmap_follow__init(&r->jit, r->target);
 
 	en.pid = r->target;
 	en.period_ns = env.period_ns;
@@ -854,6 +890,9 @@ static int collect(struct run *r)
 			progress(r, start, false);
 			last_progress = now;
 		}
+		/* JIT names as they come: the file may be rewritten later */
+		if (now - r->last_jit_ns > 1000000000ULL)
+			record_perfmap(r);
 		if (poll(pfd, sig_pipe[0] >= 0 ? 2 : 1, 100) < 0 &&
 		    errno != EINTR) {
 			ret = -errno;
@@ -894,6 +933,7 @@ out_disable:
 	session__disable(&r->sess);
 	if (!ret)
 		ret = drain(r, buf, cap);
+	record_perfmap(r);
 	if (session__stats(&r->sess, &st) == 0)
 		emit_urec(r, TPROF_UREC_STATS, &st, sizeof(st), NULL, 0);
 	progress(r, 0, true);
@@ -1142,7 +1182,8 @@ int main(int argc, char **argv)
 	profile__init(&r.prof);
 	if (parse_args(argc, argv) ||
 	    check_not_input("--save-raw", env.save_raw) ||
-	    check_not_input("-o", env.output))
+	    check_not_input("-o", env.output) ||
+	    debuginfod__setup(env.debuginfod && !env.no_symbolize))
 		return 2;
 	if (check_output())
 		goto cleanup;
@@ -1187,5 +1228,6 @@ cleanup:
 	}
 	free(r.last_maps);
 	profile__free(&r.prof);
+	debuginfod__end();
 	return err;
 }

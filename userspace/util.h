@@ -43,12 +43,15 @@ static inline uint64_t hash_u64(uint64_t x)
 }
 
 /*
- * Open-addressing hash index: maps a 64-bit hash to item indexes (1-based in
- * the slots, 0 = empty). The caller owns the items and compares them.
+ * Open-addressing hash index: maps a 64-bit hash to item indexes (1-based,
+ * 0 = empty). The caller owns the items and compares them: candidates are
+ * those whose hash agrees in the low 32 bits, which a slot keeps.
  */
 struct hindex {
-	uint32_t *slots;
-	uint64_t *hashes;
+	/* item in the low 32 bits, the hash's low 32 bits above (the
+	 * position when the table grows): a probe reads one word, one cache
+	 * miss at a million stacks where a slot and a hash array took two */
+	uint64_t *slots;
 	size_t cap;	/* power of two */
 	size_t used;
 };

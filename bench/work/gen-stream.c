@@ -3,7 +3,9 @@
  * gen-stream: a synthetic saved record stream for `tprof-read --input`, for
  * the reader benchmark: SAMPLES samples over STACKS distinct user stacks of
  * DEPTH frames, spread over 8 threads, with addresses in BINARY's text
- * mapped at a PIE base so that symbolization has real work to do.
+ * mapped at a PIE base so that symbolization has real work to do. Each
+ * stack is sampled on one thread (when STACKS is a multiple of 8), so the
+ * profile has STACKS distinct samples.
  *   gen-stream OUT SAMPLES STACKS DEPTH BINARY
  * Records come from the unit tests' stream builder (tests/unit/testlib.c).
  */
@@ -69,6 +71,11 @@ int main(int argc, char **argv)
 		ips[1] = pool[100 + (s / 100) % 100] + 1;
 		for (f = 2; f < depth; f++)
 			ips[f] = pool[200 + (f * 7 + s % 3) % (POOL - 200)] + 1;
+		/* past 10,000 stacks, frames 2 and 3 tell them apart (the
+		 * memory benchmark's 1M distinct stacks); below, unchanged */
+		ips[2] += 4 * ((s / 10000) % 1000);
+		if (depth > 3)
+			ips[3] += 4 * (s / 10000 / 1000);
 		sb_sample(&b, PID, PID + i % NTHREADS, PERIOD, PERIOD, 2000 + i,
 			  0, NULL, depth, ips);
 		if (b.len > (32u << 20)) {

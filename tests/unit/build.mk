@@ -17,7 +17,9 @@ $(BUILD)/unit/fakedev.so: tests/unit/fakedev.c kmod/uapi/tprof.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_COMMON) $(WARN_CFLAGS) -O1 -g -shared -fPIC -o $@ $< -ldl
 
-unit: $(BUILD)/unit/unit-tests $(BUILD)/tprof-read-san $(BUILD)/unit/fakedev.so progs
+# $(BUILD)/tprof-read: test_scale.c measures the optimised build's memory
+unit: $(BUILD)/unit/unit-tests $(BUILD)/tprof-read-san $(BUILD)/tprof-read \
+		$(BUILD)/unit/fakedev.so progs
 	TPROF_BUILD=$(abspath $(BUILD)) TPROF_ROOT=$(CURDIR) \
 	TPROF_READ=$(abspath $(BUILD))/tprof-read-san \
 	PPROF_PROTO_DIR=$(PPROF_PROTO_DIR) \

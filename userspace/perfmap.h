@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tprof-read: JIT symbol maps, the /tmp/perf-PID.map convention (Node's
+ * --perf-basic-prof, Python 3.12's -X perf, Java agents): one "START SIZE
+ * name" line per piece of generated code, hex, appended while the target
+ * runs. Entries can overlap (code freed and its memory reused): the newer
+ * line wins, as in perf.
+ */
+#ifndef _TPROF_PERFMAP_H
+#define _TPROF_PERFMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct perfmap_entry {
+	uint64_t start, end;
+	uint32_t seq;		/* line number over all text added: newer wins */
+	int pid;
+	char *name;
+};
+
+struct perfmap {
+	struct perfmap_entry *e;	/* in the order added */
+	size_t n, cap;
+	uint32_t *bystart;	/* e by (pid, start), rebuilt after adds */
+	uint64_t *maxend;	/* running maximum of end along bystart */
+	size_t nindexed;
+	uint64_t bad_lines;	/* not "START SIZE name": skipped */
+};
+
+void perfmap__init(struct perfmap *pm);
+void perfmap__free(struct perfmap *pm);
+
+/*
+ * Add the lines of text[0..len) (whole lines; a last line without '\n' is
+ * taken too) as pid's, newer than every entry before.
+ */
+void perfmap__add_text(struct perfmap *pm, int pid, const char *text,
+		       size_t len);
+
+/* Does pid have any entry? */
+bool perfmap__has(const struct perfmap *pm, int pid);
+
+/* The newest entry of pid covering addr, or NULL. */
+const struct perfmap_entry *perfmap__lookup(struct perfmap *pm, int pid,
+					    uint64_t addr);
+
+/*
+ * Is a mapping of this path where JIT code lives, whose names a perf map
+ * gives (perf's rule): anonymous memory ("" in /proc/PID/maps, "//anon",
+ * "[anon:NAME]" from PR_SET_VMA_ANON_NAME), /dev/zero, hugetlb, memfd.
+ */
+bool perfmap__jit_path(const char *path);
+
+#endif /* _TPROF_PERFMAP_H */
