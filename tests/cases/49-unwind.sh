@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 1200
+# User stacks unwound from snapshots (issue 16), live, against the programs'
+# own call graphs (tests/progs/unwind.c, unwind_cxx.cc, goleaf), read with
+# an independent pprof reader (pprofsum, google/pprof), and perf
+# --call-graph dwarf on the same programs in the same boot:
+# - default (hybrid): a frameless C leaf (64-bit and -m32) and Go's
+#   main.mix keep their caller in >= 95% of their samples; --call-graph fp
+#   shows the old shape (the leaf under its grandparent), so this can fail;
+# - Go PGO: `go tool preprofile` has the edge main.crunch -> main.mix with
+#   >= 90% of the weight share runtime/pprof's profile of the program gives it;
+# - --call-graph dwarf: >= 95% of a qsort comparator's samples (through
+#   Debian's libc, no frame pointers) and of a C++ -O2 program's hot
+#   function (no frame pointers) reach main;
+# - traps: a signal handler's samples reach main through the signal frame,
+#   on the normal stack and on a sigaltstack.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+
+B=$TPROF_BUILD
+TR=$B/tprof-read
+PS=$B/lab/pprofsum
+P=$B/progs
+export HOME=$PWD
+save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
+for f in "$TR" "$PS" "$P/unwind" "$P/unwind_cxx"; do
+	[ -x "$f" ] || { skip "unwind: $f not built"; exit 0; }
+done
+have_perf=0
+perf record -e task-clock -o /dev/null -- true > /dev/null 2>&1 && have_perf=1
+
+# profile OUT SECS PROG ARGS...: tprof-read attached to PROG for SECS s
+profile() {
+	local out=$1 secs=$2 mode=$3 pid rc
+	shift 3
+	"$@" > /dev/null 2>&1 &
+	pid=$!
+	sleep 0.3
+	"$TR" $mode -p "$pid" -d "$secs" -o "$out" 2> "$out.err"
+	rc=$?
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	save "$out"
+	return $rc
+}
+
+# share OUT LEAF CALLER: percent of LEAF's samples (weight) right under
+# CALLER, and how many samples LEAF has
+share() {
+	"$PS" -leaf "$2" "$1" | awk -F'\t' -v c="$3" '
+		$1 == "leaf" { all += $4; n += $5; if ($3 == c) hit += $4 }
+		END { if (all) printf "%.1f %d\n", 100 * hit / all, n; else print "0 0" }'
+}
+
+# reach OUT A B: percent of the samples with A (weight) that have B above
+# A, and how many samples have A
+reach() {
+	"$PS" -reach "$2:$3" "$1" | awk -F'\t' '
+		$1 == "reach" && $7 { printf "%.1f %d\n", 100 * $4 / $6, $7; exit }
+		END { if (!NR) print "0 0" }'
+}
+
+# perf_reach A B PROG ARGS...: the same from perf --call-graph dwarf
+perf_reach() {
+	local a=$1 b=$2 pid
+	shift 2
+	[ $have_perf = 1 ] || { echo "n/a"; return; }
+	"$@" > /dev/null 2>&1 &
+	pid=$!
+	sleep 0.3
+	perf record -q -e task-clock --call-graph dwarf -p "$pid" -o perf.data -- sleep 3 \
+		> /dev/null 2>&1
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	perf script -i perf.data -F ip,sym 2>/dev/null | awk -v a="$a" -v b="$b" '
+		BEGIN { RS = "" }
+		{ n = split($0, l, "\n"); ia = 0; hb = 0
+		  for (i = 1; i <= n; i++) { split(l[i], f, " "); s = f[2]; sub(/\+0x.*/, "", s)
+			if (!ia && s == a) ia = i; else if (ia && s == b) hb = 1 }
+		  if (ia) { all++; hit += hb } }
+		END { if (all) printf "%.1f%% of %d", 100 * hit / all, all; else print "no samples" }'
+}
+
+at_least() { awk -v x="$1" -v t="$2" 'BEGIN { exit !(x + 0 >= t) }'; }
+
+# ---- frameless C leaf: hot_leaf <- caller <- main ----
+for bits in 64 32; do
+	prog=$P/unwind; [ $bits = 32 ] && prog=$P/unwind32
+	[ -x "$prog" ] || { skip "unwind: $prog not built"; continue; }
+	if profile leaf$bits.pb.gz 3 "" "$prog" leaf; then
+		set -- $(share leaf$bits.pb.gz hot_leaf caller)
+		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
+			ok "leaf ($bits-bit, default mode): caller right above hot_leaf in $1% of $2 ns-weighted samples"
+		else
+			fail "leaf ($bits-bit, default mode): caller right above hot_leaf in >= 95% (got $1% of $2)"
+			"$PS" -leaf hot_leaf leaf$bits.pb.gz | sed 's/^/    /'
+			sed 's/^/    /' leaf$bits.pb.gz.err | head -5
+		fi
+	else
+		fail "leaf ($bits-bit): tprof-read -p exited non-zero"; sed 's/^/    /' leaf$bits.pb.gz.err | head -5
+	fi
+done
+if profile leaf-fp.pb.gz 3 "--call-graph fp" "$P/unwind" leaf; then
+	set -- $(share leaf-fp.pb.gz hot_leaf caller)
+	if at_least 20 "$1"; then
+		ok "leaf (--call-graph fp): the frame-pointer walk alone skips caller ($1% have it): the test can fail"
+	else
+		fail "leaf (--call-graph fp): expected caller to be skipped (got $1%)"
+	fi
+fi
+
+# ---- Go: main.mix <- main.crunch, and the PGO edge ----
+GOLEAF=$P/goleaf
+GO=$(ls /usr/lib/go-1.2[1-9]/bin/go /usr/lib/go-1.[3-9][0-9]/bin/go 2>/dev/null | sort -V | tail -n1)
+if [ -x "$GOLEAF" ]; then
+	if "$TR" -o go.pb.gz -- "$GOLEAF" -s 3 > /dev/null 2> go.err; then
+		save go.pb.gz
+		set -- $(share go.pb.gz main.mix main.crunch)
+		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
+			ok "go (default mode): main.crunch right above main.mix in $1% of its samples"
+		else
+			fail "go (default mode): main.crunch right above main.mix in >= 95% (got $1% of $2)"
+			"$PS" -leaf main.mix go.pb.gz | sed 's/^/    /'
+		fi
+	else
+		fail "go: tprof-read -- goleaf"; sed 's/^/    /' go.err | head -5
+	fi
+	"$GOLEAF" -s 3 -cpuprofile rt.pb.gz > /dev/null 2>&1
+	save rt.pb.gz
+	if [ -n "$GO" ] && "$GO" tool -n preprofile > /dev/null 2>&1; then
+		# edge_share PROFILE: the weight of crunch -> mix over all edges, %
+		edge_share() {
+			"$GO" tool preprofile -i "$1" -o pre.txt 2> pre.err || return 1
+			awk 'NR > 1 { k = (NR - 2) % 3
+				if (k == 0) c = $0; else if (k == 1) e = $0
+				else { w = $NF; all += w; if (c == "main.crunch" && e == "main.mix") hit += w } }
+				END { if (all) printf "%.2f\n", 100 * hit / all; else print 0 }' pre.txt
+		}
+		t=$(edge_share go.pb.gz) r=$(edge_share rt.pb.gz)
+		if [ -n "$t" ] && [ -n "$r" ] && at_least "$r" 1 &&
+			awk -v t="$t" -v r="$r" 'BEGIN { exit !(t >= 0.9 * r) }'; then
+			ok "go pgo: edge main.crunch -> main.mix has $t% of tprof's edge weight, runtime/pprof $r% (>= 90% of it)"
+		else
+			fail "go pgo: edge main.crunch -> main.mix: tprof $t%, runtime/pprof $r% (want >= 90% of it)"
+			head -20 pre.txt | sed 's/^/    /'
+		fi
+	else
+		skip "go pgo: no go tool preprofile (Go >= 1.23)"
+	fi
+else
+	skip "go: build/progs/goleaf not built (needs Go >= 1.21)"
+fi
+
+# ---- --call-graph dwarf: code without frame pointers ----
+# check NAME PROFILE A B PROG ARGS...: A's samples reach B, against perf
+check_reach() {
+	local name=$1 out=$2 a=$3 b=$4 r
+	shift 4
+	if profile "$out" 3 "--call-graph dwarf" "$@"; then
+		set -- $(reach "$out" "$a" "$b") "$@"
+		r=$(perf_reach "$a" "$b" "${@:3}")
+		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
+			ok "$name (--call-graph dwarf): $1% of $a's samples reach $b (perf --call-graph dwarf, same boot: $r)"
+		else
+			fail "$name (--call-graph dwarf): $a's samples reach $b in >= 95% (got $1% of $2; perf: $r)"
+			sed 's/^/    /' "$out.err" | head -5
+		fi
+	else
+		fail "$name: tprof-read --call-graph dwarf -p exited non-zero"; sed 's/^/    /' "$out.err" | head -5
+	fi
+}
+check_reach "qsort" qsort.pb.gz cmp_ints main "$P/unwind" qsort
+check_reach "c++ -O2" cxx.pb.gz key main "$P/unwind_cxx"
+
+# ---- signal frames ----
+for m in signal altstack; do
+	if profile $m.pb.gz 3 "" "$P/unwind" $m; then
+		set -- $(reach $m.pb.gz handler_work main)
+		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
+			ok "$m (default mode): $1% of the handler's samples reach main through the signal frame"
+		else
+			fail "$m (default mode): handler samples reach main in >= 95% (got $1% of $2)"
+			sed 's/^/    /' $m.pb.gz.err | head -5
+		fi
+	fi
+done
+exit 0

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+
+// Command goleaf is the frameless-leaf test for Go: main.mix is a small
+// leaf that Go gives no frame, and main.crunch is its only caller, called
+// from a goroutine (main.main.func1). A frame-pointer walk from mix skips
+// crunch (rbp still points at crunch's frame), so the profile's edge
+// crunch -> mix, which Go PGO reads, needs mix's CFI and the word at sp.
+// With -cpuprofile it also writes its own runtime/pprof profile, the
+// reference for that edge. Runs for -s seconds of CPU time.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"syscall"
+	"time"
+)
+
+var sink uint64
+
+//go:noinline
+func mix(x, i uint64) uint64 {
+	x ^= (x<<13 | x>>51) + i
+	return x * 0x9e3779b97f4a7c15
+}
+
+//go:noinline
+func crunch(n int, seed uint64) uint64 {
+	x := seed
+	for i := 0; i < n; i++ {
+		x = mix(x, uint64(i))
+	}
+	return x
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func main() {
+	secs := flag.Float64("s", 2, "CPU seconds to run")
+	prof := flag.String("cpuprofile", "", "write a runtime/pprof CPU profile here")
+	flag.Parse()
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "goleaf:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "goleaf:", err)
+			os.Exit(1)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
+	limit := time.Duration(*secs * float64(time.Second))
+	done := make(chan struct{})
+	go func() {
+		for cpuTime() < limit {
+			sink += crunch(200000, sink)
+		}
+		close(done)
+	}()
+	<-done
+	fmt.Println(sink != 0)
+}
