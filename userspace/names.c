@@ -9,8 +9,6 @@
 
 #include "names.h"
 
-#define MAX_CANDS 4
-
 /*
  * Where the target's file may be, in order. The host's path last, and with
  * no build-id recorded to check it by only when the target's root cannot be
@@ -19,8 +17,9 @@
  * pid may be another process's by now: with a recorded build-id the host's
  * file is still tried, and the check guards every candidate.
  */
-static size_t candidates(const struct names_opts *o, const struct mapping *m,
-			 char bufs[MAX_CANDS][4096], const char *cands[MAX_CANDS])
+size_t names__candidates(const struct names_opts *o, const struct mapping *m,
+			 char bufs[NAMES_MAX_CANDS][4096],
+			 const char *cands[NAMES_MAX_CANDS])
 {
 	const char *bid = m->build_id;
 	bool root_ok = o->root && !access(o->root, X_OK);
@@ -93,8 +92,8 @@ static const struct sym_file_info *open_vdso_image(const struct names_opts *o,
 static const struct sym_file_info *open_file(const struct names_opts *o,
 					     const struct mapping *m)
 {
-	char bufs[MAX_CANDS][4096];
-	const char *cands[MAX_CANDS];
+	char bufs[NAMES_MAX_CANDS][4096];
+	const char *cands[NAMES_MAX_CANDS];
 	size_t n;
 
 	if (m->image)
@@ -104,7 +103,7 @@ static const struct sym_file_info *open_file(const struct names_opts *o,
 		return symbolizer__file(o->sym, m->path, NULL);
 	if (m->path[0] != '/')
 		return NULL;
-	n = candidates(o, m, bufs, cands);
+	n = names__candidates(o, m, bufs, cands);
 	return symbolizer__file_checked(o->sym, m->path, m->build_id, cands, n);
 }
 
