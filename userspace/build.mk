@@ -88,7 +88,8 @@ fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/unit/seed.raw
 # ---- test programs (symbolization references, in-guest workloads) ----
 PROGS_CFLAGS := -O2 -g -fno-omit-frame-pointer
 PROGS := $(BUILD)/progs/inlines $(BUILD)/progs/inlines.stripped \
-	$(BUILD)/progs/libhot.so $(BUILD)/progs/cxxprog
+	$(BUILD)/progs/libhot.so $(BUILD)/progs/cxxprog \
+	$(BUILD)/progs/unwind $(BUILD)/progs/unwind32 $(BUILD)/progs/unwind_cxx
 GO ?= $(shell command -v go 2>/dev/null)
 ifneq ($(GO),)
 PROGS += $(BUILD)/progs/goprog
@@ -117,6 +118,21 @@ CXX ?= g++
 $(BUILD)/progs/cxxprog: tests/progs/cxxprog.cc
 	@mkdir -p $(@D)
 	$(CXX) $(PROGS_CFLAGS) -Wall -Wextra -o $@ $<
+
+# unwinding tests (tests/unit/test_unwind.c): frameless leaves, libc's qsort,
+# signal frames; 64-bit and IA32 (gcc-multilib)
+$(BUILD)/progs/unwind: tests/progs/unwind.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
+
+$(BUILD)/progs/unwind32: tests/progs/unwind.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
+
+# Debian's default flags: -O2 -g, no frame pointers
+$(BUILD)/progs/unwind_cxx: tests/progs/unwind_cxx.cc
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -Wall -Wextra -o $@ $<
 
 $(BUILD)/progs/libhot.so: tests/progs/libhot.c
 	@mkdir -p $(@D)

@@ -593,6 +593,14 @@ enum walk_end {
 
 struct walk {
 	struct unwinder *u;
+	/*
+	 * Each frame's bp, for the splice (bpv: known), and whether the
+	 * frame keeps a frame pointer there (its CFA is bp-based, or it has
+	 * no CFI to say otherwise): in code without frame pointers bp is
+	 * any register, often the same through many frames.
+	 */
+	uint64_t bps[MAX_FRAMES];
+	bool bpv[MAX_FRAMES], fpok[MAX_FRAMES];
 	struct maps *maps;
 	int root_pid;
 	uint64_t time_ns, since_ns;
@@ -714,8 +722,12 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
 	*n = 0;
 	out[(*n)++] = pc;
 	for (;;) {
+		w->bps[*n - 1] = st->r[w->abi->bp];
+		w->bpv[*n - 1] = st->valid & (1U << w->abi->bp);
 		const struct uw_rule *ru = rule_at(w, pc, exact);
 
+		w->fpok[*n - 1] = !ru || !ru->ok ||
+				  (!ru->cfa_ops && ru->cfa_reg == w->abi->bp);
 		if (!ru || !ru->ok || !step(w, ru, st, &end))
 			return WALK_STOP;
 		if (end)
@@ -733,20 +745,21 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
  * Where the FP chain continues the CFI frames: the kernel's ips[j + 1] is
  * the return address saved at fp_j + word, fp_0 = regs[BP] and fp_j + 1 =
  * *fp_j (read from the snapshot, as far as it holds them). A frame whose
- * restored bp is fp_j continues with ips[j + 1]. Returns j + 1, or 0.
+ * restored bp is fp_j continues with ips[j + 1]; with j + 1 == nr_user the
+ * chain has nothing more (it ended at fp_j, e.g. in libc's start code).
+ * Returns j + 1, or 0 when no frame pointer of the chain is bp.
  */
-static unsigned int splice_at(const struct walk *w, const struct uw_state *st,
+static unsigned int splice_at(const struct walk *w, uint64_t bp,
 			      const struct tprof_record *s, uint64_t fp0)
 {
 	unsigned int nk = s->u.sample.nr_kernel, nu = s->u.sample.nr_user, j;
-	uint64_t bp, fp = fp0, next, ret;
+	uint64_t fp = fp0, next, ret;
 
-	if (!(st->valid & (1U << w->abi->bp)))
-		return 0;
-	bp = st->r[w->abi->bp];
-	for (j = 0; j + 1 < nu && fp; j++) {
+	for (j = 0; j < nu; j++) {
 		if (fp == bp)
 			return j + 1;
+		if (j + 1 == nu || !fp)
+			return 0;
 		/* the kernel walked the same words: where we can read them,
 		 * they must agree, else this is not the chain it walked */
 		if (snap_read(&w->sn, fp + w->sn.word, &ret) &&
@@ -827,10 +840,23 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 		u->st.truncated++;
 		goto out;
 	}
-	j = splice_at(&w, &st, s, ur->regs[TPROF_UREG_BP] & w.addr_mask);
-	if (j) {
-		for (i = j; i < nu && n < max; i++)
-			out[n++] = tprof_record_ip(s, nk + i) & w.addr_mask;
+	/*
+	 * The stop frame's bp first (its FP chain goes on from there); else
+	 * the last frame before it on the chain. Where that chain ended (j ==
+	 * nu), the CFI frames past it are all there is to know.
+	 */
+	for (i = n; i-- > 0;) {
+		/* dwarf: only where bp is known to be a frame pointer */
+		if (!w.bpv[i] || (mode == UNWIND_DWARF && !w.fpok[i]))
+			continue;
+		j = splice_at(&w, w.bps[i], s,
+			      ur->regs[TPROF_UREG_BP] & w.addr_mask);
+		if (!j)
+			continue;
+		if (j < nu)
+			n = i + 1;
+		for (; j < nu && n < max; j++)
+			out[n++] = tprof_record_ip(s, nk + j) & w.addr_mask;
 		u->st.spliced++;
 		goto out;
 	}

@@ -11,7 +11,7 @@ int main(int argc, char **argv)
 	const struct unit_test *suites[] = {
 		records_tests, maps_tests, pprof_tests, symbolize_tests,
 		go_tests, e2e_tests, session_tests, utf8_tests, options_tests, output_tests,
-		resolve_tests,
+		resolve_tests, unwind_tests,
 	};
 	int passed = 0, failed = 0, skipped = 0;
 	size_t s;
