@@ -397,7 +397,7 @@ static bool frameless(const char *prog, const char *fn)
 static void test_leaf(void)
 {
 	struct rec_opts o = { .prog = "progs/unwind", .mode = "leaf",
-			      .nsamples = NSAMPLES, .snap_bytes = 512 };
+			      .nsamples = NSAMPLES, .snap_bytes = 1024 };
 	const char *raw = build_path("unit/unwind-leaf.raw");
 	static const char *const want[] = { "caller", "main", NULL };
 	struct shape sh;
@@ -408,7 +408,7 @@ static void test_leaf(void)
 	}
 	CHECK(frameless("progs/unwind", "hot_leaf"));
 	CHECK_EQ(record(&o, raw), 0);
-	/* the default: hybrid over the 512 bytes recorded */
+	/* the default: hybrid over 1024 bytes (HYBRID_SNAPSHOT_BYTES) */
 	CHECK_EQ(shape_of(raw, NULL, "hot_leaf", "caller", want, &sh), 0);
 	print_shape("leaf", "hybrid", &sh);
 	CHECK(AT_LEAST(sh, next, 95));
@@ -558,7 +558,7 @@ static void test_ia32(void)
 }
 
 const struct unit_test unwind_tests[] = {
-	{ "unwind: a frameless leaf keeps its caller (hybrid, 512 bytes); fp skips it", test_leaf },
+	{ "unwind: a frameless leaf keeps its caller (hybrid, 1024 bytes); fp skips it", test_leaf },
 	{ "unwind: a qsort comparator reaches main through libc (dwarf); fp does not", test_qsort },
 	{ "unwind: C++ -O2 without frame pointers reaches main (dwarf)", test_cxx },
 	{ "unwind: a signal handler unwinds through __restore_rt to the interrupted code", test_signal },
