@@ -81,6 +81,7 @@ $(BUILD)/fuzz/fuzz_records: $(FUZZ_SRCS) $(US_HDRS)
 fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/unit/seed.raw
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cp $(BUILD)/unit/seed.raw $(BUILD)/fuzz/corpus/
+	cp $(BUILD)/unit/seed-ustack.raw $(BUILD)/fuzz/corpus/
 	$(BUILD)/fuzz/fuzz_records -max_total_time=$(FUZZ_SECONDS) \
 		-max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
 		$(BUILD)/fuzz/corpus

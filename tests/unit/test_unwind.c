@@ -557,7 +557,17 @@ static void test_ia32(void)
 	CHECK(sh.leaf >= 50 && sh.main * 100 <= 5 * sh.leaf);
 }
 
+/* make fuzz's second seed: a few real snapshot pairs, small enough */
+static void test_seed(void)
+{
+	struct rec_opts o = { .prog = "progs/unwind", .mode = "leaf",
+			      .nsamples = 8, .snap_bytes = 256 };
+
+	CHECK_EQ(record(&o, build_path("unit/seed-ustack.raw")), 0);
+}
+
 const struct unit_test unwind_tests[] = {
+	{ "unwind: seed stream with snapshots", test_seed },
 	{ "unwind: a frameless leaf keeps its caller (hybrid, 1024 bytes); fp skips it", test_leaf },
 	{ "unwind: a qsort comparator reaches main through libc (dwarf); fp does not", test_qsort },
 	{ "unwind: C++ -O2 without frame pointers reaches main (dwarf)", test_cxx },
