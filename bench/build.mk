@@ -25,7 +25,13 @@ $(BENCH_BIN)/path-timing.so: bench/work/path-timing.c kmod/uapi/tprof.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_COMMON) $(USER_CFLAGS) $(WARN_CFLAGS) -shared -fPIC -o $@ $< -ldl
 
-bench-progs: $(BENCH_BIN)/bench-work $(BENCH_BIN)/gen-stream $(BENCH_BIN)/path-timing.so
+# the CFA offsets of ELF files' CFI: sizes the hybrid snapshot
+# (docs/unwinding.md)
+$(BENCH_BIN)/cfa-offsets: bench/work/cfa-offsets.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(WARN_CFLAGS) -o $@ $< -ldw -lelf
+
+bench-progs: $(BENCH_BIN)/cfa-offsets $(BENCH_BIN)/bench-work $(BENCH_BIN)/gen-stream $(BENCH_BIN)/path-timing.so
 
 bench: userspace bench-progs
 	BUILD=$(abspath $(BUILD)) BENCH_KERNEL="$(BENCH_KERNEL)" bench/bench.sh

@@ -11,7 +11,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 
 US_GEN := $(BUILD)/gen
-US_LIB_SRCS := util.c utf8.c parse.c outfile.c demangle.c buildid.c records.c debuginfod.c perfmap.c perfmap_follow.c maps.c profile.c resolve.c symbolize.c names.c pprof.c \
+US_LIB_SRCS := util.c utf8.c parse.c outfile.c demangle.c buildid.c records.c debuginfod.c perfmap.c perfmap_follow.c maps.c profile.c resolve.c symbolize.c names.c pprof.c unwind.c \
 	session.c launch.c target_files.c
 # -lstdc++: __cxa_demangle (demangle.c)
 US_LIBS := -lprotobuf-c -ldw -lelf -ldebuginfod -lz -lstdc++
@@ -81,6 +81,7 @@ $(BUILD)/fuzz/fuzz_records: $(FUZZ_SRCS) $(US_HDRS)
 fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/unit/seed.raw
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cp $(BUILD)/unit/seed.raw $(BUILD)/fuzz/corpus/
+	cp $(BUILD)/unit/seed-ustack.raw $(BUILD)/fuzz/corpus/
 	$(BUILD)/fuzz/fuzz_records -max_total_time=$(FUZZ_SECONDS) \
 		-max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
 		$(BUILD)/fuzz/corpus
@@ -88,7 +89,8 @@ fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/unit/seed.raw
 # ---- test programs (symbolization references, in-guest workloads) ----
 PROGS_CFLAGS := -O2 -g -fno-omit-frame-pointer
 PROGS := $(BUILD)/progs/inlines $(BUILD)/progs/inlines.stripped \
-	$(BUILD)/progs/libhot.so $(BUILD)/progs/cxxprog
+	$(BUILD)/progs/libhot.so $(BUILD)/progs/cxxprog \
+	$(BUILD)/progs/unwind $(BUILD)/progs/unwind32 $(BUILD)/progs/unwind_cxx
 GO ?= $(shell command -v go 2>/dev/null)
 ifneq ($(GO),)
 PROGS += $(BUILD)/progs/goprog
@@ -96,7 +98,7 @@ endif
 # Go >= 1.21 (DW_AT_decl_line, PGO), e.g. golang-1.23-go from bookworm-backports
 GO_MODERN ?= $(lastword $(sort $(wildcard /usr/lib/go-1.2[1-9]/bin/go /usr/lib/go-1.[3-9][0-9]/bin/go)))
 ifneq ($(GO_MODERN),)
-PROGS += $(BUILD)/progs/goprog-modern
+PROGS += $(BUILD)/progs/goprog-modern $(BUILD)/progs/goleaf
 endif
 
 .PHONY: progs
@@ -118,6 +120,21 @@ $(BUILD)/progs/cxxprog: tests/progs/cxxprog.cc
 	@mkdir -p $(@D)
 	$(CXX) $(PROGS_CFLAGS) -Wall -Wextra -o $@ $<
 
+# unwinding tests (tests/unit/test_unwind.c): frameless leaves, libc's qsort,
+# signal frames; 64-bit and IA32 (gcc-multilib)
+$(BUILD)/progs/unwind: tests/progs/unwind.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
+
+$(BUILD)/progs/unwind32: tests/progs/unwind.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
+
+# Debian's default flags: -O2 -g, no frame pointers
+$(BUILD)/progs/unwind_cxx: tests/progs/unwind_cxx.cc
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -Wall -Wextra -o $@ $<
+
 $(BUILD)/progs/libhot.so: tests/progs/libhot.c
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -shared -fPIC -o $@ $<
@@ -132,5 +149,12 @@ $(BUILD)/progs/goprog: tests/progs/goprog/main.go
 $(BUILD)/progs/goprog-modern: tests/progs/goprog/main.go
 	@mkdir -p $(@D)
 	cd tests/progs/goprog && GOCACHE=$(abspath $(BUILD))/gocache-modern \
+		GOPATH=$(abspath $(BUILD))/gopath GOPROXY=off GO111MODULE=off \
+		GOTOOLCHAIN=local $(GO_MODERN) build -o $(abspath $@) .
+
+# Go's frameless leaf main.mix under main.crunch (tests/cases/49-unwind.sh)
+$(BUILD)/progs/goleaf: tests/progs/goleaf/main.go
+	@mkdir -p $(@D)
+	cd tests/progs/goleaf && GOCACHE=$(abspath $(BUILD))/gocache-modern \
 		GOPATH=$(abspath $(BUILD))/gopath GOPROXY=off GO111MODULE=off \
 		GOTOOLCHAIN=local $(GO_MODERN) build -o $(abspath $@) .

@@ -11,8 +11,6 @@
 #include "buildid.h"
 #include "names.h"
 
-#define MAX_CANDS 4
-
 /*
  * Where the target's file may be, in order. The host's path last, and with
  * no build-id recorded to check it by only when the target's root cannot be
@@ -21,8 +19,9 @@
  * pid may be another process's by now: with a recorded build-id the host's
  * file is still tried, and the check guards every candidate.
  */
-static size_t candidates(const struct names_opts *o, const struct mapping *m,
-			 char bufs[MAX_CANDS][4096], const char *cands[MAX_CANDS])
+size_t names__candidates(const struct names_opts *o, const struct mapping *m,
+			 char bufs[NAMES_MAX_CANDS][4096],
+			 const char *cands[NAMES_MAX_CANDS])
 {
 	const char *bid = m->build_id;
 	bool root_ok = o->root && !access(o->root, X_OK);
@@ -95,8 +94,8 @@ static const struct sym_file_info *open_vdso_image(const struct names_opts *o,
 static const struct sym_file_info *open_file(const struct names_opts *o,
 					     const struct mapping *m)
 {
-	char bufs[MAX_CANDS][4096];
-	const char *cands[MAX_CANDS];
+	char bufs[NAMES_MAX_CANDS][4096];
+	const char *cands[NAMES_MAX_CANDS];
 	size_t n;
 
 	if (m->image)
@@ -106,7 +105,7 @@ static const struct sym_file_info *open_file(const struct names_opts *o,
 		return symbolizer__file(o->sym, m->path, NULL);
 	if (m->path[0] != '/')
 		return NULL;
-	n = candidates(o, m, bufs, cands);
+	n = names__candidates(o, m, bufs, cands);
 	return symbolizer__file_checked(o->sym, m->path, m->build_id, cands, n);
 }
 
@@ -203,14 +202,14 @@ static bool name_jit(struct resolved *r, struct profile *p, struct rloc *l)
 static void read_buildid(struct resolved *r, const struct names_opts *o,
 			 const struct mapping *m, struct rmap *rm)
 {
-	char bufs[MAX_CANDS][4096], hex[BUILDID_HEX_LEN];
+	char bufs[NAMES_MAX_CANDS][4096], hex[BUILDID_HEX_LEN];
 	unsigned char bits[BUILDID_MAX];
-	const char *cands[MAX_CANDS];
+	const char *cands[NAMES_MAX_CANDS];
 	size_t n, i;
 
 	if (m->path[0] != '/')
 		return;
-	n = candidates(o, m, bufs, cands);
+	n = names__candidates(o, m, bufs, cands);
 	for (i = 0; i < n; i++) {
 		/* O_NONBLOCK: a FIFO at the path must not hang us */
 		int fd = open(cands[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC), len;

@@ -23,6 +23,18 @@ struct names_opts {
 	bool live;		/* the target may run: try its map_files */
 };
 
+#define NAMES_MAX_CANDS 4
+
+/*
+ * Where the target's file of mapping m may be, in the order to try
+ * (cands[i] may point into bufs): its root, its map_files while live, the
+ * host's path, /usr/lib/debug/.build-id. Only a file with m's recorded
+ * build-id may be used. The unwinder (unwind.c) opens the same files.
+ */
+size_t names__candidates(const struct names_opts *o, const struct mapping *m,
+			 char bufs[NAMES_MAX_CANDS][4096],
+			 const char *cands[NAMES_MAX_CANDS]);
+
 void names__run(struct resolved *r, struct profile *p,
 		const struct names_opts *o);
 

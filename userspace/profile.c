@@ -13,6 +13,7 @@ void profile__init(struct profile *p)
 	maps__init(&p->maps);
 	perfmap__init(&p->jit);
 	p->first_time_ns = UINT64_MAX;
+	p->unwind_mode = -1;
 }
 
 void profile__free(struct profile *p)
@@ -33,6 +34,7 @@ void profile__free(struct profile *p)
 	perfmap__free(&p->jit);
 	free(p->kallsyms);
 	free(p->modules);
+	free(p->pending);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -138,27 +140,69 @@ const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns)
 	return best ? best : "";
 }
 
-static void add_sample(struct profile *p, const struct tprof_record *r)
+/* How USTACK records are unwound: as forced, else as the session was. */
+static enum unwind_mode unwind_mode(const struct profile *p)
+{
+	if (p->unwind_mode >= 0)
+		return p->unwind_mode;
+	return p->session.flags & TPROF_SESSION_F_DWARF ? UNWIND_DWARF :
+							   UNWIND_HYBRID;
+}
+
+/*
+ * The sample's stack: kernel ips, then the user frames unwound from its
+ * snapshot us when there is one that helps, else the FP chain.
+ */
+static uint32_t sample_ips(struct profile *p, const struct tprof_record *r,
+			   const struct tprof_record *us, uint64_t *ips,
+			   bool *truncated)
 {
 	const struct tprof_rec_sample *s = &r->u.sample;
-	uint32_t nr = (uint32_t)s->nr_user + s->nr_kernel, item, i;
+	uint32_t nr = (uint32_t)s->nr_user + s->nr_kernel, i, n = 0;
+
+	*truncated = false;
+	for (i = 0; i < s->nr_kernel; i++)
+		ips[i] = tprof_record_ip(r, i);
+	if (us && p->unwind)
+		n = unwinder__sample(p->unwind, unwind_mode(p), &p->maps,
+				     p->session.pid,
+				     profile__exec_before(p, s->pid,
+							  r->hdr.time_ns),
+				     r, us, ips + s->nr_kernel,
+				     TPROF_MAX_USER_FRAMES, truncated);
+	if (n)
+		return s->nr_kernel + n;
+	for (i = s->nr_kernel; i < nr; i++)
+		ips[i] = tprof_record_ip(r, i);
+	return nr;
+}
+
+static void add_sample(struct profile *p, const struct tprof_record *r,
+		       const struct tprof_record *us)
+{
+	const struct tprof_rec_sample *s = &r->u.sample;
+	uint64_t ips[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES];
 	uint32_t epoch = snap_epoch(&p->maps, r->hdr.time_ns);
 	uint32_t gen = comm_gen(find_thread(p, s->tid), r->hdr.time_ns);
 	struct hiter it = { 0 };
 	struct agg_sample *a;
 	struct thread_info *t;
+	uint32_t nr, item;
+	bool trunc;
 	uint64_t h;
 
-	h = hash_bytes(r->ips, (size_t)nr * 8,
+	nr = sample_ips(p, r, us, ips, &trunc);
+	h = hash_bytes(ips, (size_t)nr * 8,
 		       hash_u64(((uint64_t)s->tid << 32) ^ s->nr_kernel) ^
-		       hash_u64(s->period_ns) ^
+		       hash_u64(s->period_ns ^ trunc) ^
 		       hash_u64(((uint64_t)epoch << 32) ^ gen));
 	while (hindex_next(&p->sample_idx, h, &it, &item)) {
 		a = &p->samples[item - 1];
 		if (a->tid == (int)s->tid && a->period_ns == s->period_ns &&
 		    a->nr == nr && a->nr_kernel == s->nr_kernel &&
 		    a->snap_epoch == epoch && a->comm_gen == gen &&
-		    !memcmp(a->ips, r->ips, (size_t)nr * 8))
+		    a->truncated == trunc &&
+		    !memcmp(a->ips, ips, (size_t)nr * 8))
 			goto found;
 	}
 	GROW(p->samples, p->capsamples, p->nsamples + 1);
@@ -172,10 +216,10 @@ static void add_sample(struct profile *p, const struct tprof_record *r)
 	a->abi = s->abi;
 	a->snap_epoch = epoch;
 	a->comm_gen = gen;
+	a->truncated = trunc;
 	a->first_time_ns = r->hdr.time_ns;
 	a->ips = xmalloc((size_t)nr * 8 + 1);
-	for (i = 0; i < nr; i++)
-		a->ips[i] = tprof_record_ip(r, i);
+	memcpy(a->ips, ips, (size_t)nr * 8);
 	hindex_put(&p->sample_idx, h, p->nsamples);
 found:
 	if (r->hdr.time_ns < a->first_time_ns)
@@ -200,6 +244,65 @@ void profile__release_stack(struct profile *p, size_t i)
 	}
 	free(p->samples[i].ips);
 	p->samples[i].ips = NULL;
+}
+
+/* The waiting SAMPLE, decoded from its copy. */
+static void pending_decode(struct profile *p, struct tprof_record *r)
+{
+	const struct tprof_rec_hdr *h = (const void *)p->pending;
+
+	tprof_record_decode(p->pending, h->size, r);
+}
+
+void profile__flush(struct profile *p)
+{
+	struct tprof_record r;
+
+	if (!p->have_pending)
+		return;
+	p->have_pending = false;
+	p->ustack_missing++;
+	pending_decode(p, &r);
+	add_sample(p, &r, NULL);
+}
+
+/*
+ * A SAMPLE with TPROF_RF_GROUP is added with the record right after it
+ * when that is its USTACK (same tid, same time); with anything else, or
+ * nothing, it keeps its FP chain and counts as missing its partner.
+ * Returns whether r was consumed.
+ */
+static bool pair(struct profile *p, const struct tprof_record *r)
+{
+	struct tprof_record s;
+
+	if (p->stacks_released)	/* resolved: profile__add() refuses */
+		return false;
+
+	if (p->have_pending) {
+		pending_decode(p, &s);
+		if (r->hdr.type == TPROF_REC_USTACK &&
+		    r->u.ustack.tid == s.u.sample.tid &&
+		    r->hdr.time_ns == s.hdr.time_ns) {
+			p->have_pending = false;
+			p->ustack_paired++;
+			add_sample(p, &s, r);
+			return true;
+		}
+		profile__flush(p);
+	}
+	if (r->hdr.type == TPROF_REC_SAMPLE &&
+	    (r->hdr.flags & TPROF_RF_GROUP)) {
+		GROW(p->pending, p->pending_cap, r->hdr.size);
+		memcpy(p->pending, r->raw, r->hdr.size);
+		p->have_pending = true;
+		return true;
+	}
+	if (r->hdr.type == TPROF_REC_USTACK) {
+		p->ustack_orphans++;
+		return true;
+	}
+	return false;
 }
 
 bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r)
@@ -235,11 +338,13 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		if (r->hdr.time_ns > p->last_time_ns)
 			p->last_time_ns = r->hdr.time_ns;
 	}
+	if (pair(p, r))
+		return 0;
 	switch (r->hdr.type) {
 	case TPROF_REC_SAMPLE:
 		if (p->stacks_released)
 			return -EINVAL;
-		add_sample(p, r);
+		add_sample(p, r, NULL);
 		break;
 	case TPROF_REC_LOST:
 		p->lost_samples = sat_add(p->lost_samples,

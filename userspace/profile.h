@@ -9,6 +9,7 @@
 #include "maps.h"
 #include "perfmap.h"
 #include "records.h"
+#include "unwind.h"
 #include "util.h"
 
 struct comm_change {
@@ -43,6 +44,8 @@ struct agg_sample {
 	uint64_t first_time_ns;
 	uint64_t weight_ns, count;
 	uint32_t abi;
+	/* unwound from a snapshot and cut short: "[truncated]" at the root */
+	bool truncated;
 };
 
 struct profile {
@@ -78,6 +81,21 @@ struct profile {
 	bool denied;
 	struct tprof_rec_denied denied_rec;	/* the first DENIED record */
 
+	/*
+	 * User stack snapshots: a SAMPLE with TPROF_RF_GROUP waits here (a
+	 * copy) for the USTACK record right after it. unwind: NULL keeps
+	 * the FP chains; unwind_mode: the mode --call-graph forced, else
+	 * -1 for the one the stream's SESSION record says.
+	 */
+	struct unwinder *unwind;
+	int unwind_mode;
+	unsigned char *pending;
+	size_t pending_cap;
+	bool have_pending;
+	uint64_t ustack_paired;		/* USTACK records joined to a SAMPLE */
+	uint64_t ustack_missing;	/* SAMPLEs whose USTACK did not follow */
+	uint64_t ustack_orphans;	/* USTACKs with no SAMPLE before them */
+
 	uint64_t nrecords, nunknown, sample_records, sample_weight_ns;
 	/* addresses outside every known mapping (triggers a re-snapshot) */
 	uint64_t unmapped;
@@ -87,6 +105,11 @@ void profile__init(struct profile *p);
 void profile__free(struct profile *p);
 /* Account one decoded record. Returns 0 or -EINVAL (inconsistent record). */
 int profile__add(struct profile *p, const struct tprof_record *r);
+/*
+ * The end of the stream: a SAMPLE still waiting for its USTACK record is
+ * added with its FP chain. Idempotent.
+ */
+void profile__flush(struct profile *p);
 struct thread_info *profile__thread(struct profile *p, int tid);
 /*
  * When pid last exec'd at or before time_ns (0: no EXEC record): the code

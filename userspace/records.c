@@ -44,6 +44,7 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_REC_EXEC: return "EXEC";
 	case TPROF_REC_PROC_EXIT: return "PROC_EXIT";
 	case TPROF_REC_DENIED: return "DENIED";
+	case TPROF_REC_USTACK: return "USTACK";
 	case TPROF_UREC_SESSION: return "SESSION";
 	case TPROF_UREC_MAPS: return "MAPS";
 	case TPROF_UREC_STATS: return "STATS";
@@ -79,6 +80,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_REC_EXEC: return sizeof(struct tprof_rec_exec);
 	case TPROF_REC_PROC_EXIT: return sizeof(struct tprof_rec_proc_exit);
 	case TPROF_REC_DENIED: return sizeof(struct tprof_rec_denied);
+	case TPROF_REC_USTACK: return sizeof(struct tprof_rec_ustack);
 	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
 	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);
@@ -123,6 +125,17 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 		    sizeof(*s) + nr * 8 > r->hdr.size)
 			return -EINVAL;
 		r->ips = p + sizeof(*s);
+		break;
+	}
+	case TPROF_REC_USTACK: {
+		const struct tprof_rec_ustack *u = &r->u.ustack;
+
+		/* the bytes must be there; what they mean is unwind.c's */
+		if (u->stack_bytes > u->stack_req ||
+		    u->stack_req > TPROF_MAX_SNAPSHOT_BYTES ||
+		    (size_t)u->stack_bytes > r->hdr.size - sizeof(*u))
+			return -EINVAL;
+		r->stack = p + sizeof(*u);
 		break;
 	}
 	case TPROF_UREC_MAPS:

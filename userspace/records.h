@@ -33,10 +33,18 @@ struct tprof_urec_session {
 	__u64 realtime_ns;	/* CLOCK_REALTIME at ENABLE */
 	__u64 period_ns;	/* session default period */
 	__u32 pid;
-	__u32 flags;		/* TPROF_F_* passed to ENABLE */
+	__u32 flags;		/* TPROF_F_* passed to ENABLE, and
+				 * TPROF_SESSION_F_* */
 	__u32 abi_version;
 	__u32 record_version;
 };
+
+/*
+ * SESSION flags of tprof-read's own, above every TPROF_F_* bit: how a
+ * replay unwinds the USTACK records (--call-graph dwarf; without it,
+ * hybrid), so that --input gives the profile the live run gave.
+ */
+#define TPROF_SESSION_F_DWARF	0x80000000U
 
 /* A /proc/PID/maps snapshot; hdr.time_ns = CLOCK_MONOTONIC when read. */
 struct tprof_urec_maps {
@@ -122,6 +130,7 @@ struct tprof_record {
 	struct tprof_rec_hdr hdr;
 	union {
 		struct tprof_rec_sample sample;
+		struct tprof_rec_ustack ustack;
 		struct tprof_rec_lost lost;
 		struct tprof_rec_thread thread;
 		struct tprof_rec_thread_stat stat;
@@ -144,6 +153,7 @@ struct tprof_record {
 					 * u.perfmap.len bytes */
 	const unsigned char *bid;	/* BUILDID: u.buildid.bid_len bytes */
 	const unsigned char *image;	/* VDSO: u.vdso.len bytes */
+	const unsigned char *stack;	/* USTACK: u.ustack.stack_bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */
 };
 

@@ -114,6 +114,9 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 				      mp ? (uint32_t)(mp - m->all) + 1 : 0,
 				      leaf ? ip : ip - 1, NULL);
 	}
+	/* the unwinder knows the stack goes on: say so at its root */
+	if (a->truncated && (!n || r->locs[locs[n - 1]].kind != RLOC_PSEUDO))
+		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[truncated]");
 	if (!n)	/* e.g. sampled while exiting, mm gone */
 		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[no stack]");
 	add_rsample(r, a, thread__comm_at(t, a->first_time_ns), locs, n);
@@ -125,10 +128,11 @@ void resolve__run(struct resolved *r, struct profile *p)
 	size_t cap = 0, i;
 
 	memset(r, 0, sizeof(*r));
+	profile__flush(p);
 	r->nmaps = p->maps.nall;
 	r->maps = xcalloc(r->nmaps + 1, sizeof(*r->maps));
 	for (i = 0; i < p->nsamples; i++) {
-		GROW(locs, cap, (size_t)p->samples[i].nr + 1);
+		GROW(locs, cap, (size_t)p->samples[i].nr + 2);
 		resolve_sample(r, p, &p->samples[i], locs);
 		profile__release_stack(p, i);
 	}

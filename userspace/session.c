@@ -129,6 +129,7 @@ void session__enable_why(struct session *s, struct enable_why *w, int pid)
 
 	memset(w, 0, sizeof(*w));
 	w->own_not_dumpable = s->proof_err && runs_as_me(pid);
+	w->mem_proof_err = s->mem_proof_err;
 	/* the counts as they are now, not at open */
 	if (ioctl(s->fd, TPROF_IOC_INFO, &w->info))
 		w->info = s->info;
@@ -188,6 +189,11 @@ void session__explain_enable(char *buf, size_t len, int err,
 		else if (en->flags & TPROF_F_KERNEL_STACK)
 			snprintf(buf, len, "pid %d: %s: --kernel-stacks needs root or CAP_PERFMON",
 				 en->pid, strerror(err));
+		else if ((en->flags & TPROF_F_USER_SNAPSHOT) &&
+			 !(en->flags & TPROF_F_MEM_PROOF) && w->mem_proof_err)
+			snprintf(buf, len, "pid %d: %s: --call-graph dwarf copies raw stack bytes: it needs root, CAP_PERFMON, or ptrace-attach access to the process (/proc/%d/mem: %s; see /proc/sys/kernel/yama/ptrace_scope); --call-graph fp needs less",
+				 en->pid, strerror(err), en->pid,
+				 strerror(w->mem_proof_err));
 		else if (w->own_not_dumpable)
 			snprintf(buf, len, "pid %d: %s: it runs as you but is not dumpable (it changed uid/gid or exec'd a setuid or unreadable file, is still doing so, or set PR_SET_DUMPABLE 0), so it may not be ptraced; needs root or CAP_PERFMON",
 				 en->pid, strerror(err));
@@ -215,30 +221,46 @@ void session__explain_enable(char *buf, size_t len, int err,
 		explain_enomem(buf, len, err, en, w);
 		break;
 	case EINVAL:
-		snprintf(buf, len, "pid %d: enable: %s (kernel thread, or a period/frames/ring setting out of range)",
-			 en->pid, strerror(err));
+		if (en->flags & TPROF_F_USER_SNAPSHOT)
+			snprintf(buf, len, "pid %d: enable: %s (a tprof.ko without user stack snapshots? --call-graph fp works with it; or a kernel thread, or a setting out of range)",
+				 en->pid, strerror(err));
+		else
+			snprintf(buf, len, "pid %d: enable: %s (kernel thread, or a period/frames/ring setting out of range)",
+				 en->pid, strerror(err));
 		break;
 	default:
 		snprintf(buf, len, "pid %d: enable: %s", en->pid, strerror(err));
 	}
 }
 
-int session__enable(struct session *s, struct tprof_ioc_enable *en)
+int session__try_enable(struct session *s, struct tprof_ioc_enable *en)
 {
 	en->size = sizeof(*en);
-	if (ioctl(s->fd, TPROF_IOC_ENABLE, en)) {
-		int err = errno;
-		struct enable_why w;
-		char msg[1024];
-
-		session__enable_why(s, &w, en->pid);
-		session__explain_enable(msg, sizeof(msg), err, en, &w);
-		pr_err("%s", msg);
-		return -err;
-	}
+	if (ioctl(s->fd, TPROF_IOC_ENABLE, en))
+		return -errno;
 	s->pid = en->pid;
 	s->enabled = true;
 	return 0;
+}
+
+void session__enable_failed(struct session *s, struct tprof_ioc_enable *en,
+			    int err)
+{
+	struct enable_why w;
+	char msg[1024];
+
+	session__enable_why(s, &w, en->pid);
+	session__explain_enable(msg, sizeof(msg), -err, en, &w);
+	pr_err("%s", msg);
+}
+
+int session__enable(struct session *s, struct tprof_ioc_enable *en)
+{
+	int ret = session__try_enable(s, en);
+
+	if (ret)
+		session__enable_failed(s, en, ret);
+	return ret;
 }
 
 int session__set_thread_period(struct session *s, int tid,

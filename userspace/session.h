@@ -17,6 +17,8 @@ struct session {
 	bool enabled;
 	/* errno of opening /proc/PID/auxv (the ptrace-read proof), or 0 */
 	int proof_err;
+	/* errno of opening /proc/PID/mem (the ptrace-attach proof), or 0 */
+	int mem_proof_err;
 };
 
 /*
@@ -30,6 +32,7 @@ struct enable_why {
 	uint64_t memlock_bytes;		/* else its soft limit */
 	bool lockdown_confidentiality;	/* /sys/kernel/security/lockdown */
 	bool own_not_dumpable;		/* no auxv proof, yet /proc/PID is ours */
+	int mem_proof_err;		/* errno of opening /proc/PID/mem, or 0 */
 };
 
 void session__enable_why(struct session *s, struct enable_why *w, int pid);
@@ -45,6 +48,11 @@ void session__explain_enable(char *buf, size_t len, int err,
 int session__open(struct session *s, const char *dev);
 /* ENABLE; prints a one-line error naming pid on failure. */
 int session__enable(struct session *s, struct tprof_ioc_enable *en);
+/* ENABLE, quietly: 0 or -errno (the caller may retry with fewer flags). */
+int session__try_enable(struct session *s, struct tprof_ioc_enable *en);
+/* The one-line error of an ENABLE that failed with -err. */
+void session__enable_failed(struct session *s, struct tprof_ioc_enable *en,
+			    int err);
 int session__set_thread_period(struct session *s, int tid,
 			       unsigned long long period_ns);
 /* bytes read, 0 at EOF, -EAGAIN when empty, other -errno. */

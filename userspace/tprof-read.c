@@ -26,12 +26,21 @@
 #include "session.h"
 #include "symbolize.h"
 #include "target_files.h"
+#include "unwind.h"
 #include "util.h"
 
 #ifndef TPROF_READ_VERSION
 #error "TPROF_READ_VERSION: userspace/build.mk sets it from dkms.conf"
 #endif
 #define MAX_THREAD_PERIODS 256
+/*
+ * The default (hybrid) snapshot: enough for the return address of the
+ * interrupted function when it has no frame of its own. Measured over the
+ * CFI of libc, libstdc++, libm, Go and the test programs
+ * (docs/unwinding.md): 1024 bytes hold it for 99.07% of their frameless
+ * functions wherever they are interrupted (512: 98.67%).
+ */
+#define HYBRID_SNAPSHOT_BYTES 1024
 /* tprof.ko refuses longer periods (TPROF_MAX_PERIOD_NS in kmod/tprof.h) */
 #define MAX_PERIOD_NS (100ULL * 1000000000ULL)
 
@@ -54,10 +63,14 @@ static struct env {
 	unsigned int ring_bytes;
 	const char *kallsyms;
 	bool kallsyms_given;		/* --kallsyms: over a recorded one */
+	enum unwind_mode call_graph;
+	bool call_graph_given;		/* --call-graph: over a recorded one */
+	unsigned int snapshot_bytes;	/* 0: the mode's default */
 	const char *live_opt;		/* first option --input cannot honour */
 } env = {
 	.device = TPROF_DEVICE,
 	.kallsyms = "/proc/kallsyms",
+	.call_graph = UNWIND_HYBRID,
 };
 
 /* Everything one run accumulates. */
@@ -110,6 +123,15 @@ static const char *argp_usage =
 "      --kallsyms FILE        kernel symbols from FILE, not /proc/kallsyms\n"
 "                             (with --input: not the recorded ones)\n"
 "      --max-frames N         user stack depth (default 127, at most 512)\n"
+"      --call-graph MODE      how user stacks are unwound:\n"
+"                             hybrid[=BYTES] (default): a small snapshot of\n"
+"                               the stack (1024 bytes) unwound with the\n"
+"                               binaries' CFI, then the frame-pointer chain;\n"
+"                               gives frameless leaf functions their caller\n"
+"                             dwarf[=BYTES]: CFI only, 8K snapshot (code\n"
+"                               without frame pointers; up to 65528)\n"
+"                             fp: the frame-pointer chain only\n"
+"                             (with --input: unwind the saved snapshots so)\n"
 "      --ring-bytes N         per-CPU ring size: a power of two, 4096 to 64M\n"
 "                             (suffixes K, M: 256K, 64M)\n"
 "      --report               per-thread table on stderr\n"
@@ -132,7 +154,7 @@ static const char *argp_usage =
 enum {
 	OPT_PERIOD = 256, OPT_THREAD_PERIOD, OPT_KERNEL, OPT_REPORT, OPT_INPUT,
 	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
-	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD,
+	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD, OPT_CALL_GRAPH,
 };
 
 static const struct option long_opts[] = {
@@ -152,6 +174,7 @@ static const struct option long_opts[] = {
 	{ "ring-bytes", required_argument, NULL, OPT_RING },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -197,6 +220,35 @@ static void note_live_opt(int c, int idx)
 	default:
 		break;
 	}
+}
+
+/* --call-graph fp | hybrid[=BYTES] | dwarf[=BYTES], as perf spells it */
+static int parse_call_graph(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+	unsigned long long v;
+
+	if (len == 2 && !strncmp(arg, "fp", 2) && !eq)
+		env.call_graph = UNWIND_FP;
+	else if (len == 6 && !strncmp(arg, "hybrid", 6))
+		env.call_graph = UNWIND_HYBRID;
+	else if (len == 5 && !strncmp(arg, "dwarf", 5))
+		env.call_graph = UNWIND_DWARF;
+	else
+		goto err;
+	env.call_graph_given = true;
+	env.snapshot_bytes = 0;
+	if (!eq)
+		return 0;
+	if (parse_size(eq + 1, TPROF_MAX_SNAPSHOT_BYTES, &v) || !v || v % 8)
+		goto err;
+	env.snapshot_bytes = v;
+	return 0;
+err:
+	pr_err("--call-graph %s: expected fp, hybrid[=BYTES] or dwarf[=BYTES] (BYTES a multiple of 8, at most %u)",
+	       arg, TPROF_MAX_SNAPSHOT_BYTES);
+	return -EINVAL;
 }
 
 static int parse_args(int argc, char **argv)
@@ -293,6 +345,10 @@ static int parse_args(int argc, char **argv)
 			env.kallsyms = optarg;
 			env.kallsyms_given = true;
 			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(optarg))
+				return -EINVAL;
+			break;
 		case OPT_MAX_FRAMES:
 			if (parse_uint(optarg, TPROF_MAX_USER_FRAMES, &v) || !v) {
 				pr_err("--max-frames %s: 1..%d", optarg,
@@ -334,6 +390,10 @@ static int parse_args(int argc, char **argv)
 	if (env.input && env.live_opt) {
 		pr_err("--input replays a saved stream: %s does not apply",
 		       env.live_opt);
+		return -EINVAL;
+	}
+	if (env.input && env.snapshot_bytes) {
+		pr_err("--input replays a saved stream: the snapshot size of --call-graph does not apply (give the mode alone)");
 		return -EINVAL;
 	}
 	return 0;
@@ -583,15 +643,13 @@ static size_t process_bytes(struct run *r, const unsigned char *buf,
 			       rec.hdr.type, rec.hdr.size);
 			return off;
 		}
-		emit(r, &rec);
-		if (rec.hdr.type == TPROF_REC_DENIED)
-			note_denied(r);
-		if (r->live && rec.hdr.type == TPROF_REC_EXEC)
-			snapshot_maps(r, false);
 		/*
 		 * code we have no mapping for: the process may have
 		 * dlopen'ed. Reads that find nothing new double the gap to
 		 * the next one (to 1 s); a change brings it back to 20 ms.
+		 * Before the SAMPLE goes out: its snapshot is unwound with
+		 * the maps known then, and the MAPS record must not come
+		 * between it and its USTACK record.
 		 */
 		if (r->live && rec.hdr.type == TPROF_REC_SAMPLE &&
 		    now_ns(CLOCK_MONOTONIC) - r->last_snap_ns > r->snap_gap_ns &&
@@ -601,6 +659,11 @@ static size_t process_bytes(struct run *r, const unsigned char *buf,
 			else if (r->snap_gap_ns < SNAP_GAP_MAX_NS)
 				r->snap_gap_ns *= 2;
 		}
+		emit(r, &rec);
+		if (rec.hdr.type == TPROF_REC_DENIED)
+			note_denied(r);
+		if (r->live && rec.hdr.type == TPROF_REC_EXEC)
+			snapshot_maps(r, false);
 		off += n;
 	}
 	return off;
@@ -753,6 +816,44 @@ static int drain(struct run *r, unsigned char *buf, size_t cap)
 	}
 }
 
+/*
+ * ENABLE. The default mode asks for stack snapshots but does not need
+ * them: when they are refused (a module that predates them says -EINVAL;
+ * no ptrace-attach access, e.g. Yama's ptrace_scope, -EPERM), one line
+ * says so and the session runs with frame pointers only. An explicit
+ * --call-graph dwarf or hybrid fails instead.
+ */
+static int enable(struct run *r, struct tprof_ioc_enable *en)
+{
+	int ret = session__try_enable(&r->sess, en), ret2;
+	char why[160];
+
+	if (!ret || !(en->flags & TPROF_F_USER_SNAPSHOT) ||
+	    env.call_graph_given ||
+	    (ret != -EINVAL && ret != -EPERM && ret != -EACCES))
+		goto out;
+	if (ret == -EINVAL)
+		snprintf(why, sizeof(why), "this tprof.ko predates them");
+	else if (r->sess.mem_proof_err)
+		snprintf(why, sizeof(why), "/proc/%d/mem: %s", en->pid,
+			 strerror(r->sess.mem_proof_err));
+	else
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
+	en->flags &= ~(TPROF_F_USER_SNAPSHOT | TPROF_F_MEM_PROOF);
+	en->snapshot_bytes = 0;
+	en->mem_fd = 0;
+	ret2 = session__try_enable(&r->sess, en);
+	if (!ret2)
+		pr_err("pid %d: no user stack snapshots (%s): frame-pointer stacks only, as with --call-graph fp",
+		       en->pid, why);
+	/* refused again: the first error explains it less well */
+	ret = ret2;
+out:
+	if (ret)
+		session__enable_failed(&r->sess, en, ret);
+	return ret;
+}
+
 static int collect(struct run *r)
 {
 	struct tprof_ioc_enable en = { 0 };
@@ -761,7 +862,7 @@ static int collect(struct run *r)
 	size_t cap = 4 << 20;
 	unsigned char *buf = NULL;
 	uint64_t start, deadline = 0, last_progress = 0, exited_at = 0;
-	int auxv_fd = -1, ret, i;
+	int auxv_fd = -1, mem_fd = -1, ret, i;
 	bool eof = false;
 
 	ret = session__open(&r->sess, env.device);
@@ -788,6 +889,13 @@ static int collect(struct run *r)
 		en.flags |= TPROF_F_KERNEL_STACK;
 		en.max_kernel_frames = TPROF_MAX_KERNEL_FRAMES;
 	}
+	if (env.call_graph != UNWIND_FP) {
+		en.flags |= TPROF_F_USER_SNAPSHOT;
+		en.snapshot_bytes = env.snapshot_bytes ? env.snapshot_bytes :
+				    env.call_graph == UNWIND_DWARF ?
+				    TPROF_DEFAULT_SNAPSHOT_BYTES :
+				    HYBRID_SNAPSHOT_BYTES;
+	}
 	if (geteuid() != 0) {
 		char path[64];
 
@@ -800,12 +908,25 @@ static int collect(struct run *r)
 		} else {
 			r->sess.proof_err = errno;
 		}
+		/* raw stack bytes: the proof of ptrace-attach access */
+		snprintf(path, sizeof(path), "/proc/%d/mem", r->target);
+		if (en.flags & TPROF_F_USER_SNAPSHOT) {
+			mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (mem_fd >= 0) {
+				en.flags |= TPROF_F_MEM_PROOF;
+				en.mem_fd = mem_fd;
+			} else {
+				r->sess.mem_proof_err = errno;
+			}
+		}
 	}
 	sess.magic = TPROF_RAW_MAGIC;
 	sess.realtime_ns = now_ns(CLOCK_REALTIME);
 	sess.period_ns = env.period_ns ? env.period_ns : TPROF_DEFAULT_PERIOD_NS;
 	sess.pid = r->target;
 	sess.flags = en.flags;
+	if (env.call_graph == UNWIND_DWARF)
+		sess.flags |= TPROF_SESSION_F_DWARF;
 	sess.abi_version = r->sess.info.abi_version;
 	sess.record_version = r->sess.info.record_version;
 	emit_urec(r, TPROF_UREC_SESSION, (char *)&sess + sizeof(sess.hdr),
@@ -813,9 +934,11 @@ static int collect(struct run *r)
 	if (en.flags & TPROF_F_KERNEL_STACK)
 		record_kallsyms(r);
 
-	ret = session__enable(&r->sess, &en);
+	ret = enable(r, &en);
 	if (auxv_fd >= 0)
 		close(auxv_fd);
+	if (mem_fd >= 0)
+		close(mem_fd);
 	if (ret) {
 		if (env.argv)
 			kill(r->launch.pid, SIGKILL);
@@ -961,6 +1084,27 @@ out:
 }
 
 /* ---- output ---- */
+
+/* -v: what became of the snapshots; always: USTACKs that went astray. */
+static void note_unwind(struct profile *p)
+{
+	const struct unwind_stats *st = unwinder__stats(p->unwind);
+
+	if (st->samples)
+		pr_debug("unwound %llu snapshots in %.1f ms (%.0f/s): %llu whole, %llu spliced to the FP chain, %llu FP chain only, %llu truncated; %llu CFI rows computed, %llu reused",
+			 (unsigned long long)st->samples, st->ns / 1e6,
+			 st->ns ? st->samples * 1e9 / st->ns : 0.0,
+			 (unsigned long long)st->complete,
+			 (unsigned long long)st->spliced,
+			 (unsigned long long)st->fp_fallback,
+			 (unsigned long long)st->truncated,
+			 (unsigned long long)st->rules,
+			 (unsigned long long)st->rule_hits);
+	if (p->ustack_missing || p->ustack_orphans)
+		pr_err("warning: %llu samples came without their USTACK record and %llu USTACK records without their sample: those samples keep their frame-pointer stacks",
+		       (unsigned long long)p->ustack_missing,
+		       (unsigned long long)p->ustack_orphans);
+}
 
 static void report(struct profile *p)
 {
@@ -1197,10 +1341,15 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	r.prof.unwind = unwinder__new(!env.input);
+	if (env.call_graph_given)
+		r.prof.unwind_mode = env.call_graph;
 	if (env.input)
 		ret = replay(&r);
 	else
 		ret = collect(&r);
+	profile__flush(&r.prof);
+	note_unwind(&r.prof);
 	/* no session ran (refused, no device, not a stream): leave no file */
 	if (r.raw)
 		raw_failed = close_raw(&r, !ret || r.live ||
@@ -1227,6 +1376,7 @@ cleanup:
 		outfile__abort(&r.raw_out);
 	}
 	free(r.last_maps);
+	unwinder__free(r.prof.unwind);
 	profile__free(&r.prof);
 	debuginfod__end();
 	return err;

@@ -5,7 +5,8 @@
  * file whose path contains "tprof-fakedev" (an empty regular file: read()
  * says EOF, the session ends at once) succeed and are logged to stderr as
  * "fakedev: ENABLE pid=N period_ns=N ring_bytes=N"; FAKEDEV_THREAD_PERIOD_ERRNO
- * makes SET_THREAD_PERIOD fail with that errno. Other ioctls pass through.
+ * makes SET_THREAD_PERIOD fail with that errno, FAKEDEV_SNAPSHOT_ERRNO an
+ * ENABLE with TPROF_F_USER_SNAPSHOT. Other ioctls pass through.
  * With FAKEDEV_COUNT_MAPS set, opens of a /proc/PID/maps are counted and the
  * count printed at exit ("fakedev: maps reads N"): the live loop's re-reads.
  * The device file may hold records: read() hands them to tprof-read as the
@@ -114,9 +115,19 @@ int ioctl(int fd, unsigned long req, ...)
 	case TPROF_IOC_ENABLE: {
 		const struct tprof_ioc_enable *en = arg;
 
+		const char *snap_err = getenv("FAKEDEV_SNAPSHOT_ERRNO");
+
 		fprintf(stderr, "fakedev: ENABLE pid=%u period_ns=%llu ring_bytes=%u\n",
 			en->pid, (unsigned long long)en->period_ns,
 			en->ring_bytes);
+		fprintf(stderr, "fakedev: ENABLE flags=0x%x snapshot_bytes=%u\n",
+			en->flags, en->snapshot_bytes);
+		/* a module that predates snapshots, or refuses them */
+		if ((en->flags & TPROF_F_USER_SNAPSHOT) && snap_err &&
+		    atoi(snap_err)) {
+			errno = atoi(snap_err);
+			return -1;
+		}
 		return 0;
 	}
 	case TPROF_IOC_SET_THREAD_PERIOD:

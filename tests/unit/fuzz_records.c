@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libFuzzer target: arbitrary bytes through the record decoder, the
- * aggregation (maps snapshots included), the resolve pass and the pprof
- * encoder. */
+ * aggregation (maps snapshots, SAMPLE+USTACK pairing and unwinding
+ * included), the resolve pass and the pprof encoder. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,16 +24,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	long n;
 
 	profile__init(&p);
+	p.unwind = unwinder__new(false);
 	while ((n = tprof_record_decode(data + off, size - off, &r)) > 0) {
 		if ((size_t)n > size - off)
 			abort();	/* the decoder overran its input */
 		profile__add(&p, &r);
 		off += n;
 	}
+	profile__flush(&p);
 	resolve__run(&res, &p);
 	if (!pprof__encode(&p, &res, &o, &out, &outlen))
 		free(out);
 	resolve__free(&res);
+	unwinder__free(p.unwind);
 	profile__free(&p);
 	return 0;
 }

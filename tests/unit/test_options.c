@@ -197,11 +197,79 @@ static void test_thread_period_fails(void)
 	unlink(pb);
 }
 
+/*
+ * --call-graph: what ENABLE asks for; the default falls back to frame
+ * pointers in one line when snapshots are refused, an explicit mode fails.
+ */
+static void test_call_graph(void)
+{
+	char *out = NULL;
+	int st;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	st = run_fake(&out, "-p 1 -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x8 snapshot_bytes=1024\n"));
+	free(out);
+	st = run_fake(&out, "-p 1 --call-graph dwarf -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x8 snapshot_bytes=8192\n"));
+	free(out);
+	st = run_fake(&out, "-p 1 --call-graph dwarf=4096 -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x8 snapshot_bytes=4096\n"));
+	free(out);
+	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x0 snapshot_bytes=0\n"));
+	free(out);
+
+	setenv("FAKEDEV_SNAPSHOT_ERRNO", "22", 1);	/* an older module */
+	st = run_fake(&out, "-p 1 -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x0 snapshot_bytes=0\n"));
+	CHECK(out && strstr(out, "tprof-read: pid 1: no user stack snapshots (this tprof.ko predates them): frame-pointer stacks only, as with --call-graph fp\n"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	st = run_fake(&out, "-p 1 --call-graph dwarf -o /dev/null");
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "tprof-read: pid 1: enable: Invalid argument (a tprof.ko without user stack snapshots?"));
+	CHECK(out && !strstr(out, "flags=0x0"));
+	free(out);
+	setenv("FAKEDEV_SNAPSHOT_ERRNO", "1", 1);	/* EPERM */
+	st = run_fake(&out, "-p 1 -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "tprof-read: pid 1: no user stack snapshots (Operation not permitted)"));
+	free(out);
+	unsetenv("FAKEDEV_SNAPSHOT_ERRNO");
+
+	st = run_fake(&out, "-p 1 --call-graph dwarf=12 -o /dev/null");
+	CHECK_EQ(st, 2);
+	CHECK(out && strstr(out, "tprof-read: --call-graph dwarf=12: expected fp, hybrid[=BYTES] or dwarf[=BYTES] (BYTES a multiple of 8, at most 65528)\n"));
+	free(out);
+	CHECK_EQ(run_fake(&out, "-p 1 --call-graph dwarf=65536 -o /dev/null"), 2);
+	free(out);
+	CHECK_EQ(run_fake(&out, "-p 1 --call-graph lbr -o /dev/null"), 2);
+	free(out);
+	CHECK_EQ(run_fake(&out, "-p 1 --call-graph fp=8 -o /dev/null"), 2);
+	free(out);
+	st = run_fmt(&out, "'%s' --input /dev/null --call-graph dwarf=4096 -o /dev/null 2>&1",
+		     tprof_read_bin());
+	CHECK_EQ(st, 2);
+	CHECK(out && strstr(out, "the snapshot size of --call-graph does not apply"));
+	free(out);
+}
+
 const struct unit_test options_tests[] = {
 	{ "options: decimal only, no nan/inf/overflow, size suffixes", test_parse },
 	{ "options: bad values exit 2 with one line naming the option", test_cli_rejects },
 	{ "options: --input refuses the options of a live session by name", test_input_refuses_live_options },
 	{ "options: -p 0123, -F 010, --ring-bytes 64M reach ENABLE as decimal (fake device)", test_live_values },
 	{ "options: a refused --thread-period exits non-zero, no profile (fake device)", test_thread_period_fails },
+	{ "options: --call-graph sets ENABLE's snapshot; refused snapshots: fp in one line by default, an error when asked for (fake device)", test_call_graph },
 	{ NULL, NULL },
 };

@@ -196,7 +196,7 @@ static void test_profile_denied(void)
 
 	sb_sample(&b, 10, 10, 1000, 1000, 100, 0, NULL, 1, u);
 	sb_sample(&b, 10, 10, 1000, 1000, 200, 0, NULL, 1, u);
-	sb_unknown(&b, TPROF_REC_DENIED + 1, 12, 250);
+	sb_unknown(&b, TPROF_REC_USTACK + 1, 12, 250);
 	sb_denied(&b, 10, TPROF_DENIED_CREDS, 1100);
 	sb_denied(&b, 10, TPROF_DENIED_DUMPABLE, 1200);
 	sb_stat(&b, TPROF_REC_THREAD_EXIT, 10, 10, 2100, 2, 2000, 0, 0, 1000,
@@ -500,6 +500,132 @@ static void test_kallsyms_record(void)
 	sb_free(&b);
 }
 
+
+/* A USTACK record: fields, stack bytes; every cut is "need more"; bad sizes */
+static void test_decode_ustack(void)
+{
+	uint64_t regs[TPROF_UREG_NR] = { 0 }, u[2] = { 0x401000, 0x401200 };
+	unsigned char stack[24];
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+	struct tprof_rec_ustack *us;
+	size_t off, cut;
+	long n;
+
+	for (off = 0; off < sizeof(stack); off++)
+		stack[off] = off;
+	regs[TPROF_UREG_SP] = 0x7ffd0000;
+	regs[TPROF_UREG_IP] = 0x401000;
+	sb_sample_ustack(&b, 5, 6, TPROF_ABI_X86_64, 1000, 77, 2, u, 0, regs,
+			 64, stack, sizeof(stack));
+	n = tprof_record_decode(b.p, b.len, &r);
+	CHECK(n > 0);
+	CHECK_EQ(r.hdr.type, TPROF_REC_SAMPLE);
+	CHECK(r.hdr.flags & TPROF_RF_GROUP);
+	off = n;
+	n = tprof_record_decode(b.p + off, b.len - off, &r);
+	CHECK_EQ(n, (long)(b.len - off));
+	CHECK_EQ(r.hdr.type, TPROF_REC_USTACK);
+	CHECK_STR(tprof_record_type_name(r.hdr.type), "USTACK");
+	CHECK(r.hdr.flags & TPROF_RF_USTACK_PARTIAL);
+	CHECK_EQ(r.hdr.time_ns, 77);
+	CHECK_EQ(r.u.ustack.tid, 6);
+	CHECK_EQ(r.u.ustack.regs[TPROF_UREG_SP], 0x7ffd0000);
+	CHECK_EQ(r.u.ustack.stack_req, 64);
+	CHECK_EQ(r.u.ustack.stack_bytes, sizeof(stack));
+	CHECK(r.stack && !memcmp(r.stack, stack, sizeof(stack)));
+	for (cut = 0; cut < b.len - off; cut++)
+		CHECK_EQ(tprof_record_decode(b.p + off, cut, &r),
+			 cut ? -ENODATA : 0);
+	/* more bytes than the record holds, than asked for, than allowed */
+	us = (struct tprof_rec_ustack *)(b.p + off);
+	us->stack_bytes = us->hdr.size;
+	CHECK_EQ(tprof_record_decode(b.p + off, b.len - off, &r), -EINVAL);
+	us->stack_bytes = 8;
+	us->stack_req = 4;
+	CHECK_EQ(tprof_record_decode(b.p + off, b.len - off, &r), -EINVAL);
+	us->stack_req = TPROF_MAX_SNAPSHOT_BYTES + 8;
+	CHECK_EQ(tprof_record_decode(b.p + off, b.len - off, &r), -EINVAL);
+	sb_free(&b);
+}
+
+static void add_all(struct profile *p, const struct sbuf *b)
+{
+	struct tprof_record r;
+	size_t off = 0;
+	long n;
+
+	while ((n = tprof_record_decode(b->p + off, b->len - off, &r)) > 0) {
+		CHECK_EQ(profile__add(p, &r), 0);
+		off += n;
+	}
+	CHECK_EQ(off, b->len);
+}
+
+/*
+ * SAMPLE + USTACK pairing: a partner of another tid or time, another
+ * record in between, a USTACK alone, a SAMPLE last in the stream: every
+ * sample is counted once (with its FP chain), nothing is lost or crashes.
+ */
+static void test_profile_ustack_pairing(void)
+{
+	uint64_t regs[TPROF_UREG_NR] = { 0 }, u[1] = { 0x401000 };
+	unsigned char stack[16] = { 0 };
+	struct sbuf b = { 0 }, one = { 0 };
+	struct tprof_record r;
+	struct profile p;
+
+	regs[TPROF_UREG_IP] = u[0];
+	profile__init(&p);
+	p.unwind = unwinder__new(false);
+	/* 1: paired (no maps: the unwinder keeps the FP chain) */
+	sb_sample_ustack(&b, 5, 5, TPROF_ABI_X86_64, 1000, 10, 1, u, 0, regs,
+			 16, stack, 16);
+	/* 2: USTACK of another tid */
+	sb_sample_ustack(&one, 5, 5, TPROF_ABI_X86_64, 1000, 20, 1, u, 0, regs,
+			 16, stack, 16);
+	tprof_record_decode(one.p, one.len, &r);
+	((struct tprof_rec_ustack *)(one.p + r.hdr.size))->tid = 6;
+	sb_raw(&b, one.p, one.len);
+	sb_free(&one);
+	/* 3: USTACK of another time */
+	sb_sample_ustack(&one, 5, 5, TPROF_ABI_X86_64, 1000, 30, 1, u, 0, regs,
+			 16, stack, 16);
+	tprof_record_decode(one.p, one.len, &r);
+	((struct tprof_rec_ustack *)(one.p + r.hdr.size))->hdr.time_ns = 31;
+	sb_raw(&b, one.p, one.len);
+	sb_free(&one);
+	/* 4: a THREAD record between the pair */
+	sb_sample_ustack(&one, 5, 5, TPROF_ABI_X86_64, 1000, 40, 1, u, 0, regs,
+			 16, stack, 16);
+	tprof_record_decode(one.p, one.len, &r);
+	sb_raw(&b, one.p, r.hdr.size);
+	sb_thread(&b, 5, 5, "t", 40);
+	sb_raw(&b, one.p + r.hdr.size, one.len - r.hdr.size);
+	sb_free(&one);
+	/* 5: a SAMPLE with TPROF_RF_GROUP last in the stream */
+	sb_sample_ustack(&one, 5, 5, TPROF_ABI_X86_64, 1000, 50, 1, u, 0, regs,
+			 16, stack, 16);
+	tprof_record_decode(one.p, one.len, &r);
+	sb_raw(&b, one.p, r.hdr.size);
+	sb_free(&one);
+
+	add_all(&p, &b);
+	CHECK_EQ(p.sample_records, 4);	/* the last one still waits */
+	profile__flush(&p);
+	profile__flush(&p);
+	CHECK_EQ(p.sample_records, 5);
+	CHECK_EQ(p.ustack_paired, 1);
+	CHECK_EQ(p.ustack_missing, 4);
+	CHECK_EQ(p.ustack_orphans, 3);
+	/* one stack; the THREAD record at 40 starts a comm generation */
+	CHECK_EQ(p.nsamples, 2);
+	CHECK_EQ(unwinder__stats(p.unwind)->samples, 1);
+	unwinder__free(p.unwind);
+	profile__free(&p);
+	sb_free(&b);
+}
+
 const struct unit_test records_tests[] = {
 	{ "records: a stream starts with a SESSION of the versions this reader reads", test_stream_check },
 	{ "records: decode a valid stream", test_decode_valid },
@@ -509,6 +635,8 @@ const struct unit_test records_tests[] = {
 	{ "records: DENIED decodes with its pid and reason; a short one is malformed", test_decode_denied },
 	{ "profile: a DENIED record ends nothing already sampled; the first one is kept", test_profile_denied },
 	{ "records: unaligned input decodes (no misaligned loads)", test_decode_unaligned },
+	{ "records: USTACK decodes with its registers and stack; bad sizes are malformed", test_decode_ustack },
+	{ "profile: a SAMPLE pairs only with the USTACK right after it (tid, time); the rest keep their FP chain", test_profile_ustack_pairing },
 	{ "records: 20000 random mutations decode+aggregate without crashing", test_garbage_stress },
 	{ "profile: one sample per (stack, tid, period); comm by time", test_profile_aggregation },
 	{ "util: duration parsing", test_duration },

@@ -215,6 +215,36 @@ void sb_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint64_t period_ns,
 		sb_raw(b, uips, 8 * nu);
 }
 
+void sb_sample_ustack(struct sbuf *b, uint32_t pid, uint32_t tid,
+		      uint32_t abi, uint64_t period_ns, uint64_t time_ns,
+		      unsigned int nu, const uint64_t *uips, uint16_t sflags,
+		      const uint64_t regs[TPROF_UREG_NR], uint32_t stack_req,
+		      const void *stack, uint32_t stack_bytes)
+{
+	struct tprof_rec_sample s = {
+		.pid = pid, .tid = tid, .cpu = 1, .nr_user = nu,
+		.weight_ns = period_ns, .period_ns = period_ns, .abi = abi,
+	};
+	struct tprof_rec_ustack u = {
+		.tid = tid, .abi = abi, .stack_req = stack_req,
+		.stack_bytes = stack_bytes,
+	};
+
+	hdr(&s, TPROF_REC_SAMPLE, sizeof(s) + 8 * nu, time_ns);
+	s.hdr.flags = sflags | TPROF_RF_GROUP;
+	sb_raw(b, &s, sizeof(s));
+	if (nu)
+		sb_raw(b, uips, 8 * nu);
+	hdr(&u, TPROF_REC_USTACK, sizeof(u) + stack_bytes, time_ns);
+	if (stack_bytes < stack_req)
+		u.hdr.flags = TPROF_RF_USTACK_PARTIAL;
+	memcpy(u.regs, regs, sizeof(u.regs));
+	sb_raw(b, &u, sizeof(u));
+	if (stack_bytes)
+		sb_raw(b, stack, stack_bytes);
+	pad8(b);
+}
+
 void sb_stat(struct sbuf *b, unsigned int type, uint32_t pid, uint32_t tid,
 	     uint64_t on_cpu_ns, uint64_t samples, uint64_t weight_ns,
 	     uint64_t lost_samples, uint64_t lost_weight_ns,

@@ -55,7 +55,7 @@ struct unit_test {
 extern const struct unit_test records_tests[], maps_tests[], pprof_tests[],
 	symbolize_tests[], go_tests[], e2e_tests[], session_tests[], utf8_tests[],
 	options_tests[], output_tests[], resolve_tests[], jit_tests[],
-	debuginfod_tests[], scale_tests[], nosym_tests[];
+	debuginfod_tests[], scale_tests[], nosym_tests[], unwind_tests[];
 
 /* $TPROF_BUILD (default "build") + "/" + rel, in a static buffer ring */
 const char *build_path(const char *rel);
@@ -92,6 +92,17 @@ void sb_exec(struct sbuf *b, uint32_t pid, const char *comm,
 void sb_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint64_t period_ns,
 	       uint64_t weight_ns, uint64_t time_ns, unsigned int nk,
 	       const uint64_t *kips, unsigned int nu, const uint64_t *uips);
+/*
+ * A SAMPLE with TPROF_RF_GROUP and its USTACK record, as the module writes
+ * them with TPROF_F_USER_SNAPSHOT: user ips uips[0..nu) (the FP chain),
+ * registers regs (enum tprof_ureg), stack[0..stack_bytes) of stack_req
+ * asked for (fewer: TPROF_RF_USTACK_PARTIAL).
+ */
+void sb_sample_ustack(struct sbuf *b, uint32_t pid, uint32_t tid,
+		      uint32_t abi, uint64_t period_ns, uint64_t time_ns,
+		      unsigned int nu, const uint64_t *uips, uint16_t sflags,
+		      const uint64_t regs[TPROF_UREG_NR], uint32_t stack_req,
+		      const void *stack, uint32_t stack_bytes);
 void sb_stat(struct sbuf *b, unsigned int type, uint32_t pid, uint32_t tid,
 	     uint64_t on_cpu_ns, uint64_t samples, uint64_t weight_ns,
 	     uint64_t lost_samples, uint64_t lost_weight_ns,
