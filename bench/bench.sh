@@ -14,9 +14,10 @@
 #      the cases of the per-switch table: 20 30 50 60; its lines carry
 #      mod=base),
 #      BENCH_PERF=0 (no perf runs: tprof's figures only, much faster),
-#      BENCH_DOC=switch (rewrite only the per-switch section of
-#      docs/benchmarks.md, from every kernel's results; for runs of a few
-#      cases, which would leave the other sections empty).
+#      BENCH_DOC=switch or snapshot (rewrite only the per-switch section,
+#      or the snapshot section, of docs/benchmarks.md, from every kernel's
+#      results; for runs of a few cases, which would leave the other
+#      sections empty).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -73,10 +74,18 @@ if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 	echo "$tree" > "$dest/guest/tree"
 	[ -n "${BENCH_BASE:-}" ] && echo "$rev" > "$dest/guest/base"
 fi
-if [ "${BENCH_SKIP_READER:-0}" != 1 ] && [ "${BENCH_DOC:-full}" != switch ]; then
+if [ "${BENCH_SKIP_READER:-0}" != 1 ] && [ "${BENCH_DOC:-full}" = full ]; then
 	samples=10000000
 	[ "$quick" = 1 ] && samples=1000000
 	BUILD=$build "$root/bench/reader.sh" "$dest/reader.txt" "$samples" || rc=1
+fi
+# the unwinder's rate on real snapshots (section 7): make unit records them
+if [ "${BENCH_SKIP_READER:-0}" != 1 ] && [ "${BENCH_DOC:-full}" != switch ]; then
+	if ls "$build"/unit/unwind-*.raw > /dev/null 2>&1; then
+		BUILD=$build "$root/bench/unwind-rate.sh" > "$dest/unwind.txt" || rc=1
+	else
+		echo "bench: no build/unit/unwind-*.raw (make unit): unwinding rate not measured" >&2
+	fi
 fi
 cmd="make bench"
 [ -n "${BENCH_KERNEL:-}" ] && cmd+=" BENCH_KERNEL=$BENCH_KERNEL"
@@ -98,5 +107,6 @@ $py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \
 	--tree "$(cat "$dest/guest/tree" 2>/dev/null || echo "$tree")" \
 	--host-cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" \
 	--all-kernels "$build/bench" --sections "${BENCH_DOC:-full}" \
+	--unwind "$dest/unwind.txt" \
 	--doc "$root/docs/benchmarks.md" --png-dir "$root/docs/benchmarks" || rc=1
 exit $rc

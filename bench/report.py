@@ -681,14 +681,89 @@ def switch_section(kernels, base_revs, kernels_dir=None):
     return out
 
 
-def replace_switch_section(doc_path, section):
-    """Put the per-switch section into an existing docs/benchmarks.md in
-    place of its old one (or before ## Reproduce), leaving the rest."""
+# ---------------------------------------------------------------- issue 16
+
+SNAP_HEAD = "## 7. User stack snapshots (issue 16)"
+SNAP_MODES = ["fp", "hybrid", "dwarf", "perf-dwarf"]
+
+
+def snapshot_section(kernels, unwind_txt=None):
+    """Per kernel and --call-graph mode, at 1 kHz x 16 threads with the
+    default ring (bench/guest/70-snapshots.sh)."""
+    out = [SNAP_HEAD + "\n",
+           "`bench-work spin 16 30 UNITS` (16 threads, 30-frame stacks) at 1 kHz "
+           "per thread with the default ring, by `--call-graph` mode, and perf "
+           "`record --call-graph dwarf` (8 KiB stacks, its default) in the same "
+           "boot (`bench/guest/70-snapshots.sh`). *Bytes per sample*: SAMPLE "
+           "plus USTACK records of the saved stream over its samples; "
+           "*snapshot*: USTACK bytes per sample (registers, the copy, padding). "
+           "*Lost*: STATS `lost_samples`, and as a share of all samples. "
+           "*Kernel path*: STATS `sample_path_ns / sample_path_calls` "
+           "(`TPROF_F_PATH_TIMING`: stack walk, snapshot copy and ring write, "
+           "emulated ns). *Extra CPU per sample*: the workload's CPU time "
+           "over the unprofiled runs just before and after (bracketed), per "
+           "sample delivered: everything a sample costs the workload, perf's "
+           "included. Medians over runs.\n",
+           "| kernel | mode | runs | samples | bytes per sample | snapshot bytes per sample | partial snapshots | lost (median, max) | lost % | kernel path per sample | extra CPU per sample |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    found = False
+    for k, rows in kernels.items():
+        rows = by_mod(rows, "head")
+        for mode in SNAP_MODES:
+            rs = select(rows, exp="snap", mode=mode)
+            prof = "perf" if mode == "perf-dwarf" else "tprof"
+            rs = [r for r in rs if r.get("prof") == prof]
+            if not rs:
+                continue
+            found = True
+            n = med([num(r, "records_samples") or num(r, "samples") for r in rs])
+            bps = med([num(r, "sample_bytes") / num(r, "records_samples")
+                       for r in rs if num(r, "sample_bytes") and num(r, "records_samples")])
+            ubps = med([num(r, "ustack_bytes") / num(r, "records_samples")
+                        for r in rs if num(r, "ustack_bytes") is not None and num(r, "records_samples")])
+            part = med([num(r, "ustack_partial") / num(r, "ustacks")
+                        for r in rs if num(r, "ustacks")])
+            lost = [num(r, "lost_samples") if prof == "tprof" else num(r, "lost") for r in rs]
+            lost = [x or 0 for x in lost]
+            lpct = med([(num(r, "lost_samples") or 0) / ((num(r, "samples") or 0) + (num(r, "lost_samples") or 0)) * 100
+                        for r in rs if prof == "tprof" and (num(r, "samples") or num(r, "lost_samples"))])
+            path = med([num(r, "sample_path_ns") / num(r, "sample_path_calls")
+                        for r in rs if num(r, "sample_path_calls")])
+            pairs = bracketed(rows, {"exp": "snap", "mode": mode},
+                              lambda r, p=prof: r.get("prof") == p)
+            extra = med([(num(r, "work_cpu_ns") - b) / num(r, "samples")
+                         for r, b in pairs if num(r, "samples")])
+            out.append("| %s | %s | %d | %s | %s | %s | %s | %s, %s%s | %s | %s | %s |" % (
+                k, mode, len(rs), fmt(n),
+                fmt(bps) if prof == "tprof" else "–",
+                fmt(ubps) if prof == "tprof" else "–",
+                fmt(part * 100 if part is not None else None, "{:.1f}%"),
+                fmt(med(lost)), fmt(max(lost)), " (chunks)" if prof == "perf" else "",
+                fmt(lpct, "{:.2f}%"),
+                fmt(path, "{:.0f} ns"),
+                fmt(extra / 1e3 if extra is not None else None, "{:.1f} µs")))
+    if not found:
+        out.append("| – | not measured | | | | | | | | | |")
+    out.append("")
+    if unwind_txt and os.path.exists(unwind_txt):
+        out += ["tprof-read's unwinding rate (host, not emulated; `bench/unwind-rate.sh`: "
+                "the real snapshots `make unit` records with ptrace, repeated to "
+                "200,000 samples, replayed with `--input`; the unwinder's own rate "
+                "from `-v`, and the whole replay's wall time). Targets: ≥ 500k "
+                "samples/s hybrid, ≥ 100k/s dwarf.\n", "```"]
+        out += [l.rstrip("\n") for l in open(unwind_txt)]
+        out += ["```", ""]
+    return out
+
+
+def replace_section(doc_path, head, section):
+    """Put a section into an existing docs/benchmarks.md in place of its
+    old one (or before ## Reproduce), leaving the rest."""
     text = open(doc_path).read() if os.path.exists(doc_path) else ""
     body = "\n".join(section)
-    if SWITCH_HEAD in text:
-        a = text.index(SWITCH_HEAD)
-        b = text.find("\n## ", a + len(SWITCH_HEAD))
+    if head in text:
+        a = text.index(head)
+        b = text.find("\n## ", a + len(head))
         text = text[:a] + body + (text[b + 1:] if b >= 0 else "")
     elif "## Reproduce" in text:
         a = text.index("## Reproduce")
@@ -711,8 +786,9 @@ def main():
     ap.add_argument("--png-dir", required=True)
     ap.add_argument("--notes", default=os.path.join(os.path.dirname(__file__), "notes.md"))
     ap.add_argument("--all-kernels", help="build/bench: every kernel's results, for section 6")
-    ap.add_argument("--sections", default="full", choices=("full", "switch"),
-                    help="switch: rewrite only section 6 of --doc")
+    ap.add_argument("--sections", default="full", choices=("full", "switch", "snapshot"),
+                    help="switch, snapshot: rewrite only section 6, or 7, of --doc")
+    ap.add_argument("--unwind", help="bench/unwind-rate.sh's output, for section 7")
     a = ap.parse_args()
     os.makedirs(a.png_dir, exist_ok=True)
     kernels = kernels_results(a.all_kernels)
@@ -722,8 +798,12 @@ def main():
         if os.path.exists(p):
             base_revs.add(open(p).read().strip())
     s6 = switch_section(kernels, base_revs, a.all_kernels)
+    s7 = snapshot_section(kernels, a.unwind)
     if a.sections == "switch":
-        replace_switch_section(a.doc, s6)
+        replace_section(a.doc, SWITCH_HEAD, s6)
+        return
+    if a.sections == "snapshot":
+        replace_section(a.doc, SNAP_HEAD, s7)
         return
     # sections 1-5 are this tree's module (lines of BENCH_BASE's boot carry mod=base)
     rows = by_mod(parse(os.path.join(a.guest, "results.txt")), "head")
@@ -787,7 +867,7 @@ def main():
     doc += targets(chart, pp_res, pts, rings, reader)
     if os.path.exists(a.notes):
         doc.append(open(a.notes).read())
-    doc += s1 + s2 + s3 + s4 + s5 + s6
+    doc += s1 + s2 + s3 + s4 + s5 + s6 + s7
     doc.append("## Reproduce\n\n```sh\n%s   # BENCH_REPS=N, BENCH_QUICK=1, "
                "BENCH_KERNEL=6.1, BENCH_BASE=62d288b (section 6's before), BENCH_PERF=0\n```\n\nRaw results: `build/bench/NAME/guest/"
                "results.txt` (one line per run) and `build/bench/NAME/reader.txt`; "
