@@ -131,20 +131,6 @@ static void test_go_vs_runtime_pprof(void)
 	compare_go(bin, build_path("unit/go-runtime.pb.gz"), false);
 }
 
-/* A Go >= 1.21 toolchain (PGO, DW_AT_decl_line), e.g. Debian golang-1.23-go. */
-static const char *modern_go(void)
-{
-	static char path[256];
-	int v;
-
-	for (v = 30; v >= 21; v--) {
-		snprintf(path, sizeof(path), "/usr/lib/go-1.%d/bin/go", v);
-		if (!access(path, X_OK))
-			return path;
-	}
-	return NULL;
-}
-
 static bool build_modern(const char *go, const char *out)
 {
 	char cmd[8192], *log = NULL;

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests: unwinding real user stack snapshots without the module.
- * A test program (tests/progs/unwind*.c) runs; ptrace stops it at random
- * times (PTRACE_INTERRUPT), and each stop becomes what tprof.ko writes for
- * a sample with TPROF_F_USER_SNAPSHOT: a SAMPLE with the frame-pointer
- * chain walked as the kernel walks it, and a USTACK record with the
- * registers and the stack from sp. tprof-read --input turns the stream
+ * A test program (tests/progs/unwind*.c, goleaf) runs; ptrace stops its
+ * threads at random times (PTRACE_INTERRUPT), and each stop becomes what
+ * tprof.ko writes for a sample with TPROF_F_USER_SNAPSHOT: a SAMPLE with
+ * the frame-pointer chain walked as the kernel walks it, and a USTACK
+ * record with the registers and the stack from sp. tprof-read --input turns the stream
  * into a profile, whose stacks are checked: the frameless leaf's caller,
  * libc's qsort and C++ without frame pointers up to main, signal frames,
- * sigaltstack, partial copies and IA32.
+ * sigaltstack, partial copies, IA32, and Go (.debug_frame) with the edge
+ * Go PGO reads.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -37,6 +39,11 @@ struct rec_opts {
 	unsigned int snap_bytes;
 	unsigned int cut;	/* > 0: copy at most this much (PARTIAL) */
 	bool dwarf;		/* SESSION says --call-graph dwarf */
+	/*
+	 * Multi-threaded programs (Go): a stop is a sample only when the
+	 * thread's pc is in one of these functions; NULL: every stop.
+	 */
+	const char *const *keep;
 };
 
 static uint64_t mono_ns(void)
@@ -137,44 +144,183 @@ static void add_buildids(struct sbuf *b, int pid, const char *maps,
 }
 
 /*
- * Stop pid (ptrace-seized) where it runs: 0, 1 when a signal was on its
+ * Stop tid (ptrace-seized) where it runs: 0, 1 when a signal was on its
  * way (delivered now: the stop that follows is at the handler's entry, not
- * at a random time, so it is no sample), or -1.
+ * at a random time, so it is no sample), or -1 (it is gone).
  */
-static int interrupt(int pid)
+static int interrupt(int tid)
 {
 	int st, sigs = 0;
 
-	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0))
 		return -1;
 	for (;;) {
-		if (waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st))
+		if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
 			return -1;
 		if ((st >> 16) == PTRACE_EVENT_STOP)
 			return sigs ? 1 : 0;
-		/* a signal stop (SIGPROF): deliver it, keep waiting */
-		if (ptrace(PTRACE_CONT, pid, 0, WSTOPSIG(st)))
+		/* a signal stop (SIGPROF, Go's SIGURG): deliver it, keep waiting */
+		if (ptrace(PTRACE_CONT, tid, 0, WSTOPSIG(st)))
 			return -1;
 		sigs++;
 	}
 }
 
 /*
+ * The traced threads of a process. Go programs start threads as they go
+ * and move goroutines between them, so the task list is read again
+ * before each round of stops; threads that exit are dropped.
+ */
+#define MAX_TASKS 64
+#define MAX_KEEP 8
+
+struct tracee {
+	int pid;
+	int tids[MAX_TASKS];
+	unsigned int n;
+};
+
+/* Seize the threads not seized yet. -1 when the main thread cannot be. */
+static int seize_new(struct tracee *t, struct sbuf *b)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", t->pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && t->n < MAX_TASKS) {
+		int tid = atoi(e->d_name);
+		unsigned int k;
+
+		for (k = 0; k < t->n && t->tids[k] != tid; k++)
+			;
+		if (tid <= 0 || k < t->n)
+			continue;
+		if (ptrace(PTRACE_SEIZE, tid, 0, 0)) {
+			if (tid == t->pid) {
+				fprintf(stderr, "    PTRACE_SEIZE %d: %s\n", tid,
+					strerror(errno));
+				ret = -1;
+			}
+			continue;
+		}
+		t->tids[t->n++] = tid;
+		sb_thread(b, t->pid, tid, "unwind", mono_ns());
+	}
+	closedir(d);
+	return ret;
+}
+
+/* SIGKILL the process and reap every traced thread, the leader last. */
+static void kill_tracee(struct tracee *t)
+{
+	unsigned int k;
+
+	kill(t->pid, SIGKILL);
+	for (k = 0; k < t->n; k++)
+		if (t->tids[k] != t->pid)
+			waitpid(t->tids[k], NULL, __WALL);
+	waitpid(t->pid, NULL, __WALL);
+}
+
+/* pc ranges [lo, hi) of rec_opts.keep */
+struct keep {
+	uint64_t lo[MAX_KEEP], hi[MAX_KEEP];
+	unsigned int n;
+};
+
+static bool kept(const struct keep *kp, uint64_t pc)
+{
+	unsigned int k;
+
+	if (!kp->n)
+		return true;
+	for (k = 0; k < kp->n; k++)
+		if (pc >= kp->lo[k] && pc < kp->hi[k])
+			return true;
+	return false;
+}
+
+/*
+ * The SAMPLE and USTACK records of stopped thread tid, as tprof.ko writes
+ * them: the FP chain walked as kmod/stack.c walks it, the registers, and
+ * up to o->snap_bytes of stack from sp.
+ */
+static void snapshot(struct sbuf *b, const struct rec_opts *o, int memfd,
+		    int pid, int tid, const struct user_regs_struct *r)
+{
+	static unsigned char stack[TPROF_MAX_SNAPSHOT_BYTES];
+	uint64_t regs[TPROF_UREG_NR] = { 0 }, ips[TPROF_DEFAULT_USER_FRAMES];
+	uint16_t flags = 0;
+	uint32_t got, want = o->snap_bytes;
+	unsigned int nu;
+	bool ia32 = r->cs == 0x23;	/* __USER32_CS */
+
+	regs[TPROF_UREG_AX] = r->rax;
+	regs[TPROF_UREG_BX] = r->rbx;
+	regs[TPROF_UREG_CX] = r->rcx;
+	regs[TPROF_UREG_DX] = r->rdx;
+	regs[TPROF_UREG_SI] = r->rsi;
+	regs[TPROF_UREG_DI] = r->rdi;
+	regs[TPROF_UREG_BP] = r->rbp;
+	regs[TPROF_UREG_SP] = r->rsp;
+	regs[TPROF_UREG_IP] = r->rip;
+	regs[TPROF_UREG_FLAGS] = r->eflags;
+	if (!ia32) {
+		regs[TPROF_UREG_R8] = r->r8;
+		regs[TPROF_UREG_R9] = r->r9;
+		regs[TPROF_UREG_R10] = r->r10;
+		regs[TPROF_UREG_R11] = r->r11;
+		regs[TPROF_UREG_R12] = r->r12;
+		regs[TPROF_UREG_R13] = r->r13;
+		regs[TPROF_UREG_R14] = r->r14;
+		regs[TPROF_UREG_R15] = r->r15;
+	}
+	nu = fp_walk(memfd, ia32, r->rip, r->rbp, ips,
+		     TPROF_DEFAULT_USER_FRAMES, &flags);
+	got = stack_copy(memfd, r->rsp, stack, want);
+	if (o->cut && got > o->cut)
+		got = o->cut;
+	sb_sample_ustack(b, pid, tid, ia32 ? TPROF_ABI_IA32 : TPROF_ABI_X86_64,
+			 PERIOD_NS, mono_ns(), nu, ips, flags, regs, want,
+			 stack, got);
+}
+
+/*
  * Run the program, take o->nsamples snapshots, write the stream to path.
- * 0 or -1 (the reason on stderr).
+ * Each round stops every thread in turn, at a random time; a stop is a
+ * sample when the pc is in one of o->keep's functions (all stops without
+ * o->keep). 0 or -1 (the reason on stderr).
  */
 static int record(const struct rec_opts *o, const char *path)
 {
-	static unsigned char stack[TPROF_MAX_SNAPSHOT_BYTES];
 	const char *prog = build_path(o->prog);
+	struct tracee t = { 0 };
+	struct keep kp = { 0 };
 	struct sbuf b = { 0 };
 	struct tprof_urec_session *ss;
 	char memp[64], *maps = NULL;
 	size_t mlen;
-	unsigned int i;
+	unsigned int i = 0, round;
 	int pid, memfd = -1, ret = -1;
-	uint64_t t;
+	uint64_t now;
 
+	/* Go's default build is ET_EXEC: symbol values are addresses */
+	for (kp.n = 0; o->keep && o->keep[kp.n] && kp.n < MAX_KEEP; kp.n++) {
+		uint64_t v, sz;
+
+		if (elf_symbol(prog, o->keep[kp.n], &v, &sz) || !sz) {
+			fprintf(stderr, "    %s: no symbol %s\n", prog,
+				o->keep[kp.n]);
+			return -1;
+		}
+		kp.lo[kp.n] = v;
+		kp.hi[kp.n] = v + sz;
+	}
 	pid = fork();
 	if (pid < 0)
 		return -1;
@@ -182,88 +328,66 @@ static int record(const struct rec_opts *o, const char *path)
 		execl(prog, prog, o->mode, (char *)NULL);
 		_exit(127);
 	}
+	t.pid = pid;
 	usleep(100000);	/* past the dynamic linker, into the loop */
-	if (ptrace(PTRACE_SEIZE, pid, 0, 0)) {
-		fprintf(stderr, "    PTRACE_SEIZE %s: %s\n", prog, strerror(errno));
-		goto out_kill;
-	}
-	t = mono_ns();
-	sb_session(&b, pid, PERIOD_NS, 1, t);
+	now = mono_ns();
+	sb_session(&b, pid, PERIOD_NS, 1, now);
 	ss = (struct tprof_urec_session *)b.p;
 	ss->flags = TPROF_F_USER_SNAPSHOT | (o->dwarf ? TPROF_SESSION_F_DWARF : 0);
-	sb_thread(&b, pid, pid, "unwind", t);
+	if (seize_new(&t, &b))
+		goto out_kill;
 	if (maps__read_proc(pid, &maps, &mlen))
 		goto out_kill;
 	maps = xrealloc(maps, mlen + 1);
 	maps[mlen] = 0;
-	sb_maps(&b, pid, t, maps);
-	add_buildids(&b, pid, maps, t);
+	sb_maps(&b, pid, now, maps);
+	add_buildids(&b, pid, maps, now);
 	snprintf(memp, sizeof(memp), "/proc/%d/mem", pid);
 	memfd = open(memp, O_RDONLY | O_CLOEXEC);
 	if (memfd < 0)
 		goto out_kill;
 	srand(o->nsamples ^ o->snap_bytes);
-	for (i = 0; i < o->nsamples; i++) {
-		struct user_regs_struct r;
-		uint64_t regs[TPROF_UREG_NR] = { 0 }, ips[TPROF_DEFAULT_USER_FRAMES];
-		uint16_t flags = 0;
-		uint32_t got, want = o->snap_bytes;
-		unsigned int nu;
-		bool ia32;
+	for (round = 0; i < o->nsamples && round < 20 * o->nsamples; round++) {
+		unsigned int k;
 
 		usleep(100 + rand() % 400);
-		switch (interrupt(pid)) {
-		case 0:
-			break;
-		case 1:
-			i--;
-			if (ptrace(PTRACE_CONT, pid, 0, 0))
+		if (o->keep && seize_new(&t, &b))
+			goto out_kill;
+		for (k = 0; k < t.n && i < o->nsamples; k++) {
+			struct user_regs_struct r;
+			int tid = t.tids[k];
+
+			switch (interrupt(tid)) {
+			case 0:
+				break;
+			case 1:
+				if (ptrace(PTRACE_CONT, tid, 0, 0))
+					goto out_kill;
+				continue;
+			default:
+				if (tid == pid)
+					goto out_kill;
+				t.tids[k--] = t.tids[--t.n];	/* it exited */
+				continue;
+			}
+			if (ptrace(PTRACE_GETREGS, tid, 0, &r))
 				goto out_kill;
-			continue;
-		default:
-			goto out_kill;
+			if (kept(&kp, r.rip)) {
+				snapshot(&b, o, memfd, pid, tid, &r);
+				i++;
+			}
+			if (ptrace(PTRACE_CONT, tid, 0, 0))
+				goto out_kill;
 		}
-		if (ptrace(PTRACE_GETREGS, pid, 0, &r))
-			goto out_kill;
-		ia32 = r.cs == 0x23;	/* __USER32_CS */
-		regs[TPROF_UREG_AX] = r.rax;
-		regs[TPROF_UREG_BX] = r.rbx;
-		regs[TPROF_UREG_CX] = r.rcx;
-		regs[TPROF_UREG_DX] = r.rdx;
-		regs[TPROF_UREG_SI] = r.rsi;
-		regs[TPROF_UREG_DI] = r.rdi;
-		regs[TPROF_UREG_BP] = r.rbp;
-		regs[TPROF_UREG_SP] = r.rsp;
-		regs[TPROF_UREG_IP] = r.rip;
-		regs[TPROF_UREG_FLAGS] = r.eflags;
-		if (!ia32) {
-			regs[TPROF_UREG_R8] = r.r8;
-			regs[TPROF_UREG_R9] = r.r9;
-			regs[TPROF_UREG_R10] = r.r10;
-			regs[TPROF_UREG_R11] = r.r11;
-			regs[TPROF_UREG_R12] = r.r12;
-			regs[TPROF_UREG_R13] = r.r13;
-			regs[TPROF_UREG_R14] = r.r14;
-			regs[TPROF_UREG_R15] = r.r15;
-		}
-		nu = fp_walk(memfd, ia32, r.rip, r.rbp, ips,
-			     TPROF_DEFAULT_USER_FRAMES, &flags);
-		got = stack_copy(memfd, r.rsp, stack, want);
-		if (o->cut && got > o->cut)
-			got = o->cut;
-		sb_sample_ustack(&b, pid, pid,
-				 ia32 ? TPROF_ABI_IA32 : TPROF_ABI_X86_64,
-				 PERIOD_NS, mono_ns(), nu, ips, flags, regs,
-				 want, stack, got);
-		if (ptrace(PTRACE_CONT, pid, 0, 0))
-			goto out_kill;
 	}
+	if (i < o->nsamples)
+		fprintf(stderr, "    %s: %u of %u samples in %u rounds\n", prog,
+			i, o->nsamples, round);
 	ret = sb_write(&b, path);
 out_kill:
 	if (memfd >= 0)
 		close(memfd);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, __WALL);
+	kill_tracee(&t);
 	free(maps);
 	sb_free(&b);
 	return ret;
@@ -557,6 +681,134 @@ static void test_ia32(void)
 	CHECK(sh.leaf >= 50 && sh.main * 100 <= 5 * sh.leaf);
 }
 
+/*
+ * `go tool preprofile` on profile pb: the weight of the edge
+ * main.crunch -> main.mix and of all edges into main.mix. 0 or -1.
+ */
+static int pgo_edges(const char *go, const char *pb, uint64_t *hit,
+		     uint64_t *into)
+{
+	char *out = NULL;
+	unsigned long long h = 0, a = 0;
+	int st;
+
+	/* after the header, triples: caller, callee, "call-site-offset weight" */
+	st = run_fmt(&out, "'%s' tool preprofile -i '%s' -o '%s' 2>&1 && "
+		     "awk 'NR > 1 { k = (NR - 2) %% 3; if (k == 0) c = $0; "
+		     "else if (k == 1) e = $0; else if (e == \"main.mix\") { "
+		     "a += $NF; if (c == \"main.crunch\") h += $NF } } "
+		     "END { printf \"%%.0f %%.0f\\n\", h, a }' '%s'",
+		     go, pb, build_path("unit/goleaf.preprofile"),
+		     build_path("unit/goleaf.preprofile"));
+	if (st || !out || sscanf(out, "%llu %llu", &h, &a) != 2) {
+		fprintf(stderr, "    go tool preprofile %s: %s\n", pb,
+			out ? out : "");
+		free(out);
+		return -1;
+	}
+	free(out);
+	*hit = h;
+	*into = a;
+	return 0;
+}
+
+/*
+ * Go PGO on the profiles of test_go: preprofile has the edge
+ * main.crunch -> main.mix with the weight of main.mix's samples (fp: the
+ * edge main.main.func2 -> main.mix instead), and `go build -pgo` builds
+ * goleaf with the hybrid profile. cmd/go compiles every package of the
+ * build for the preprofile output it has not seen: as all samples are in
+ * main.mix, that output is the same each time (the edge, weight NSAMPLES
+ * periods) and only the first run pays for it (~10 s).
+ */
+static void go_pgo(const char *hybrid, const char *fp, uint64_t mix)
+{
+	const char *go = modern_go();
+	char bin[4096], *out = NULL;
+	uint64_t hit = 0, into = 0;
+	int st;
+
+	if (!go || run_fmt(&out, "'%s' tool -n preprofile >/dev/null 2>&1", go)) {
+		free(out);
+		SKIP("no go tool preprofile (Go >= 1.23, e.g. golang-1.23-go)");
+		return;
+	}
+	free(out);
+	CHECK_EQ(pgo_edges(go, hybrid, &hit, &into), 0);
+	printf("    go pgo, hybrid: main.crunch -> main.mix %.1f%% of the weight into main.mix (%llu ms of %llu; main.mix %llu samples)\n",
+	       into ? 100.0 * hit / into : 0, (unsigned long long)hit / 1000000,
+	       (unsigned long long)into / 1000000, (unsigned long long)mix);
+	CHECK(into >= 50 * PERIOD_NS && hit * 100 >= 95 * into);
+	CHECK_EQ(pgo_edges(go, fp, &hit, &into), 0);
+	printf("    go pgo, fp: main.crunch -> main.mix %.1f%% of the weight into main.mix\n",
+	       into ? 100.0 * hit / into : 0);
+	CHECK(into >= 50 * PERIOD_NS && hit * 100 <= 5 * into);
+
+	snprintf(bin, sizeof(bin), "%s", build_path("unit/goleaf-pgo"));
+	st = run_fmt(&out, "cd '%s' && GOCACHE='%s' GOPATH='%s' GOPROXY=off "
+		     "GO111MODULE=off GOTOOLCHAIN=local '%s' build -o '%s' "
+		     "-pgo='%s' . 2>&1 && '%s' -s 0.01",
+		     root_path("tests/progs/goleaf"),
+		     build_path("gocache-modern"), build_path("gopath"), go,
+		     bin, hybrid, bin);
+	if (st)
+		fprintf(stderr, "    go build -pgo=%s: %s\n", hybrid,
+			out ? out : "");
+	CHECK_EQ(st, 0);
+	free(out);
+}
+
+/*
+ * Go (tests/progs/goleaf): main.mix has no frame and main.crunch is its
+ * only caller, run by the goroutine main.main.func2. Go programs run on
+ * several threads and move goroutines between them: every thread is
+ * stopped in turn and a stop is a sample when it is in main.mix. Go's CFI
+ * is in .debug_frame only (compressed).
+ */
+static void test_go(void)
+{
+	static const char *const keep[] = { "main.mix", NULL };
+	static const char *const want[] = { "main.crunch", "main.main.func2",
+					    NULL };
+	struct rec_opts o = { .prog = "progs/goleaf", .mode = "-s=60",
+			      .nsamples = NSAMPLES, .snap_bytes = 1024,
+			      .keep = keep };
+	char raw[4096], hybrid[4096], fp[4096];	/* build_path() recycles */
+	struct shape sh;
+	uint64_t mix;
+
+	if (access(build_path("progs/goleaf"), X_OK)) {
+		SKIP("build/progs/goleaf not built (needs Go >= 1.21, e.g. golang-1.23-go)");
+		return;
+	}
+	if (!have_cmd("objdump")) {
+		SKIP("no objdump");
+		return;
+	}
+	snprintf(raw, sizeof(raw), "%s", build_path("unit/unwind-go.raw"));
+	snprintf(hybrid, sizeof(hybrid), "%s", build_path("unit/goleaf-hybrid.pb.gz"));
+	snprintf(fp, sizeof(fp), "%s", build_path("unit/goleaf-fp.pb.gz"));
+	CHECK(frameless("progs/goleaf", "main.mix"));
+	CHECK_EQ(record(&o, raw), 0);
+	CHECK_EQ(shape_of(raw, NULL, "main.mix", "main.crunch", want, &sh), 0);
+	CHECK_EQ(rename(build_path("unit/unwind.pb.gz"), hybrid), 0);
+	print_shape("go", "hybrid", &sh);
+	CHECK(AT_LEAST(sh, next, 95));
+	CHECK(AT_LEAST(sh, order, 95));
+	CHECK_EQ(sh.truncated, 0);
+	mix = sh.leaf;
+	/* the old shape: the chain skips crunch, func2 is above mix */
+	CHECK_EQ(shape_of(raw, "fp", "main.mix", "main.crunch", want, &sh), 0);
+	print_shape("go", "fp", &sh);
+	CHECK(sh.leaf >= 50 && sh.next * 100 <= 5 * sh.leaf);
+	CHECK_EQ(shape_of(raw, "fp", "main.mix", "main.main.func2", NULL, &sh), 0);
+	CHECK_EQ(rename(build_path("unit/unwind.pb.gz"), fp), 0);
+	print_shape("go, main.main.func2 next", "fp", &sh);
+	CHECK(AT_LEAST(sh, next, 95));
+	if (!t_checks_failed)
+		go_pgo(hybrid, fp, mix);
+}
+
 /* make fuzz's second seed: a few real snapshot pairs, small enough */
 static void test_seed(void)
 {
@@ -575,5 +827,6 @@ const struct unit_test unwind_tests[] = {
 	{ "unwind: a handler on a sigaltstack joins the FP chain of the interrupted code", test_altstack },
 	{ "unwind: partial copies: the leaf's caller from 16 bytes; a cut libc stack is [truncated]", test_partial },
 	{ "unwind: IA32: 4-byte words and i386 registers", test_ia32 },
+	{ "unwind: Go: main.mix keeps main.crunch (hybrid, .debug_frame); fp skips it; Go PGO reads the edge", test_go },
 	{ NULL, NULL },
 };

@@ -45,6 +45,19 @@ bool have_cmd(const char *cmd)
 	return system(buf) == 0;
 }
 
+const char *modern_go(void)
+{
+	static char path[256];
+	int v;
+
+	for (v = 30; v >= 21; v--) {
+		snprintf(path, sizeof(path), "/usr/lib/go-1.%d/bin/go", v);
+		if (!access(path, X_OK))
+			return path;
+	}
+	return NULL;
+}
+
 int run_capture(const char *cmd, char **out)
 {
 	size_t cap = 4096, n = 0;

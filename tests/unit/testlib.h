@@ -61,6 +61,9 @@ extern const struct unit_test records_tests[], maps_tests[], pprof_tests[],
 const char *build_path(const char *rel);
 const char *root_path(const char *rel);
 bool have_cmd(const char *cmd);
+/* the newest Go >= 1.21 toolchain (PGO, DW_AT_decl_line), e.g. Debian
+ * golang-1.23-go, as /usr/lib/go-1.N/bin/go; NULL: none */
+const char *modern_go(void);
 /* run a shell command, capture stdout (malloc'd); returns exit status */
 int run_capture(const char *cmd, char **out);
 /* run_capture() of a printf-formatted command */

@@ -2,9 +2,10 @@
 
 // Command goleaf is the frameless-leaf test for Go: main.mix is a small
 // leaf that Go gives no frame, and main.crunch is its only caller, called
-// from a goroutine (main.main.func1). A frame-pointer walk from mix skips
-// crunch (rbp still points at crunch's frame), so the profile's edge
-// crunch -> mix, which Go PGO reads, needs mix's CFI and the word at sp.
+// from a goroutine (main.main.func2; func1 is the deferred closure). A
+// frame-pointer walk from mix skips crunch (rbp still points at crunch's
+// frame), so the profile's edge crunch -> mix, which Go PGO reads, needs
+// mix's CFI and the word at sp.
 // With -cpuprofile it also writes its own runtime/pprof profile, the
 // reference for that edge. Runs for -s seconds of CPU time.
 package main
