@@ -152,7 +152,7 @@ $(BUILD)/progs/goprog-modern: tests/progs/goprog/main.go
 		GOPATH=$(abspath $(BUILD))/gopath GOPROXY=off GO111MODULE=off \
 		GOTOOLCHAIN=local $(GO_MODERN) build -o $(abspath $@) .
 
-# Go's frameless leaf main.mix under main.crunch (tests/cases/49-unwind.sh)
+# Go's frameless leaf main.mix under main.crunch (tests/cases/51-unwind.sh)
 $(BUILD)/progs/goleaf: tests/progs/goleaf/main.go
 	@mkdir -p $(@D)
 	cd tests/progs/goleaf && GOCACHE=$(abspath $(BUILD))/gocache-modern \
