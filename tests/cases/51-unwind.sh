@@ -56,8 +56,8 @@ share() {
 # A, and how many samples have A
 reach() {
 	"$PS" -reach "$2:$3" "$1" | awk -F'\t' '
-		$1 == "reach" && $7 { printf "%.1f %d\n", 100 * $4 / $6, $7; exit }
-		END { if (!NR) print "0 0" }'
+		$1 == "reach" && $6 { printf "%.1f %d\n", 100 * $4 / $6, $7; got = 1 }
+		END { if (!got) print "0 0" }'
 }
 
 # perf_reach A B PROG ARGS...: the same from perf --call-graph dwarf
@@ -75,7 +75,7 @@ perf_reach() {
 	perf script -i perf.data -F ip,sym 2>/dev/null | awk -v a="$a" -v b="$b" '
 		BEGIN { RS = "" }
 		{ n = split($0, l, "\n"); ia = 0; hb = 0
-		  for (i = 1; i <= n; i++) { split(l[i], f, " "); s = f[2]; sub(/\+0x.*/, "", s)
+		  for (i = 1; i <= n; i++) { split(l[i], f, " "); s = f[2]; sub(/\+0x.*/, "", s); sub(/\(.*/, "", s)
 			if (!ia && s == a) ia = i; else if (ia && s == b) hb = 1 }
 		  if (ia) { all++; hit += hb } }
 		END { if (all) printf "%.1f%% of %d", 100 * hit / all, all; else print "no samples" }'
@@ -90,7 +90,7 @@ for bits in 64 32; do
 	if profile leaf$bits.pb.gz 3 "" "$prog" leaf; then
 		set -- $(share leaf$bits.pb.gz hot_leaf caller)
 		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
-			ok "leaf ($bits-bit, default mode): caller right above hot_leaf in $1% of $2 ns-weighted samples"
+			ok "leaf ($bits-bit, default mode): caller right above hot_leaf in $1% of its $2 samples (by weight)"
 		else
 			fail "leaf ($bits-bit, default mode): caller right above hot_leaf in >= 95% (got $1% of $2)"
 			"$PS" -leaf hot_leaf leaf$bits.pb.gz | sed 's/^/    /'

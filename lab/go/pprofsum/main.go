@@ -194,7 +194,8 @@ func main() {
 }
 
 // frameNames is the sample's stack as function names, innermost first,
-// inlined frames included (a location's lines are innermost first).
+// inlined frames included (a location's lines are innermost first), C++
+// names without their parameter lists.
 func frameNames(s *profile.Sample) []string {
 	var out []string
 	for _, loc := range s.Location {
@@ -205,6 +206,10 @@ func frameNames(s *profile.Sample) []string {
 			name := "?"
 			if l.Function != nil {
 				name = l.Function.Name
+			}
+			// C++: "key(unsigned long)" is asked for as "key"
+			if i := strings.IndexByte(name, '('); i > 0 && !strings.HasPrefix(name, "main.") {
+				name = name[:i]
 			}
 			out = append(out, name)
 		}
