@@ -5,27 +5,18 @@
 
 #include "pbload.h"
 #include "pprof.h"
+#include "testlib.h"
 #include "util.h"
 
 PbProfile *load_profile(const char *path)
 {
-	uint8_t *gz = NULL, *raw = NULL;
-	size_t gzlen = 0, cap = 0, rawlen;
+	uint8_t *gz, *raw = NULL;
+	size_t gzlen, rawlen;
 	PbProfile *p = NULL;
-	FILE *fp = fopen(path, "re");
 
-	if (!fp)
+	gz = read_whole(path, &gzlen);
+	if (!gz)
 		return NULL;
-	for (;;) {
-		size_t n;
-
-		GROW(gz, cap, gzlen + 65536);
-		n = fread(gz + gzlen, 1, cap - gzlen, fp);
-		if (!n)
-			break;
-		gzlen += n;
-	}
-	fclose(fp);
 	if (!pprof__gunzip(gz, gzlen, &raw, &rawlen))
 		p = perftools__profiles__profile__unpack(NULL, rawlen, raw);
 	free(gz);

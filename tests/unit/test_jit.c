@@ -267,21 +267,10 @@ static void test_follow(void)
 /* The PERFMAP records' text in the stream at path, concatenated. */
 static char *stream_perfmap_text(const char *path, uint32_t *pid)
 {
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0, off = 0;
+	size_t len, off = 0;
+	unsigned char *buf = read_whole(path, &len);
 	struct sbuf text = { 0 };
-	FILE *fp = fopen(path, "re");
-	ssize_t n;
 
-	while (fp) {
-		GROW(buf, cap, len + 65536);
-		n = fread(buf + len, 1, 65536, fp);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	if (fp)
-		fclose(fp);
 	while (off < len) {
 		struct tprof_record r;
 		long k = tprof_record_decode(buf + off, len - off, &r);

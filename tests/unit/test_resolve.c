@@ -520,10 +520,9 @@ static void test_recorded_vdso(void)
 	unsigned char *img = NULL;
 	uint64_t spin = 0, sz = 0;
 	struct sbuf b = { 0 };
-	size_t len = 0, cap = 0, n;
+	size_t len = 0;
 	char *out = NULL;
 	PbProfile *p;
-	FILE *fp;
 	int i, st;
 
 	if (access(lib, R_OK)) {
@@ -531,16 +530,7 @@ static void test_recorded_vdso(void)
 		return;
 	}
 	CHECK_EQ(elf_symbol(lib, "lib_spin", &spin, &sz), 0);
-	fp = fopen(lib, "re");
-	while (fp) {
-		GROW(img, cap, len + 65536);
-		n = fread(img + len, 1, 65536, fp);
-		if (!n)
-			break;
-		len += n;
-	}
-	if (fp)
-		fclose(fp);
+	img = read_whole(lib, &len);
 	CHECK(len > 0x2000);
 	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
 	sb_maps(&b, PID, 1001,
@@ -656,7 +646,7 @@ static void test_live_records_buildids(void)
 	const char *raw = build_path("unit/resolve-live.raw");
 	char exe[4096], *out = NULL, hex[BUILDID_HEX_LEN], got[BUILDID_HEX_LEN];
 	unsigned char bits[BUILDID_MAX], *buf = NULL;
-	size_t len = 0, cap = 0, off = 0;
+	size_t len = 0, off = 0;
 	bool found = false, vdso = false;
 	pid_t pid;
 	ssize_t n;
@@ -692,17 +682,8 @@ static void test_live_records_buildids(void)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	CHECK_EQ(st, 0);
-	fp = fopen(raw, "re");
-	CHECK(fp != NULL);
-	while (fp) {
-		GROW(buf, cap, len + 65536);
-		n = fread(buf + len, 1, 65536, fp);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	if (fp)
-		fclose(fp);
+	buf = read_whole(raw, &len);
+	CHECK(buf != NULL);
 	while (off < len) {
 		struct tprof_record r;
 		long k = tprof_record_decode(buf + off, len - off, &r);
@@ -829,12 +810,11 @@ static void test_live_records_kallsyms(void)
 	const char *raw = build_path("unit/resolve-live-ksyms.raw");
 	const char *ks = build_path("unit/resolve-live-kallsyms");
 	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0, off = 0;
+	size_t len = 0, off = 0;
 	bool found = false;
 	char *out = NULL;
 	FILE *fp;
 	int st;
-	ssize_t n;
 
 	if (access(build_path("unit/fakedev.so"), R_OK)) {
 		SKIP("fakedev.so not built");
@@ -853,17 +833,8 @@ static void test_live_records_kallsyms(void)
 		     build_path("unit/fakedev.so"), tprof_read_bin(), dev, ks,
 		     (int)getpid(), raw);
 	CHECK_EQ(st, 0);
-	fp = fopen(raw, "re");
-	CHECK(fp != NULL);
-	while (fp) {
-		GROW(buf, cap, len + 65536);
-		n = fread(buf + len, 1, 65536, fp);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	if (fp)
-		fclose(fp);
+	buf = read_whole(raw, &len);
+	CHECK(buf != NULL);
 	while (off < len) {
 		struct tprof_record r;
 		long k = tprof_record_decode(buf + off, len - off, &r);

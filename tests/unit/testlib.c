@@ -424,3 +424,23 @@ out:
 	close(fd);
 	return ret;
 }
+
+unsigned char *read_whole(const char *path, size_t *len)
+{
+	unsigned char *buf = NULL;
+	size_t cap = 0, n;
+	FILE *fp = fopen(path, "re");
+
+	*len = 0;
+	if (!fp)
+		return NULL;
+	for (;;) {
+		GROW(buf, cap, *len + 65536);
+		n = fread(buf + *len, 1, cap - *len, fp);
+		if (!n)
+			break;
+		*len += n;
+	}
+	fclose(fp);
+	return buf;
+}

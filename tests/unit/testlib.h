@@ -57,6 +57,9 @@ extern const struct unit_test records_tests[], maps_tests[], pprof_tests[],
 	options_tests[], output_tests[], resolve_tests[], jit_tests[],
 	debuginfod_tests[], scale_tests[], nosym_tests[], unwind_tests[];
 
+/* A whole file in a malloc'd buffer (*len its size); NULL if unreadable. */
+unsigned char *read_whole(const char *path, size_t *len);
+
 /* $TPROF_BUILD (default "build") + "/" + rel, in a static buffer ring */
 const char *build_path(const char *rel);
 const char *root_path(const char *rel);
