@@ -34,7 +34,7 @@ done
 
 buildid() { readelf -n "$1" | sed -n 's/.*Build ID: *//p'; }
 addr() { nm "$1" | awk -v f="$2" '$3 == f { print $1 }'; }
-col() { awk -F'\t' -v k="$2" -v a="$3" '$1 == k && $2 == a { print $NF; f = 1 } END { if (!f) print 0 }' "$1"; }
+col() { awk -F'\t' -v k="$2" -v a="${3-}" '$1 == k && (a == "" || $2 == a) { print $NF; f = 1 } END { if (!f) print 0 }' "$1"; }
 # leafmaps SUMFILE NAME: "FILE BUILDID" of the leaf locations named NAME
 leafmaps() { awk -F'\t' -v n="$2" '$1 == "leafloc" { split($5, fn, ";"); if (fn[1] == n) print $3, $4 }' "$1" | sort -u; }
 
