@@ -93,18 +93,18 @@ else
 	fail "newroot: maps path '$mpath', root '$(readlink /proc/$pid/root 2>&1)', build-id $(buildid /proc/$pid/root"$FILE" 2>&1) (want $FILE, /, $jid)"
 	sed 's/^/    /' nr.err | head
 fi
-if "$TR" -p $pid -d 1 -o attach.pb.gz 2> attach.err; then
+if "$TR" -p $pid -d 1 -o nr-attach.pb.gz 2> nr-attach.err; then
 	ok "newroot: attach (-p) to the running target exits 0"
 else
-	fail "newroot: attach (-p) exits 0"; sed 's/^/    /' attach.err | head
+	fail "newroot: attach (-p) exits 0"; sed 's/^/    /' nr-attach.err | head
 fi
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
-profiled attach "$FILE"
+profiled nr-attach "$FILE"
 
-if "$TR" -o launch.pb.gz -- "$P/newroot" "$J" "$FILE" 1.0 > launch.out 2> launch.err; then
+if "$TR" -o nr-launch.pb.gz -- "$P/newroot" "$J" "$FILE" 1.0 > nr-launch.out 2> nr-launch.err; then
 	ok "newroot: tprof-read -- newroot JAIL $FILE exits 0"
 else
-	fail "newroot: tprof-read -- newroot JAIL $FILE exits 0"; sed 's/^/    /' launch.err | head
+	fail "newroot: tprof-read -- newroot JAIL $FILE exits 0"; sed 's/^/    /' nr-launch.err | head
 fi
-profiled launch "$FILE"
+profiled nr-launch "$FILE"
 exit 0
