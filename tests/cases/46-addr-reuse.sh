@@ -43,9 +43,9 @@ buildid() { readelf -n "$1" | sed -n 's/.*Build ID: *//p'; }
 # leafbad SUMFILE NAME LO HI FILE [BUILDID]: leaf locations named NAME that
 # are outside [LO, HI) or in another mapping
 leafbad() {
-	local k addr file bid names v c
-	while IFS=$'\t' read -r k addr file bid names v c; do
-		[ "$k" = leafloc ] && [ "${names%%;*}" = "$2" ] || continue
+	local k addr file bid names c
+	while IFS=$'\t' read -r k addr file bid names _ c; do
+		if [ "$k" != leafloc ] || [ "${names%%;*}" != "$2" ]; then continue; fi
 		if [ $((addr)) -lt "$3" ] || [ $((addr)) -ge "$4" ] || [ "$file" != "$5" ] ||
 			{ [ -n "${6-}" ] && [ "$bid" != "$6" ]; }; then
 			printf '%s\n' "$addr $file $bid $names $c"

@@ -38,7 +38,7 @@ col() { awk -F'\t' -v k="$2" -v a="${3-}" '$1 == k && (a == "" || $2 == a) { pri
 # leafmaps SUMFILE NAME: "FILE BUILDID" of the leaf locations named NAME
 leafmaps() { awk -F'\t' -v n="$2" '$1 == "leafloc" { split($5, fn, ";"); if (fn[1] == n) print $3, $4 }' "$1" | sort -u; }
 
-mkdir -p "$J$P" && cp "$P/rootfile-jail" "$J$FILE" || { fail "target root: jail at $J"; exit 0; }
+if ! { mkdir -p "$J$P" && cp "$P/rootfile-jail" "$J$FILE"; }; then fail "target root: jail at $J"; exit 0; fi
 hid=$(buildid "$FILE") jid=$(buildid "$J$FILE")
 ha=$(addr "$FILE" hot_host) ja=$(addr "$J$FILE" hot_jail)
 if [ -n "$ha" ] && [ "$ha" = "$ja" ] && [ "$hid" != "$jid" ] &&

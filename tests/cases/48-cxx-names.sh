@@ -75,7 +75,7 @@ bare=$(awk -F'\t' '$1 == "function" && ($2 ~ /^(area|scaled|over|operator\(\))$/
 if [ -z "$bare" ]; then
 	ok "no bare DW_AT_name (area, scaled, over, operator()) nor mangled name as a Function.name"
 else
-	fail "Function.name bare or mangled: $(echo $bare)"
+	fail "Function.name bare or mangled: $(echo "$bare" | xargs)"
 fi
 [ -s top.txt ] || skip "go tool pprof rows: golang-go missing"
 exit 0
