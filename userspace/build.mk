@@ -158,3 +158,28 @@ $(BUILD)/progs/goleaf: tests/progs/goleaf/main.go
 	cd tests/progs/goleaf && GOCACHE=$(abspath $(BUILD))/gocache-modern \
 		GOPATH=$(abspath $(BUILD))/gopath GOPROXY=off GO111MODULE=off \
 		GOTOOLCHAIN=local $(GO_MODERN) build -o $(abspath $@) .
+
+# ---- in-guest cases of issue 13 (46-49): code at reused addresses, a
+# target's own root, thousands of mappings ----
+# samebase: the same layout under another hot function name (-DHOT), non-PIE
+# so each build has it at the same address; dynamic for the exec case,
+# static for the chroot case (nothing else needed in the chroot).
+PROGS_REUSE := $(BUILD)/progs/samebase-a $(BUILD)/progs/samebase-b \
+	$(BUILD)/progs/rootfile-host $(BUILD)/progs/rootfile-jail \
+	$(BUILD)/progs/dlreuse $(BUILD)/progs/libreuse-a.so \
+	$(BUILD)/progs/libreuse-b.so $(BUILD)/progs/newroot \
+	$(BUILD)/progs/manymaps
+PROGS += $(PROGS_REUSE)
+progs: $(PROGS_REUSE)
+$(BUILD)/progs/samebase-%: tests/progs/samebase.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -DHOT=hot_$* -no-pie -o $@ $<
+$(BUILD)/progs/rootfile-%: tests/progs/samebase.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -DHOT=hot_$* -static -o $@ $<
+$(BUILD)/progs/libreuse-%.so: tests/progs/dlreuse-lib.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -DHOT=lib_hot_$* -shared -fPIC -o $@ $<
+$(BUILD)/progs/dlreuse $(BUILD)/progs/newroot $(BUILD)/progs/manymaps: $(BUILD)/progs/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -D_GNU_SOURCE -o $@ $< -ldl

@@ -87,6 +87,7 @@ struct run {
 	size_t last_maps_len;
 	uint64_t last_snap_ns;		/* the last read of the maps */
 	uint64_t snap_gap_ns;		/* throttle of re-reads (see below) */
+	int root_fd;			/* the target's root at the last read */
 	int decode_err;
 	bool exec_failed;		/* launch: the command could not run */
 	bool denied_noted;		/* the DENIED line was printed */
@@ -508,6 +509,25 @@ static void record_buildids(struct run *r)
 #define SNAP_GAP_MIN_NS 20000000ULL
 #define SNAP_GAP_MAX_NS 1000000000ULL
 
+/*
+ * The target's root as of this read, held open: the symbolize pass reads the
+ * target's files through it even after the target exited (a launched
+ * chroot or container, whose /proc/PID/root is gone by then).
+ */
+static void keep_root(struct run *r)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/root", r->target);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (r->root_fd >= 0)
+		close(r->root_fd);
+	r->root_fd = fd;
+}
+
 /* Returns whether the maps changed (a MAPS record was written). */
 static bool snapshot_maps(struct run *r, bool force)
 {
@@ -521,6 +541,7 @@ static bool snapshot_maps(struct run *r, bool force)
 	r->last_snap_ns = now_ns(CLOCK_MONOTONIC);
 	if (maps__read_proc(r->target, &text, &len))
 		return false;
+	keep_root(r);
 	if (!force && r->last_maps && len == r->last_maps_len &&
 	    !memcmp(text, r->last_maps, len)) {
 		free(text);
@@ -1178,8 +1199,12 @@ static int write_profile(struct run *r)
 				no.ksyms = ksyms__load(env.kallsyms);
 		}
 	}
-	/* files as the target sees them (chroot, container) */
-	if (r->prof.have_session && r->prof.session.pid) {
+	/* files as the target sees them (chroot, container), through the
+	 * root held since the last maps read, which outlives the target */
+	if (r->root_fd >= 0) {
+		snprintf(root, sizeof(root), "/proc/self/fd/%d", r->root_fd);
+		no.root = root;
+	} else if (r->prof.have_session && r->prof.session.pid) {
 		snprintf(root, sizeof(root), "/proc/%u/root",
 			 r->prof.session.pid);
 		no.root = root;
@@ -1317,7 +1342,7 @@ static int close_raw(struct run *r, bool keep)
 
 int main(int argc, char **argv)
 {
-	struct run r = { .snap_gap_ns = SNAP_GAP_MIN_NS };
+	struct run r = { .snap_gap_ns = SNAP_GAP_MIN_NS, .root_fd = -1 };
 	bool raw_failed = false;
 	int err = 1, ret;
 
@@ -1377,6 +1402,8 @@ cleanup:
 	}
 	free(r.last_maps);
 	unwinder__free(r.prof.unwind);
+	if (r.root_fd >= 0)
+		close(r.root_fd);
 	profile__free(&r.prof);
 	debuginfod__end();
 	return err;

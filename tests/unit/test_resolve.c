@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buildid.h"
@@ -910,6 +911,113 @@ static void test_live_maps_rereads(void)
 	unlink(dev);
 }
 
+/*
+ * Live: a target whose root is a directory of its own (progs/newroot: its
+ * own mount namespace, that directory's mount moved over the root, as a
+ * container runtime does), where the host's path holds another file, and
+ * that exits before the profile is written, as a launched one always does:
+ * its /proc/PID/root is gone by then, so the names come through the root
+ * tprof-read held open at its last maps read. Before, its frames stayed
+ * unsymbolized (the host's file has another build-id);
+ * tests/cases/47-target-root.sh found it.
+ */
+static void test_live_target_root_gone(void)
+{
+	const char *host = build_path("progs/rootfile-host");
+	const char *jail = build_path("progs/rootfile-jail");
+	const char *path = build_path("unit/rootgone");
+	const char *dir = build_path("unit/rootgone-jail");
+	const char *dev = build_path("unit/tprof-fakedev-rootgone");
+	const char *pb = build_path("unit/rootgone.pb.gz");
+	char cmd[16384], line[4200], comm[64], *out = NULL;
+	uint64_t v = 0, sz = 0, t;
+	struct sbuf b = { 0 };
+	struct timespec ts;
+	FILE *fp = NULL, *mf;
+	PbProfile *p;
+	int pid = 0, st, i, ok = 0;
+
+	if (access(host, R_OK) || access(jail, R_OK) ||
+	    access(build_path("progs/newroot"), X_OK) || !have_cmd("unshare") ||
+	    access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("progs/rootfile-*, progs/newroot, fakedev.so or unshare missing");
+		return;
+	}
+	/* non-PIE, static: hot_jail is at hot_host's address */
+	CHECK_EQ(elf_symbol(jail, "hot_jail", &v, &sz), 0);
+	st = run_fmt(&out, "rm -rf '%s' && mkdir -p '%s%s' && rmdir '%s%s' && cp '%s' '%s%s' && cp '%s' '%s'",
+		     dir, dir, path, dir, path, jail, dir, path, host, path);
+	free(out);
+	out = NULL;
+	CHECK_EQ(st, 0);
+	/* 1 s of CPU in hot_jail, then it exits; it prints its pid first */
+	snprintf(cmd, sizeof(cmd),
+		 "exec unshare -rm sh -c 'echo $$ && exec \"%s\" \"%s\" \"%s\" 1' 2>/dev/null",
+		 build_path("progs/newroot"), dir, path);
+	fp = popen(cmd, "r");
+	if (fp && fgets(line, sizeof(line), fp))
+		pid = atoi(line);
+	for (i = 0; pid > 0 && i < 500 && !ok; i++) {
+		snprintf(cmd, sizeof(cmd), "/proc/%d/comm", pid);
+		mf = fopen(cmd, "re");
+		comm[0] = 0;
+		if (mf && fgets(comm, sizeof(comm), mf))
+			comm[strcspn(comm, "\n")] = 0;
+		if (mf)
+			fclose(mf);
+		ok = !strcmp(comm, "rootgone");
+		if (!ok)
+			usleep(2000);
+	}
+	if (!ok) {
+		SKIP("unshare -rm with newroot not permitted here");
+		goto out;
+	}
+	/* samples in hot_jail, after tprof-read's maps reads */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec + 3000000000ULL;
+	sb_thread(&b, pid, pid, "rootgone", t);
+	for (i = 0; i < 10; i++) {
+		uint64_t u[1] = { v + 0x10 };
+
+		sb_sample(&b, pid, pid, 1000000, 1000000, t + 1 + i, 0, NULL,
+			  1, u);
+	}
+	CHECK_EQ(sb_write(&b, dev), 0);
+	unlink(pb);
+	/* each read 2 s late: the stream outlasts the target */
+	st = run_fmt(&out, "FAKEDEV_READ_DELAY_US=2000000 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d -o '%s' 2>&1",
+		     build_path("unit/fakedev.so"), tprof_read_bin(), dev, pid,
+		     pb);
+	CHECK_EQ(st, 0);
+	/* it is gone: nothing of its root left but what tprof-read held */
+	snprintf(cmd, sizeof(cmd), "/proc/%d/root", pid);
+	CHECK(access(cmd, F_OK) != 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, "hot_jail", "rootgone"), 10);
+		CHECK_EQ(samples_of(p, "hot_host", "rootgone"), 0);
+		if (t_checks_failed)
+			dump(p);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	if (fp)
+		pclose(fp);
+	free(out);
+	out = NULL;
+	run_fmt(&out, "rm -rf '%s'", dir);
+	free(out);
+	sb_free(&b);
+	unlink(dev);
+	unlink(path);
+}
+
 const struct unit_test resolve_tests[] = {
 	{ "resolve: after an exec at the same addresses, samples are named from the new binary, with its comm", test_exec_same_addresses },
 	{ "resolve: dlclose + dlopen of another library at the same base: named from the new one", test_dlopen_same_base },
@@ -921,5 +1029,6 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: kernel frames of a replay named from the recorded kallsyms; --kallsyms overrides", test_recorded_kallsyms },
 	{ "resolve: a live session with --kernel-stacks records kallsyms in --save-raw", test_live_records_kallsyms },
 	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
+	{ "resolve: live, a target with a root of its own (a container's) that exited before the write is named from its own file", test_live_target_root_gone },
 	{ NULL, NULL },
 };

@@ -14,6 +14,15 @@
 //	reach <TAB> A <TAB> B <TAB> value <TAB> count <TAB> valueA <TAB> countA
 //	        (per -reach A:B: samples whose stack has A, and of those the
 //	        ones where B is above A)
+//	label <TAB> VALUE <TAB> value <TAB> count   (per -label KEY: per value of
+//	                                           the string label KEY)
+//	labelfunc <TAB> VALUE <TAB> NAME <TAB> value <TAB> count
+//	        (-label KEY with -func: samples with KEY=VALUE whose stack
+//	        contains NAME)
+//	function <TAB> NAME <TAB> SYSTEM_NAME       (-functions: every Function)
+//	leafloc <TAB> ADDRESS <TAB> FILE <TAB> BUILD_ID <TAB> NAMES <TAB> value <TAB> count
+//	        (-leaflocs: per innermost location, its mapping and its
+//	        function names, innermost first, joined by ";")
 package main
 
 import (
@@ -30,9 +39,12 @@ func main() {
 	funcs := flag.String("func", "", "comma-separated function names")
 	leaves := flag.String("leaf", "", "comma-separated leaf function names")
 	reaches := flag.String("reach", "", "comma-separated A:B pairs")
+	labelKey := flag.String("label", "", "string label to split by")
+	functions := flag.Bool("functions", false, "list every function with its system name")
+	leafLocs := flag.Bool("leaflocs", false, "samples by innermost location")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: pprofsum [-func a,b] PROFILE")
+		fmt.Fprintln(os.Stderr, "usage: pprofsum [-func a,b] [-leaf a] [-reach a:b] [-label KEY] [-functions] [-leaflocs] PROFILE")
 		os.Exit(2)
 	}
 	f, err := os.Open(flag.Arg(0))
@@ -75,6 +87,9 @@ func main() {
 	byLeaf := map[string]map[string]*acc{}
 	type reachAcc struct{ with, all acc }
 	byReach := map[string]*reachAcc{}
+	byLabel := map[string]*acc{}
+	byLabelFunc := map[string]map[string]*acc{}
+	byLeafLoc := map[*profile.Location]*acc{}
 	for _, s := range p.Sample {
 		v, n := s.Value[vi], int64(1)
 		if ci >= 0 {
@@ -92,6 +107,41 @@ func main() {
 			a.n += n
 		}
 		frames := frameNames(s)
+		if *labelKey != "" {
+			lv := "-"
+			if l, ok := s.Label[*labelKey]; ok && len(l) == 1 {
+				lv = l[0]
+			}
+			a := byLabel[lv]
+			if a == nil {
+				a = &acc{}
+				byLabel[lv] = a
+				byLabelFunc[lv] = map[string]*acc{}
+			}
+			a.v += v
+			a.n += n
+			for _, name := range names {
+				if !stackHas(s, name) {
+					continue
+				}
+				b := byLabelFunc[lv][name]
+				if b == nil {
+					b = &acc{}
+					byLabelFunc[lv][name] = b
+				}
+				b.v += v
+				b.n += n
+			}
+		}
+		if *leafLocs && len(s.Location) > 0 {
+			a := byLeafLoc[s.Location[0]]
+			if a == nil {
+				a = &acc{}
+				byLeafLoc[s.Location[0]] = a
+			}
+			a.v += v
+			a.n += n
+		}
 		for _, name := range leafNames {
 			if len(frames) == 0 || frames[0] != name {
 				continue
@@ -190,6 +240,64 @@ func main() {
 		}
 		fmt.Printf("reach\t%s\t%s\t%d\t%d\t%d\t%d\n", ab[0], ab[1],
 			r.with.v, r.with.n, r.all.v, r.all.n)
+	}
+	lvs := make([]string, 0, len(byLabel))
+	for lv := range byLabel {
+		lvs = append(lvs, lv)
+	}
+	sort.Strings(lvs)
+	for _, lv := range lvs {
+		fmt.Printf("label\t%s\t%d\t%d\n", lv, byLabel[lv].v, byLabel[lv].n)
+		for _, name := range names {
+			a := byLabelFunc[lv][name]
+			if a == nil {
+				a = &acc{}
+			}
+			fmt.Printf("labelfunc\t%s\t%s\t%d\t%d\n", lv, name, a.v, a.n)
+		}
+	}
+	if *functions {
+		var fl []string
+		seen := map[string]bool{}
+		for _, f := range p.Function {
+			l := f.Name + "\t" + f.SystemName
+			if !seen[l] {
+				seen[l] = true
+				fl = append(fl, l)
+			}
+		}
+		sort.Strings(fl)
+		for _, l := range fl {
+			fmt.Printf("function\t%s\n", l)
+		}
+	}
+	locs := make([]*profile.Location, 0, len(byLeafLoc))
+	for l := range byLeafLoc {
+		locs = append(locs, l)
+	}
+	sort.Slice(locs, func(i, j int) bool {
+		if locs[i].Address != locs[j].Address {
+			return locs[i].Address < locs[j].Address
+		}
+		return locs[i].ID < locs[j].ID
+	})
+	for _, l := range locs {
+		file, bid := "-", "-"
+		if l.Mapping != nil {
+			file, bid = l.Mapping.File, l.Mapping.BuildID
+		}
+		var ln []string
+		for _, x := range l.Line {
+			if x.Function != nil {
+				ln = append(ln, x.Function.Name)
+			}
+		}
+		if len(ln) == 0 {
+			ln = []string{"-"}
+		}
+		a := byLeafLoc[l]
+		fmt.Printf("leafloc\t0x%x\t%s\t%s\t%s\t%d\t%d\n", l.Address,
+			file, bid, strings.Join(ln, ";"), a.v, a.n)
 	}
 }
 
