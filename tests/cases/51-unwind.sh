@@ -9,7 +9,8 @@
 #   main.mix keep their caller in >= 95% of their samples; --call-graph fp
 #   shows the old shape (the leaf under its grandparent), so this can fail;
 # - Go PGO: `go tool preprofile` has the edge main.crunch -> main.mix with
-#   >= 90% of the weight share runtime/pprof's profile of the program gives it;
+#   >= 90% of the share of the weight into main.mix that runtime/pprof's
+#   profile of the program gives it (its share of all edges is printed);
 # - --call-graph dwarf: >= 95% of a qsort comparator's samples (through
 #   Debian's libc, no frame pointers) and of a C++ -O2 program's hot
 #   function (no frame pointers) reach main;
@@ -113,7 +114,7 @@ fi
 GOLEAF=$P/goleaf
 GO=$(ls /usr/lib/go-1.2[1-9]/bin/go /usr/lib/go-1.[3-9][0-9]/bin/go 2>/dev/null | sort -V | tail -n1)
 if [ -x "$GOLEAF" ]; then
-	if "$TR" -o go.pb.gz -- "$GOLEAF" -s 3 > /dev/null 2> go.err; then
+	if "$TR" -o go.pb.gz -- "$GOLEAF" -s 4 > /dev/null 2> go.err; then
 		save go.pb.gz
 		set -- $(share go.pb.gz main.mix main.crunch)
 		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
@@ -125,23 +126,30 @@ if [ -x "$GOLEAF" ]; then
 	else
 		fail "go: tprof-read -- goleaf"; sed 's/^/    /' go.err | head -5
 	fi
-	"$GOLEAF" -s 3 -cpuprofile rt.pb.gz > /dev/null 2>&1
+	"$GOLEAF" -s 4 -cpuprofile rt.pb.gz > /dev/null 2>&1
 	save rt.pb.gz
 	if [ -n "$GO" ] && "$GO" tool -n preprofile > /dev/null 2>&1; then
-		# edge_share PROFILE: the weight of crunch -> mix over all edges, %
-		edge_share() {
+		# edges PROFILE: "w_edge w_into_mix w_all": the weight of main.crunch ->
+		# main.mix, of every edge into main.mix, and of all edges
+		edges() {
 			"$GO" tool preprofile -i "$1" -o pre.txt 2> pre.err || return 1
 			awk 'NR > 1 { k = (NR - 2) % 3
 				if (k == 0) c = $0; else if (k == 1) e = $0
-				else { w = $NF; all += w; if (c == "main.crunch" && e == "main.mix") hit += w } }
-				END { if (all) printf "%.2f\n", 100 * hit / all; else print 0 }' pre.txt
+				else { w = $NF; all += w; if (e == "main.mix") { into += w
+					if (c == "main.crunch") hit += w } } }
+				END { printf "%d %d %d\n", hit, into, all }' pre.txt
 		}
-		t=$(edge_share go.pb.gz) r=$(edge_share rt.pb.gz)
-		if [ -n "$t" ] && [ -n "$r" ] && at_least "$r" 1 &&
-			awk -v t="$t" -v r="$r" 'BEGIN { exit !(t >= 0.9 * r) }'; then
-			ok "go pgo: edge main.crunch -> main.mix has $t% of tprof's edge weight, runtime/pprof $r% (>= 90% of it)"
+		set -- $(edges go.pb.gz) $(edges rt.pb.gz)
+		# Of the weight into main.mix, the share its real caller gets: under
+		# TCG, where the leaf's own share of CPU (and runtime/pprof's 100 Hz
+		# sample count) is emulation noise, this is what the unwinding
+		# decides. The exact weights are compared in the host unit test
+		# (tests/unit/test_unwind.c, ptrace snapshots of the same program).
+		if [ $# = 6 ] && [ "$1" -ge 10 ] && [ "$4" -ge 10 ] &&
+			awk -v a="$1" -v b="$2" -v c="$4" -v d="$5" 'BEGIN { exit !(a / b >= 0.9 * c / d) }'; then
+			ok "go pgo: edge main.crunch -> main.mix: $1 of the $2 weight into main.mix (runtime/pprof: $4 of $5), $(awk -v a="$1" -v b="$3" 'BEGIN { printf "%.1f", 100 * a / b }')% of all edges (runtime/pprof $(awk -v a="$4" -v b="$6" 'BEGIN { printf "%.1f", 100 * a / b }')%)"
 		else
-			fail "go pgo: edge main.crunch -> main.mix: tprof $t%, runtime/pprof $r% (want >= 90% of it)"
+			fail "go pgo: edge main.crunch -> main.mix: tprof $1 of $2 into main.mix ($3 all), runtime/pprof $4 of $5 ($6 all)"
 			head -20 pre.txt | sed 's/^/    /'
 		fi
 	else

@@ -21,16 +21,10 @@ import (
 
 var sink uint64
 
-// Most of the CPU time is here (so the edge into it weighs much, and its
-// share is measured with little noise), in registers: no frame.
-//
 //go:noinline
 func mix(x, i uint64) uint64 {
-	for r := uint64(0); r < 16; r++ {
-		x ^= (x<<13 | x>>51) + i + r
-		x *= 0x9e3779b97f4a7c15
-	}
-	return x
+	x ^= (x<<13 | x>>51) + i
+	return x * 0x9e3779b97f4a7c15
 }
 
 //go:noinline
