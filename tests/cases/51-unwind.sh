@@ -69,7 +69,7 @@ perf_reach() {
 	"$@" > /dev/null 2>&1 &
 	pid=$!
 	sleep 0.3
-	perf record -q -e task-clock --call-graph dwarf -p "$pid" -o perf.data -- sleep 3 \
+	perf record -q -e task-clock --call-graph dwarf -p "$pid" -o perf.data -- sleep 2 \
 		> /dev/null 2>&1
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
@@ -88,7 +88,7 @@ at_least() { awk -v x="$1" -v t="$2" 'BEGIN { exit !(x + 0 >= t) }'; }
 for bits in 64 32; do
 	prog=$P/unwind; [ $bits = 32 ] && prog=$P/unwind32
 	[ -x "$prog" ] || { skip "unwind: $prog not built"; continue; }
-	if profile leaf$bits.pb.gz 3 "" "$prog" leaf; then
+	if profile leaf$bits.pb.gz 2 "" "$prog" leaf; then
 		set -- $(share leaf$bits.pb.gz hot_leaf caller)
 		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
 			ok "leaf ($bits-bit, default mode): caller right above hot_leaf in $1% of its $2 samples (by weight)"
@@ -101,7 +101,7 @@ for bits in 64 32; do
 		fail "leaf ($bits-bit): tprof-read -p exited non-zero"; sed 's/^/    /' leaf$bits.pb.gz.err | head -5
 	fi
 done
-if profile leaf-fp.pb.gz 3 "--call-graph fp" "$P/unwind" leaf; then
+if profile leaf-fp.pb.gz 2 "--call-graph fp" "$P/unwind" leaf; then
 	set -- $(share leaf-fp.pb.gz hot_leaf caller)
 	if at_least 20 "$1"; then
 		ok "leaf (--call-graph fp): the frame-pointer walk alone skips caller ($1% have it): the test can fail"
@@ -114,7 +114,7 @@ fi
 GOLEAF=$P/goleaf
 GO=$(ls /usr/lib/go-1.2[1-9]/bin/go /usr/lib/go-1.[3-9][0-9]/bin/go 2>/dev/null | sort -V | tail -n1)
 if [ -x "$GOLEAF" ]; then
-	if "$TR" -o go.pb.gz -- "$GOLEAF" -s 4 > /dev/null 2> go.err; then
+	if "$TR" -o go.pb.gz -- "$GOLEAF" -s 3 > /dev/null 2> go.err; then
 		save go.pb.gz
 		set -- $(share go.pb.gz main.mix main.crunch)
 		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
@@ -126,7 +126,7 @@ if [ -x "$GOLEAF" ]; then
 	else
 		fail "go: tprof-read -- goleaf"; sed 's/^/    /' go.err | head -5
 	fi
-	"$GOLEAF" -s 4 -cpuprofile rt.pb.gz > /dev/null 2>&1
+	"$GOLEAF" -s 3 -cpuprofile rt.pb.gz > /dev/null 2>&1
 	save rt.pb.gz
 	if [ -n "$GO" ] && "$GO" tool -n preprofile > /dev/null 2>&1; then
 		# edges PROFILE: "w_edge w_into_mix w_all": the weight of main.crunch ->
@@ -164,7 +164,7 @@ fi
 check_reach() {
 	local name=$1 out=$2 a=$3 b=$4 r
 	shift 4
-	if profile "$out" 3 "--call-graph dwarf" "$@"; then
+	if profile "$out" 2 "--call-graph dwarf" "$@"; then
 		set -- $(reach "$out" "$a" "$b") "$@"
 		r=$(perf_reach "$a" "$b" "${@:3}")
 		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
@@ -182,7 +182,7 @@ check_reach "c++ -O2" cxx.pb.gz key main "$P/unwind_cxx"
 
 # ---- signal frames ----
 for m in signal altstack; do
-	if profile $m.pb.gz 3 "" "$P/unwind" $m; then
+	if profile $m.pb.gz 2 "" "$P/unwind" $m; then
 		set -- $(reach $m.pb.gz handler_work main)
 		if [ "${2:-0}" -ge 50 ] && at_least "$1" 95; then
 			ok "$m (default mode): $1% of the handler's samples reach main through the signal frame"
