@@ -9,8 +9,9 @@
 #   main.mix keep their caller in >= 95% of their samples; --call-graph fp
 #   shows the old shape (the leaf under its grandparent), so this can fail;
 # - Go PGO: `go tool preprofile` has the edge main.crunch -> main.mix with
-#   >= 90% of the share of the weight into main.mix that runtime/pprof's
-#   profile of the program gives it (its share of all edges is printed);
+#   >= 95% of the weight into main.mix (runtime/pprof's figures beside;
+#   the weight against runtime/pprof's is compared on the host, where
+#   samples land where the CPU time is);
 # - --call-graph dwarf: >= 95% of a qsort comparator's samples (through
 #   Debian's libc, no frame pointers) and of a C++ -O2 program's hot
 #   function (no frame pointers) reach main;
@@ -137,19 +138,21 @@ if [ -x "$GOLEAF" ]; then
 				if (k == 0) c = $0; else if (k == 1) e = $0
 				else { w = $NF; all += w; if (e == "main.mix") { into += w
 					if (c == "main.crunch") hit += w } } }
-				END { printf "%d %d %d\n", hit, into, all }' pre.txt
+				END { printf "%.0f %.0f %.0f\n", hit, into, all }' pre.txt
 		}
 		set -- $(edges go.pb.gz) $(edges rt.pb.gz)
-		# Of the weight into main.mix, the share its real caller gets: under
-		# TCG, where the leaf's own share of CPU (and runtime/pprof's 100 Hz
-		# sample count) is emulation noise, this is what the unwinding
-		# decides. The exact weights are compared in the host unit test
-		# (tests/unit/test_unwind.c, ptrace snapshots of the same program).
-		if [ $# = 6 ] && [ "$1" -ge 10 ] && [ "$4" -ge 10 ] &&
-			awk -v a="$1" -v b="$2" -v c="$4" -v d="$5" 'BEGIN { exit !(a / b >= 0.9 * c / d) }'; then
-			ok "go pgo: edge main.crunch -> main.mix: $1 of the $2 weight into main.mix (runtime/pprof: $4 of $5), $(awk -v a="$1" -v b="$3" 'BEGIN { printf "%.1f", 100 * a / b }')% of all edges (runtime/pprof $(awk -v a="$4" -v b="$6" 'BEGIN { printf "%.1f", 100 * a / b }')%)"
+		# What unwinding decides is which caller the leaf's weight goes to.
+		# Under TCG the leaf's share of all CPU is emulation noise (timer
+		# interrupts are taken at translated-block boundaries, and
+		# runtime/pprof samples at 100 Hz), so runtime/pprof's figures are
+		# printed beside, and the exact comparison of the edge's weight
+		# with runtime/pprof's is the host unit test's
+		# (tests/unit/test_unwind.c, the same program on real CPUs).
+		if [ $# = 6 ] && [ "$2" -gt 0 ] &&
+			awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= 0.95 * b) }'; then
+			ok "go pgo: go tool preprofile lists main.crunch -> main.mix with $(awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }')% of the weight into main.mix (runtime/pprof, same program: $4 of $5 samples into main.mix)"
 		else
-			fail "go pgo: edge main.crunch -> main.mix: tprof $1 of $2 into main.mix ($3 all), runtime/pprof $4 of $5 ($6 all)"
+			fail "go pgo: edge main.crunch -> main.mix: tprof $1 of $2 into main.mix, runtime/pprof $4 of $5"
 			head -20 pre.txt | sed 's/^/    /'
 		fi
 	else
