@@ -13,7 +13,9 @@
 # manymaps_hot is named, its caller the unmapped frame (with >= 80% of the
 # 2 s it spun launched, of the samples attached). Before the fix each such
 # sample re-read the 6,000-line maps: the reader fell behind, the ring
-# overflowed and a 300 s budget was not enough.
+# overflowed and a 300 s budget was not enough. --call-graph fp: the
+# made-up frame is on the frame-pointer chain only (CFI unwinding from a
+# snapshot finds the real caller, main).
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -84,7 +86,7 @@ rm -f bare.data
 
 # ---- launch ----
 t0=$(now_ms)
-if "$TR" -F 2000 --report -o launch.pb.gz -- "$PROG" $N 2 launch.data > launch.out 2> launch.err; then
+if "$TR" --call-graph fp -F 2000 --report -o launch.pb.gz -- "$PROG" $N 2 launch.data > launch.out 2> launch.err; then
 	ok "launch: tprof-read -F 2000 -- manymaps $N 2 exits 0"
 else
 	fail "launch: tprof-read -- manymaps exits 0"; sed 's/^/    /' launch.err | head
@@ -111,7 +113,7 @@ pid=$!
 for _ in $(seq 300); do grep -q '^mappings' attach.out 2>/dev/null && break; sleep 0.1; done
 m=$(wc -l < /proc/$pid/maps)
 t0=$(now_ms)
-if "$TR" -p $pid -d 2 -F 2000 --report -o attach.pb.gz 2> attach.err; then
+if "$TR" --call-graph fp -p $pid -d 2 -F 2000 --report -o attach.pb.gz 2> attach.err; then
 	ok "attach: tprof-read -p PID -d 2 on manymaps ($m mappings) exits 0"
 else
 	fail "attach: tprof-read -p PID -d 2 exits 0"; sed 's/^/    /' attach.err | head
