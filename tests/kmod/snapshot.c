@@ -189,7 +189,7 @@ int t_snapshot(const char *prog, u32 abi)
 	   (unsigned long long)k.bad_req, (unsigned long long)k.bad_partial);
 	ok(k.active >= 5 && k.active_marked * 5 >= k.active * 4 &&
 	   k.misplaced == 0,
-	   "snapshot %s: fc's stack markers at their addresses in %llu of the %llu snapshots taken while fc ran, >= 80% (%llu misplaced)",
+	   "snapshot %s: fc's stack markers at their addresses in %llu of the %llu snapshots taken while fc ran, >= 80%% (%llu misplaced)",
 	   prog, (unsigned long long)k.active_marked,
 	   (unsigned long long)k.active, (unsigned long long)k.misplaced);
 	ok(k.ret_ok >= 5 && k.ret_bad == 0,
@@ -219,7 +219,7 @@ int t_snapshot_edge(const char *prog, u32 abi)
 	   prog, (unsigned long long)k.edge_ok, (unsigned long long)k.edge);
 	ok(k.active >= 5 && k.active_marked * 5 >= k.active * 4 &&
 	   k.misplaced == 0,
-	   "snapshot-edge %s: markers at their addresses in %llu of the %llu snapshots taken while fc ran, >= 80% (%llu misplaced)",
+	   "snapshot-edge %s: markers at their addresses in %llu of the %llu snapshots taken while fc ran, >= 80%% (%llu misplaced)",
 	   prog, (unsigned long long)k.active_marked,
 	   (unsigned long long)k.active, (unsigned long long)k.misplaced);
 out:
