@@ -168,7 +168,13 @@ sleep 0.2
 SECONDS=0
 "$TR" -p $pid -d 60 -o exit.pb.gz 2>exit.err &
 tr=$!
-sleep 1
+# the target must still run when tprof-read attaches (it starts slowly on a
+# busy host): its session shows as an open /dev/tprof
+for _ in $(seq 100); do
+	ls -l /proc/$tr/fd 2>/dev/null | grep -q /dev/tprof && break
+	sleep 0.1
+done
+sleep 0.5
 kill $pid
 wait $tr; st=$?
 wait $pid 2>/dev/null
