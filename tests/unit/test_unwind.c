@@ -9,7 +9,8 @@
  * into a profile, whose stacks are checked: the frameless leaf's caller,
  * libc's qsort and C++ without frame pointers up to main, signal frames,
  * sigaltstack, partial copies, IA32, and Go (.debug_frame) with the edge
- * Go PGO reads.
+ * Go PGO reads, whose share is compared with a runtime/pprof profile of
+ * the same run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,6 +36,7 @@
 struct rec_opts {
 	const char *prog;	/* under build/progs */
 	const char *mode;	/* its argv[1], or NULL */
+	const char *arg2;	/* its argv[2], or NULL */
 	unsigned int nsamples;
 	unsigned int snap_bytes;
 	unsigned int cut;	/* > 0: copy at most this much (PARTIAL) */
@@ -44,6 +46,15 @@ struct rec_opts {
 	 * thread's pc is in one of these functions; NULL: every stop.
 	 */
 	const char *const *keep;
+	/*
+	 * > 0: sample the run until the program has used this much CPU time
+	 * (nsamples is a cap), then detach and let it end by itself (it must
+	 * run longer), e.g. to write its own runtime/pprof profile. Every
+	 * thread's stops count, except those in a system call: that thread
+	 * is off CPU (Go's idle threads and sysmon wait in futex and
+	 * nanosleep), and a CPU profiler would not sample it.
+	 */
+	uint64_t until_cpu_ns;
 };
 
 static uint64_t mono_ns(void)
@@ -110,6 +121,32 @@ static uint32_t stack_copy(int memfd, uint64_t sp, unsigned char *buf,
 		got += n;
 	}
 	return got;
+}
+
+/* The CPU time (user + system) process pid has used, 0 when unknown. */
+static uint64_t proc_cpu_ns(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut = 0, st = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* comm may hold spaces */
+	/* fields 3 (state) to 13, then utime and stime */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &ut, &st) != 2)
+		return 0;
+	return (uint64_t)(ut + st) * (1000000000ULL / hz);
 }
 
 /* BUILDID records for the executable file mappings of the maps text. */
@@ -227,6 +264,42 @@ static void kill_tracee(struct tracee *t)
 	waitpid(t->pid, NULL, __WALL);
 }
 
+/*
+ * Detach every traced thread (each stopped first, as PTRACE_DETACH
+ * needs) and wait, up to 30 s, for the program to end by itself. Its
+ * exit status, or -1.
+ */
+static int detach_and_wait(struct tracee *t)
+{
+	unsigned int k;
+	int st, w = 0, tries;
+
+	for (k = 0; k < t->n; k++) {
+		if (interrupt(t->tids[k]) < 0) {
+			if (t->tids[k] == t->pid)
+				goto out_kill;
+			continue;	/* it exited */
+		}
+		if (ptrace(PTRACE_DETACH, t->tids[k], 0, 0))
+			goto out_kill;
+	}
+	t->n = 0;
+	for (tries = 0; tries < 3000; tries++) {
+		w = waitpid(t->pid, &st, WNOHANG);
+		if (w)
+			break;
+		usleep(10000);
+	}
+	if (w == t->pid && WIFEXITED(st))
+		return WEXITSTATUS(st);
+	fprintf(stderr, "    %d did not exit by itself\n", t->pid);
+	if (w)
+		return -1;
+out_kill:
+	kill_tracee(t);
+	return -1;
+}
+
 /* pc ranges [lo, hi) of rec_opts.keep */
 struct keep {
 	uint64_t lo[MAX_KEEP], hi[MAX_KEEP];
@@ -325,7 +398,11 @@ static int record(const struct rec_opts *o, const char *path)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		execl(prog, prog, o->mode, (char *)NULL);
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)	/* goleaf prints when it ends */
+			dup2(null, STDOUT_FILENO);
+		execl(prog, prog, o->mode, o->arg2, (char *)NULL);
 		_exit(127);
 	}
 	t.pid = pid;
@@ -351,7 +428,9 @@ static int record(const struct rec_opts *o, const char *path)
 		unsigned int k;
 
 		usleep(100 + rand() % 400);
-		if (o->keep && seize_new(&t, &b))
+		if (o->until_cpu_ns && proc_cpu_ns(pid) >= o->until_cpu_ns)
+			break;
+		if ((o->keep || o->until_cpu_ns) && seize_new(&t, &b))
 			goto out_kill;
 		for (k = 0; k < t.n && i < o->nsamples; k++) {
 			struct user_regs_struct r;
@@ -372,13 +451,25 @@ static int record(const struct rec_opts *o, const char *path)
 			}
 			if (ptrace(PTRACE_GETREGS, tid, 0, &r))
 				goto out_kill;
-			if (kept(&kp, r.rip)) {
+			/* in a system call (orig_rax >= 0): off CPU */
+			if (kept(&kp, r.rip) &&
+			    !(o->until_cpu_ns && r.orig_rax != ~0ULL)) {
 				snapshot(&b, o, memfd, pid, tid, &r);
 				i++;
 			}
 			if (ptrace(PTRACE_CONT, tid, 0, 0))
 				goto out_kill;
 		}
+	}
+	if (o->until_cpu_ns) {
+		close(memfd);
+		memfd = -1;
+		ret = detach_and_wait(&t);	/* its own profile is written */
+		if (ret)
+			fprintf(stderr, "    %s: exit status %d\n", prog, ret);
+		else
+			ret = sb_write(&b, path);
+		goto out;
 	}
 	if (i < o->nsamples)
 		fprintf(stderr, "    %s: %u of %u samples in %u rounds\n", prog,
@@ -388,6 +479,7 @@ out_kill:
 	if (memfd >= 0)
 		close(memfd);
 	kill_tracee(&t);
+out:
 	free(maps);
 	sb_free(&b);
 	return ret;
@@ -683,24 +775,26 @@ static void test_ia32(void)
 
 /*
  * `go tool preprofile` on profile pb: the weight of the edge
- * main.crunch -> main.mix and of all edges into main.mix. 0 or -1.
+ * main.crunch -> main.mix, of all edges into main.mix and of all edges
+ * (all may be NULL). 0 or -1.
  */
 static int pgo_edges(const char *go, const char *pb, uint64_t *hit,
-		     uint64_t *into)
+		     uint64_t *into, uint64_t *all)
 {
 	char *out = NULL;
-	unsigned long long h = 0, a = 0;
+	unsigned long long h = 0, a = 0, t = 0;
 	int st;
 
 	/* after the header, triples: caller, callee, "call-site-offset weight" */
 	st = run_fmt(&out, "'%s' tool preprofile -i '%s' -o '%s' 2>&1 && "
 		     "awk 'NR > 1 { k = (NR - 2) %% 3; if (k == 0) c = $0; "
-		     "else if (k == 1) e = $0; else if (e == \"main.mix\") { "
-		     "a += $NF; if (c == \"main.crunch\") h += $NF } } "
-		     "END { printf \"%%.0f %%.0f\\n\", h, a }' '%s'",
+		     "else if (k == 1) e = $0; else { t += $NF; "
+		     "if (e == \"main.mix\") { a += $NF; "
+		     "if (c == \"main.crunch\") h += $NF } } } "
+		     "END { printf \"%%.0f %%.0f %%.0f\\n\", h, a, t }' '%s'",
 		     go, pb, build_path("unit/goleaf.preprofile"),
 		     build_path("unit/goleaf.preprofile"));
-	if (st || !out || sscanf(out, "%llu %llu", &h, &a) != 2) {
+	if (st || !out || sscanf(out, "%llu %llu %llu", &h, &a, &t) != 3) {
 		fprintf(stderr, "    go tool preprofile %s: %s\n", pb,
 			out ? out : "");
 		free(out);
@@ -709,7 +803,23 @@ static int pgo_edges(const char *go, const char *pb, uint64_t *hit,
 	free(out);
 	*hit = h;
 	*into = a;
+	if (all)
+		*all = t;
 	return 0;
+}
+
+/* Go >= 1.23's go command with `go tool preprofile`, or NULL */
+static const char *go_preprofile(void)
+{
+	const char *go = modern_go();
+	char *out = NULL;
+	int st;
+
+	if (!go)
+		return NULL;
+	st = run_fmt(&out, "'%s' tool -n preprofile >/dev/null 2>&1", go);
+	free(out);
+	return st ? NULL : go;
 }
 
 /*
@@ -723,23 +833,21 @@ static int pgo_edges(const char *go, const char *pb, uint64_t *hit,
  */
 static void go_pgo(const char *hybrid, const char *fp, uint64_t mix)
 {
-	const char *go = modern_go();
+	const char *go = go_preprofile();
 	char bin[4096], *out = NULL;
 	uint64_t hit = 0, into = 0;
 	int st;
 
-	if (!go || run_fmt(&out, "'%s' tool -n preprofile >/dev/null 2>&1", go)) {
-		free(out);
+	if (!go) {
 		SKIP("no go tool preprofile (Go >= 1.23, e.g. golang-1.23-go)");
 		return;
 	}
-	free(out);
-	CHECK_EQ(pgo_edges(go, hybrid, &hit, &into), 0);
+	CHECK_EQ(pgo_edges(go, hybrid, &hit, &into, NULL), 0);
 	printf("    go pgo, hybrid: main.crunch -> main.mix %.1f%% of the weight into main.mix (%llu ms of %llu; main.mix %llu samples)\n",
 	       into ? 100.0 * hit / into : 0, (unsigned long long)hit / 1000000,
 	       (unsigned long long)into / 1000000, (unsigned long long)mix);
 	CHECK(into >= 50 * PERIOD_NS && hit * 100 >= 95 * into);
-	CHECK_EQ(pgo_edges(go, fp, &hit, &into), 0);
+	CHECK_EQ(pgo_edges(go, fp, &hit, &into, NULL), 0);
 	printf("    go pgo, fp: main.crunch -> main.mix %.1f%% of the weight into main.mix\n",
 	       into ? 100.0 * hit / into : 0);
 	CHECK(into >= 50 * PERIOD_NS && hit * 100 <= 5 * into);
@@ -809,6 +917,75 @@ static void test_go(void)
 		go_pgo(hybrid, fp, mix);
 }
 
+/*
+ * Go PGO against runtime/pprof, on one run: goleaf writes its own
+ * runtime/pprof profile (-cpuprofile, 100 Hz) while the ptrace recorder
+ * samples every thread that is on CPU. A spinning thread's ptrace stops
+ * at random times sample it uniformly in time, as runtime/pprof's CPU
+ * timer does, so the two profiles estimate the same thing: the share of
+ * the edge main.crunch -> main.mix in all of preprofile's edge weight
+ * (every other edge, func2 -> crunch and those of the samples in crunch
+ * or the runtime, counts too). tprof's share (hybrid, the default) is at
+ * least 90% of runtime/pprof's; the frame-pointer chain, which skips
+ * crunch, gives the edge (next to) none of it. 5 s of CPU, sampled for
+ * the first 4.5 s: runtime/pprof takes ~500 samples (the share of ~65%
+ * then varies by ~2 points, 3% of it), the recorder ~5000.
+ */
+#define GO_SHARE_CPU "-s=5"
+#define GO_SHARE_SAMPLED_NS 4500000000ULL
+
+static void test_go_share(void)
+{
+	char arg[4200], rt[4096], raw[4096], hybrid[4096], fp[4096];
+	struct rec_opts o = { .prog = "progs/goleaf", .mode = GO_SHARE_CPU,
+			      .arg2 = arg, .nsamples = 100000,
+			      .snap_bytes = 1024,
+			      .until_cpu_ns = GO_SHARE_SAMPLED_NS };
+	const char *go = go_preprofile();
+	uint64_t hit[3], into[3], all[3];
+	double share[3];
+	struct shape sh;
+	unsigned int k;
+
+	if (access(build_path("progs/goleaf"), X_OK)) {
+		SKIP("build/progs/goleaf not built (needs Go >= 1.21, e.g. golang-1.23-go)");
+		return;
+	}
+	if (!go) {
+		SKIP("no go tool preprofile (Go >= 1.23, e.g. golang-1.23-go)");
+		return;
+	}
+	snprintf(rt, sizeof(rt), "%s", build_path("unit/goleaf-rt.pb.gz"));
+	snprintf(arg, sizeof(arg), "-cpuprofile=%s", rt);
+	snprintf(raw, sizeof(raw), "%s", build_path("unit/unwind-go-all.raw"));
+	snprintf(hybrid, sizeof(hybrid), "%s", build_path("unit/goleaf-all-hybrid.pb.gz"));
+	snprintf(fp, sizeof(fp), "%s", build_path("unit/goleaf-all-fp.pb.gz"));
+	unlink(rt);
+	CHECK_EQ(record(&o, raw), 0);
+	CHECK_EQ(shape_of(raw, NULL, "main.mix", "main.crunch", NULL, &sh), 0);
+	CHECK_EQ(rename(build_path("unit/unwind.pb.gz"), hybrid), 0);
+	print_shape("go, every on-CPU stop", "hybrid", &sh);
+	CHECK(AT_LEAST(sh, next, 95));
+	CHECK_EQ(shape_of(raw, "fp", "main.mix", "main.crunch", NULL, &sh), 0);
+	CHECK_EQ(rename(build_path("unit/unwind.pb.gz"), fp), 0);
+	if (t_checks_failed)
+		return;
+	CHECK_EQ(pgo_edges(go, rt, &hit[0], &into[0], &all[0]), 0);
+	CHECK_EQ(pgo_edges(go, hybrid, &hit[1], &into[1], &all[1]), 0);
+	CHECK_EQ(pgo_edges(go, fp, &hit[2], &into[2], &all[2]), 0);
+	if (t_checks_failed)
+		return;
+	for (k = 0; k < 3; k++)
+		share[k] = all[k] ? (double)hit[k] / all[k] : 0;
+	printf("    go pgo, one run: main.crunch -> main.mix's share of all edge weight: runtime/pprof %.1f%%, tprof hybrid %.1f%% (%.1f%% of runtime/pprof's), fp %.1f%%\n",
+	       100 * share[0], 100 * share[1],
+	       share[0] ? 100 * share[1] / share[0] : 0, 100 * share[2]);
+	/* enough samples to tell (preprofile weighs runtime/pprof's in samples) */
+	CHECK(all[0] >= 200 && share[0] > 0.2);
+	CHECK(share[1] >= 0.9 * share[0]);
+	CHECK(share[2] <= 0.05 * share[0]);
+}
+
 /* make fuzz's second seed: a few real snapshot pairs, small enough */
 static void test_seed(void)
 {
@@ -828,5 +1005,6 @@ const struct unit_test unwind_tests[] = {
 	{ "unwind: partial copies: the leaf's caller from 16 bytes; a cut libc stack is [truncated]", test_partial },
 	{ "unwind: IA32: 4-byte words and i386 registers", test_ia32 },
 	{ "unwind: Go: main.mix keeps main.crunch (hybrid, .debug_frame); fp skips it; Go PGO reads the edge", test_go },
+	{ "unwind: Go PGO: the edge main.crunch -> main.mix's share of all edge weight is >= 90% of runtime/pprof's, same run", test_go_share },
 	{ NULL, NULL },
 };
