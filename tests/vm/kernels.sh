@@ -30,7 +30,7 @@ resolve() {
 	echo "${dep:-$1}"
 }
 
-while read -r name img hdr; do
+while read -r name img hdr _opts; do
 	case "$name" in ''|\#*) continue ;; esac
 	if [[ "$img" == build:* ]]; then
 		if [ "$want" = "  " ]; then [ $all = 1 ] || continue
