@@ -13,6 +13,15 @@ LIB=$B/progs/libhot.so
 PROTO=/usr/share/gocode/src/github.com/google/pprof/proto
 export HOME=$PWD	# go tool pprof may want a writable home
 save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
+# attached PID: wait until tprof-read PID has its session (/dev/tprof open;
+# it starts slowly under TCG on a busy host), at most 10 s, then 0.5 s more
+attached() {
+	for _ in $(seq 100); do
+		ls -l /proc/$1/fd 2>/dev/null | grep -q /dev/tprof && break
+		sleep 0.1
+	done
+	sleep 0.5
+}
 
 [ -x "$TR" ] && [ -x "$PROG" ] || { skip "tprof-read: build/tprof-read or progs missing (make userspace)"; exit 0; }
 have_go=0; command -v go >/dev/null && have_go=1
@@ -111,7 +120,8 @@ pid=$!
 sleep 0.2
 "$TR" -p $pid -o attach.pb.gz --report 2> attach.txt &
 tr=$!
-sleep 2
+attached $tr
+sleep 1.5
 # (a background job of a script starts with SIGINT ignored until tprof-read
 # installs its handler, so send SIGTERM, the same path; retry, never hang)
 for _ in $(seq 40); do kill -TERM $tr 2>/dev/null || break; sleep 0.5; kill -0 $tr 2>/dev/null || break; done
@@ -168,13 +178,7 @@ sleep 0.2
 SECONDS=0
 "$TR" -p $pid -d 60 -o exit.pb.gz 2>exit.err &
 tr=$!
-# the target must still run when tprof-read attaches (it starts slowly on a
-# busy host): its session shows as an open /dev/tprof
-for _ in $(seq 100); do
-	ls -l /proc/$tr/fd 2>/dev/null | grep -q /dev/tprof && break
-	sleep 0.1
-done
-sleep 0.5
+attached $tr
 kill $pid
 wait $tr; st=$?
 wait $pid 2>/dev/null
