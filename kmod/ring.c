@@ -347,7 +347,7 @@ bool tprof_rings_empty(struct tprof_rings *rs)
 	for_each_possible_cpu(cpu) {
 		struct tprof_ring *r = rs->ring[cpu];
 
-		/* Pairs with B in tprof_ring_write(). */
+		/* Pairs with B in tprof_ring_commit(). */
 		if (smp_load_acquire(&r->head) != READ_ONCE(r->tail))
 			return false;
 	}
@@ -382,7 +382,7 @@ static u64 tprof_ring_unit(struct tprof_ring *r, u64 pos, u64 head)
 static int tprof_ring_read_one(struct tprof_ring *r, char __user *buf,
 			       size_t len, size_t *done)
 {
-	/* C: pairs with B in tprof_ring_write(). */
+	/* C: pairs with B in tprof_ring_commit() and tprof_rings_flush_lost(). */
 	u64 head = smp_load_acquire(&r->head);
 	u64 tail = r->tail;
 	int ret = 0;
@@ -405,7 +405,7 @@ static int tprof_ring_read_one(struct tprof_ring *r, char __user *buf,
 		*done += size;
 		tail += size;
 	}
-	/* D: pairs with A in tprof_ring_write(): the space is free again. */
+	/* D: pairs with A in tprof_ring_reserve(): the space is free again. */
 	smp_store_release(&r->tail, tail);
 	return ret;
 }
