@@ -80,7 +80,6 @@ func main() {
 	if *reaches != "" {
 		reachPairs = strings.Split(*reaches, ",")
 	}
-	type acc struct{ v, n int64 }
 	var total acc
 	byTid := map[int64]*acc{}
 	byFunc := map[string]*acc{}
@@ -95,16 +94,9 @@ func main() {
 		if ci >= 0 {
 			n = s.Value[ci]
 		}
-		total.v += v
-		total.n += n
+		total.add(v, n)
 		if t, ok := s.NumLabel["tid"]; ok && len(t) == 1 {
-			a := byTid[t[0]]
-			if a == nil {
-				a = &acc{}
-				byTid[t[0]] = a
-			}
-			a.v += v
-			a.n += n
+			bump(byTid, t[0], v, n)
 		}
 		frames := frameNames(s)
 		if *labelKey != "" {
@@ -112,35 +104,18 @@ func main() {
 			if l, ok := s.Label[*labelKey]; ok && len(l) == 1 {
 				lv = l[0]
 			}
-			a := byLabel[lv]
-			if a == nil {
-				a = &acc{}
-				byLabel[lv] = a
+			if byLabel[lv] == nil {
 				byLabelFunc[lv] = map[string]*acc{}
 			}
-			a.v += v
-			a.n += n
+			bump(byLabel, lv, v, n)
 			for _, name := range names {
-				if !stackHas(s, name) {
-					continue
+				if stackHas(s, name) {
+					bump(byLabelFunc[lv], name, v, n)
 				}
-				b := byLabelFunc[lv][name]
-				if b == nil {
-					b = &acc{}
-					byLabelFunc[lv][name] = b
-				}
-				b.v += v
-				b.n += n
 			}
 		}
 		if *leafLocs && len(s.Location) > 0 {
-			a := byLeafLoc[s.Location[0]]
-			if a == nil {
-				a = &acc{}
-				byLeafLoc[s.Location[0]] = a
-			}
-			a.v += v
-			a.n += n
+			bump(byLeafLoc, s.Location[0], v, n)
 		}
 		for _, name := range leafNames {
 			if len(frames) == 0 || frames[0] != name {
@@ -150,18 +125,10 @@ func main() {
 			if len(frames) > 1 {
 				caller = frames[1]
 			}
-			m := byLeaf[name]
-			if m == nil {
-				m = map[string]*acc{}
-				byLeaf[name] = m
+			if byLeaf[name] == nil {
+				byLeaf[name] = map[string]*acc{}
 			}
-			a := m[caller]
-			if a == nil {
-				a = &acc{}
-				m[caller] = a
-			}
-			a.v += v
-			a.n += n
+			bump(byLeaf[name], caller, v, n)
 		}
 		for _, pair := range reachPairs {
 			ab := strings.SplitN(pair, ":", 2)
@@ -183,25 +150,17 @@ func main() {
 			if ia < 0 {
 				continue
 			}
-			r.all.v += v
-			r.all.n += n
+			r.all.add(v, n)
 			for _, f := range frames[ia+1:] {
 				if f == ab[1] {
-					r.with.v += v
-					r.with.n += n
+					r.with.add(v, n)
 					break
 				}
 			}
 		}
 		for _, name := range names {
 			if stackHas(s, name) {
-				a := byFunc[name]
-				if a == nil {
-					a = &acc{}
-					byFunc[name] = a
-				}
-				a.v += v
-				a.n += n
+				bump(byFunc, name, v, n)
 			}
 		}
 	}
@@ -323,6 +282,24 @@ func frameNames(s *profile.Sample) []string {
 		}
 	}
 	return out
+}
+
+// acc sums a sample value and a sample count.
+type acc struct{ v, n int64 }
+
+func (a *acc) add(v, n int64) {
+	a.v += v
+	a.n += n
+}
+
+// bump adds to m's acc for k, made on first use.
+func bump[K comparable](m map[K]*acc, k K, v, n int64) {
+	a := m[k]
+	if a == nil {
+		a = &acc{}
+		m[k] = a
+	}
+	a.add(v, n)
 }
 
 func stackHas(s *profile.Sample, name string) bool {
