@@ -39,3 +39,12 @@ void buildid__hex(const unsigned char *bits, size_t n, char *hex)
 	for (i = 0; i < n && i < BUILDID_MAX; i++)
 		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
 }
+
+int buildid__hex_of_fd(int fd, char hex[BUILDID_HEX_LEN])
+{
+	unsigned char bits[BUILDID_MAX];
+	int n = buildid__from_fd(fd, bits);
+
+	buildid__hex(bits, n > 0 ? n : 0, hex);
+	return n;
+}

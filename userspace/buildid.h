@@ -19,4 +19,10 @@ int buildid__from_fd(int fd, unsigned char bits[BUILDID_MAX]);
 /* bits[0..n) as lowercase hex into hex (BUILDID_HEX_LEN bytes). */
 void buildid__hex(const unsigned char *bits, size_t n, char *hex);
 
+/*
+ * The two above: the build-id of the ELF open on fd as hex ("" when it has
+ * none or is not ELF). Returns its length in bytes, or -EINVAL (not ELF).
+ */
+int buildid__hex_of_fd(int fd, char hex[BUILDID_HEX_LEN]);
+
 #endif /* _TPROF_BUILDID_H */

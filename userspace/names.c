@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buildid.h"
 #include "names.h"
+#include "util.h"
 
 /*
  * Where the target's file may be, in order. The host's path last, and with
@@ -203,7 +203,6 @@ static void read_buildid(struct resolved *r, const struct names_opts *o,
 			 const struct mapping *m, struct rmap *rm)
 {
 	char bufs[NAMES_MAX_CANDS][4096], hex[BUILDID_HEX_LEN];
-	unsigned char bits[BUILDID_MAX];
 	const char *cands[NAMES_MAX_CANDS];
 	size_t n, i;
 
@@ -211,18 +210,14 @@ static void read_buildid(struct resolved *r, const struct names_opts *o,
 		return;
 	n = names__candidates(o, m, bufs, cands);
 	for (i = 0; i < n; i++) {
-		/* O_NONBLOCK: a FIFO at the path must not hang us */
-		int fd = open(cands[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC), len;
-		struct stat st;
+		int fd = open_regular(cands[i]), len;
 
 		if (fd < 0)
 			continue;
-		len = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 :
-		      buildid__from_fd(fd, bits);
+		len = buildid__hex_of_fd(fd, hex);
 		close(fd);
 		if (len < 0)
 			continue;
-		buildid__hex(bits, len, hex);
 		rm->build_id = resolve__strdup(r, hex);
 		return;
 	}

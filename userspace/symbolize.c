@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buildid.h"
@@ -165,26 +164,6 @@ static int vdso_file(char *path, size_t len)
 }
 
 /*
- * Open a mapped file to read its ELF. O_NONBLOCK: a FIFO at a mapping's path
- * (a file replaced since, or a crafted stream) would block open() until a
- * writer came; and only a regular file can be an ELF object.
- */
-static int open_elf(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	return fd;
-}
-
-/*
  * Hand fd (open on open_path, the file of mapping path) to libdwfl, which
  * owns it on success; closed here on failure. unlink: open_path is a temp
  * copy (the vDSO) to remove once libelf has it open.
@@ -262,11 +241,11 @@ static void load_file(struct symbolizer *s, struct sym_file *f,
 	} else if (path[0] != '/') {
 		return;
 	} else {
-		fd = open_elf(path);
+		fd = open_regular(path);
 	}
 	if (fd < 0 && root) {
 		snprintf(buf, sizeof(buf), "%s%s", root, path);
-		fd = open_elf(buf);
+		fd = open_regular(buf);
 		if (fd >= 0)
 			open_path = buf;
 	}
@@ -286,22 +265,20 @@ static void load_checked(struct symbolizer *s, struct sym_file *f,
 			 const char *path, const char *want,
 			 const char *const *cands, size_t n)
 {
-	unsigned char bits[BUILDID_MAX];
 	char hex[BUILDID_HEX_LEN];
 	size_t i;
 
 	f->info.build_id = f->build_id;
 	f->info.mismatch = f->mismatch;
 	for (i = 0; i < n && !f->info.loaded; i++) {
-		int fd = open_elf(cands[i]), len;
+		int fd = open_regular(cands[i]), len;
 
 		if (fd < 0) {
 			pr_debug("%s: %s", cands[i], strerror(errno));
 			continue;
 		}
 		if (want) {
-			len = buildid__from_fd(fd, bits);
-			buildid__hex(bits, len > 0 ? len : 0, hex);
+			len = buildid__hex_of_fd(fd, hex);
 			if (len < 0 || strcmp(hex, want)) {
 				pr_debug("%s: build-id %s, not %s", cands[i],
 					 hex, want);

@@ -13,12 +13,10 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,34 +192,21 @@ void unwinder__free(struct unwinder *u)
 
 /*
  * Open path as the file of a mapping with recorded build-id want (NULL:
- * none recorded, any ELF will do; "": a file without one). As in
- * symbolize.c: O_NONBLOCK (a FIFO at the path must not hang us), regular
- * files only, and never a file of another build.
+ * none recorded, any ELF will do; "": a file without one): a regular
+ * file (open_regular()), never a file of another build.
  */
 static int open_checked(const char *path, const char *want)
 {
-	unsigned char bits[BUILDID_MAX];
 	char hex[BUILDID_HEX_LEN];
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), n;
+	int fd = open_regular(path);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		goto err_close;
-	if (want) {
-		n = buildid__from_fd(fd, bits);
-		if (n < 0)
-			goto err_close;
-		buildid__hex(bits, n, hex);
-		if (strcmp(hex, want))
-			goto err_close;
+	if (want && (buildid__hex_of_fd(fd, hex) < 0 || strcmp(hex, want))) {
+		close(fd);
+		return -1;
 	}
 	return fd;
-
-err_close:
-	close(fd);
-	return -1;
 }
 
 static void obj_load_cfi(struct uw_obj *o)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tprof-read: small shared helpers (allocation, hashing, logging). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -224,4 +227,19 @@ const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 	else
 		snprintf(buf, len, "%lluns", (unsigned long long)ns);
 	return buf;
+}
+
+int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
 }

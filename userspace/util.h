@@ -22,6 +22,14 @@ char *xstrndup(const char *s, size_t n);
 void grow(void **arr, size_t *cap, size_t need, size_t elsz);
 #define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/*
+ * path opened read-only if it is a regular file, else -1 (errno EINVAL for
+ * another kind of file). O_NONBLOCK: a FIFO at a mapping's path (a file
+ * replaced since, or a crafted stream) would block open() until a writer
+ * came; only a regular file can be an ELF object.
+ */
+int open_regular(const char *path);
+
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
