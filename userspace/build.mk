@@ -11,7 +11,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 
 US_GEN := $(BUILD)/gen
-US_LIB_SRCS := util.c utf8.c parse.c outfile.c demangle.c buildid.c records.c debuginfod.c perfmap.c perfmap_follow.c maps.c profile.c resolve.c symbolize.c names.c pprof.c unwind.c \
+US_LIB_SRCS := util.c utf8.c parse.c outfile.c demangle.c buildid.c records.c debuginfod.c perfmap.c perfmap_follow.c maps.c profile.c resolve.c symbolize.c names.c symtab.c pprof.c unwind.c \
 	session.c launch.c target_files.c
 # -lstdc++: __cxa_demangle (demangle.c)
 US_LIBS := -lprotobuf-c -ldw -lelf -ldebuginfod -lz -lstdc++

@@ -16,6 +16,7 @@
 #include "debuginfod.h"
 #include "demangle.h"
 #include "symbolize.h"
+#include "symtab.h"
 #include "util.h"
 
 struct cu_range {
@@ -36,6 +37,8 @@ struct sym_file {
 	struct cu_range *cus;	/* own PC->CU table (Go: no .debug_aranges) */
 	size_t ncus;
 	bool cus_built;
+	struct symtab *syms;	/* built at the first name asked of it */
+	bool syms_built;
 	struct sym_file_info info;
 	char build_id[BUILDID_HEX_LEN];
 	char mismatch[BUILDID_HEX_LEN];
@@ -74,6 +77,7 @@ void symbolizer__free(struct symbolizer *s)
 	for (i = 0; i < s->nfiles; i++) {
 		struct sym_file *f = s->files[i];
 
+		symtab__free(f->syms);
 		if (f->dwfl)
 			dwfl_end(f->dwfl);
 		free(f->key);
@@ -570,6 +574,17 @@ static bool in_plt(struct sym_file *f, Dwarf_Addr vaddr)
 	return false;
 }
 
+/* The ELF symbol holding vaddr: dwfl_module_addrinfo()'s answer, from an
+ * index built once per file (symtab.h). */
+static const char *symbol_at(struct sym_file *f, Dwarf_Addr vaddr)
+{
+	if (!f->syms_built) {
+		f->syms = symtab__new(f->mod);
+		f->syms_built = true;
+	}
+	return symtab__lookup(f->syms, vaddr);
+}
+
 /*
  * GCC gives a lambda's operator() no DW_AT_linkage_name, so DWARF names it
  * "operator()" alone. The ELF symbol of the function around vaddr has the
@@ -580,13 +595,9 @@ static bool in_plt(struct sym_file *f, Dwarf_Addr vaddr)
 static void qualify_from_symtab(struct symbolizer *s, struct sym_file *f,
 				Dwarf_Addr vaddr, struct sym_frame *fr)
 {
-	const char *sym, *dot;
+	const char *sym = symbol_at(f, vaddr), *dot;
 	char base[1024], *d;
-	GElf_Sym esym;
-	GElf_Off off;
 
-	sym = dwfl_module_addrinfo(f->mod, vaddr, &off, &esym, NULL, NULL,
-				   NULL);
 	if (!sym || strncmp(sym, "_Z", 2))
 		return;
 	dot = strchr(sym, '.');
@@ -615,11 +626,7 @@ static int lookup_vaddr(struct symbolizer *s, struct sym_file *f,
 	    frames[n - 1].system_name == frames[n - 1].name)
 		qualify_from_symtab(s, f, vaddr, &frames[n - 1]);
 	if (n == 0 || !frames[0].name) {
-		GElf_Sym sym;
-		GElf_Off off;
-
-		symname = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL,
-					       NULL, NULL);
+		symname = symbol_at(f, vaddr);
 		if (!symname && n == 0 && in_plt(f, vaddr))
 			symname = "[plt]";	/* stubs have no symbols */
 		if (!symname)

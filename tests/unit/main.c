@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 		records_tests, maps_tests, pprof_tests, symbolize_tests,
 		go_tests, e2e_tests, session_tests, utf8_tests, options_tests, output_tests,
 		resolve_tests, jit_tests, debuginfod_tests,
-		scale_tests, nosym_tests, unwind_tests,
+		scale_tests, nosym_tests, unwind_tests, symtab_tests,
 	};
 	int passed = 0, failed = 0, skipped = 0;
 	size_t s;
