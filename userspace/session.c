@@ -240,6 +240,8 @@ int session__try_enable(struct session *s, struct tprof_ioc_enable *en)
 		return -errno;
 	s->pid = en->pid;
 	s->enabled = true;
+	/* -v: from here on the target's CPU time is sampled */
+	pr_debug("pid %d: session enabled", en->pid);
 	return 0;
 }
 

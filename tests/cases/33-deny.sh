@@ -28,11 +28,17 @@ as_nobody ./tprof-ktest deny prctl || fail "tprof-ktest deny prctl exited $?"
 # tprof-read says why the session ended, in one line, and keeps the profile
 # (attach mode: launch mode traces the command, and the kernel does not
 # honour setuid under a tracer without CAP_SYS_PTRACE).
-setpriv --reuid=65534 --regid=65534 --clear-groups ./tprof-ktest exec-after 8000 "$PWD/secret-suid" &
+# The target spins in public code until told (SIGUSR1) that tprof-read's
+# session is enabled (its -v line), then execs the setuid binary.
+setpriv --reuid=65534 --regid=65534 --clear-groups ./tprof-ktest exec-after 120000 "$PWD/secret-suid" &
 tgt=$!
 for _ in $(seq 100); do [ "$(stat -c %u /proc/$tgt/auxv 2>/dev/null)" = 65534 ] && break; sleep 0.1; done
 mkdir -m 0777 out
-if as_nobody "$TPROF_BUILD/tprof-read" -p "$tgt" -o "$PWD/out/d.pb.gz" 2> err.txt && [ -s out/d.pb.gz ]; then
+as_nobody "$TPROF_BUILD/tprof-read" -v -p "$tgt" -o "$PWD/out/d.pb.gz" 2> err.txt &
+tr=$!
+for _ in $(seq 1200); do grep -q "pid $tgt: session enabled" err.txt && break; sleep 0.1; done
+kill -USR1 "$tgt"
+if wait "$tr" && [ -s out/d.pb.gz ]; then
 	ok "tprof-read: the session that was denied still gives the profile before it"
 else
 	fail "tprof-read: the session that was denied still gives the profile before it (exit $?)"

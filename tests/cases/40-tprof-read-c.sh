@@ -13,14 +13,14 @@ LIB=$B/progs/libhot.so
 PROTO=/usr/share/gocode/src/github.com/google/pprof/proto
 export HOME=$PWD	# go tool pprof may want a writable home
 save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
-# attached PID: wait until tprof-read PID has its session (/dev/tprof open;
-# it starts slowly under TCG on a busy host), at most 10 s, then 0.5 s more
+# attached FILE PID: wait until the tprof-read -v writing FILE has its
+# session on PID ("pid PID: session enabled"; it starts slowly under TCG on
+# a busy host), at most 60 s
 attached() {
-	for _ in $(seq 100); do
-		ls -l /proc/$1/fd 2>/dev/null | grep -q /dev/tprof && break
+	for _ in $(seq 600); do
+		grep -q "pid $2: session enabled" "$1" 2>/dev/null && break
 		sleep 0.1
 	done
-	sleep 0.5
 }
 
 [ -x "$TR" ] && [ -x "$PROG" ] || { skip "tprof-read: build/tprof-read or progs missing (make userspace)"; exit 0; }
@@ -118,9 +118,9 @@ fi
 "$PROG" -t 1 -s 1000 > /dev/null &
 pid=$!
 sleep 0.2
-"$TR" -p $pid -o attach.pb.gz --report 2> attach.txt &
+"$TR" -v -p $pid -o attach.pb.gz --report 2> attach.txt &
 tr=$!
-attached $tr
+attached attach.txt $pid
 sleep 1.5
 # (a background job of a script starts with SIGINT ignored until tprof-read
 # installs its handler, so send SIGTERM, the same path; retry, never hang)
@@ -176,9 +176,9 @@ elif [ $have_go = 1 ]; then fail "exec: launch of sh -c exec"; sed 's/^/    /' e
 pid=$!
 sleep 0.2
 SECONDS=0
-"$TR" -p $pid -d 60 -o exit.pb.gz 2>exit.err &
+"$TR" -v -p $pid -d 60 -o exit.pb.gz 2>exit.err &
 tr=$!
-attached $tr
+attached exit.err $pid
 kill $pid
 wait $tr; st=$?
 wait $pid 2>/dev/null

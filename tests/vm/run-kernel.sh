@@ -8,7 +8,9 @@
 #      VM_TIMEOUT (seconds, 1200), SELFTEST (fail|stray|warn|hang, and on the
 #      debug kernel sleep|lockdep|kasan|odebug|list), VM_OUT (folder),
 #      TPROF_MODULE (build: insmod this tree's module, built here; installed:
-#      `modprobe tprof` loads the one DKMS installed on the host, tests/pkg),
+#      `modprobe tprof` loads the one DKMS installed on the host, tests/pkg;
+#      /PATH/tprof.ko: that one, built for KVER: guests of one kernel run in
+#      parallel share it),
 #      CASE_TIMEOUT_SCALE (multiplies each case's timeout, 1),
 #      TPROF_IRQ_SLACK_US (see tests/kernels' irq-slack-us, 0).
 # The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
@@ -44,14 +46,15 @@ build)
 		exit 1
 	} ;;
 installed) ko=installed ;;
-*) say "TPROF_MODULE must be build or installed"; echo "$name $kver FAIL env"; exit 1 ;;
+/*.ko) ko=$TPROF_MODULE ;;
+*) say "TPROF_MODULE must be build, installed or the path of a built tprof.ko"; echo "$name $kver FAIL env"; exit 1 ;;
 esac
 initrd=$build/vm/initramfs-$kver.cpio.gz
 if [ ! -s "$initrd" ] || [ "$root/tests/vm/init" -nt "$initrd" ] ||
 	[ "$root/tests/vm/mkinitramfs.sh" -nt "$initrd" ]; then
 	mkdir -p "$build/vm"
-	"$root/tests/vm/mkinitramfs.sh" "$kver" "$initrd.tmp" &&
-		mv "$initrd.tmp" "$initrd" || { echo "$name $kver FAIL initramfs"; exit 1; }
+	"$root/tests/vm/mkinitramfs.sh" "$kver" "$initrd.$$.tmp" &&
+		mv "$initrd.$$.tmp" "$initrd" || { echo "$name $kver FAIL initramfs"; exit 1; }
 fi
 
 rm -rf "$vmout"
@@ -59,7 +62,7 @@ mkdir -p "$vmout/out"
 selftest_ko=
 case "${SELFTEST:-}" in
 warn|sleep|lockdep|kasan|odebug|list)
-	sdir=$build/selftest/$kver
+	sdir=$build/selftest/$kver-$SELFTEST	# own dir: selftests run in parallel
 	rm -rf "$sdir" && mkdir -p "$sdir"
 	cp "$root"/tests/vm/selftest/{Kbuild,tprof_warn.c,tprof_debug.c} "$sdir/"
 	make -s -C "$KDIR" M="$sdir" modules >&2 || exit 1
