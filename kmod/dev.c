@@ -32,6 +32,7 @@ static_assert(sizeof(struct tprof_rec_proc_exit) ==
 	      TPROF_SIZEOF_REC_PROC_EXIT);
 static_assert(sizeof(struct tprof_rec_denied) == TPROF_SIZEOF_REC_DENIED);
 static_assert(sizeof(struct tprof_rec_ustack) == TPROF_SIZEOF_REC_USTACK);
+static_assert(sizeof(struct tprof_rec_mmap) == TPROF_SIZEOF_REC_MMAP);
 
 /* Context: process. The limits an unprivileged caller meets, and its use. */
 static long tprof_ioctl_info(void __user *arg)

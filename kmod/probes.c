@@ -1,19 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tprof: the probes (sched_switch, sched_process_fork/exit/exec) and their
- * registration, and the lifecycle records they own: THREAD, THREAD_EXIT,
- * THREAD_STAT, EXEC and PROC_EXIT. The only caller of session lookup.
+ * tprof: the probes (sched_switch, sched_process_fork/exit/exec, and a
+ * kprobe on perf_event_mmap()) and their registration, and the records
+ * they own: THREAD, THREAD_EXIT, THREAD_STAT, EXEC, PROC_EXIT and MMAP.
+ * The only caller of session lookup.
  *
  * The sched tracepoints are not exported to modules; they are found with
  * for_each_kernel_tracepoint() (as lttng-modules and falco do) and the
  * probes are registered only while at least one session is published: with
  * no session, they cost nothing.
+ *
+ * No tracepoint marks a new mapping on every kernel (vma_store lost its
+ * caller by 6.12; vm_unmapped_area misses MAP_FIXED and address hints;
+ * mmap_lock_released formats a cgroup path at every mmap_lock release of
+ * the system). perf_event_mmap() is where the kernel tells perf of each
+ * new or mprotect'ed mapping, on both 6.1 and 6.12: a kprobe there gives
+ * MMAP records. Without kprobes the sessions just have none.
  */
 #include <linux/binfmts.h>
 #include <linux/errno.h>
 #include <linux/irqflags.h>
+#include <linux/kdev_t.h>
+#include <linux/kprobes.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
+#include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
@@ -327,6 +338,83 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 		tprof_sampler_switch_in(sn, next);
 }
 
+/*
+ * perf_event_mmap(vma): @vma is new or changed (mmap_region(), mprotect,
+ * brk, stack growth). Context: kprobe pre-handler, in the task that maps,
+ * mmap_lock held, preemption (int3-based: IRQs too) disabled; it cannot
+ * nest in a ring write of this CPU (those run with IRQs off). Only a
+ * target's own executable mappings make an MMAP record.
+ */
+static int tprof_kprobe_mmap(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct vm_area_struct *vma =
+		(struct vm_area_struct *)regs_get_kernel_argument(regs, 0);
+	struct tprof_rec_mmap rec = {
+		.hdr.type = TPROF_REC_MMAP,
+		.hdr.size = sizeof(rec),
+		.prot = TPROF_MMAP_EXEC,
+	};
+	struct tprof_session *s;
+	unsigned long flags;
+	bool later;
+
+	if (!vma || !(vma->vm_flags & VM_EXEC) || vma->vm_mm != current->mm)
+		return 0;
+	s = tprof_session_find(current);
+	if (!s)
+		return 0;
+	rec.start = vma->vm_start;
+	rec.end = vma->vm_end;
+	if (vma->vm_file) {
+		struct inode *inode = file_inode(vma->vm_file);
+
+		rec.pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+		rec.inode = inode->i_ino;
+		rec.dev_major = MAJOR(inode->i_sb->s_dev);
+		rec.dev_minor = MINOR(inode->i_sb->s_dev);
+	}
+	rec.pid = s->vpid;
+	rec.tid = __task_pid_nr_ns(current, PIDTYPE_PID, s->pid_ns);
+	local_irq_save(flags);
+	if (tprof_session_may_sample(s, current, &later)) {
+		rec.hdr.time_ns = ktime_get_mono_fast_ns();
+		tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+	}
+	local_irq_restore(flags);
+	return 0;
+}
+
+static struct kprobe tprof_kp_mmap = {
+	.symbol_name = "perf_event_mmap",
+	.pre_handler = tprof_kprobe_mmap,
+};
+
+/* Registered now; protected by tprof_sessions_mutex. */
+static bool tprof_kp_mmap_on;
+
+/* Context: process, tprof_sessions_mutex held. */
+static void tprof_kprobe_get(void)
+{
+	int ret;
+
+	/* a kprobe is registered anew from a clean struct */
+	tprof_kp_mmap.addr = NULL;
+	tprof_kp_mmap.flags = 0;
+	ret = register_kprobe(&tprof_kp_mmap);
+	tprof_kp_mmap_on = !ret;
+	if (ret)
+		pr_warn_once("no MMAP records: kprobe on perf_event_mmap: %d\n",
+			     ret);
+}
+
+/* Context: process, tprof_sessions_mutex held; waits for handlers. */
+static void tprof_kprobe_put(void)
+{
+	if (tprof_kp_mmap_on)
+		unregister_kprobe(&tprof_kp_mmap);
+	tprof_kp_mmap_on = false;
+}
+
 struct tprof_tp {
 	const char *name;
 	void *probe;		/* prototype matches TP_PROTO exactly (kCFI) */
@@ -394,6 +482,7 @@ int tprof_probes_get(void)
 			return ret;
 		}
 	}
+	tprof_kprobe_get();
 	return 0;
 }
 
@@ -403,5 +492,6 @@ void tprof_probes_put(void)
 	lockdep_assert_held(&tprof_sessions_mutex);
 	if (--tprof_tp_users)
 		return;
+	tprof_kprobe_put();
 	tprof_tp_unregister(ARRAY_SIZE(tprof_tps));
 }

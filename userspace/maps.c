@@ -34,6 +34,7 @@ void maps__free(struct maps *m)
 	for (i = 0; i < m->nvdsos; i++)
 		free(m->vdsos[i].image);
 	free(m->vdsos);
+	free(m->marks);
 	free(m->byaddr);
 	free(m->maxlim);
 	hindex_free(&m->all_idx);
@@ -326,15 +327,78 @@ bool maps__covered(struct maps *m, uint64_t addr)
 	return m->maxlim[lo] > addr;
 }
 
+bool maps__add_mmap(struct maps *m, int pid, uint64_t time_ns,
+		    uint64_t start, uint64_t end, uint64_t pgoff,
+		    uint32_t dev_major, uint32_t dev_minor, uint64_t inode)
+{
+	struct maps_mark *k;
+	size_t i;
+
+	for (i = 0; i < m->nall; i++) {
+		const struct mapping *e = &m->all[i];
+
+		if (e->pid != pid || e->limit <= start || e->start >= end)
+			continue;
+		/* the same code still: an mprotect, or a segment remapped */
+		if (e->inode == inode && e->dev_major == dev_major &&
+		    e->dev_minor == dev_minor &&
+		    (!inode || e->offset - e->start == pgoff - start))
+			continue;
+		GROW(m->marks, m->capmarks, m->nmarks + 1);
+		k = &m->marks[m->nmarks++];
+		k->time_ns = time_ns;
+		k->start = start;
+		k->end = end;
+		k->pid = pid;
+		return true;
+	}
+	return false;
+}
+
+uint32_t maps__epoch_at(const struct maps *m, uint64_t time_ns)
+{
+	size_t i = m->nsnaps;
+	uint32_t n;
+
+	/* snapshots come in time order; marks nearly (rings of other CPUs) */
+	while (i > 0 && m->snaps[i - 1].time_ns > time_ns)
+		i--;
+	n = i ? m->snaps[i - 1].epoch : 0;
+	for (i = 0; i < m->nmarks; i++)
+		n += m->marks[i].time_ns <= time_ns;
+	return n;
+}
+
+/* The newest mark at addr at or before time_ns: its time, else 0. */
+static uint64_t mark_before(const struct maps *m, uint64_t addr,
+			    uint64_t time_ns)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < m->nmarks; i++) {
+		const struct maps_mark *k = &m->marks[i];
+
+		if (addr >= k->start && addr < k->end &&
+		    k->time_ns <= time_ns && k->time_ns > t)
+			t = k->time_ns;
+	}
+	return t;
+}
+
 struct mapping *maps__find_since(struct maps *m, uint64_t addr,
 				 uint64_t time_ns, uint64_t since_ns)
 {
 	struct mapping *e;
 	size_t i, cur = 0;
 	bool have = false;
+	uint64_t mark;
 
 	if (!maps__covered(m, addr))
 		return NULL;
+	mark = mark_before(m, addr, time_ns);
+	if (mark > since_ns)
+		since_ns = mark;
 
 	for (i = 0; i < m->nsnaps; i++) {
 		if (m->snaps[i].time_ns <= time_ns) {

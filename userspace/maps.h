@@ -51,6 +51,18 @@ struct maps_snapshot {
 	size_t n;
 };
 
+/*
+ * An MMAP record that put other code where an earlier snapshot of the pid
+ * showed code (another file, or another offset of it: a dlopen where a
+ * dlclose'd library was). Samples after it at those addresses resolve
+ * only against snapshots read after it.
+ */
+struct maps_mark {
+	uint64_t time_ns;
+	uint64_t start, end;
+	int pid;
+};
+
 /* A VDSO record: pid's vDSO image, mapped at start. */
 struct maps_vdso {
 	int pid;
@@ -70,6 +82,8 @@ struct maps {
 	size_t nbids, capbids;
 	struct maps_vdso *vdsos;
 	size_t nvdsos, capvdsos;
+	struct maps_mark *marks;	/* in the order they came */
+	size_t nmarks, capmarks;
 	/* every mapping by start, with the largest limit so far: whether any
 	 * snapshot covers an address, without a scan over the snapshots */
 	uint32_t *byaddr;
@@ -88,12 +102,30 @@ void maps__free(struct maps *m);
 int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 		       const char *text, size_t len);
 
+/*
+ * An MMAP record: pid mapped code of the file (dev, inode; 0 for anonymous
+ * memory) at file offset pgoff on [start, end) at time_ns. Returns whether
+ * it reuses addresses an earlier snapshot showed as other code (then it is
+ * kept as a mark: a snapshot read after it is needed to name them).
+ */
+bool maps__add_mmap(struct maps *m, int pid, uint64_t time_ns,
+		    uint64_t start, uint64_t end, uint64_t pgoff,
+		    uint32_t dev_major, uint32_t dev_minor, uint64_t inode);
+
+/*
+ * The epoch at time_ns: of the newest snapshot taken at or before it, plus
+ * the marks before it. It changes only where an address may have come to
+ * mean other code: samples of different epochs are not merged.
+ */
+uint32_t maps__epoch_at(const struct maps *m, uint64_t time_ns);
+
 /* Does any snapshot map addr? O(log n) over the unique mappings. */
 bool maps__covered(struct maps *m, uint64_t addr);
 
 /*
  * The mapping holding addr for a sample taken at time_ns: the newest
- * snapshot taken before the sample first, then older ones, then newer.
+ * snapshot taken before the sample first, then older ones, then newer;
+ * never one taken before a mark at addr that precedes the sample.
  */
 struct mapping *maps__find(struct maps *m, uint64_t addr, uint64_t time_ns);
 

@@ -108,20 +108,6 @@ static uint32_t comm_gen(const struct thread_info *t, uint64_t time_ns)
 	return n;
 }
 
-/*
- * The maps epoch at time_ns: of the newest snapshot taken at or before it
- * (they come in time order). It changes only where an address may have
- * come to mean other code.
- */
-static uint32_t snap_epoch(const struct maps *m, uint64_t time_ns)
-{
-	size_t i = m->nsnaps;
-
-	while (i > 0 && m->snaps[i - 1].time_ns > time_ns)
-		i--;
-	return i ? m->snaps[i - 1].epoch : 0;
-}
-
 const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns)
 {
 	const char *best = NULL;
@@ -182,7 +168,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 {
 	const struct tprof_rec_sample *s = &r->u.sample;
 	uint64_t ips[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES];
-	uint32_t epoch = snap_epoch(&p->maps, r->hdr.time_ns);
+	uint32_t epoch = maps__epoch_at(&p->maps, r->hdr.time_ns);
 	uint32_t gen = comm_gen(find_thread(p, s->tid), r->hdr.time_ns);
 	struct hiter it = { 0 };
 	struct agg_sample *a;
@@ -376,6 +362,15 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		t->pid = r->u.exec.pid;
 		set_comm(t, r->hdr.time_ns, r->u.exec.comm, true);
 		break;
+	case TPROF_REC_MMAP: {
+		const struct tprof_rec_mmap *mm = &r->u.mmap;
+
+		if (maps__add_mmap(&p->maps, (int)mm->pid, r->hdr.time_ns,
+				   mm->start, mm->end, mm->pgoff, mm->dev_major,
+				   mm->dev_minor, mm->inode))
+			p->maps_reused = true;
+		break;
+	}
 	case TPROF_REC_PROC_EXIT:
 		p->proc_exited = true;
 		p->exit_code = r->u.proc_exit.exit_code;

@@ -65,6 +65,9 @@ struct profile {
 	bool stacks_released;
 
 	struct maps maps;
+	/* an MMAP record reused code addresses (maps__add_mmap()): the live
+	 * reader reads the maps now and clears it */
+	bool maps_reused;
 	struct perfmap jit;	/* PERFMAP records: JIT code's names */
 	/* a KALLSYMS record: the kernel's symbols of the session (copies) */
 	char *kallsyms, *modules;

@@ -24,6 +24,7 @@ TPROF_ASSERT_SIZE(struct tprof_rec_exec, TPROF_SIZEOF_REC_EXEC);
 TPROF_ASSERT_SIZE(struct tprof_rec_proc_exit, TPROF_SIZEOF_REC_PROC_EXIT);
 TPROF_ASSERT_SIZE(struct tprof_rec_denied, TPROF_SIZEOF_REC_DENIED);
 TPROF_ASSERT_SIZE(struct tprof_rec_ustack, TPROF_SIZEOF_REC_USTACK);
+TPROF_ASSERT_SIZE(struct tprof_rec_mmap, TPROF_SIZEOF_REC_MMAP);
 
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 {
@@ -45,6 +46,7 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_REC_PROC_EXIT: return "PROC_EXIT";
 	case TPROF_REC_DENIED: return "DENIED";
 	case TPROF_REC_USTACK: return "USTACK";
+	case TPROF_REC_MMAP: return "MMAP";
 	case TPROF_UREC_SESSION: return "SESSION";
 	case TPROF_UREC_MAPS: return "MAPS";
 	case TPROF_UREC_STATS: return "STATS";
@@ -81,6 +83,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_REC_PROC_EXIT: return sizeof(struct tprof_rec_proc_exit);
 	case TPROF_REC_DENIED: return sizeof(struct tprof_rec_denied);
 	case TPROF_REC_USTACK: return sizeof(struct tprof_rec_ustack);
+	case TPROF_REC_MMAP: return sizeof(struct tprof_rec_mmap);
 	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
 	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);
@@ -138,6 +141,10 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 		r->stack = p + sizeof(*u);
 		break;
 	}
+	case TPROF_REC_MMAP:
+		if (r->u.mmap.end <= r->u.mmap.start)
+			return -EINVAL;
+		break;
 	case TPROF_UREC_MAPS:
 		if ((size_t)r->u.maps.len > r->hdr.size - sizeof(r->u.maps))
 			return -EINVAL;

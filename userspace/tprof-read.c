@@ -683,8 +683,12 @@ static size_t process_bytes(struct run *r, const unsigned char *buf,
 		emit(r, &rec);
 		if (rec.hdr.type == TPROF_REC_DENIED)
 			note_denied(r);
-		if (r->live && rec.hdr.type == TPROF_REC_EXEC)
+		/* an exec, or a dlopen where other code was: the samples
+		 * after it are named from a snapshot read after it */
+		if (r->live && (rec.hdr.type == TPROF_REC_EXEC ||
+				r->prof.maps_reused))
 			snapshot_maps(r, false);
+		r->prof.maps_reused = false;
 		off += n;
 	}
 	return off;

@@ -219,6 +219,7 @@ enum tprof_rec_type {
 	TPROF_REC_PROC_EXIT	= 7,
 	TPROF_REC_DENIED	= 8,
 	TPROF_REC_USTACK	= 9,
+	TPROF_REC_MMAP		= 10,
 };
 
 /*
@@ -408,6 +409,44 @@ struct tprof_rec_exec {
 	__u8 comm[16];
 };
 
+/* MMAP prot */
+#define TPROF_MMAP_EXEC		0x1U	/* the mapping is executable */
+
+/**
+ * struct tprof_rec_mmap - an executable mapping of the target appeared or
+ *	changed (mmap(2) of any kind, mprotect(2) to or of PROT_EXEC): code at
+ *	[start, end) may differ from what /proc/PID/maps read before
+ *	@hdr.time_ns showed there (a library dlopen'ed where a dlclose'd one
+ *	was). Sent when the kernel reports the mapping to perf
+ *	(perf_event_mmap()), by the thread that made it; not for exec (EXEC).
+ *	Where the module cannot watch for them (no kprobes) it sends none and
+ *	says so once in the kernel log.
+ * @hdr: type TPROF_REC_MMAP.
+ * @pid: thread-group id.
+ * @tid: the thread that mapped.
+ * @start: first address.
+ * @end: first address past the mapping.
+ * @pgoff: file offset of @start in bytes (0 for anonymous memory).
+ * @inode: the file's inode number, 0 for anonymous memory.
+ * @dev_major: the file's device, as in /proc/PID/maps.
+ * @dev_minor: ditto.
+ * @prot: TPROF_MMAP_*.
+ * @__pad: zero.
+ */
+struct tprof_rec_mmap {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;
+	__u64 inode;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 prot;
+	__u32 __pad;
+};
+
 /**
  * struct tprof_rec_proc_exit - the whole target process exited; the last
  *	record of a session apart from THREAD_EXIT/LOST records already queued.
@@ -461,5 +500,6 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_REC_PROC_EXIT	24
 #define TPROF_SIZEOF_REC_DENIED		24
 #define TPROF_SIZEOF_REC_USTACK		176
+#define TPROF_SIZEOF_REC_MMAP		72
 
 #endif /* _UAPI_TPROF_H */

@@ -21,8 +21,6 @@
 
 #include "ktest.h"
 
-#define MS	1000000ULL
-#define US	1000ULL
 
 static int ncpu;
 static char self_exe[PATH_MAX];
@@ -1479,6 +1477,8 @@ int main(int argc, char **argv)
 		t_kstack_own();
 	else if (!strcmp(t, "clock"))
 		t_clock();
+	else if (!strcmp(t, "mmap"))
+		t_mmap();
 	else if (!strcmp(t, "pingpong"))
 		t_pingpong(argc > 2 ? atoi(argv[2]) : 20000);
 	else if (!strcmp(t, "period-race"))

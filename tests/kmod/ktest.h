@@ -10,6 +10,9 @@
 #include "uapi/tprof.h"
 
 typedef uint64_t u64;
+
+#define MS	1000000ULL	/* ns */
+#define US	1000ULL
 typedef uint32_t u32;
 
 extern int failures;
@@ -72,6 +75,8 @@ struct sum {
 	u64 denied_time;
 	u64 max_exit_time;	/* latest THREAD_EXIT time_ns */
 	struct tprof_rec_exec exec[4];
+	int nmmap;		/* MMAP records */
+	struct tprof_rec_mmap mmap[16];	/* the first of them */
 	u64 proc_exit_time;
 	bool eof;
 	u64 ustacks;		/* USTACK records right after their SAMPLE */
@@ -155,5 +160,6 @@ int t_lockdown(int locked);
 int t_exec_after(int ms, const char *path);
 int t_period_race(int n);
 int t_pingpong(int n);
+int t_mmap(void);
 
 #endif

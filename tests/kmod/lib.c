@@ -349,6 +349,17 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 		s->proc_exit_time = h->time_ns;
 		break;
 	}
+	case TPROF_REC_MMAP: {
+		const struct tprof_rec_mmap *r = (const void *)h;
+
+		if (r->pid != s->pid || h->size != sizeof(*r) ||
+		    r->end <= r->start || r->prot != TPROF_MMAP_EXEC)
+			s->bad++;
+		if (s->nmmap < 16)
+			s->mmap[s->nmmap] = *r;
+		s->nmmap++;
+		break;
+	}
 	case TPROF_REC_DENIED: {
 		const struct tprof_rec_denied *r = (const void *)h;
 

@@ -43,8 +43,6 @@ static int ncpu_online(void)
 
 #define TPROF_DEFAULT_RING_BYTES_K	256	/* kmod/tprof.h, in KiB */
 
-#define MS	1000000ULL
-#define US	1000ULL
 
 #define PUBLIC __attribute__((noinline, section("tprof_public")))
 #define SECRET __attribute__((noinline, section("tprof_secret")))

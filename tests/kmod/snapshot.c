@@ -16,7 +16,6 @@
 
 #include "ktest.h"
 
-#define MS		1000000ULL
 #define STACK_MARK	0x5a17c0de5a17c0deULL
 #define SNAP_BYTES	4096U
 

@@ -280,6 +280,121 @@ out:
 	symbolizer__free(sym);
 }
 
+/* The executable line of fake maps text: its start, end and offset. */
+static int exec_line(const char *maps, uint64_t *start, uint64_t *end,
+		     uint64_t *off)
+{
+	const char *l;
+	unsigned long long a, b, o;
+
+	for (l = maps; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (sscanf(l, "%llx-%llx r-xp %llx", &a, &b, &o) == 3) {
+			*start = a;
+			*end = b;
+			*off = o;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * The same dlclose + dlopen at one base, with no snapshot between the
+ * samples of the two libraries: only the MMAP record of the new library's
+ * code (another inode) says its addresses changed meaning; the snapshot
+ * that shows it is read after every sample. An MMAP record of the same
+ * file and offset (an mprotect) changes nothing.
+ */
+static void dlopen_mark(uint64_t mark_inode, int want_old, int want_new)
+{
+	const char *a = build_path("progs/inlines");
+	const char *lib = build_path("progs/libhot.so");
+	const char *c = build_path("progs/cxxprog");
+	const char *raw = build_path("unit/resolve-mmap.raw");
+	const char *pb = build_path("unit/resolve-mmap.pb.gz");
+	const uint64_t lib_base = 0x7f0000000000ULL;
+	char *exe = NULL, *l1 = NULL, *l2 = NULL, *m1 = NULL, *m2 = NULL;
+	uint64_t spin = 0, sz = 0, mainv = 0, xs = 0, xe = 0, xo = 0;
+	const char *old_fn, *new_fn;
+	struct symbolizer *sym;
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	PbProfile *p;
+	int i, st;
+
+	if (!have_progs() || access(lib, R_OK)) {
+		SKIP("test programs not built");
+		return;
+	}
+	CHECK_EQ(elf_symbol(lib, "lib_spin", &spin, &sz), 0);
+	CHECK_EQ(elf_symbol(a, "main", &mainv, &sz), 0);
+	spin += 0x10;
+	sym = symbolizer__new();
+	old_fn = name_at(sym, lib, spin);
+	new_fn = name_at(sym, c, spin);
+	CHECK(old_fn && new_fn && strcmp(old_fn, new_fn));
+	exe = fake_maps(a, PIE_BASE);
+	l1 = fake_maps(lib, lib_base);
+	l2 = fake_maps(c, lib_base);
+	if (!exe || !l1 || !l2 || !old_fn || !new_fn)
+		goto out;
+	CHECK_EQ(exec_line(l2, &xs, &xe, &xo), 0);
+	CHECK(xs <= lib_base + spin && lib_base + spin < xe);
+	m1 = xmalloc(strlen(exe) + strlen(l1) + 1);
+	m2 = xmalloc(strlen(exe) + strlen(l2) + 1);
+	strcat(strcpy(m1, exe), l1);
+	strcat(strcpy(m2, exe), l2);
+	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
+	sb_maps(&b, PID, 1001, m1);
+	sb_thread(&b, PID, PID, "host", 1002);
+	for (i = 0; i < 20; i++) {
+		uint64_t st2[2] = { lib_base + spin, PIE_BASE + mainv + 4 };
+
+		if (i == 8)	/* fake_maps() files are all inode 1234 */
+			sb_mmap(&b, PID, xs, xe, xo, mark_inode, 2600);
+		sb_sample(&b, PID, PID, 1000000, 1000000,
+			  i < 8 ? 2000 + i : 3000 + i, 0, NULL, 2, st2);
+	}
+	sb_maps(&b, PID, 4000, m2);
+	CHECK_EQ(sb_write(&b, raw), 0);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+		     raw, pb);
+	CHECK_EQ(st, 0);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(samples_of(p, old_fn, "host"), want_old);
+		CHECK_EQ(samples_of(p, new_fn, "host"), want_new);
+		if (t_checks_failed) {
+			fprintf(stderr, "    expected %s x%d, %s x%d\n", old_fn,
+				want_old, new_fn, want_new);
+			dump(p);
+		}
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+out:
+	free(out);
+	free(exe);
+	free(l1);
+	free(l2);
+	free(m1);
+	free(m2);
+	sb_free(&b);
+	symbolizer__free(sym);
+}
+
+static void test_dlopen_mmap_record(void)
+{
+	dlopen_mark(5678, 8, 12);
+}
+
+static void test_mprotect_mmap_record(void)
+{
+	dlopen_mark(1234, 20, 0);
+}
+
 /*
  * A stream whose BUILDID record says the file at path had build-id bid,
  * sampled at hot_outer's address of inlines.
@@ -1021,6 +1136,8 @@ out:
 const struct unit_test resolve_tests[] = {
 	{ "resolve: after an exec at the same addresses, samples are named from the new binary, with its comm", test_exec_same_addresses },
 	{ "resolve: dlclose + dlopen of another library at the same base: named from the new one", test_dlopen_same_base },
+	{ "resolve: dlclose + dlopen at the same base seen only by an MMAP record (no snapshot between): named from the new library after it", test_dlopen_mmap_record },
+	{ "resolve: an MMAP record of the same file and offset (mprotect) changes no name", test_mprotect_mmap_record },
 	{ "resolve: a replay after the binary was replaced names nothing of the new file, keeps the recorded build-id, one warning", test_replaced_binary },
 	{ "resolve: a target whose mount namespace has another file at the path gets its own file (/proc/PID/root)", test_target_root },
 	{ "resolve: a replay whose pid now names a process that cannot see the file: the host's file, build-id checked", test_replay_pid_reused },

@@ -208,6 +208,19 @@ void sb_exec(struct sbuf *b, uint32_t pid, const char *comm, uint64_t time_ns)
 	sb_raw(b, &e, sizeof(e));
 }
 
+void sb_mmap(struct sbuf *b, uint32_t pid, uint64_t start, uint64_t end,
+	     uint64_t pgoff, uint64_t inode, uint64_t time_ns)
+{
+	struct tprof_rec_mmap m = {
+		.pid = pid, .tid = pid, .start = start, .end = end,
+		.pgoff = pgoff, .inode = inode, .dev_major = 8, .dev_minor = 1,
+		.prot = TPROF_MMAP_EXEC,
+	};
+
+	hdr(&m, TPROF_REC_MMAP, sizeof(m), time_ns);
+	sb_raw(b, &m, sizeof(m));
+}
+
 void sb_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint64_t period_ns,
 	       uint64_t weight_ns, uint64_t time_ns, unsigned int nk,
 	       const uint64_t *kips, unsigned int nu, const uint64_t *uips)

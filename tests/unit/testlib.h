@@ -96,6 +96,10 @@ void sb_thread(struct sbuf *b, uint32_t pid, uint32_t tid, const char *comm,
 	       uint64_t time_ns);
 void sb_exec(struct sbuf *b, uint32_t pid, const char *comm,
 	     uint64_t time_ns);
+/* An MMAP record: executable [start, end) of file inode (dev 08:01, as
+ * fake_maps() writes) at pgoff. */
+void sb_mmap(struct sbuf *b, uint32_t pid, uint64_t start, uint64_t end,
+	     uint64_t pgoff, uint64_t inode, uint64_t time_ns);
 void sb_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint64_t period_ns,
 	       uint64_t weight_ns, uint64_t time_ns, unsigned int nk,
 	       const uint64_t *kips, unsigned int nu, const uint64_t *uips);
