@@ -69,12 +69,15 @@ static inline bool tprof_ids_equal(const struct tprof_ids *a,
  * @g: the session's grant.
  * @p: a thread of the target; current, or @p's creds and mm are pinned.
  *
- * The ids and dumpability first: what fails them is final. Then, while an
- * exec switches mm and credentials (exec_update_lock held for write, from
- * exec_mmap() until after commit_creds()), the new mm is live with the old
- * ids, registers and possibly dumpability: nothing can be decided, so the
- * caller defers (readers of that rwsem defer it too, briefly). Without an
- * mm (exiting) nothing of the user is read, so only the ids matter.
+ * The ids first: what fails them is final. Then, while an exec switches
+ * mm and credentials (exec_update_lock held for write, from exec_mmap()
+ * until after commit_creds()), the new mm is live with the old ids,
+ * registers and possibly dumpability: nothing can be decided, so the
+ * caller defers (readers of that rwsem defer it too, briefly). A setuid
+ * exec makes the new mm non-dumpable before its ids change: checked
+ * before the lock, dumpability gave such an exec the wrong reason. Then
+ * dumpability, final too. Without an mm (exiting) nothing of the user is
+ * read, so only the ids matter.
  *
  * Context: any (hardirq, probes); reads @p's own creds and mm.
  * Return: 0 (allowed), -EAGAIN (decide later), or TPROF_DENIED_* (> 0).
@@ -89,11 +92,11 @@ static inline int tprof_policy_check(const struct tprof_grant *g,
 	/* Objective creds, as ptrace checks them; RCU-freed, IRQs are off. */
 	if (!tprof_ids_equal(&g->ids, rcu_dereference_raw(p->real_cred)))
 		return TPROF_DENIED_CREDS;
+	if (rwsem_is_locked(&p->signal->exec_update_lock))
+		return -EAGAIN;
 	mm = READ_ONCE(p->mm);
 	if (mm && get_dumpable(mm) != SUID_DUMP_USER)
 		return TPROF_DENIED_DUMPABLE;
-	if (rwsem_is_locked(&p->signal->exec_update_lock))
-		return -EAGAIN;
 	return 0;
 }
 

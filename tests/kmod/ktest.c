@@ -684,12 +684,18 @@ static int t_eof(void)
 /* The reader dies mid-session: the session is torn down with its file. */
 static int t_kill_reader(void)
 {
-	struct wl w = { .npar = 2, .mode = WL_SPIN_SLEEP, .run_ns = 1500 * MS };
+	/*
+	 * 5 s: the workload must outlive the killed reader's teardown and the
+	 * new session's start (each registers the probes anew: a kprobe is
+	 * text patching, slow on the emulated debug kernel; 1.5 s ran out).
+	 */
+	struct wl w = { .npar = 2, .mode = WL_SPIN_SLEEP, .run_ns = 5000 * MS };
 	struct child c;
 	struct report rep = { 0 };
 	struct sum s;
 	pid_t rd;
 	int status, fd, ret = -1, i;
+	u64 t0;
 
 	spawn(&c, wl_main, &w);
 	if (!collect(&c, &rep, 3, false, 60000, -1, NULL))
@@ -715,14 +721,15 @@ static int t_kill_reader(void)
 	waitpid(rd, &status, 0);
 	ok(WIFSIGNALED(status), "kill-reader: reader killed");
 	fd = dev_open();
+	t0 = now_ns();
 	for (i = 0; i < 50; i++) {
 		ret = enable(fd, c.pid, 100 * US, 0, 0);
 		if (ret != -EBUSY)
 			break;
 		usleep(20000);
 	}
-	ok(ret == 0, "kill-reader: a new session on the same target (%s)",
-	   strerror(-ret));
+	ok(ret == 0, "kill-reader: a new session on the same target (%s, %.0f ms after the kill)",
+	   strerror(-ret), (now_ns() - t0) / 1e6);
 	sum_init(&s, c.pid);
 	usleep(200000);
 	drain(fd, &s);
