@@ -38,8 +38,28 @@ struct snapchk {
 	u64 ret_ok, ret_bad;	/* [bp + word] is the FP walk's 2nd ip */
 	u64 edge;		/* samples on the edge stack */
 	u64 edge_ok;		/* ... whose copy ends exactly at its top */
+	u64 mark_at;		/* the lowest marker's address, once seen */
+	/* active, markers not found: where each copy ended (sp + bytes) */
+	u64 miss_end[256];
+	u32 nmiss;
 	u32 req;
 };
+
+/*
+ * Active snapshots without the markers whose copy ended below them: the
+ * page above was unreadable right then (copy_from_user_nmi() does not
+ * fault pages in; a page under migration or reclaim is not present), as
+ * perf's copies are. Any other miss is a copy that lost bytes.
+ */
+static u64 misses_unexplained(const struct snapchk *k)
+{
+	u64 n = 0;
+	u32 i;
+
+	for (i = 0; i < k->nmiss && i < 256; i++)
+		n += !k->mark_at || k->miss_end[i] > k->mark_at;
+	return n + (k->nmiss > 256 ? k->nmiss - 256 : 0);
+}
 
 static u64 word(const unsigned char *p, unsigned int w)
 {
@@ -71,8 +91,11 @@ static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
 	for (o = 0; o + w <= u->stack_bytes; o += w) {
 		u64 v = word(stack + o, w);
 
-		if ((v ^ mark) == sp + o)
+		if ((v ^ mark) == sp + o) {
 			found = true;
+			if (!k->mark_at || sp + o < k->mark_at)
+				k->mark_at = sp + o;
+		}
 		else if (((v ^ mark) & ~(u64)0xfff) == ((sp + o) & ~(u64)0xfff) &&
 			 (v ^ mark) != sp + o && (v ^ mark) % w == 0)
 			wrong = true;	/* a marker, but not at its address */
@@ -87,6 +110,10 @@ static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
 			k->active++;
 			k->active_marked += found;
 			if (!found) {
+				if (k->nmiss < 256)
+					k->miss_end[k->nmiss] =
+						sp + u->stack_bytes;
+				k->nmiss++;
 				k->miss_empty += !u->stack_bytes;
 				k->miss_partial += u->stack_bytes &&
 					u->stack_bytes < u->stack_req;
@@ -186,11 +213,15 @@ int t_snapshot(const char *prog, u32 abi)
 	   "snapshot %s: regs are the sampled context's (%llu wrong), %u bytes asked (%llu not), partial copies end at a page end (%llu not)",
 	   prog, (unsigned long long)k.bad_regs, SNAP_BYTES,
 	   (unsigned long long)k.bad_req, (unsigned long long)k.bad_partial);
-	ok(k.active >= 5 && k.active_marked * 5 >= k.active * 4 &&
-	   k.misplaced == 0,
-	   "snapshot %s: fc's stack markers at their addresses in %llu of the %llu snapshots taken while fc ran, >= 80%% (%llu misplaced)",
+	ok(k.active >= 5 && k.active_marked * 2 >= k.active &&
+	   !misses_unexplained(&k) && k.misplaced == 0,
+	   "snapshot %s: fc's stack markers at their addresses in every snapshot taken while fc ran that reached them: %llu of %llu, the other %llu ended at an unreadable page below them (%llu not, %llu misplaced)",
 	   prog, (unsigned long long)k.active_marked,
-	   (unsigned long long)k.active, (unsigned long long)k.misplaced);
+	   (unsigned long long)k.active,
+	   (unsigned long long)(k.active - k.active_marked -
+				misses_unexplained(&k)),
+	   (unsigned long long)misses_unexplained(&k),
+	   (unsigned long long)k.misplaced);
 	ok(k.ret_ok >= 5 && k.ret_bad == 0,
 	   "snapshot %s: the word above [bp] is the frame-pointer walk's return address (%llu, %llu not)",
 	   prog, (unsigned long long)k.ret_ok, (unsigned long long)k.ret_bad);
@@ -216,11 +247,13 @@ int t_snapshot_edge(const char *prog, u32 abi)
 	ok(k.edge >= 5 && k.edge_ok == k.edge,
 	   "snapshot-edge %s: %llu of %llu snapshots on the edge stack are partial, exactly to its top",
 	   prog, (unsigned long long)k.edge_ok, (unsigned long long)k.edge);
-	ok(k.active >= 5 && k.active_marked * 5 >= k.active * 4 &&
-	   k.misplaced == 0,
-	   "snapshot-edge %s: markers at their addresses in %llu of the %llu snapshots taken while fc ran, >= 80%% (%llu misplaced)",
+	ok(k.active >= 5 && k.active_marked * 2 >= k.active &&
+	   !misses_unexplained(&k) && k.misplaced == 0,
+	   "snapshot-edge %s: markers at their addresses in every snapshot taken while fc ran that reached them: %llu of %llu (%llu not, %llu misplaced)",
 	   prog, (unsigned long long)k.active_marked,
-	   (unsigned long long)k.active, (unsigned long long)k.misplaced);
+	   (unsigned long long)k.active,
+	   (unsigned long long)misses_unexplained(&k),
+	   (unsigned long long)k.misplaced);
 out:
 	sum_free(&s);
 	return 0;
@@ -335,10 +368,12 @@ int t_snapshot_perm(const char *prog)
 	target_go(&tg);
 	ret = read_to_eof(fd, &s, 60000);
 	ok(ret && k.pairs >= 5 && k.bad_req == 0 && s.bad_groups == 0 &&
-	   k.active >= 5 && k.active_marked * 5 >= k.active * 4,
-	   "snapshot-perm: %llu snapshots of 512 bytes, markers in %llu of the %llu taken while fc ran",
+	   k.active >= 5 && k.active_marked * 2 >= k.active &&
+	   !misses_unexplained(&k),
+	   "snapshot-perm: %llu snapshots of 512 bytes, markers in %llu of the %llu taken while fc ran (%llu missing from a copy that reached them)",
 	   (unsigned long long)k.pairs, (unsigned long long)k.active_marked,
-	   (unsigned long long)k.active);
+	   (unsigned long long)k.active,
+	   (unsigned long long)misses_unexplained(&k));
 	target_finish(&tg);
 	close(fd);
 	sum_free(&s);
