@@ -22,7 +22,7 @@
 struct snapchk {
 	u32 abi;
 	u64 lo, hi;		/* the edge stack, or 0 */
-	u64 fb, fc;		/* stacktarget's fb and fc */
+	u64 fa, fb, fc;		/* stacktarget's fa, fb and fc */
 	u64 active;		/* pairs taken while fc was running (its
 				 * return into fb on the FP chain, or the pc
 				 * in fc): its markers are on the stack then */
@@ -41,6 +41,7 @@ struct snapchk {
 	u64 mark_at;		/* the lowest marker's address, once seen */
 	/* active, markers not found: where each copy ended (sp + bytes) */
 	u64 miss_end[256];
+	u64 miss_sp[256], miss_ip[256], miss_ip1[256];
 	u32 nmiss;
 	u32 req;
 };
@@ -56,8 +57,19 @@ static u64 misses_unexplained(const struct snapchk *k)
 	u64 n = 0;
 	u32 i;
 
-	for (i = 0; i < k->nmiss && i < 256; i++)
-		n += !k->mark_at || k->miss_end[i] > k->mark_at;
+	for (i = 0; i < k->nmiss && i < 256; i++) {
+		if (k->mark_at && k->miss_end[i] <= k->mark_at)
+			continue;
+		n++;
+		note("marker missing: pc %llx (fc %llx) ret %llx (fb %llx) sp %llx copy to %llx, markers at %llx",
+		     (unsigned long long)k->miss_ip[i],
+		     (unsigned long long)k->fc,
+		     (unsigned long long)k->miss_ip1[i],
+		     (unsigned long long)k->fb,
+		     (unsigned long long)k->miss_sp[i],
+		     (unsigned long long)k->miss_end[i],
+		     (unsigned long long)k->mark_at);
+	}
 	return n + (k->nmiss > 256 ? k->nmiss - 256 : 0);
 }
 
@@ -105,14 +117,27 @@ static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
 	for (o = 0; o < r->nr_user; o++) {
 		u64 ip = ips[r->nr_kernel + o];
 
-		if ((o == 0 && ip >= k->fc && ip < k->fc + 0x400) ||
-		    (o > 0 && ip > k->fb && ip < k->fb + 0x400)) {
+		/*
+		 * Functions are laid out in source order (fc, fb, fa, then
+		 * main): a window past fb of 0x400 held main's calls too,
+		 * samples before fc ran.
+		 */
+		if ((o == 0 && ip >= k->fc &&
+		     ip < (k->fb > k->fc ? k->fb : k->fc + 0x400)) ||
+		    (o > 0 && ip > k->fb &&
+		     ip < (k->fa > k->fb ? k->fa : k->fb + 0x40))) {
 			k->active++;
 			k->active_marked += found;
 			if (!found) {
-				if (k->nmiss < 256)
+				if (k->nmiss < 256) {
 					k->miss_end[k->nmiss] =
 						sp + u->stack_bytes;
+					k->miss_sp[k->nmiss] = sp;
+					k->miss_ip[k->nmiss] =
+						ips[r->nr_kernel];
+					k->miss_ip1[k->nmiss] = r->nr_user > 1 ?
+						ips[r->nr_kernel + 1] : 0;
+				}
 				k->nmiss++;
 				k->miss_empty += !u->stack_bytes;
 				k->miss_partial += u->stack_bytes &&
@@ -153,6 +178,7 @@ static bool snap_run(const char *prog, const char *arg, struct snapchk *k,
 		ok(false, "snapshot %s: target started", prog);
 		return false;
 	}
+	k->fa = tg.v[0];
 	k->fb = tg.v[1];
 	k->fc = tg.v[2];
 	k->lo = tg.v[3];
@@ -327,6 +353,7 @@ int t_snapshot_perm(const char *prog)
 		ok(false, "snapshot-perm: target started");
 		return 0;
 	}
+	k.fa = tg.v[0];
 	k.fb = tg.v[1];
 	k.fc = tg.v[2];
 	fd = dev_open();

@@ -35,11 +35,13 @@ static unsigned long long cpu_ns(void)
 __attribute__((noinline)) void fc(unsigned long long ns)
 {
 	volatile unsigned long mark[2];
-	unsigned long long end = cpu_ns() + ns;
+	unsigned long long end;
 	unsigned long i;
 
+	/* before the first call: a sample in it has fb on the chain */
 	mark[0] = (unsigned long)&mark[0] ^ STACK_MARK;
 	mark[1] = (unsigned long)&mark[1] ^ STACK_MARK;
+	end = cpu_ns() + ns;
 	while (cpu_ns() < end)
 		for (i = 0; i < 2000000; i++)
 			sink += i ^ (i >> 3);

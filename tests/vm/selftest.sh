@@ -20,7 +20,7 @@ res=$build/vm/selftest-results
 rm -rf "$res" && mkdir -p "$res"
 n=0
 
-# run JOB-FILE VAR=VALUE... -- NAME KVER: one selftest boot; its row to
+# run JOB-FILE VAR=VALUE...: one selftest boot of $name $kver; its row to
 # JOB-FILE.row, its exit status to JOB-FILE.rc
 run() {
 	local out=$1
