@@ -197,89 +197,6 @@ out:
 	symbolizer__free(sym);
 }
 
-/*
- * dlclose + dlopen of another library at the same base: the snapshot after
- * the dlopen shows cxxprog where libhot.so was; the same sampled address is
- * lib_spin before and a cxxprog function after.
- */
-static void test_dlopen_same_base(void)
-{
-	const char *a = build_path("progs/inlines");
-	const char *lib = build_path("progs/libhot.so");
-	const char *c = build_path("progs/cxxprog");
-	const char *raw = build_path("unit/resolve-dlopen.raw");
-	const char *pb = build_path("unit/resolve-dlopen.pb.gz");
-	const uint64_t lib_base = 0x7f0000000000ULL;
-	char *exe = NULL, *l1 = NULL, *l2 = NULL, *m1 = NULL, *m2 = NULL;
-	const char *old_fn, *new_fn;
-	uint64_t spin = 0, sz = 0, mainv = 0;
-	struct symbolizer *sym;
-	struct sbuf b = { 0 };
-	char *out = NULL;
-	PbProfile *p;
-	int i, st;
-
-	if (!have_progs() || access(lib, R_OK)) {
-		SKIP("test programs not built");
-		return;
-	}
-	CHECK_EQ(elf_symbol(lib, "lib_spin", &spin, &sz), 0);
-	CHECK_EQ(elf_symbol(a, "main", &mainv, &sz), 0);
-	spin += 0x10;
-	sym = symbolizer__new();
-	old_fn = name_at(sym, lib, spin);
-	new_fn = name_at(sym, c, spin);
-	CHECK(old_fn && new_fn && strcmp(old_fn, new_fn));
-	exe = fake_maps(a, PIE_BASE);
-	l1 = fake_maps(lib, lib_base);
-	l2 = fake_maps(c, lib_base);
-	if (!exe || !l1 || !l2 || !old_fn || !new_fn)
-		goto out;
-	m1 = xmalloc(strlen(exe) + strlen(l1) + 1);
-	m2 = xmalloc(strlen(exe) + strlen(l2) + 1);
-	strcat(strcpy(m1, exe), l1);
-	strcat(strcpy(m2, exe), l2);
-	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
-	sb_maps(&b, PID, 1001, m1);
-	sb_thread(&b, PID, PID, "host", 1002);
-	for (i = 0; i < 20; i++) {
-		uint64_t st2[2] = { lib_base + spin, PIE_BASE + mainv + 4 };
-
-		if (i == 8)
-			sb_maps(&b, PID, 2500, m2);
-		sb_sample(&b, PID, PID, 1000000, 1000000,
-			  i < 8 ? 2000 + i : 3000 + i, 0, NULL, 2, st2);
-	}
-	CHECK_EQ(sb_write(&b, raw), 0);
-	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
-		     raw, pb);
-	CHECK_EQ(st, 0);
-	p = load_profile(pb);
-	CHECK(p != NULL);
-	if (p) {
-		CHECK_EQ(samples_of(p, old_fn, "host"), 8);
-		CHECK_EQ(samples_of(p, new_fn, "host"), 12);
-		if (t_checks_failed) {
-			fprintf(stderr, "    expected %s x8, %s x12\n", old_fn,
-				new_fn);
-			dump(p);
-		}
-		perftools__profiles__profile__free_unpacked(p, NULL);
-	}
-	if (t_checks_failed && out)
-		fprintf(stderr, "%s", out);
-out:
-	free(out);
-	free(exe);
-	free(l1);
-	free(l2);
-	free(m1);
-	free(m2);
-	sb_free(&b);
-	symbolizer__free(sym);
-}
-
 /* The executable line of fake maps text: its start, end and offset. */
 static int exec_line(const char *maps, uint64_t *start, uint64_t *end,
 		     uint64_t *off)
@@ -298,19 +215,22 @@ static int exec_line(const char *maps, uint64_t *start, uint64_t *end,
 }
 
 /*
- * The same dlclose + dlopen at one base, with no snapshot between the
- * samples of the two libraries: only the MMAP record of the new library's
- * code (another inode) says its addresses changed meaning; the snapshot
- * that shows it is read after every sample. An MMAP record of the same
- * file and offset (an mprotect) changes nothing.
+ * dlclose + dlopen of another library at the same base: cxxprog where
+ * libhot.so was; the same sampled address is lib_spin before (8 samples)
+ * and a cxxprog function after (12). What tells the reader: a snapshot
+ * between the two (snapshot_between), or only the MMAP record of the new
+ * library's code (another inode), with the snapshot that shows it read
+ * after every sample. An MMAP record of the same file and offset (an
+ * mprotect) changes nothing.
  */
-static void dlopen_mark(uint64_t mark_inode, int want_old, int want_new)
+static void dlopen_case(bool snapshot_between, uint64_t mark_inode,
+			int want_old, int want_new)
 {
 	const char *a = build_path("progs/inlines");
 	const char *lib = build_path("progs/libhot.so");
 	const char *c = build_path("progs/cxxprog");
-	const char *raw = build_path("unit/resolve-mmap.raw");
-	const char *pb = build_path("unit/resolve-mmap.pb.gz");
+	const char *raw = build_path("unit/resolve-dlopen.raw");
+	const char *pb = build_path("unit/resolve-dlopen.pb.gz");
 	const uint64_t lib_base = 0x7f0000000000ULL;
 	char *exe = NULL, *l1 = NULL, *l2 = NULL, *m1 = NULL, *m2 = NULL;
 	uint64_t spin = 0, sz = 0, mainv = 0, xs = 0, xe = 0, xo = 0;
@@ -349,12 +269,15 @@ static void dlopen_mark(uint64_t mark_inode, int want_old, int want_new)
 	for (i = 0; i < 20; i++) {
 		uint64_t st2[2] = { lib_base + spin, PIE_BASE + mainv + 4 };
 
-		if (i == 8)	/* fake_maps() files are all inode 1234 */
+		if (i == 8 && snapshot_between)
+			sb_maps(&b, PID, 2500, m2);
+		else if (i == 8)	/* fake_maps() files are all inode 1234 */
 			sb_mmap(&b, PID, xs, xe, xo, mark_inode, 2600);
 		sb_sample(&b, PID, PID, 1000000, 1000000,
 			  i < 8 ? 2000 + i : 3000 + i, 0, NULL, 2, st2);
 	}
-	sb_maps(&b, PID, 4000, m2);
+	if (!snapshot_between)
+		sb_maps(&b, PID, 4000, m2);
 	CHECK_EQ(sb_write(&b, raw), 0);
 	unlink(pb);
 	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
@@ -385,14 +308,19 @@ out:
 	symbolizer__free(sym);
 }
 
+static void test_dlopen_same_base(void)
+{
+	dlopen_case(true, 0, 8, 12);
+}
+
 static void test_dlopen_mmap_record(void)
 {
-	dlopen_mark(5678, 8, 12);
+	dlopen_case(false, 5678, 8, 12);
 }
 
 static void test_mprotect_mmap_record(void)
 {
-	dlopen_mark(1234, 20, 0);
+	dlopen_case(false, 1234, 20, 0);
 }
 
 /*
