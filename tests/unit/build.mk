@@ -26,7 +26,7 @@ unit: $(BUILD)/unit/unit-tests $(BUILD)/tprof-read-san $(BUILD)/tprof-read \
 	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1 \
-		$(BUILD)/unit/unit-tests
+		timeout -k 10 1800 $(BUILD)/unit/unit-tests
 
 $(BUILD)/unit/seed.raw: $(BUILD)/unit/unit-tests progs
 	TPROF_BUILD=$(abspath $(BUILD)) TPROF_ROOT=$(CURDIR) \

@@ -187,12 +187,25 @@ static void add_buildids(struct sbuf *b, int pid, const char *maps,
  */
 static int interrupt(int tid)
 {
-	int st, sigs = 0;
+	int st, sigs = 0, w, waited = 0;
 
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0))
 		return -1;
 	for (;;) {
-		if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+		/*
+		 * Never block: an interrupt that a signal stop raced was
+		 * seen lost once (a Go thread asleep in a futex, the test
+		 * waiting for good). Ask again every second; 10 s: gone.
+		 */
+		while (!(w = waitpid(tid, &st, __WALL | WNOHANG))) {
+			if (++waited % 1000 == 0 &&
+			    ptrace(PTRACE_INTERRUPT, tid, 0, 0))
+				return -1;
+			if (waited >= 10000)
+				return -1;
+			usleep(1000);
+		}
+		if (w != tid || !WIFSTOPPED(st))
 			return -1;
 		if ((st >> 16) == PTRACE_EVENT_STOP)
 			return sigs ? 1 : 0;
