@@ -18,6 +18,11 @@
 
 #define STACK_MARK	0x5a17c0de5a17c0deULL
 #define SNAP_BYTES	4096U
+/*
+ * fc's prologue and marker stores end before fc + FC_MARKED (0x2e bytes
+ * 64-bit, 0x31 -m32): a pc there is fc starting, its markers not written.
+ */
+#define FC_MARKED	0x40
 
 struct snapchk {
 	u32 abi;
@@ -120,9 +125,10 @@ static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
 		/*
 		 * Functions are laid out in source order (fc, fb, fa, then
 		 * main): a window past fb of 0x400 held main's calls too,
-		 * samples before fc ran.
+		 * samples before fc ran. A pc in fc's first instructions is
+		 * before its markers.
 		 */
-		if ((o == 0 && ip >= k->fc &&
+		if ((o == 0 && ip >= k->fc + FC_MARKED &&
 		     ip < (k->fb > k->fc ? k->fb : k->fc + 0x400)) ||
 		    (o > 0 && ip > k->fb &&
 		     ip < (k->fa > k->fb ? k->fa : k->fb + 0x40))) {
