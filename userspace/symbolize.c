@@ -483,6 +483,39 @@ static bool is_func(Dwarf_Die *die)
 	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 }
 
+/*
+ * Go marks its compiler-made wrappers (method value "-fm" wrappers, a
+ * defer's "deferwrapN", a go statement's "gowrapN") with DW_AT_trampoline;
+ * its traceback elides them, so runtime/pprof never shows one above a
+ * real frame. Neither does tprof, or an inlined os.(*File).Close would
+ * gain a caller "os.ReadFile.deferwrap1" that Go's own profile lacks.
+ */
+static bool is_wrapper(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	bool flag = false;
+
+	/* Go writes DW_FORM_flag; dwarf_formflag() also takes flag_present */
+	return dwarf_attr_integrate(die, DW_AT_trampoline, &a) &&
+	       !dwarf_formflag(&a, &flag) && flag;
+}
+
+/* Drop wrapper frames when a real one is left (is_wrapper). */
+static int elide_wrappers(struct sym_frame *frames, const bool *wrap, int n)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!wrap[i])
+			k++;
+	if (!k || k == n)
+		return n;
+	for (i = 0, k = 0; i < n; i++)
+		if (!wrap[i])
+			frames[k++] = frames[i];
+	return k;
+}
+
 static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
 			Dwarf_Addr vaddr,
 			struct sym_frame *frames, int max)
@@ -492,8 +525,11 @@ static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	Dwarf_Line *line;
+	bool wrap[SYM_MAX_INLINE];
 	int n = 0, ns, i;
 
+	if (max > SYM_MAX_INLINE)
+		max = SYM_MAX_INLINE;
 	cup = dwfl_module_addrdie(f->mod, vaddr, &bias);
 	if (cup) {
 		cu = *cup;
@@ -522,6 +558,7 @@ static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
 	die = scopes[i];
 	free(scopes);
 	fill_func(s, &frames[0], &die);
+	wrap[0] = is_wrapper(&die);
 	n = 1;
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	/* walk the physical parents of each inlined instance (eu-addr2line) */
@@ -547,9 +584,10 @@ static int lookup_dwarf(struct symbolizer *s, struct sym_file *f,
 			src = dwarf_filesrc(files, call_file, NULL, NULL);
 		frames[n].file = abs_src(s, &cu, src);
 		frames[n].line = call_line;
+		wrap[n] = is_wrapper(&die);
 		n++;
 	}
-	return n;
+	return elide_wrappers(frames, wrap, n);
 }
 
 static bool in_plt(struct sym_file *f, Dwarf_Addr vaddr)

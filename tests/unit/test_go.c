@@ -304,10 +304,54 @@ static void test_go_getscopes_leak(void)
 	symbolizer__free(s);
 }
 
+/*
+ * Go's compiler-made wrappers (DW_AT_trampoline) never show above a real
+ * frame in runtime/pprof: its traceback elides them. os.ReadFile's
+ * deferwrap1 inlines os.(*File).Close; at every address of that inlined
+ * call tprof must name Close alone, as runtime/pprof did once in CI
+ * (0x49aaec: "os.(*File).Close" where tprof said "... deferwrap1" too).
+ */
+static void test_go_wrappers_elided(void)
+{
+	const char *go = modern_go(), *bin = build_path("unit/goprog-modern");
+	struct sym_frame fr[SYM_MAX_INLINE];
+	struct symbolizer *s;
+	uint64_t v, sz, a;
+	int close_alone = 0, wrapper_above = 0, wrapper_alone = 0, k;
+
+	if (!go) {
+		SKIP("no Go >= 1.21 (apt: golang-1.23-go from bookworm-backports)");
+		return;
+	}
+	if (access(bin, X_OK))
+		CHECK(build_modern(go, bin));
+	if (elf_symbol(bin, "os.ReadFile.deferwrap1", &v, &sz)) {
+		CHECK(!"os.ReadFile.deferwrap1 in goprog-modern");
+		return;
+	}
+	s = symbolizer__new();
+	for (a = v; a < v + sz; a++) {
+		int n = symbolizer__lookup_vaddr(s, bin, a, fr, SYM_MAX_INLINE);
+
+		for (k = 0; k < n; k++)
+			if (strstr(fr[k].name, "deferwrap"))
+				wrapper_above += n > 1;
+		wrapper_alone += n == 1 && strstr(fr[0].name, "deferwrap");
+		close_alone += n == 1 && !strcmp(fr[0].name, "os.(*File).Close");
+	}
+	fprintf(stderr, "    os.ReadFile.deferwrap1: %llu addresses, %d Close alone, %d wrapper alone, %d with a wrapper above\n",
+		(unsigned long long)sz, close_alone, wrapper_alone, wrapper_above);
+	CHECK(close_alone > 0);
+	CHECK(wrapper_alone > 0);	/* its own code keeps its name */
+	CHECK_EQ(wrapper_above, 0);
+	symbolizer__free(s);
+}
+
 const struct unit_test go_tests[] = {
 	{ "go: every address of errors.init (elfutils 0.188 dwarf_getscopes leak, suppressed)", test_go_getscopes_leak },
 	{ "symbolize: Go binary matches its own runtime/pprof (names, files, lines, inlines)", test_go_vs_runtime_pprof },
 	{ "symbolize: Go >= 1.21 binary: start lines match runtime/pprof too", test_go_modern_start_lines },
+	{ "symbolize: Go wrappers (deferwrap, -fm) are elided above a real frame, as runtime/pprof does", test_go_wrappers_elided },
 	{ "pgo: runtime/pprof samples replayed through tprof-read give the same pgodebug report", test_go_pgo_from_replay },
 	{ NULL, NULL },
 };
