@@ -33,6 +33,7 @@ static_assert(sizeof(struct tprof_rec_proc_exit) ==
 static_assert(sizeof(struct tprof_rec_denied) == TPROF_SIZEOF_REC_DENIED);
 static_assert(sizeof(struct tprof_rec_ustack) == TPROF_SIZEOF_REC_USTACK);
 static_assert(sizeof(struct tprof_rec_mmap) == TPROF_SIZEOF_REC_MMAP);
+static_assert(sizeof(struct tprof_rec_proc) == TPROF_SIZEOF_REC_PROC);
 
 /* Context: process. The limits an unprivileged caller meets, and its use. */
 static long tprof_ioctl_info(void __user *arg)

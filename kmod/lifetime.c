@@ -25,14 +25,14 @@
 /* Reader wakeup period while data is pending (irq_work covers bursts). */
 #define TPROF_TICK_MS	50
 
-/* Process context: every thread of the target passed exit_notify(). */
-static bool tprof_group_gone(struct tprof_session *s, s32 *code)
+/* Process context: every thread of the process passed exit_notify(). */
+static bool tprof_group_gone(struct pid *tgid, s32 *code)
 {
 	struct task_struct *leader, *t;
 	bool gone = true;
 
 	rcu_read_lock();
-	leader = pid_task(s->tgid, PIDTYPE_TGID);
+	leader = pid_task(tgid, PIDTYPE_TGID);
 	if (leader) {
 		for_each_thread(leader, t) {
 			if (!READ_ONCE(t->exit_state)) {
@@ -55,27 +55,60 @@ static bool tprof_group_gone(struct tprof_session *s, s32 *code)
 
 /*
  * After group dead: once the group is gone, no exit probe can come, so the
- * group's reference on @s->exiting drops; PROC_EXIT follows the last
+ * group's reference on @pr->exiting drops; PROC_EXIT follows the last
  * THREAD_EXIT (here, or at the last exiting thread's final switch-out).
  * Context: process (stop_work).
+ * Return: false if the group is not gone yet.
  */
-static void tprof_session_check_exit(struct tprof_session *s)
+static bool tprof_proc_check_exit(struct tprof_session *s,
+				  struct tprof_proc *pr)
 {
-	s32 code = READ_ONCE(s->exit_code);
+	s32 code = READ_ONCE(pr->exit_code);
 
-	if (test_bit(TPROF_S_GROUP_GONE, &s->bits) || !tprof_group_gone(s, &code))
-		return;
+	if (!tprof_group_gone(pr->tgid, &code))
+		return false;
 	mutex_lock(&tprof_sessions_mutex);
 	/* Only while ACTIVE: a stopped session's rings have no producer. */
 	if (tprof_session_state(s) == TPROF_ACTIVE &&
-	    !test_and_set_bit(TPROF_S_GROUP_GONE, &s->bits)) {
-		WRITE_ONCE(s->exit_code, code);
+	    !test_and_set_bit(TPROF_P_GROUP_GONE, &pr->bits)) {
+		WRITE_ONCE(pr->exit_code, code);
 		local_irq_disable();
-		if (atomic_dec_and_test(&s->exiting))
-			tprof_emit_proc_exit(s);
+		if (atomic_dec_and_test(&pr->exiting))
+			tprof_emit_proc_exit(s, pr);
 		local_irq_enable();
 	}
 	mutex_unlock(&tprof_sessions_mutex);
+	return true;
+}
+
+/*
+ * Every process whose group died: gone yet? Then free the slots of those
+ * that are over. Processes still dying keep TPROF_S_EXIT_PENDING set, so
+ * the tick looks again. Context: process (stop_work: one at a time).
+ */
+static void tprof_session_check_exits(struct tprof_session *s)
+{
+	u32 i, n = 1U << s->procs.bits;
+	bool pending = false;
+
+	clear_bit(TPROF_S_EXIT_PENDING, &s->bits);
+	/* Pairs with set_bit() after the exit probe's own bit. */
+	smp_mb__after_atomic();
+	for (i = 0; i < n; i++) {
+		struct tprof_proc *pr = &s->procs.slots[i];
+
+		if (READ_ONCE(pr->state) != TPROF_PROC_LIVE ||
+		    !test_bit(TPROF_P_GROUP_DEAD, &pr->bits) ||
+		    test_bit(TPROF_P_GROUP_GONE, &pr->bits))
+			continue;
+		if (!tprof_proc_check_exit(s, pr))
+			pending = true;
+		cond_resched();
+	}
+	if (pending)
+		set_bit(TPROF_S_EXIT_PENDING, &s->bits);
+	if (tprof_session_state(s) == TPROF_ACTIVE)
+		tprof_procs_sweep(&s->procs);
 }
 
 static void tprof_session_stop_work(struct work_struct *work)
@@ -83,8 +116,8 @@ static void tprof_session_stop_work(struct work_struct *work)
 	struct tprof_session *s = container_of(work, struct tprof_session,
 					       stop_work);
 
-	if (test_bit(TPROF_S_GROUP_DEAD, &s->bits))
-		tprof_session_check_exit(s);
+	if (tprof_session_exit_pending(s))
+		tprof_session_check_exits(s);
 	if (test_bit(TPROF_S_STOP_REQ, &s->bits))
 		tprof_session_stop(s);
 }
@@ -115,7 +148,6 @@ struct tprof_session *tprof_session_new(void)
 	INIT_WORK(&s->stop_work, tprof_session_stop_work);
 	INIT_DELAYED_WORK(&s->tick, tprof_session_tick);
 	s->idx = -1;
-	atomic_set(&s->exiting, 1);
 	return s;
 }
 
@@ -124,6 +156,7 @@ static void tprof_session_free(struct tprof_session *s)
 	tprof_rings_free(&s->rings);
 	tprof_policy_release(&s->grant);
 	tprof_threads_free(&s->threads);
+	tprof_procs_free(&s->procs);
 	if (s->tgid)
 		put_pid(s->tgid);
 	if (s->pid_ns)
@@ -162,7 +195,7 @@ void tprof_session_stop(struct tprof_session *s)
 
 	mutex_lock(&tprof_sessions_mutex);
 	st = tprof_session_state(s);
-	if (st != TPROF_ACTIVE && st != TPROF_DENIED)
+	if (st != TPROF_ACTIVE)
 		goto out_unlock;
 	tprof_session_unpublish(s);
 	synchronize_rcu();
@@ -243,6 +276,15 @@ static int tprof_enable_resolve(struct tprof_session *s, pid_t nr)
 	return ret;
 }
 
+/* The target's slot in the process table, before publish. */
+static int tprof_enable_root(struct tprof_session *s)
+{
+	bool existed;
+
+	return tprof_procs_claim(&s->procs, s->tgid, s->vpid, &existed) ?
+	       0 : -ENOMEM;
+}
+
 /*
  * The target's side of the permission check, and publish, with the
  * target's exec_update_lock held for read (as mm_access() checks): an exec
@@ -281,20 +323,31 @@ out_put:
  */
 static void tprof_enable_start(struct tprof_session *s)
 {
-	struct task_struct *leader;
-	bool gone;
+	u32 i, n = 1U << s->procs.bits;
+	bool any = false;
 
 	lockdep_assert_held(&tprof_sessions_mutex);
-	tprof_threads_emit_existing(s);
+	tprof_procs_emit_existing(s);
 	tprof_sampler_start(s);
 	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
 	/* signal->live drops before the exit probe: see it ourselves. */
 	rcu_read_lock();
-	leader = pid_task(s->tgid, PIDTYPE_TGID);
-	gone = !leader || !atomic_read(&leader->signal->live);
+	for (i = 0; i < n; i++) {
+		struct tprof_proc *pr = &s->procs.slots[i];
+		struct task_struct *leader;
+
+		if (READ_ONCE(pr->state) != TPROF_PROC_LIVE)
+			continue;
+		leader = pid_task(pr->tgid, PIDTYPE_TGID);
+		if ((!leader || !atomic_read(&leader->signal->live)) &&
+		    !test_and_set_bit(TPROF_P_GROUP_DEAD, &pr->bits))
+			any = true;
+	}
 	rcu_read_unlock();
-	if (gone && !test_and_set_bit(TPROF_S_GROUP_DEAD, &s->bits))
+	if (any) {
+		set_bit(TPROF_S_EXIT_PENDING, &s->bits);
 		schedule_work(&s->stop_work);
+	}
 }
 
 /**
@@ -362,13 +415,20 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	ring_bytes = e.ring_bytes ? e.ring_bytes : TPROF_DEFAULT_RING_BYTES;
 	/* The rings and the thread table: what the session pins until close. */
 	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
-				  num_possible_cpus() + tprof_threads_bytes());
+				  num_possible_cpus() + tprof_threads_bytes() +
+				  tprof_procs_bytes(e.flags & TPROF_F_CHILDREN));
 	if (ret)
 		goto err_free;
 	ret = tprof_rings_alloc(&s->rings, ring_bytes, tprof_session_notify, s);
 	if (ret)
 		goto err_free;
 	ret = tprof_threads_alloc(&s->threads);
+	if (ret)
+		goto err_free;
+	ret = tprof_procs_alloc(&s->procs, e.flags & TPROF_F_CHILDREN);
+	if (ret)
+		goto err_free;
+	ret = tprof_enable_root(s);
 	if (ret)
 		goto err_free;
 
@@ -390,6 +450,7 @@ err_free:
 	/* Back to a clean IDLE session. */
 	tprof_rings_free(&s->rings);
 	tprof_threads_free(&s->threads);
+	tprof_procs_free(&s->procs);
 	tprof_policy_release(&s->grant);
 	memset(&s->grant, 0, sizeof(s->grant));
 	s->max_kernel_frames = 0;
@@ -429,7 +490,8 @@ int tprof_session_set_period(struct tprof_session *s,
 	put_pid(pid);
 	if (!task)
 		return -ESRCH;
-	if (task_tgid(task) == s->tgid && !(task->flags & PF_EXITING))
+	if (tprof_session_has(s, task_tgid(task)) &&
+	    !(task->flags & PF_EXITING))
 		gtid = task->pid;
 	put_task_struct(task);
 	if (!gtid)

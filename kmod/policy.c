@@ -13,6 +13,7 @@
 #include <linux/rcupdate.h>
 #include <linux/resource.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/sched/user.h>
 #include <linux/security.h>
 #include <linux/string.h>
@@ -205,4 +206,27 @@ void tprof_policy_release(struct tprof_grant *g)
 	if (g->user)
 		free_uid(g->user);
 	g->user = NULL;
+}
+
+/**
+ * tprof_policy_check_other() - tprof_policy_check() of a task that is not
+ *	current (a descendant joining a TPROF_F_CHILDREN session at ENABLE).
+ * @g: the session's grant.
+ * @p: the task.
+ *
+ * Its mm is pinned by task_lock(), as exit_mm() clears it under that lock.
+ * Context: process, RCU read side (task_lock() nests inside it).
+ * Return: as tprof_policy_check().
+ */
+int tprof_policy_check_other(const struct tprof_grant *g,
+			     struct task_struct *p)
+{
+	int ret;
+
+	if (g->privileged)
+		return 0;
+	task_lock(p);
+	ret = tprof_policy_check(g, p);
+	task_unlock(p);
+	return ret;
 }

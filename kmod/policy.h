@@ -53,6 +53,8 @@ int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
 			const struct tprof_ioc_enable *e);
 int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes);
 void tprof_policy_release(struct tprof_grant *g);
+int tprof_policy_check_other(const struct tprof_grant *g,
+			     struct task_struct *p);
 unsigned int tprof_policy_max_user_sessions(void);
 unsigned int tprof_policy_ring_kb_per_cpu(void);
 

@@ -2,8 +2,9 @@
 /*
  * tprof: the probes (sched_switch, sched_process_fork/exit/exec, and a
  * kprobe on perf_event_mmap()) and their registration, and the records
- * they own: THREAD, THREAD_EXIT, THREAD_STAT, EXEC, PROC_EXIT and MMAP.
- * The only caller of session lookup.
+ * they own: PROC, THREAD, THREAD_EXIT, THREAD_STAT, EXEC, PROC_EXIT and
+ * MMAP. The only caller of session lookup. With TPROF_F_CHILDREN the fork
+ * probe (and ENABLE, for the descendants already there) adds processes.
  *
  * The sched tracepoints are not exported to modules; they are found with
  * for_each_kernel_tracepoint() (as lttng-modules and falco do) and the
@@ -46,7 +47,7 @@ static void tprof_fill_comm(void *dst, const char *src)
 }
 
 /* Context: IRQs off (this CPU's ring). */
-static void tprof_emit_thread(struct tprof_session *s, u32 vtid,
+static void tprof_emit_thread(struct tprof_session *s, u32 vpid, u32 vtid,
 			      const char *comm, u16 flags)
 {
 	struct tprof_rec_thread rec = {
@@ -54,7 +55,7 @@ static void tprof_emit_thread(struct tprof_session *s, u32 vtid,
 		.hdr.flags = flags,
 		.hdr.size = sizeof(rec),
 		.hdr.time_ns = ktime_get_mono_fast_ns(),
-		.pid = s->vpid,
+		.pid = vpid,
 		.tid = vtid,
 	};
 
@@ -72,7 +73,7 @@ static void tprof_fill_stat(struct tprof_session *s, struct tprof_thread *t,
 	rec->hdr.type = type;
 	rec->hdr.size = sizeof(*rec);
 	rec->hdr.time_ns = ktime_get_mono_fast_ns();
-	rec->pid = s->vpid;
+	rec->pid = t->vpid;
 	rec->tid = t->vtid;
 	rec->on_cpu_ns = t->on_cpu_ns;
 	rec->samples = t->samples;
@@ -93,22 +94,29 @@ static void tprof_thread_emit_exit(struct tprof_session *s,
 	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
 }
 
-/* Context: IRQs off (this CPU's ring). */
-void tprof_emit_proc_exit(struct tprof_session *s)
+/*
+ * @pr is gone and every THREAD_EXIT of it written: PROC_EXIT (none for a
+ * denied process), it leaves the session, and stop_work frees its slot.
+ * Context: IRQs off (this CPU's ring).
+ */
+void tprof_emit_proc_exit(struct tprof_session *s, struct tprof_proc *pr)
 {
 	struct tprof_rec_proc_exit rec = {
 		.hdr.type = TPROF_REC_PROC_EXIT,
 		.hdr.size = sizeof(rec),
 		.hdr.time_ns = ktime_get_mono_fast_ns(),
-		.pid = s->vpid,
-		.exit_code = READ_ONCE(s->exit_code),
+		.pid = pr->vpid,
+		.exit_code = READ_ONCE(pr->exit_code),
 	};
 
 	lockdep_assert_irqs_disabled();
-	if (test_and_set_bit(TPROF_S_EXITED, &s->bits))
+	if (test_and_set_bit(TPROF_P_EXITED, &pr->bits))
 		return;
-	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
-	tprof_session_request_stop(s);
+	if (!test_bit(TPROF_P_DENIED, &pr->bits))
+		tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+	tprof_session_leave(s, pr);
+	set_bit(TPROF_S_EXIT_PENDING, &s->bits);
+	tprof_rings_kick(&s->rings);
 }
 
 /*
@@ -120,31 +128,155 @@ void tprof_emit_proc_exit(struct tprof_session *s)
  */
 void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t)
 {
+	/* Held by its exiting count: the slot may be claimed after burial. */
+	struct tprof_proc *pr = t->proc;
+
 	tprof_thread_emit_exit(s, t, TPROF_REC_THREAD_EXIT);
 	tprof_thread_bury(&s->threads, t);
 	/* Full barrier: orders the THREAD_EXIT before a PROC_EXIT elsewhere. */
-	if (atomic_dec_and_test(&s->exiting))
-		tprof_emit_proc_exit(s);
+	if (atomic_dec_and_test(&pr->exiting))
+		tprof_emit_proc_exit(s, pr);
 }
 
-/* Context: process, right after ENABLE published the session. */
-void tprof_threads_emit_existing(struct tprof_session *s)
+/*
+ * A process joins @s (TPROF_F_CHILDREN): its slot, then its PROC record;
+ * past TPROF_MAX_PROCS a PROC record that says it is not followed.
+ * Context: IRQs off (this CPU's ring); @task's pids are attached.
+ * Return: its slot, or NULL if it was followed already or is not now.
+ */
+static struct tprof_proc *tprof_proc_join(struct tprof_session *s,
+					  struct task_struct *task, u32 ppid,
+					  u16 flags)
 {
-	struct task_struct *leader, *t;
+	struct tprof_rec_proc rec = {
+		.hdr.type = TPROF_REC_PROC,
+		.hdr.size = sizeof(rec),
+		.hdr.time_ns = ktime_get_mono_fast_ns(),
+		.ppid = ppid,
+	};
+	struct tprof_proc *pr;
+	bool existed;
+
+	lockdep_assert_irqs_disabled();
+	rec.pid = __task_pid_nr_ns(task, PIDTYPE_TGID, s->pid_ns);
+	pr = tprof_procs_claim(&s->procs, task_tgid(task), rec.pid, &existed);
+	if (existed)
+		return NULL;
+	if (!pr)
+		rec.hdr.flags = TPROF_RF_PROC_DROPPED;
+	else
+		rec.hdr.flags = flags;
+	tprof_fill_comm(rec.comm, task->comm);
+	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+	return pr;
+}
+
+/* Context: process, RCU read side; THREAD records of @leader's threads. */
+static void tprof_emit_threads_of(struct tprof_session *s,
+				  struct task_struct *leader, u32 vpid)
+{
+	struct task_struct *t;
+	unsigned long flags;
+
+	for_each_thread(leader, t) {
+		u32 vtid = __task_pid_nr_ns(t, PIDTYPE_PID, s->pid_ns);
+
+		local_irq_save(flags);
+		tprof_emit_thread(s, vpid, vtid, t->comm,
+				  TPROF_RF_THREAD_EXISTING);
+		local_irq_restore(flags);
+	}
+}
+
+/* Is @p a descendant of the process of @root? Context: RCU read side. */
+static bool tprof_descends(struct task_struct *p, struct pid *root)
+{
+	struct task_struct *q;
+
+	for (q = rcu_dereference(p->real_parent); q->pid;
+	     q = rcu_dereference(q->real_parent))
+		if (task_tgid(q) == root)
+			return true;
+	return false;
+}
+
+/*
+ * TPROF_F_CHILDREN: the descendants of the target that exist now join,
+ * each checked as the target was (a DENIED record for one that may not
+ * be profiled). A process forked meanwhile joins here or in the fork
+ * probe (a followed parent), never twice: tasks are added to the task
+ * list before their fork probe runs, at its tail.
+ * Context: process, RCU read side, after publish.
+ */
+static void tprof_join_descendants(struct tprof_session *s)
+{
+	struct task_struct *g;
+	unsigned long flags;
+
+	for_each_process(g) {
+		struct tprof_proc *pr;
+		u32 ppid;
+		int why;
+
+		if ((g->flags & PF_KTHREAD) || !tprof_descends(g, s->tgid))
+			continue;
+		why = tprof_policy_check_other(&s->grant, g);
+		ppid = __task_pid_nr_ns(rcu_dereference(g->real_parent),
+					PIDTYPE_TGID, s->pid_ns);
+		local_irq_save(flags);
+		if (why > 0) {
+			struct tprof_rec_denied rec = {
+				.hdr.type = TPROF_REC_DENIED,
+				.hdr.size = sizeof(rec),
+				.hdr.time_ns = ktime_get_mono_fast_ns(),
+				.pid = __task_pid_nr_ns(g, PIDTYPE_TGID,
+							s->pid_ns),
+				.reason = why,
+			};
+
+			tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+			pr = NULL;
+		} else {
+			pr = tprof_proc_join(s, g, ppid,
+					     TPROF_RF_PROC_EXISTING);
+		}
+		local_irq_restore(flags);
+		if (pr)
+			tprof_emit_threads_of(s, g, pr->vpid);
+	}
+}
+
+/*
+ * Context: process, right after ENABLE published the session: the PROC
+ * (TPROF_F_CHILDREN) and THREAD records of what exists.
+ */
+void tprof_procs_emit_existing(struct tprof_session *s)
+{
+	struct task_struct *leader;
 	unsigned long flags;
 
 	rcu_read_lock();
 	leader = pid_task(s->tgid, PIDTYPE_TGID);
-	if (leader) {
-		for_each_thread(leader, t) {
-			u32 vtid = __task_pid_nr_ns(t, PIDTYPE_PID, s->pid_ns);
+	if (leader && (s->flags & TPROF_F_CHILDREN)) {
+		struct tprof_rec_proc rec = {
+			.hdr.type = TPROF_REC_PROC,
+			.hdr.flags = TPROF_RF_PROC_EXISTING,
+			.hdr.size = sizeof(rec),
+			.hdr.time_ns = ktime_get_mono_fast_ns(),
+			.pid = s->vpid,
+			.ppid = __task_pid_nr_ns(rcu_dereference(leader->real_parent),
+						 PIDTYPE_TGID, s->pid_ns),
+		};
 
-			local_irq_save(flags);
-			tprof_emit_thread(s, vtid, t->comm,
-					  TPROF_RF_THREAD_EXISTING);
-			local_irq_restore(flags);
-		}
+		tprof_fill_comm(rec.comm, leader->comm);
+		local_irq_save(flags);
+		tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+		local_irq_restore(flags);
 	}
+	if (leader)
+		tprof_emit_threads_of(s, leader, s->vpid);
+	if (s->flags & TPROF_F_CHILDREN)
+		tprof_join_descendants(s);
 	rcu_read_unlock();
 }
 
@@ -170,24 +302,37 @@ void tprof_threads_emit_stats(struct tprof_session *s)
 
 /*
  * sched_process_fork: after copy_process(), before the child first runs.
- * Context: preemption disabled; current is the parent. Only new threads
- * of a target (same tgid) match; child processes are not followed.
+ * Context: preemption disabled; current is the parent (the creator). A new
+ * thread of a followed process gets its THREAD record; with
+ * TPROF_F_CHILDREN a new process joins the session (PROC, THREAD) and is
+ * sampled from its first instruction, under the same rule as its parent
+ * (its credentials and mm are the parent's until it changes them).
  */
 static void tprof_probe_fork(void *data, struct task_struct *parent,
 			     struct task_struct *child)
 {
-	struct tprof_session *s = tprof_session_find(child);
+	struct tprof_proc *pr, *cpr;
+	struct tprof_session *s;
 	unsigned long flags;
 	bool later;
 	u32 vtid;
 
+	s = tprof_session_find(current, &pr);
 	if (!s)
 		return;
 	vtid = __task_pid_nr_ns(child, PIDTYPE_PID, s->pid_ns);
 	local_irq_save(flags);
 	/* The child's comm is the parent's: no news while an exec decides. */
-	if (tprof_session_may_sample(s, current, &later) || later)
-		tprof_emit_thread(s, vtid, child->comm, 0);
+	if (!tprof_session_may_sample(s, pr, current, &later) && !later)
+		goto out;
+	if (task_tgid(child) == task_tgid(current)) {
+		tprof_emit_thread(s, pr->vpid, vtid, child->comm, 0);
+	} else if (s->flags & TPROF_F_CHILDREN) {
+		cpr = tprof_proc_join(s, child, pr->vpid, 0);
+		if (cpr)
+			tprof_emit_thread(s, cpr->vpid, vtid, child->comm, 0);
+	}
+out:
 	local_irq_restore(flags);
 }
 
@@ -215,13 +360,17 @@ static s32 tprof_exit_code(struct task_struct *p)
  */
 static void tprof_probe_exit(void *data, struct task_struct *p)
 {
-	struct tprof_session *s = tprof_session_find(p);
+	struct tprof_proc *pr;
+	struct tprof_session *s = __tprof_session_find(p, &pr, true);
 	struct tprof_thread *t;
 	unsigned long flags;
 
 	if (!s || p != current)
 		return;
 	local_irq_save(flags);
+	/* A denied process: only its end is watched, to free its slot. */
+	if (test_bit(TPROF_P_DENIED, &pr->bits))
+		goto group;
 	if (!tprof_sampler_exiting(s, p)) {
 		t = tprof_thread_get(&s->threads, p->pid, false);
 		if (t) {
@@ -231,9 +380,11 @@ static void tprof_probe_exit(void *data, struct task_struct *p)
 			tprof_thread_bury(&s->threads, t);
 		}
 	}
+group:
 	if (!atomic_read(&p->signal->live) &&
-	    !test_and_set_bit(TPROF_S_GROUP_DEAD, &s->bits)) {
-		WRITE_ONCE(s->exit_code, tprof_exit_code(p));
+	    !test_and_set_bit(TPROF_P_GROUP_DEAD, &pr->bits)) {
+		WRITE_ONCE(pr->exit_code, tprof_exit_code(p));
+		set_bit(TPROF_S_EXIT_PENDING, &s->bits);
 		tprof_session_kick(s);
 	}
 	local_irq_restore(flags);
@@ -252,7 +403,8 @@ static void tprof_probe_exit(void *data, struct task_struct *p)
 static void tprof_probe_exec(void *data, struct task_struct *p,
 			     pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct tprof_session *s = tprof_session_find(p);
+	struct tprof_proc *pr;
+	struct tprof_session *s = tprof_session_find(p, &pr);
 	struct tprof_rec_exec rec = {
 		.hdr.type = TPROF_REC_EXEC,
 		.hdr.size = sizeof(rec),
@@ -268,9 +420,9 @@ static void tprof_probe_exec(void *data, struct task_struct *p,
 	vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
 	local_irq_save(flags);
 	/* Past commit_creds(): only readers may hold exec_update_lock now. */
-	may = tprof_session_may_sample(s, p, &later) || later;
+	may = tprof_session_may_sample(s, pr, p, &later) || later;
 	if (may && !s->grant.privileged && bprm->secureexec) {
-		tprof_session_deny(s, TPROF_DENIED_CREDS);
+		tprof_session_deny(s, pr, TPROF_DENIED_CREDS);
 		may = false;
 	}
 	old = tprof_thread_get(&s->threads, old_pid, false);
@@ -285,7 +437,7 @@ static void tprof_probe_exec(void *data, struct task_struct *p,
 			tprof_thread_bury(&s->threads, old);
 		}
 		if (may)
-			tprof_sampler_attach(s, p, rt, clk);
+			tprof_sampler_attach(s, pr, p, rt, clk);
 	}
 	if (!may)
 		goto out;
@@ -293,11 +445,11 @@ static void tprof_probe_exec(void *data, struct task_struct *p,
 	if (t && t->started)
 		tprof_fill_comm(t->comm, p->comm);
 	rec.hdr.time_ns = ktime_get_mono_fast_ns();
-	rec.pid = s->vpid;
+	rec.pid = pr->vpid;
 	rec.tid = vtid;
 	tprof_fill_comm(rec.comm, p->comm);
 	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
-	tprof_emit_thread(s, vtid, p->comm, 0);
+	tprof_emit_thread(s, pr->vpid, vtid, p->comm, 0);
 out:
 	local_irq_restore(flags);
 }
@@ -313,10 +465,11 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 				     unsigned int prev_state)
 {
 	struct tprof_session *s, *sn;
+	struct tprof_proc *pr;
 	struct tprof_thread *t;
 
 	lockdep_assert_irqs_disabled();
-	sn = tprof_session_find(next);
+	sn = tprof_session_find(next, &pr);
 	if (sn && (next->flags & PF_EXITING))
 		sn = NULL;
 	/*
@@ -330,12 +483,14 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 		tprof_thread_exited(s, t);
 	/* A target's thread is gone for good: its group may be too. */
 	if (unlikely(prev_state == TASK_DEAD)) {
-		s = tprof_session_find(prev);
+		struct tprof_proc *prev_pr;
+
+		s = __tprof_session_find(prev, &prev_pr, true);
 		if (s)
 			tprof_session_kick(s);
 	}
 	if (sn)
-		tprof_sampler_switch_in(sn, next);
+		tprof_sampler_switch_in(sn, pr, next);
 }
 
 /*
@@ -355,12 +510,13 @@ static int tprof_kprobe_mmap(struct kprobe *kp, struct pt_regs *regs)
 		.prot = TPROF_MMAP_EXEC,
 	};
 	struct tprof_session *s;
+	struct tprof_proc *pr;
 	unsigned long flags;
 	bool later;
 
 	if (!vma || !(vma->vm_flags & VM_EXEC) || vma->vm_mm != current->mm)
 		return 0;
-	s = tprof_session_find(current);
+	s = tprof_session_find(current, &pr);
 	if (!s)
 		return 0;
 	rec.start = vma->vm_start;
@@ -373,10 +529,10 @@ static int tprof_kprobe_mmap(struct kprobe *kp, struct pt_regs *regs)
 		rec.dev_major = MAJOR(inode->i_sb->s_dev);
 		rec.dev_minor = MINOR(inode->i_sb->s_dev);
 	}
-	rec.pid = s->vpid;
+	rec.pid = pr->vpid;
 	rec.tid = __task_pid_nr_ns(current, PIDTYPE_PID, s->pid_ns);
 	local_irq_save(flags);
-	if (tprof_session_may_sample(s, current, &later)) {
+	if (tprof_session_may_sample(s, pr, current, &later)) {
 		rec.hdr.time_ns = ktime_get_mono_fast_ns();
 		tprof_rings_emit(&s->rings, &rec, sizeof(rec));
 	}

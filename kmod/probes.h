@@ -3,6 +3,7 @@
 #ifndef _TPROF_PROBES_H
 #define _TPROF_PROBES_H
 
+struct tprof_proc;
 struct tprof_session;
 struct tprof_thread;
 
@@ -10,9 +11,9 @@ int tprof_probes_init(void);
 int tprof_probes_get(void);
 void tprof_probes_put(void);
 
-void tprof_threads_emit_existing(struct tprof_session *s);
+void tprof_procs_emit_existing(struct tprof_session *s);
 void tprof_threads_emit_stats(struct tprof_session *s);
 void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t);
-void tprof_emit_proc_exit(struct tprof_session *s);
+void tprof_emit_proc_exit(struct tprof_session *s, struct tprof_proc *pr);
 
 #endif /* _TPROF_PROBES_H */

@@ -50,6 +50,7 @@
 #include <asm/irq_regs.h>
 
 #include "policy.h"
+#include "procs.h"
 #include "sampler.h"
 #include "session.h"
 #include "stack.h"
@@ -281,7 +282,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	rec->hdr.flags = rflags;
 	rec->hdr.size = len;
 	rec->hdr.time_ns = ktime_get_mono_fast_ns();
-	rec->pid = s->vpid;
+	rec->pid = t->vpid;
 	rec->tid = t->vtid;
 	rec->cpu = cpu;
 	rec->nr_user = nu;
@@ -324,7 +325,7 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	if (cpu < t->next_point)
 		return;
 	/* Also while stopping: the final switch-out/finalize credits too. */
-	may = tprof_session_may_sample(c->sess, current, &later);
+	may = tprof_session_may_sample(c->sess, t->proc, current, &later);
 	if (later)
 		return;
 	n = 1 + div64_u64(cpu - t->next_point, p);
@@ -425,7 +426,8 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 }
 
 static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
-			       struct tprof_thread *t, struct task_struct *p)
+			       struct tprof_proc *pr, struct tprof_thread *t,
+			       struct task_struct *p)
 {
 	u64 period = tprof_threads_take_period(&s->threads, p->pid);
 	u64 r, rem;
@@ -436,6 +438,8 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 	if (!period)
 		period = s->period_ns;
 	t->vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
+	t->vpid = pr->vpid;
+	t->proc = pr;
 	memcpy(t->comm, p->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = 0;
 	t->period_ns = period;
@@ -483,11 +487,13 @@ static void tprof_cache_drop(struct tprof_cpu *c, struct tprof_session *s)
 }
 
 /*
+ * @pr: @p's process in @s.
  * @rt: p's runtime now (exact when it is about to run), read at @clk.
  * Context: IRQs off, on @c's CPU; @p is about to run or is current.
  */
 static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
-			   struct task_struct *p, u64 rt, u64 clk)
+			   struct tprof_proc *pr, struct task_struct *p,
+			   u64 rt, u64 clk)
 {
 	struct tprof_thread *t = tprof_slot_of(c, s, p);
 
@@ -496,7 +502,7 @@ static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
 		return;
 	s->rings.ring[smp_processor_id()]->st.sched_ins++;
 	if (!t->started)
-		tprof_thread_start(c, s, t, p);
+		tprof_thread_start(c, s, pr, t, p);
 	c->sess = s;
 	c->thr = t;
 	c->task = p;
@@ -587,31 +593,39 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 }
 
 /**
- * tprof_sampler_switch_in() - @next, a thread of @s's target, comes in.
+ * tprof_sampler_switch_in() - @next, a thread @s follows, comes in.
  * @s: its session.
+ * @pr: its process.
  * @next: the task about to run here.
  *
  * Context: sched_switch probe (rq->lock held, IRQs off).
  */
-void tprof_sampler_switch_in(struct tprof_session *s, struct task_struct *next)
+void tprof_sampler_switch_in(struct tprof_session *s, struct tprof_proc *pr,
+			     struct task_struct *next)
 {
-	tprof_sched_in(this_cpu_ptr(tprof_cpus), s, next,
+	tprof_sched_in(this_cpu_ptr(tprof_cpus), s, pr, next,
 		       READ_ONCE(next->se.sum_exec_runtime), local_clock());
 }
 
-/* IPI (IRQs off): start sampling a target thread that is already running. */
+/*
+ * IPI (IRQs off): start sampling a thread of a followed process that is
+ * already running.
+ */
 static void tprof_kick(void *info)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 	struct tprof_session *s = info;
+	struct tprof_proc *pr;
 
-	if (c->task || task_tgid(current) != s->tgid ||
-	    (current->flags & PF_EXITING) ||
+	if (c->task || (current->flags & (PF_EXITING | PF_KTHREAD)) ||
 	    tprof_session_state(s) != TPROF_ACTIVE)
 		return;
+	pr = tprof_procs_find(&s->procs, task_tgid(current));
+	if (!pr || test_bit(TPROF_P_DENIED, &pr->bits))
+		return;
 	/* Mid-slice: from the scheduler's last update (at most a tick ago). */
-	tprof_sched_in(c, s, current, READ_ONCE(current->se.sum_exec_runtime),
-		       local_clock());
+	tprof_sched_in(c, s, pr, current,
+		       READ_ONCE(current->se.sum_exec_runtime), local_clock());
 }
 
 /*
@@ -718,7 +732,7 @@ bool tprof_sampler_exiting(struct tprof_session *s, struct task_struct *p)
 
 	if (c->task != p || c->sess != s || c->exiting)
 		return false;
-	atomic_inc(&s->exiting);
+	atomic_inc(&c->thr->proc->exiting);
 	c->exiting = true;
 	/* Not found by tid any more (exec may pass it on), not reusable. */
 	WRITE_ONCE(c->thr->key, TPROF_TID_EXITING);
@@ -729,13 +743,13 @@ bool tprof_sampler_exiting(struct tprof_session *s, struct task_struct *p)
  * Exec probe (new tid), with what tprof_sampler_detach() read, so that no
  * CPU time falls between the two slots. Context: IRQs off; @p is current.
  */
-void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p,
-			  u64 rt, u64 clk)
+void tprof_sampler_attach(struct tprof_session *s, struct tprof_proc *pr,
+			  struct task_struct *p, u64 rt, u64 clk)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
 	if (!c->task && !(p->flags & PF_EXITING))
-		tprof_sched_in(c, s, p, rt, clk);
+		tprof_sched_in(c, s, pr, p, rt, clk);
 }
 
 int tprof_sampler_init(void)

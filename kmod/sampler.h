@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 struct task_struct;
+struct tprof_proc;
 struct tprof_session;
 struct tprof_thread;
 
@@ -19,7 +20,8 @@ void tprof_sampler_exit(void);
 struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 					      unsigned long *kfrom, bool park,
 					      struct tprof_session **sp);
-void tprof_sampler_switch_in(struct tprof_session *s, struct task_struct *next);
+void tprof_sampler_switch_in(struct tprof_session *s, struct tprof_proc *pr,
+			     struct task_struct *next);
 void tprof_sampler_start(struct tprof_session *s);
 void tprof_sampler_stop(struct tprof_session *s,
 			void (*exited)(struct tprof_session *s,
@@ -27,7 +29,7 @@ void tprof_sampler_stop(struct tprof_session *s,
 void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p,
 			  unsigned long *kfrom, u64 *rt, u64 *clk);
 bool tprof_sampler_exiting(struct tprof_session *s, struct task_struct *p);
-void tprof_sampler_attach(struct tprof_session *s, struct task_struct *p,
-			  u64 rt, u64 clk);
+void tprof_sampler_attach(struct tprof_session *s, struct tprof_proc *pr,
+			  struct task_struct *p, u64 rt, u64 clk);
 
 #endif /* _TPROF_SAMPLER_H */

@@ -26,25 +26,50 @@ static struct tprof_session *tprof_slot(unsigned int i)
 }
 
 /**
- * tprof_session_find() - the active session profiling @p's process.
+ * __tprof_session_find() - the active session following @p's process.
  * @p: any task.
+ * @pp: set to the process's slot (valid until the RCU-sched section ends).
+ * @denied_too: also a process that was denied (its exit is still watched).
  *
+ * Sessions without TPROF_F_CHILDREN have one process, their target: one
+ * compare each, the cost at every context switch of the system.
  * Context: preemption or IRQs off (probes).
  * Return: the session or NULL.
  */
-struct tprof_session *tprof_session_find(struct task_struct *p)
+struct tprof_session *__tprof_session_find(struct task_struct *p,
+					   struct tprof_proc **pp,
+					   bool denied_too)
 {
 	struct pid *tgid = task_tgid(p);
 	unsigned int i;
 
 	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
 		struct tprof_session *s = rcu_dereference_sched(tprof_active[i]);
+		struct tprof_proc *pr;
 
-		if (s && s->tgid == tgid &&
-		    tprof_session_state(s) == TPROF_ACTIVE)
-			return s;
+		if (!s || (s->tgid != tgid && !(s->flags & TPROF_F_CHILDREN)) ||
+		    tprof_session_state(s) != TPROF_ACTIVE)
+			continue;
+		pr = tprof_procs_find(&s->procs, tgid);
+		if (!pr)
+			continue;
+		if (!denied_too && test_bit(TPROF_P_DENIED, &pr->bits))
+			return NULL;
+		*pp = pr;
+		return s;
 	}
 	return NULL;
+}
+
+/* Does @s follow the process of @tgid? Context: any. */
+bool tprof_session_has(struct tprof_session *s, struct pid *tgid)
+{
+	bool ret;
+
+	rcu_read_lock_sched();
+	ret = !!tprof_procs_find(&s->procs, tgid);
+	rcu_read_unlock_sched();
+	return ret;
 }
 
 /**
@@ -93,7 +118,7 @@ int tprof_session_publish(struct tprof_session *s)
 				free = i;
 			continue;
 		}
-		if (o->tgid == s->tgid)
+		if (o->tgid == s->tgid || tprof_session_has(o, s->tgid))
 			return -EBUSY;
 		if (!o->grant.privileged) {
 			nunpriv++;
@@ -117,7 +142,7 @@ int tprof_session_publish(struct tprof_session *s)
 }
 
 /*
- * ACTIVE or DENIED -> STOPPING: no probe finds @s any more once an RCU
+ * ACTIVE -> STOPPING: no probe finds @s any more once an RCU
  * grace period has passed (the caller's). Context: process,
  * tprof_sessions_mutex held.
  */
@@ -154,53 +179,74 @@ void tprof_session_kick(struct tprof_session *s)
 		tprof_rings_kick(&s->rings);
 }
 
+/*
+ * @pr leaves the session (PROC_EXIT or DENIED); the session stops after
+ * its last process. Context: any.
+ */
+void tprof_session_leave(struct tprof_session *s, struct tprof_proc *pr)
+{
+	if (tprof_proc_leave(&s->procs, pr))
+		tprof_session_request_stop(s);
+}
+
 /**
- * tprof_session_deny() - ACTIVE -> DENIED: the target stopped being
- *	profilable; a DENIED record says why, once, and the session stops.
+ * tprof_session_deny() - a process of @s stopped being profilable: a
+ *	DENIED record says why, once; nothing more of it is sampled or
+ *	reported (tprof_session_find() skips it), and it leaves the session.
  * @s: session.
+ * @pr: the process.
  * @reason: TPROF_DENIED_*.
  *
  * Context: IRQs off.
  */
-void tprof_session_deny(struct tprof_session *s, u32 reason)
+void tprof_session_deny(struct tprof_session *s, struct tprof_proc *pr,
+			u32 reason)
 {
 	struct tprof_rec_denied rec = {
 		.hdr.type = TPROF_REC_DENIED,
 		.hdr.size = sizeof(rec),
 		.hdr.time_ns = ktime_get_mono_fast_ns(),
-		.pid = s->vpid,
+		.pid = pr->vpid,
 		.reason = reason,
 	};
 
 	lockdep_assert_irqs_disabled();
-	if (test_and_set_bit(TPROF_S_DENIED, &s->bits))
+	if (test_and_set_bit(TPROF_P_DENIED, &pr->bits))
 		return;
-	cmpxchg(&s->state, TPROF_ACTIVE, TPROF_DENIED);
 	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
-	tprof_session_request_stop(s);
+	tprof_session_leave(s, pr);
 }
 
 /**
  * tprof_session_may_sample() - may @s record user data of @p now?
  * @s: session.
- * @p: a thread of its target, current on this CPU.
+ * @pr: @p's process, as found when @p came in (a slot the session may
+ *	have retired since: then @p's process is not its any more).
+ * @p: a thread of a process it follows, current on this CPU.
  * @later: set when nothing can be decided yet (an exec is switching the
  *	target's mm and credentials): the caller keeps the sample for later.
  *
  * The permission rule of unprivileged sessions, applied where samples and
  * records are made, not only in the exec probe: a target that stopped
- * qualifying (tprof_policy_check()) ends the session with a DENIED record.
+ * qualifying (tprof_policy_check()) leaves the session with a DENIED record.
  * Context: IRQs off (hrtimer, probes, IPIs).
  * Return: true if it may.
  */
-bool tprof_session_may_sample(struct tprof_session *s, struct task_struct *p,
-			      bool *later)
+bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
+			      struct task_struct *p, bool *later)
 {
 	int ret;
 
 	lockdep_assert_irqs_disabled();
 	*later = false;
-	if (test_bit(TPROF_S_DENIED, &s->bits))
+	/*
+	 * The slot may have been freed and reused since @p came in (a denied
+	 * process is freed once its group is gone, while its last thread
+	 * may still be on its way out). By number: @p's tgid pid is gone once
+	 * a parent reaped it, and its final stretch is still @p's CPU time.
+	 */
+	if (test_bit(TPROF_P_DENIED, &pr->bits) ||
+	    READ_ONCE(pr->tgid_nr) != (u32)p->tgid)
 		return false;
 	ret = tprof_policy_check(&s->grant, p);
 	if (!ret)
@@ -208,6 +254,6 @@ bool tprof_session_may_sample(struct tprof_session *s, struct task_struct *p,
 	if (ret == -EAGAIN)
 		*later = true;
 	else
-		tprof_session_deny(s, ret);
+		tprof_session_deny(s, pr, ret);
 	return false;
 }

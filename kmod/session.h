@@ -15,6 +15,7 @@
 #include <asm/barrier.h>
 
 #include "policy.h"
+#include "procs.h"
 #include "ring.h"
 #include "threads.h"
 
@@ -26,31 +27,25 @@ struct user_struct;
 /**
  * enum tprof_state - a session's life, in one word (READ_ONCE()).
  * @TPROF_IDLE: opened, no ENABLE yet.
- * @TPROF_ACTIVE: published: the probes find it, timers sample.
- * @TPROF_DENIED: still published, but its target stopped being profilable:
- *	the DENIED record is written, nothing more is sampled or reported.
+ * @TPROF_ACTIVE: published: the probes find it, timers sample (but
+ *	nothing of a denied process: tprof_session_find()).
  * @TPROF_STOPPING: unpublished; the CPUs' final accounting runs.
  * @TPROF_FINISHED: stopped, every record visible: EOF once drained.
  *
  * Transitions: IDLE -> ACTIVE at publish (tprof_sessions_mutex; release,
- * for poll()); ACTIVE -> DENIED from any context (cmpxchg); ACTIVE or
- * DENIED -> STOPPING at unpublish (tprof_sessions_mutex); STOPPING ->
+ * for poll()); ACTIVE -> STOPPING at unpublish (tprof_sessions_mutex); STOPPING ->
  * FINISHED when stop is done (release: pairs with tprof_session_finished()).
  */
 enum tprof_state {
 	TPROF_IDLE,
 	TPROF_ACTIVE,
-	TPROF_DENIED,
 	TPROF_STOPPING,
 	TPROF_FINISHED,
 };
 
-/* One-shot events, in tprof_session.bits. */
-#define TPROF_S_EXITED		0	/* PROC_EXIT emitted */
+/* Events, in tprof_session.bits. */
 #define TPROF_S_STOP_REQ	1	/* stop_work is to stop the session */
-#define TPROF_S_GROUP_DEAD	2	/* an exit probe saw signal->live == 0 */
-#define TPROF_S_GROUP_GONE	3	/* every thread passed exit_notify() */
-#define TPROF_S_DENIED		4	/* DENIED emitted: no sample from now on */
+#define TPROF_S_EXIT_PENDING	2	/* a process is group dead, not seen gone */
 
 /**
  * struct tprof_session - per-open-file state.
@@ -69,15 +64,13 @@ enum tprof_state {
  * @snapshot_bytes: user stack bytes per sample (USTACK); 0 = none.
  * @idx: index in the published table while published.
  * @rings: one per possible CPU.
- * @threads: per-thread accounting table.
- * @exiting: 1 until the group is gone (every thread past exit_notify(),
- *	so past its exit probe), plus one per thread between its exit probe
- *	and its final switch-out; PROC_EXIT when it drops to 0, so it comes
- *	after every THREAD_EXIT.
- * @exit_code: for PROC_EXIT: the wait(2) status, as the leader reports it.
+ * @threads: per-thread accounting table (threads of every process).
+ * @procs: the processes: the target, and with TPROF_F_CHILDREN its
+ *	followed descendants.
  * @wq: readers.
- * @stop_work: after group dead, sees when the group is gone; stops the
- *	session after PROC_EXIT or DENIED (lifetime.c).
+ * @stop_work: after a group dead, sees when the group is gone (PROC_EXIT),
+ *	frees what is over; stops the session when its last process left
+ *	(lifetime.c).
  * @tick: periodic reader wakeup while data is pending (lifetime.c).
  */
 struct tprof_session {
@@ -98,8 +91,7 @@ struct tprof_session {
 
 	struct tprof_rings rings;
 	struct tprof_threads threads;
-	atomic_t exiting;
-	s32 exit_code;
+	struct tprof_procs procs;
 
 	wait_queue_head_t wq;
 	struct work_struct stop_work;
@@ -121,23 +113,38 @@ static inline bool tprof_session_finished(struct tprof_session *s)
 	return smp_load_acquire(&s->state) == TPROF_FINISHED;
 }
 
-/* Group dead, not yet seen gone: stop_work has to look (lifetime.c). */
+/* A group dead, not yet seen gone: stop_work has to look (lifetime.c). */
 static inline bool tprof_session_exit_pending(struct tprof_session *s)
 {
-	return test_bit(TPROF_S_GROUP_DEAD, &s->bits) &&
-	       !test_bit(TPROF_S_GROUP_GONE, &s->bits);
+	return test_bit(TPROF_S_EXIT_PENDING, &s->bits);
 }
 
 int tprof_session_publish(struct tprof_session *s);
 void tprof_session_unpublish(struct tprof_session *s);
 void tprof_session_finish(struct tprof_session *s);
-struct tprof_session *tprof_session_find(struct task_struct *p);
+struct tprof_session *__tprof_session_find(struct task_struct *p,
+					   struct tprof_proc **pp,
+					   bool denied_too);
+
+/*
+ * The active session following @p's process, and that process (@pp);
+ * nothing of a denied process. Context: preemption or IRQs off (probes).
+ */
+static inline struct tprof_session *tprof_session_find(struct task_struct *p,
+						       struct tprof_proc **pp)
+{
+	return __tprof_session_find(p, pp, false);
+}
+
+bool tprof_session_has(struct tprof_session *s, struct pid *tgid);
 unsigned int tprof_sessions_of_user(struct user_struct *user);
 
 void tprof_session_request_stop(struct tprof_session *s);
 void tprof_session_kick(struct tprof_session *s);
-void tprof_session_deny(struct tprof_session *s, u32 reason);
-bool tprof_session_may_sample(struct tprof_session *s, struct task_struct *p,
-			      bool *later);
+void tprof_session_deny(struct tprof_session *s, struct tprof_proc *pr,
+			u32 reason);
+void tprof_session_leave(struct tprof_session *s, struct tprof_proc *pr);
+bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
+			      struct task_struct *p, bool *later);
 
 #endif /* _TPROF_SESSION_H */

@@ -8,6 +8,8 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+struct tprof_proc;
+
 /* Key bit of a slot whose thread exited (reusable). */
 #define TPROF_TID_DEAD		0x80000000U
 /* Key of a slot being (re)initialized for a new thread. */
@@ -32,6 +34,10 @@
  *	to that CPU (IRQs off), ordered by the scheduler across migrations.
  * @tid: the global tid the slot was claimed for (kept while EXITING).
  * @vtid: tid in the session's pid namespace.
+ * @vpid: its process's tgid there.
+ * @proc: its process's slot (procs.h), set at first sched-in; held by the
+ *	process's exiting count from the thread's exit probe to its
+ *	THREAD_EXIT.
  * @started: budget initialized (first sched-in).
  * @on_cpu_ns: exact on-CPU time while the session was active.
  * @next_point: thread CPU time (in @on_cpu_ns terms) of the next sample.
@@ -50,7 +56,9 @@ struct tprof_thread {
 	u32 key;
 	u32 tid;
 	u32 vtid;
+	u32 vpid;
 	bool started;
+	struct tprof_proc *proc;
 	u64 on_cpu_ns;
 	u64 next_point;
 	u64 period_ns;

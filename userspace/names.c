@@ -53,14 +53,15 @@ size_t names__candidates(const struct names_opts *o, const struct mapping *m,
 
 /*
  * The symbolizer's name for m's file: its path, or for a recorded vDSO
- * image one per image (two kernels' images are two files).
+ * image one per image content (two kernels' images are two files; the
+ * processes of a tree share one, and each file held costs a descriptor).
  */
 static const char *file_key(const struct mapping *m, char *buf, size_t len)
 {
 	if (!m->image)
 		return m->path;
-	snprintf(buf, len, "[vdso]@%d:%llx", m->pid,
-		 (unsigned long long)m->start);
+	snprintf(buf, len, "[vdso]@%zx:%016llx", m->image_len,
+		 (unsigned long long)hash_bytes(m->image, m->image_len, 0));
 	return buf;
 }
 

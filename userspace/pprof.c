@@ -257,9 +257,12 @@ static uint64_t pseudo_location(struct builder *b, const char *name)
 	return l->id;
 }
 
-/* A sample's labels, in lab[] (at most 4); returns how many. */
-static size_t fill_labels(struct builder *b, PbLabel lab[4], int pid, int tid,
-			  const char *comm, uint64_t period_ns)
+#define MAX_LABELS 5
+
+/* A sample's labels, in lab[] (at most MAX_LABELS); returns how many. */
+static size_t fill_labels(struct builder *b, PbLabel lab[MAX_LABELS], int pid,
+			  int tid, const char *comm, const char *pcomm,
+			  uint64_t period_ns)
 {
 	size_t nl = 0;
 
@@ -267,6 +270,12 @@ static size_t fill_labels(struct builder *b, PbLabel lab[4], int pid, int tid,
 		perftools__profiles__label__init(&lab[nl]);
 		lab[nl].key = str(b, "pid");
 		lab[nl++].num = pid;
+	}
+	/* the program the process ran then (its main thread's comm) */
+	if (pcomm && *pcomm) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "process");
+		lab[nl++].str = str(b, pcomm);
 	}
 	if (tid) {
 		perftools__profiles__label__init(&lab[nl]);
@@ -289,11 +298,12 @@ static size_t fill_labels(struct builder *b, PbLabel lab[4], int pid, int tid,
 }
 
 static PbSample *new_sample(struct builder *b, int pid, int tid,
-			    const char *comm, uint64_t period_ns,
+			    const char *comm, const char *pcomm,
+			    uint64_t period_ns,
 			    uint64_t weight_ns, uint64_t count)
 {
 	PbSample *s = xmalloc(sizeof(*s));
-	PbLabel lab[4];
+	PbLabel lab[MAX_LABELS];
 	size_t i;
 
 	perftools__profiles__sample__init(s);
@@ -301,8 +311,8 @@ static PbSample *new_sample(struct builder *b, int pid, int tid,
 	s->value = xmalloc(2 * sizeof(*s->value));
 	s->value[0] = clamp_i64(b, weight_ns);
 	s->value[1] = clamp_i64(b, count);
-	s->n_label = fill_labels(b, lab, pid, tid, comm, period_ns);
-	s->label = xcalloc(4, sizeof(*s->label));
+	s->n_label = fill_labels(b, lab, pid, tid, comm, pcomm, period_ns);
+	s->label = xcalloc(MAX_LABELS, sizeof(*s->label));
 	for (i = 0; i < s->n_label; i++) {
 		s->label[i] = xmalloc(sizeof(*s->label[i]));
 		*s->label[i] = lab[i];
@@ -322,7 +332,7 @@ static PbSample *new_sample(struct builder *b, int pid, int tid,
 static void put_sample(struct builder *b, const struct rsample *rs)
 {
 	PbSample s;
-	PbLabel lab[4], *labp[4];
+	PbLabel lab[MAX_LABELS], *labp[MAX_LABELS];
 	int64_t val[2];
 	size_t i, n;
 
@@ -331,7 +341,7 @@ static void put_sample(struct builder *b, const struct rsample *rs)
 	val[1] = clamp_i64(b, rs->count);
 	s.n_value = 2;
 	s.value = val;
-	s.n_label = fill_labels(b, lab, rs->pid, rs->tid, rs->comm,
+	s.n_label = fill_labels(b, lab, rs->pid, rs->tid, rs->comm, rs->pcomm,
 				rs->period_ns);
 	for (i = 0; i < s.n_label; i++)
 		labp[i] = &lab[i];
@@ -380,6 +390,7 @@ static void add_lost(struct builder *b)
 		th_lost_w = sat_add(th_lost_w, t->stat.lost_weight_ns);
 		th_lost_n = sat_add(th_lost_n, t->stat.lost_samples);
 		s = new_sample(b, t->pid, t->tid, thread__comm_at(t, UINT64_MAX),
+			       profile__proc_name(b->p, t->pid, UINT64_MAX),
 			       t->stat.period_ns, t->stat.lost_weight_ns,
 			       t->stat.lost_samples);
 		s->location_id = xmalloc(sizeof(*s->location_id));
@@ -396,7 +407,7 @@ static void add_lost(struct builder *b)
 	if (total_w > th_lost_w || total_n > th_lost_n) {
 		PbSample *s;
 
-		s = new_sample(b, b->p->session.pid, 0, NULL, 0,
+		s = new_sample(b, b->p->session.pid, 0, NULL, NULL, 0,
 			       total_w > th_lost_w ? total_w - th_lost_w : 0,
 			       total_n > th_lost_n ? total_n - th_lost_n : 0);
 		s->location_id = xmalloc(sizeof(*s->location_id));
@@ -443,6 +454,40 @@ static bool *threads_to_comment(const struct profile *p)
 	return show;
 }
 
+#define MAX_PROC_COMMENTS 64
+
+/* A process tree (TPROF_F_CHILDREN): each process's totals. */
+static void add_proc_comments(struct builder *b)
+{
+	const struct profile *p = b->p;
+	char t1[32], t2[32], end[96];
+	size_t i;
+
+	if (p->nprocs < 2 && !p->procs_dropped && !p->procs_denied)
+		return;
+	comment(b, "tprof: %zu processes, %llu not followed, %llu denied",
+		p->nprocs, (unsigned long long)p->procs_dropped,
+		(unsigned long long)p->procs_denied);
+	for (i = 0; i < p->nprocs && i < MAX_PROC_COMMENTS; i++) {
+		const struct proc_info *pi = &p->procs[i];
+		const char *name = profile__proc_name(p, pi->pid, UINT64_MAX);
+		struct proc_totals pt;
+
+		profile__proc_totals(p, pi->pid, &pt);
+		comment(b, "process %d %s parent=%d threads=%llu samples=%llu sampled=%s exact=%s %s",
+			pi->pid, *name ? name : "-", pi->ppid,
+			(unsigned long long)pt.threads,
+			(unsigned long long)pt.samples,
+			fmt_ns(t1, sizeof(t1), pt.weight_ns),
+			pt.exact && pt.threads ?
+			fmt_ns(t2, sizeof(t2), pt.on_cpu_ns) : "?",
+			profile__proc_end(pi, end, sizeof(end)));
+	}
+	if (p->nprocs > MAX_PROC_COMMENTS)
+		comment(b, "tprof: %zu more processes; tprof-read --report lists all",
+			p->nprocs - MAX_PROC_COMMENTS);
+}
+
 static void add_comments(struct builder *b)
 {
 	struct profile *p = b->p;
@@ -487,6 +532,7 @@ static void add_comments(struct builder *b)
 		comment(b, "tprof: %zu more threads with less sampled CPU; tprof-read --report lists all %zu",
 			p->nthreads - MAX_THREAD_COMMENTS, p->nthreads);
 	free(show);
+	add_proc_comments(b);
 }
 
 static PbValueType *value_type(struct builder *b, const char *type,

@@ -2,7 +2,9 @@
 /* tprof-read: aggregate a record stream into per-thread samples. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "buildid.h"
 #include "profile.h"
@@ -28,6 +30,8 @@ void profile__free(struct profile *p)
 		free(p->samples[i].ips);
 	free(p->threads);
 	free(p->samples);
+	free(p->procs);
+	hindex_free(&p->proc_idx);
 	hindex_free(&p->thread_idx);
 	hindex_free(&p->sample_idx);
 	maps__free(&p->maps);
@@ -65,6 +69,90 @@ static struct thread_info *find_thread(struct profile *p, int tid)
 		if (p->threads[item - 1].tid == tid)
 			return &p->threads[item - 1];
 	return NULL;
+}
+
+const struct thread_info *profile__find_thread(const struct profile *p,
+					       int tid)
+{
+	return find_thread((struct profile *)p, tid);
+}
+
+struct proc_info *profile__proc(struct profile *p, int pid)
+{
+	uint64_t h = hash_u64((uint32_t)pid ^ 0x9e3779b9U);
+	struct hiter it = { 0 };
+	struct proc_info *pi;
+	uint32_t item;
+
+	while (hindex_next(&p->proc_idx, h, &it, &item))
+		if (p->procs[item - 1].pid == pid)
+			return &p->procs[item - 1];
+	GROW(p->procs, p->capprocs, p->nprocs + 1);
+	pi = &p->procs[p->nprocs++];
+	memset(pi, 0, sizeof(*pi));
+	pi->pid = pid;
+	hindex_put(&p->proc_idx, h, p->nprocs);
+	return pi;
+}
+
+void profile__proc_totals(const struct profile *p, int pid,
+			  struct proc_totals *pt)
+{
+	size_t i;
+
+	memset(pt, 0, sizeof(*pt));
+	pt->exact = true;
+	for (i = 0; i < p->nthreads; i++) {
+		const struct thread_info *t = &p->threads[i];
+
+		if (t->pid != pid)
+			continue;
+		pt->threads++;
+		pt->samples += t->samples;
+		pt->weight_ns = sat_add(pt->weight_ns, t->weight_ns);
+		if (t->have_stat) {
+			pt->on_cpu_ns = sat_add(pt->on_cpu_ns,
+						t->stat.on_cpu_ns);
+			pt->lost_weight_ns = sat_add(pt->lost_weight_ns,
+						     t->stat.lost_weight_ns);
+		} else {
+			pt->exact = false;
+		}
+	}
+}
+
+const char *profile__proc_end(const struct proc_info *pi, char *buf,
+			      size_t len)
+{
+	if (pi->dropped)
+		snprintf(buf, len, "not followed (more than %d processes)",
+			 TPROF_MAX_PROCS);
+	else if (pi->denied)
+		snprintf(buf, len, "denied: %s",
+			 tprof_denied_reason(pi->denied_reason));
+	else if (!pi->exited)
+		snprintf(buf, len, "running");
+	else if (WIFSIGNALED(pi->exit_code))
+		snprintf(buf, len, "killed by signal %d",
+			 WTERMSIG(pi->exit_code));
+	else
+		snprintf(buf, len, "exit %d", WEXITSTATUS(pi->exit_code));
+	return buf;
+}
+
+int profile__target(const struct profile *p)
+{
+	if (p->have_session)
+		return (int)p->session.pid;
+	return p->nprocs ? p->procs[0].pid : 0;
+}
+
+const char *profile__proc_name(const struct profile *p, int pid,
+			       uint64_t time_ns)
+{
+	const struct thread_info *t = profile__find_thread(p, pid);
+
+	return t ? thread__comm_at(t, time_ns) : "";
 }
 
 /* exec: a new program, even one of the same name, starts a new entry */
@@ -216,6 +304,8 @@ found:
 	t = profile__thread(p, s->tid);
 	t->pid = s->pid;
 	t->period_ns = s->period_ns;
+	if (!p->nprocs || p->procs[p->nprocs - 1].pid != (int)s->pid)
+		profile__proc(p, (int)s->pid);
 	t->samples++;
 	t->weight_ns = sat_add(t->weight_ns, s->weight_ns);
 	p->sample_records++;
@@ -340,7 +430,25 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		p->lost_records = sat_add(p->lost_records,
 					  r->u.lost.lost_records);
 		break;
+	case TPROF_REC_PROC: {
+		struct proc_info *pi = profile__proc(p, (int)r->u.proc.pid);
+
+		pi->ppid = (int)r->u.proc.ppid;
+		if (r->hdr.flags & TPROF_RF_PROC_DROPPED) {
+			pi->dropped = true;
+			p->procs_dropped++;
+			break;
+		}
+		pi->joined = true;
+		/* its name until a THREAD record of its main thread comes */
+		t = profile__thread(p, (int)r->u.proc.pid);
+		t->pid = (int)r->u.proc.pid;
+		if (!t->ncomms)
+			set_comm(t, r->hdr.time_ns, r->u.proc.comm, false);
+		break;
+	}
 	case TPROF_REC_THREAD:
+		profile__proc(p, (int)r->u.thread.pid);
 		t = profile__thread(p, r->u.thread.tid);
 		t->pid = r->u.thread.pid;
 		set_comm(t, r->hdr.time_ns, r->u.thread.comm, false);
@@ -371,16 +479,33 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 			p->maps_reused = true;
 		break;
 	}
-	case TPROF_REC_PROC_EXIT:
-		p->proc_exited = true;
-		p->exit_code = r->u.proc_exit.exit_code;
+	case TPROF_REC_PROC_EXIT: {
+		struct proc_info *pi = profile__proc(p, (int)r->u.proc_exit.pid);
+
+		pi->exited = true;
+		pi->exit_code = r->u.proc_exit.exit_code;
+		if ((int)r->u.proc_exit.pid == profile__target(p)) {
+			p->proc_exited = true;
+			p->exit_code = r->u.proc_exit.exit_code;
+		}
 		break;
-	case TPROF_REC_DENIED:
-		if (!p->denied) {
+	}
+	case TPROF_REC_DENIED: {
+		struct proc_info *pi = profile__proc(p, (int)r->u.denied.pid);
+
+		if (pi->denied)
+			break;
+		pi->denied = true;
+		pi->denied_reason = r->u.denied.reason;
+		pi->denied_ns = r->hdr.time_ns;
+		p->procs_denied++;
+		if (!p->denied &&
+		    (int)r->u.denied.pid == profile__target(p)) {
 			p->denied = true;
 			p->denied_rec = r->u.denied;
 		}
 		break;
+	}
 	case TPROF_UREC_SESSION:
 		p->have_session = true;
 		p->session = r->u.session;

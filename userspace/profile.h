@@ -29,6 +29,21 @@ struct thread_info {
 };
 
 /*
+ * A process of the stream: the target, and with TPROF_F_CHILDREN each
+ * descendant the module followed (PROC records).
+ */
+struct proc_info {
+	int pid, ppid;
+	bool joined;		/* a PROC record: a descendant (or the root) */
+	bool dropped;		/* forked, not followed (TPROF_MAX_PROCS) */
+	bool exited;		/* PROC_EXIT */
+	bool denied;		/* DENIED: nothing more of it */
+	int exit_code;
+	uint32_t denied_reason;
+	uint64_t denied_ns;	/* CLOCK_MONOTONIC of the DENIED record */
+};
+
+/*
  * Aggregation key: (stack, tid, period, epoch). The epoch (snapshots that
  * dropped or replaced a mapping, and comm changes of the thread, before the
  * sample) keeps samples of the same addresses apart when they may mean
@@ -57,6 +72,13 @@ struct profile {
 	size_t nthreads, capthreads;
 	struct hindex thread_idx;
 
+	/* in order of first appearance; the target first when known */
+	struct proc_info *procs;
+	size_t nprocs, capprocs;
+	struct hindex proc_idx;
+	uint64_t procs_dropped;		/* PROC records with DROPPED */
+	uint64_t procs_denied;		/* DENIED records (any process) */
+
 	struct agg_sample *samples;
 	size_t nsamples, capsamples;
 	struct hindex sample_idx;
@@ -78,11 +100,12 @@ struct profile {
 	bool have_stats;
 	struct tprof_ioc_stats stats;
 	uint64_t end_time_ns;		/* CLOCK_MONOTONIC at DISABLE */
-	bool proc_exited;
+	bool proc_exited;		/* the target's PROC_EXIT */
 	int exit_code;
-	/* the module ended the session: the target became non-profilable */
+	/* the module ended the session: the target became non-profilable
+	 * (a descendant's denial is in its proc_info) */
 	bool denied;
-	struct tprof_rec_denied denied_rec;	/* the first DENIED record */
+	struct tprof_rec_denied denied_rec;	/* the target's DENIED record */
 
 	/*
 	 * User stack snapshots: a SAMPLE with TPROF_RF_GROUP waits here (a
@@ -114,6 +137,32 @@ int profile__add(struct profile *p, const struct tprof_record *r);
  */
 void profile__flush(struct profile *p);
 struct thread_info *profile__thread(struct profile *p, int tid);
+/* The thread of tid, or NULL: adds none. */
+const struct thread_info *profile__find_thread(const struct profile *p,
+					       int tid);
+/* The process of pid, added if new. */
+struct proc_info *profile__proc(struct profile *p, int pid);
+/* The target's pid: the SESSION record's, else the first process seen. */
+int profile__target(const struct profile *p);
+/* A process's threads, summed. */
+struct proc_totals {
+	uint64_t threads, samples, weight_ns;
+	uint64_t on_cpu_ns;	/* the kernel's exact total (THREAD_EXIT/STAT) */
+	uint64_t lost_weight_ns;
+	bool exact;		/* every thread had its exact total */
+};
+
+void profile__proc_totals(const struct profile *p, int pid,
+			  struct proc_totals *pt);
+/* "exit 0", "killed by SIGKILL", "denied: ...", "not followed", "running" */
+const char *profile__proc_end(const struct proc_info *pi, char *buf,
+			      size_t len);
+/*
+ * A process's name at time_ns: its main thread's comm then (the program
+ * it ran, after an exec), "" if no record named it.
+ */
+const char *profile__proc_name(const struct profile *p, int pid,
+			       uint64_t time_ns);
 /*
  * When pid last exec'd at or before time_ns (0: no EXEC record): the code
  * before it was another program's.

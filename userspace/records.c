@@ -25,6 +25,7 @@ TPROF_ASSERT_SIZE(struct tprof_rec_proc_exit, TPROF_SIZEOF_REC_PROC_EXIT);
 TPROF_ASSERT_SIZE(struct tprof_rec_denied, TPROF_SIZEOF_REC_DENIED);
 TPROF_ASSERT_SIZE(struct tprof_rec_ustack, TPROF_SIZEOF_REC_USTACK);
 TPROF_ASSERT_SIZE(struct tprof_rec_mmap, TPROF_SIZEOF_REC_MMAP);
+TPROF_ASSERT_SIZE(struct tprof_rec_proc, TPROF_SIZEOF_REC_PROC);
 
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 {
@@ -47,6 +48,7 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_REC_DENIED: return "DENIED";
 	case TPROF_REC_USTACK: return "USTACK";
 	case TPROF_REC_MMAP: return "MMAP";
+	case TPROF_REC_PROC: return "PROC";
 	case TPROF_UREC_SESSION: return "SESSION";
 	case TPROF_UREC_MAPS: return "MAPS";
 	case TPROF_UREC_STATS: return "STATS";
@@ -84,6 +86,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_REC_DENIED: return sizeof(struct tprof_rec_denied);
 	case TPROF_REC_USTACK: return sizeof(struct tprof_rec_ustack);
 	case TPROF_REC_MMAP: return sizeof(struct tprof_rec_mmap);
+	case TPROF_REC_PROC: return sizeof(struct tprof_rec_proc);
 	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
 	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);

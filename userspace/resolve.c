@@ -38,13 +38,15 @@ static uint32_t loc_index(struct resolved *r, enum rloc_kind kind,
 }
 
 static void add_rsample(struct resolved *r, const struct agg_sample *a,
-			const char *comm, const uint32_t *locs, uint32_t n)
+			const char *comm, const char *pcomm,
+			const uint32_t *locs, uint32_t n)
 {
 	uint64_t h = hash_bytes(locs, (size_t)n * sizeof(*locs),
 				hash_u64(((uint64_t)(uint32_t)a->tid << 32) ^
 					 (uint32_t)a->pid) ^
 				hash_u64(a->period_ns) ^
-				hash_bytes(comm, strlen(comm), 3));
+				hash_bytes(comm, strlen(comm), 3) ^
+				hash_bytes(pcomm, strlen(pcomm), 5));
 	struct hiter it = { 0 };
 	struct rsample *s;
 	uint32_t item;
@@ -53,7 +55,7 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 		s = &r->samples[item - 1];
 		if (s->tid == a->tid && s->pid == a->pid &&
 		    s->period_ns == a->period_ns && s->nlocs == n &&
-		    !strcmp(s->comm, comm) &&
+		    !strcmp(s->comm, comm) && !strcmp(s->pcomm, pcomm) &&
 		    !memcmp(s->locs, locs, (size_t)n * sizeof(*locs)))
 			goto found;
 	}
@@ -64,6 +66,7 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 	s->tid = a->tid;
 	s->period_ns = a->period_ns;
 	s->comm = comm;
+	s->pcomm = pcomm;
 	s->nlocs = n;
 	s->locs = xmalloc((size_t)n * sizeof(*locs) + 1);
 	memcpy(s->locs, locs, (size_t)n * sizeof(*locs));
@@ -119,7 +122,8 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[truncated]");
 	if (!n)	/* e.g. sampled while exiting, mm gone */
 		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[no stack]");
-	add_rsample(r, a, thread__comm_at(t, a->first_time_ns), locs, n);
+	add_rsample(r, a, thread__comm_at(t, a->first_time_ns),
+		    profile__proc_name(p, a->pid, a->first_time_ns), locs, n);
 }
 
 void resolve__run(struct resolved *r, struct profile *p)

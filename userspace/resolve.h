@@ -34,6 +34,7 @@ struct rsample {
 	int pid, tid;
 	uint64_t period_ns;
 	const char *comm;	/* at the sample's time; "" if unknown */
+	const char *pcomm;	/* its process's name then; "" if unknown */
 	uint64_t weight_ns, count;
 	uint32_t *locs;		/* indexes into resolved.locs, leaf first */
 	uint32_t nlocs;

@@ -56,6 +56,7 @@ static struct env {
 	struct { int tid; uint64_t period_ns; } tperiods[MAX_THREAD_PERIODS];
 	int ntperiods;
 	bool kernel_stacks;
+	int children;			/* -1: launch yes, -p no */
 	bool report;
 	bool no_symbolize;
 	bool debuginfod;		/* ask DEBUGINFOD_URLS for debug info */
@@ -71,6 +72,14 @@ static struct env {
 	.device = TPROF_DEVICE,
 	.kallsyms = "/proc/kallsyms",
 	.call_graph = UNWIND_HYBRID,
+	.children = -1,
+};
+
+/* The last maps text read of one process, to skip repeats. */
+struct last_maps {
+	int pid;
+	char *text;
+	size_t len;
 };
 
 /* Everything one run accumulates. */
@@ -81,10 +90,10 @@ struct run {
 	int raw_err;
 	struct session sess;
 	struct launch launch;
-	int target;			/* pid whose maps we snapshot */
+	int target;			/* the process ENABLE named */
 	bool live;
-	char *last_maps;		/* last snapshot text, to skip repeats */
-	size_t last_maps_len;
+	struct last_maps *last;		/* per process followed */
+	size_t nlast, caplast;
 	uint64_t last_snap_ns;		/* the last read of the maps */
 	uint64_t snap_gap_ns;		/* throttle of re-reads (see below) */
 	int root_fd;			/* the target's root at the last read */
@@ -113,7 +122,12 @@ static const char *argp_usage =
 "  -p, --pid PID              attach: all threads, current and future, until the\n"
 "                             process exits, -d expires or SIGINT/SIGTERM\n"
 "  -- CMD [ARGS...]           launch: profile CMD from its first instruction\n"
-"                             until it exits; exit with CMD's status\n"
+"                             until it and its children exit; exit with CMD's\n"
+"                             status\n"
+"      --children             also every process the target forks, and theirs\n"
+"                             (with -p: and the ones it has); the default with\n"
+"                             -- CMD\n"
+"      --no-children          the target process alone\n"
 "  -o, --output FILE          gzipped pprof (default: stdout, never a terminal)\n"
 "  -d, --duration SECONDS     stop after this long\n"
 "  -F, --frequency HZ         samples per second of each thread's CPU time\n"
@@ -155,7 +169,8 @@ static const char *argp_usage =
 enum {
 	OPT_PERIOD = 256, OPT_THREAD_PERIOD, OPT_KERNEL, OPT_REPORT, OPT_INPUT,
 	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
-	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD, OPT_CALL_GRAPH,
+	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD, OPT_CALL_GRAPH, OPT_CHILDREN,
+	OPT_NO_CHILDREN,
 };
 
 static const struct option long_opts[] = {
@@ -176,6 +191,8 @@ static const struct option long_opts[] = {
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -212,6 +229,7 @@ static void note_live_opt(int c, int idx)
 	switch (c) {
 	case 'd': case 'F': case OPT_PERIOD: case OPT_THREAD_PERIOD:
 	case OPT_KERNEL: case OPT_MAX_FRAMES: case OPT_RING: case OPT_DEVICE:
+	case OPT_CHILDREN: case OPT_NO_CHILDREN:
 		if (idx >= 0)
 			snprintf(name, sizeof(name), "--%s", long_opts[idx].name);
 		else
@@ -346,6 +364,12 @@ static int parse_args(int argc, char **argv)
 			env.kallsyms = optarg;
 			env.kallsyms_given = true;
 			break;
+		case OPT_CHILDREN:
+			env.children = 1;
+			break;
+		case OPT_NO_CHILDREN:
+			env.children = 0;
+			break;
 		case OPT_CALL_GRAPH:
 			if (parse_call_graph(optarg))
 				return -EINVAL;
@@ -447,11 +471,11 @@ static void emit_urec(struct run *r, unsigned int type, const void *body,
  */
 static void record_vdso(struct run *r, const struct mapping *m)
 {
-	struct tprof_urec_vdso v = { .pid = r->target, .start = m->start };
+	struct tprof_urec_vdso v = { .pid = m->pid, .start = m->start };
 	unsigned char *img;
 	size_t len;
 
-	if (target_files__vdso(r->target, m, &img, &len))
+	if (target_files__vdso(m->pid, m, &img, &len))
 		return;
 	v.len = len;
 	emit_urec(r, TPROF_UREC_VDSO, (char *)&v + sizeof(v.hdr),
@@ -475,7 +499,7 @@ static void record_buildids(struct run *r)
 	sn = &mp->snaps[mp->nsnaps - 1];
 	for (i = 0; i < sn->n; i++) {
 		struct mapping *m = &mp->all[sn->idx[i]];
-		struct tprof_urec_buildid b = { .pid = r->target };
+		struct tprof_urec_buildid b = { .pid = m->pid };
 		unsigned char bits[BUILDID_MAX], tail[BUILDID_MAX + 4096];
 		size_t plen = strlen(m->path);
 		int n;
@@ -490,7 +514,7 @@ static void record_buildids(struct run *r)
 		if (m->path[0] != '/' || plen > 4096)
 			continue;
 		m->bid_tried = true;
-		n = target_files__buildid(r->target, m, bits);
+		n = target_files__buildid(m->pid, m, bits);
 		if (n < 0)
 			continue;
 		b.dev_major = m->dev_major;
@@ -528,10 +552,27 @@ static void keep_root(struct run *r)
 	r->root_fd = fd;
 }
 
-/* Returns whether the maps changed (a MAPS record was written). */
-static bool snapshot_maps(struct run *r, bool force)
+static struct last_maps *last_maps_of(struct run *r, int pid)
 {
-	struct tprof_urec_maps m = { .pid = r->target };
+	size_t i;
+
+	for (i = r->nlast; i-- > 0;)
+		if (r->last[i].pid == pid)
+			return &r->last[i];
+	GROW(r->last, r->caplast, r->nlast + 1);
+	memset(&r->last[r->nlast], 0, sizeof(r->last[0]));
+	r->last[r->nlast].pid = pid;
+	return &r->last[r->nlast++];
+}
+
+/*
+ * A MAPS record of pid's /proc/PID/maps, unless it is what the last one
+ * said (force: even so). Returns whether one was written.
+ */
+static bool snapshot_maps_of(struct run *r, int pid, bool force)
+{
+	struct tprof_urec_maps m = { .pid = pid };
+	struct last_maps *lm;
 	char *text;
 	size_t len;
 
@@ -539,11 +580,13 @@ static bool snapshot_maps(struct run *r, bool force)
 	 * change: frames in code without frame pointers are unmapped for
 	 * good, and re-reading for each cost an open per sample */
 	r->last_snap_ns = now_ns(CLOCK_MONOTONIC);
-	if (maps__read_proc(r->target, &text, &len))
+	if (maps__read_proc(pid, &text, &len))
 		return false;
-	keep_root(r);
-	if (!force && r->last_maps && len == r->last_maps_len &&
-	    !memcmp(text, r->last_maps, len)) {
+	if (pid == r->target)
+		keep_root(r);
+	lm = last_maps_of(r, pid);
+	if (!force && lm->text && len == lm->len &&
+	    !memcmp(text, lm->text, len)) {
 		free(text);
 		return false;
 	}
@@ -551,10 +594,16 @@ static bool snapshot_maps(struct run *r, bool force)
 	emit_urec(r, TPROF_UREC_MAPS, (char *)&m + sizeof(m.hdr),
 		  sizeof(m) - sizeof(m.hdr), text, len);
 	record_buildids(r);
-	free(r->last_maps);
-	r->last_maps = text;
-	r->last_maps_len = len;
+	free(lm->text);
+	lm->text = text;
+	lm->len = len;
 	return true;
+}
+
+/* The target's maps (launch stops, the start). */
+static bool snapshot_maps(struct run *r, bool force)
+{
+	return snapshot_maps_of(r, r->target, force);
 }
 
 /*
@@ -629,10 +678,22 @@ static void on_launch_stop(void *ctx, enum launch_event ev)
  * The module ended the session (a DENIED record): say why, once. The samples
  * before it still make the profile; the exit status does not change.
  */
-static void note_denied(struct run *r)
+static void note_denied(struct run *r, const struct tprof_rec_denied *rd)
 {
 	const struct tprof_rec_denied *d = &r->prof.denied_rec;
 
+	/* a descendant's: the rest of the tree goes on */
+	if ((int)rd->pid != profile__target(&r->prof)) {
+		/* its name may come later: records of two CPUs interleave */
+		const char *name = profile__proc_name(&r->prof, (int)rd->pid,
+						      UINT64_MAX);
+
+		progress(r, 0, true);
+		pr_err("pid %u%s%s%s became non-profilable: %s; nothing more of it is recorded",
+		       rd->pid, *name ? " (" : "", name, *name ? ")" : "",
+		       tprof_denied_reason(rd->reason));
+		return;
+	}
 	if (!r->prof.denied || r->denied_noted)
 		return;
 	r->denied_noted = true;
@@ -675,19 +736,25 @@ static size_t process_bytes(struct run *r, const unsigned char *buf,
 		if (r->live && rec.hdr.type == TPROF_REC_SAMPLE &&
 		    now_ns(CLOCK_MONOTONIC) - r->last_snap_ns > r->snap_gap_ns &&
 		    profile__sample_unmapped(&r->prof, &rec)) {
-			if (snapshot_maps(r, false))
+			if (snapshot_maps_of(r, (int)rec.u.sample.pid, false))
 				r->snap_gap_ns = SNAP_GAP_MIN_NS;
 			else if (r->snap_gap_ns < SNAP_GAP_MAX_NS)
 				r->snap_gap_ns *= 2;
 		}
 		emit(r, &rec);
 		if (rec.hdr.type == TPROF_REC_DENIED)
-			note_denied(r);
+			note_denied(r, &rec.u.denied);
 		/* an exec, or a dlopen where other code was: the samples
-		 * after it are named from a snapshot read after it */
-		if (r->live && (rec.hdr.type == TPROF_REC_EXEC ||
-				r->prof.maps_reused))
-			snapshot_maps(r, false);
+		 * after it are named from a snapshot read after it; a new
+		 * process of the tree: its maps, while it lives */
+		if (r->live && rec.hdr.type == TPROF_REC_EXEC)
+			snapshot_maps_of(r, (int)rec.u.exec.pid, false);
+		else if (r->live && rec.hdr.type == TPROF_REC_MMAP &&
+			 r->prof.maps_reused)
+			snapshot_maps_of(r, (int)rec.u.mmap.pid, false);
+		else if (r->live && rec.hdr.type == TPROF_REC_PROC &&
+			 !(rec.hdr.flags & TPROF_RF_PROC_DROPPED))
+			snapshot_maps_of(r, (int)rec.u.proc.pid, false);
 		r->prof.maps_reused = false;
 		off += n;
 	}
@@ -879,6 +946,23 @@ out:
 	return ret;
 }
 
+/*
+ * A process tree: has every process the stream named ended (exited, left
+ * or not followed)? Then the module's end of the session is near.
+ */
+static bool tree_done(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->prof.nprocs; i++) {
+		const struct proc_info *pi = &r->prof.procs[i];
+
+		if (!pi->exited && !pi->denied && !pi->dropped)
+			return false;
+	}
+	return true;
+}
+
 static int collect(struct run *r)
 {
 	struct tprof_ioc_enable en = { 0 };
@@ -907,6 +991,8 @@ static int collect(struct run *r)
 	perfmap_follow__init(&r->jit, r->target);
 
 	en.pid = r->target;
+	if (env.children > 0 || (env.children < 0 && env.argv))
+		en.flags |= TPROF_F_CHILDREN;
 	en.period_ns = env.period_ns;
 	en.max_user_frames = env.max_frames;
 	en.ring_bytes = env.ring_bytes;
@@ -1027,9 +1113,11 @@ static int collect(struct run *r)
 		now = now_ns(CLOCK_MONOTONIC);
 		if (deadline && now >= deadline)
 			break;
-		/* the module reports EOF after the target exits and is drained;
-		 * do not hang if that never comes */
-		if (exited_at && now - exited_at > 2000000000ULL)
+		/* the module reports EOF after the target (and, with
+		 * children, the last process of its tree) exits and is
+		 * drained; do not hang if that never comes */
+		if (exited_at && now - exited_at > 2000000000ULL &&
+		    (!(en.flags & TPROF_F_CHILDREN) || tree_done(r)))
 			break;
 		if (!env.argv && kill(r->target, 0) && errno == ESRCH &&
 		    !exited_at)
@@ -1085,6 +1173,10 @@ out_disable:
 	if (session__stats(&r->sess, &st) == 0)
 		emit_urec(r, TPROF_UREC_STATS, &st, sizeof(st), NULL, 0);
 	progress(r, 0, true);
+	if (r->prof.procs_dropped)
+		pr_err("warning: %llu processes of the tree were not followed: more than %d at once (the module's limit)",
+		       (unsigned long long)r->prof.procs_dropped,
+		       TPROF_MAX_PROCS);
 	if (env.argv) {
 		/* let the command finish; its exit stop snapshots the maps */
 		while (!launch__poll(&r->launch, on_launch_stop, r)) {
@@ -1131,6 +1223,43 @@ static void note_unwind(struct profile *p)
 		       (unsigned long long)p->ustack_orphans);
 }
 
+/* A process tree: per-process totals, in the order processes appeared. */
+static void report_procs(const struct profile *p)
+{
+	char b1[32], b2[32], end[96];
+	size_t i;
+
+	if (p->nprocs < 2 && !p->procs_dropped && !p->procs_denied)
+		return;
+	fprintf(stderr, "%8s %8s %-16s %7s %9s %12s %12s %8s  %s\n", "PID",
+		"PPID", "PROCESS", "THREADS", "SAMPLES", "SAMPLED", "EXACT",
+		"ERROR%", "END");
+	for (i = 0; i < p->nprocs; i++) {
+		const struct proc_info *pi = &p->procs[i];
+		const char *name = profile__proc_name(p, pi->pid, UINT64_MAX);
+		struct proc_totals pt;
+		char err[16] = "-";
+
+		profile__proc_totals(p, pi->pid, &pt);
+		if (pt.exact && pt.on_cpu_ns)
+			snprintf(err, sizeof(err), "%+.2f",
+				 ((double)pt.weight_ns + pt.lost_weight_ns -
+				  (double)pt.on_cpu_ns) * 100.0 /
+				 (double)pt.on_cpu_ns);
+		fprintf(stderr, "%8d %8d %-16s %7llu %9llu %12s %12s %8s  %s\n",
+			pi->pid, pi->ppid, *name ? name : "-",
+			(unsigned long long)pt.threads,
+			(unsigned long long)pt.samples,
+			fmt_ns(b1, sizeof(b1), pt.weight_ns),
+			pt.exact && pt.threads ?
+			fmt_ns(b2, sizeof(b2), pt.on_cpu_ns) : "-", err,
+			profile__proc_end(pi, end, sizeof(end)));
+	}
+	fprintf(stderr, "processes: %zu, %llu not followed, %llu denied\n",
+		p->nprocs, (unsigned long long)p->procs_dropped,
+		(unsigned long long)p->procs_denied);
+}
+
 static void report(struct profile *p)
 {
 	char b1[32], b2[32], b3[32];
@@ -1170,7 +1299,7 @@ static void report(struct profile *p)
 		fprintf(stderr, "denied: pid %u after %s: %s; the module ended the session\n",
 			p->denied_rec.pid,
 			fmt_ns(b1, sizeof(b1), profile__denied_after_ns(p)),
-			tprof_denied_reason(p->denied_rec.reason));
+			tprof_denied_reason(p->denied_rec.reason));	report_procs(p);
 }
 
 static int write_profile(struct run *r)
@@ -1404,7 +1533,9 @@ cleanup:
 		fclose(r.raw);
 		outfile__abort(&r.raw_out);
 	}
-	free(r.last_maps);
+	while (r.nlast--)
+		free(r.last[r.nlast].text);
+	free(r.last);
 	unwinder__free(r.prof.unwind);
 	if (r.root_fd >= 0)
 		close(r.root_fd);

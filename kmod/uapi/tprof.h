@@ -31,6 +31,8 @@
 /* User stack snapshots (TPROF_F_USER_SNAPSHOT): bytes copied from sp up. */
 #define TPROF_DEFAULT_SNAPSHOT_BYTES	8192	/* perf --call-graph dwarf */
 #define TPROF_MAX_SNAPSHOT_BYTES	65528	/* perf's sample_stack_user */
+/* Processes a TPROF_F_CHILDREN session follows at once (PROC DROPPED past it). */
+#define TPROF_MAX_PROCS		1024
 
 /**
  * struct tprof_ioc_info - TPROF_IOC_INFO reply; needs no session.
@@ -76,9 +78,10 @@ struct tprof_ioc_info {
 #define TPROF_F_PATH_TIMING	0x4U	/* time the sampling path (STATS) */
 #define TPROF_F_USER_SNAPSHOT	0x8U	/* USTACK records: user regs + stack */
 #define TPROF_F_MEM_PROOF	0x10U	/* mem_fd proves ptrace-attach access */
+#define TPROF_F_CHILDREN	0x20U	/* follow descendant processes too */
 #define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF | \
 				 TPROF_F_PATH_TIMING | TPROF_F_USER_SNAPSHOT | \
-				 TPROF_F_MEM_PROOF)
+				 TPROF_F_MEM_PROOF | TPROF_F_CHILDREN)
 
 /**
  * struct tprof_ioc_enable - TPROF_IOC_ENABLE argument: start a session on
@@ -94,6 +97,17 @@ struct tprof_ioc_info {
  * the target stays dumpable as SUID_DUMP_USER with the uids and gids
  * it had at ENABLE, and never while an exec is switching its mm and
  * credentials; when that stops holding, it ends with a DENIED record.
+ *
+ * With TPROF_F_CHILDREN the session follows process trees: every
+ * descendant of @pid that exists at ENABLE, and every process any followed
+ * process forks (fork/clone without CLONE_THREAD), from its first
+ * instruction. Each has its PROC record, its threads, EXEC, MMAP and
+ * PROC_EXIT records. The rule above holds per process: one that stops
+ * qualifying (a setuid exec) leaves the session with a DENIED record of its
+ * own, and nothing more of it, or of what it forks, is reported. The
+ * session ends when the last process left (PROC_EXIT or DENIED). At most
+ * TPROF_MAX_PROCS processes are followed at once; a fork past that gets a
+ * PROC record with TPROF_RF_PROC_DROPPED and is not followed.
  *
  * Errors: -EPERM (no privilege or proof; target not dumpable; kernel stacks
  * without CAP_PERFMON or under lockdown; snapshots without CAP_PERFMON or
@@ -220,6 +234,7 @@ enum tprof_rec_type {
 	TPROF_REC_DENIED	= 8,
 	TPROF_REC_USTACK	= 9,
 	TPROF_REC_MMAP		= 10,
+	TPROF_REC_PROC		= 11,
 };
 
 /*
@@ -447,9 +462,31 @@ struct tprof_rec_mmap {
 	__u32 __pad;
 };
 
+/* PROC flags */
+#define TPROF_RF_PROC_EXISTING		0x1U  /* a descendant already there at ENABLE */
+#define TPROF_RF_PROC_DROPPED		0x2U  /* not followed: TPROF_MAX_PROCS */
+
 /**
- * struct tprof_rec_proc_exit - the whole target process exited; the last
- *	record of a session apart from THREAD_EXIT/LOST records already queued.
+ * struct tprof_rec_proc - a process joined a TPROF_F_CHILDREN session
+ *	(written before its THREAD records), or, with TPROF_RF_PROC_DROPPED,
+ *	was forked by a followed process and is not followed.
+ * @hdr: type TPROF_REC_PROC.
+ * @pid: its thread-group id.
+ * @ppid: the followed process that forked it (for EXISTING: its parent).
+ * @comm: its comm, NUL-padded.
+ */
+struct tprof_rec_proc {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 ppid;
+	__u8 comm[16];
+};
+
+/**
+ * struct tprof_rec_proc_exit - a followed process exited (every thread of
+ *	it); after its THREAD_EXIT records. The session's last record is the
+ *	PROC_EXIT of its last process, apart from THREAD_EXIT/LOST records
+ *	already queued.
  * @hdr: type TPROF_REC_PROC_EXIT.
  * @pid: thread-group id.
  * @exit_code: the group exit code as in wait(2) status.
@@ -469,10 +506,12 @@ struct tprof_rec_proc_exit {
 #define TPROF_DENIED_DUMPABLE	2
 
 /**
- * struct tprof_rec_denied - an unprivileged session ended because its target
- *	stopped being profilable by the caller (see struct tprof_ioc_enable);
- *	no SAMPLE, THREAD or EXEC record follows it. Accounting records
- *	(THREAD_EXIT, THREAD_STAT, LOST) may.
+ * struct tprof_rec_denied - a process of an unprivileged session stopped
+ *	being profilable by the caller (see struct tprof_ioc_enable), or a
+ *	descendant at ENABLE was not (TPROF_F_CHILDREN); no SAMPLE, THREAD,
+ *	EXEC, MMAP or PROC record of it follows. Accounting records
+ *	(THREAD_EXIT, THREAD_STAT, LOST) may. Without TPROF_F_CHILDREN, or
+ *	for its last process, the session ends.
  * @hdr: type TPROF_REC_DENIED.
  * @pid: thread-group id.
  * @reason: TPROF_DENIED_*.
@@ -501,5 +540,6 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_REC_DENIED		24
 #define TPROF_SIZEOF_REC_USTACK		176
 #define TPROF_SIZEOF_REC_MMAP		72
+#define TPROF_SIZEOF_REC_PROC		40
 
 #endif /* _UAPI_TPROF_H */

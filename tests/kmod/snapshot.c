@@ -94,7 +94,7 @@ static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
 	unsigned int w = k->abi == TPROF_ABI_IA32 ? 4 : 8;
 	u64 mark = w == 4 ? (u32)STACK_MARK : STACK_MARK;
 	u64 sp = u->regs[TPROF_UREG_SP], bp = u->regs[TPROF_UREG_BP];
-	bool found = false, wrong = false;
+	bool found = false, wrong = false, early;
 	u32 o;
 
 	k->pairs++;
@@ -119,16 +119,22 @@ static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
 	}
 	k->marked += found;
 	k->misplaced += wrong;
-	for (o = 0; o < r->nr_user; o++) {
+	/*
+	 * A pc in fc's first instructions is before its markers, whatever
+	 * the return addresses say (fc + 0xe -m32, back from its PIC thunk,
+	 * with fb's return address above it: seen once in 151 on 6.1).
+	 */
+	early = r->nr_user && ips[r->nr_kernel] >= k->fc &&
+		ips[r->nr_kernel] < k->fc + FC_MARKED;
+	for (o = 0; !early && o < r->nr_user; o++) {
 		u64 ip = ips[r->nr_kernel + o];
 
 		/*
 		 * Functions are laid out in source order (fc, fb, fa, then
 		 * main): a window past fb of 0x400 held main's calls too,
-		 * samples before fc ran. A pc in fc's first instructions is
-		 * before its markers.
+		 * samples before fc ran.
 		 */
-		if ((o == 0 && ip >= k->fc + FC_MARKED &&
+		if ((o == 0 && ip >= k->fc &&
 		     ip < (k->fb > k->fc ? k->fb : k->fc + 0x400)) ||
 		    (o > 0 && ip > k->fb &&
 		     ip < (k->fa > k->fb ? k->fa : k->fb + 0x40))) {

@@ -428,7 +428,7 @@ static int make_denied_stream(const char *out, unsigned int reason)
 	for (i = 0; i < 30; i++)
 		sb_sample(&b, DPID, DPID, 1000000, 1000000, 2000 + i, 0, NULL,
 			  2, u);
-	sb_unknown(&b, TPROF_REC_MMAP + 1, 20, 2500);
+	sb_unknown(&b, TPROF_REC_PROC + 1, 20, 2500);
 	sb_unknown(&b, TPROF_UREC_BASE + 0x7ff, 0, 2501);
 	sb_denied(&b, DPID, reason, 1501000);
 	sb_stat(&b, TPROF_REC_THREAD_STAT, DPID, DPID, 30000000, 30, 30000000,

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof: a session's process table: its target, and with TPROF_F_CHILDREN
+ * every descendant it follows (fork probe, ENABLE), found by tgid from the
+ * probes (lock-free, RCU-sched readers: preemption or IRQs off).
+ *
+ * A process's slot lives until the process is gone and reported (PROC_EXIT)
+ * or gone after it was denied; then stop_work retires it, and reuses it
+ * only after an RCU grace period, so that a probe that found it never sees
+ * another process's fields. Slots are preallocated: the fork probe cannot
+ * allocate, and past TPROF_MAX_PROCS it counts what it could not follow.
+ */
+#include <linux/bitops.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "procs.h"
+#include "tprof.h"
+
+/* Slots of a TPROF_F_CHILDREN table: at most half used. */
+#define TPROF_PROCS_BITS	11
+static_assert(TPROF_MAX_PROCS * 2 <= (1U << TPROF_PROCS_BITS));
+
+/* What a session's table takes (charged with its rings). */
+unsigned long tprof_procs_bytes(bool children)
+{
+	return sizeof(struct tprof_proc) << (children ? TPROF_PROCS_BITS : 1);
+}
+
+/* Context: process. Return: 0 or -ENOMEM. */
+int tprof_procs_alloc(struct tprof_procs *pt, bool children)
+{
+	pt->bits = children ? TPROF_PROCS_BITS : 1;
+	pt->max = children ? TPROF_MAX_PROCS : 1;
+	pt->used = 0;
+	atomic_set(&pt->live, 0);
+	atomic64_set(&pt->seen, 0);
+	atomic64_set(&pt->dropped, 0);
+	raw_spin_lock_init(&pt->lock);
+	pt->slots = kvzalloc(sizeof(*pt->slots) << pt->bits,
+			     GFP_KERNEL_ACCOUNT);
+	return pt->slots ? 0 : -ENOMEM;
+}
+
+/* Context: process; no probe or work can reach the table any more. */
+void tprof_procs_free(struct tprof_procs *pt)
+{
+	u32 i;
+
+	if (!pt->slots)
+		return;
+	for (i = 0; i < (1U << pt->bits); i++)
+		if (pt->slots[i].tgid)
+			put_pid(pt->slots[i].tgid);
+	kvfree(pt->slots);
+	pt->slots = NULL;
+}
+
+/**
+ * tprof_procs_find() - the live process of @tgid.
+ * @pt: the table.
+ * @tgid: a thread-group pid.
+ *
+ * Context: preemption or IRQs off (RCU-sched reader): the slot stays this
+ * process's until the section ends.
+ * Return: its slot or NULL.
+ */
+struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid)
+{
+	u32 mask = (1U << pt->bits) - 1, i = hash_ptr(tgid, pt->bits), n;
+
+	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
+		struct tprof_proc *p = &pt->slots[i];
+		/* Pairs with the release in tprof_procs_claim(). */
+		u32 st = smp_load_acquire(&p->state);
+
+		if (st == TPROF_PROC_FREE)
+			break;
+		if (st == TPROF_PROC_LIVE && READ_ONCE(p->tgid) == tgid)
+			return p;
+	}
+	return NULL;
+}
+
+/**
+ * tprof_procs_claim() - add the process of @tgid (or find it).
+ * @pt: the table.
+ * @tgid: its thread-group pid.
+ * @vpid: its tgid in the session's namespace.
+ * @existed: set when it was there already.
+ *
+ * Context: any (the fork probe: preemption off).
+ * Return: its slot, or NULL when @pt->max processes are held (counted in
+ *	@pt->dropped).
+ */
+struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
+				     u32 vpid, bool *existed)
+{
+	u32 mask = (1U << pt->bits) - 1, i = hash_ptr(tgid, pt->bits), n;
+	struct tprof_proc *reuse = NULL, *p = NULL;
+	unsigned long flags;
+
+	*existed = false;
+	raw_spin_lock_irqsave(&pt->lock, flags);
+	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
+		struct tprof_proc *q = &pt->slots[i];
+
+		if (q->state == TPROF_PROC_LIVE && q->tgid == tgid) {
+			*existed = true;
+			p = q;
+			goto out;
+		}
+		if (!reuse && (q->state == TPROF_PROC_DEAD ||
+			       q->state == TPROF_PROC_FREE))
+			reuse = q;
+		if (q->state == TPROF_PROC_FREE)
+			break;
+	}
+	if (!reuse || pt->used >= pt->max) {
+		atomic64_inc(&pt->dropped);
+		goto out;
+	}
+	p = reuse;
+	pt->used++;
+	p->tgid = get_pid(tgid);
+	p->vpid = vpid;
+	p->tgid_nr = pid_nr(tgid);
+	p->bits = 0;
+	p->exit_code = 0;
+	atomic_set(&p->exiting, 1);
+	atomic_inc(&pt->live);
+	atomic64_inc(&pt->seen);
+	/* Pairs with the acquire in tprof_procs_find(): fields first. */
+	smp_store_release(&p->state, TPROF_PROC_LIVE);
+out:
+	raw_spin_unlock_irqrestore(&pt->lock, flags);
+	return p;
+}
+
+/*
+ * @p leaves the session (PROC_EXIT, or DENIED), once. Context: any.
+ * Return: true if it was the last process in it.
+ */
+bool tprof_proc_leave(struct tprof_procs *pt, struct tprof_proc *p)
+{
+	if (test_and_set_bit(TPROF_P_LEFT, &p->bits))
+		return false;
+	return atomic_dec_and_test(&pt->live);
+}
+
+static bool tprof_proc_over(struct tprof_proc *p)
+{
+	return test_bit(TPROF_P_EXITED, &p->bits) ||
+	       (test_bit(TPROF_P_DENIED, &p->bits) &&
+		test_bit(TPROF_P_GROUP_GONE, &p->bits));
+}
+
+/**
+ * tprof_procs_sweep() - free the slots of processes that are over.
+ * @pt: the table.
+ *
+ * Retired slots are not found any more; after a grace period no probe
+ * holds one, and it is reused. A dead slot followed by a never-used one is
+ * never-used again, as in the thread table.
+ * Context: process (stop_work: the table's only sweeper); may sleep.
+ */
+void tprof_procs_sweep(struct tprof_procs *pt)
+{
+	u32 n = 1U << pt->bits, mask = n - 1, i, j;
+	bool any = false;
+
+	for (i = 0; i < n; i++) {
+		struct tprof_proc *p = &pt->slots[i];
+
+		if (READ_ONCE(p->state) == TPROF_PROC_LIVE && tprof_proc_over(p)) {
+			WRITE_ONCE(p->state, TPROF_PROC_RETIRED);
+			any = true;
+		}
+	}
+	if (!any)
+		return;
+	synchronize_rcu();
+	for (i = 0; i < n; i++) {
+		struct tprof_proc *p = &pt->slots[i];
+
+		if (p->state != TPROF_PROC_RETIRED)
+			continue;
+		put_pid(p->tgid);
+		raw_spin_lock_irq(&pt->lock);
+		p->tgid = NULL;
+		WRITE_ONCE(p->state, TPROF_PROC_DEAD);
+		pt->used--;
+		if (READ_ONCE(pt->slots[(i + 1) & mask].state) ==
+		    TPROF_PROC_FREE) {
+			for (j = i; pt->slots[j].state == TPROF_PROC_DEAD;
+			     j = (j - 1) & mask)
+				WRITE_ONCE(pt->slots[j].state,
+					   TPROF_PROC_FREE);
+		}
+		raw_spin_unlock_irq(&pt->lock);
+	}
+}

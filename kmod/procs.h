@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof: a session's process table (see procs.c); a leaf. */
+#ifndef _TPROF_PROCS_H
+#define _TPROF_PROCS_H
+
+#include <linux/atomic.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+struct pid;
+
+/* Slot states (tprof_proc.state). */
+#define TPROF_PROC_FREE		0	/* never used: ends probe sequences */
+#define TPROF_PROC_LIVE		1	/* found by its tgid */
+#define TPROF_PROC_RETIRED	2	/* not found; reusable after a grace period */
+#define TPROF_PROC_DEAD		3	/* reusable */
+
+/* One-shot events of a process, in tprof_proc.bits. */
+#define TPROF_P_GROUP_DEAD	0	/* an exit probe saw signal->live == 0 */
+#define TPROF_P_GROUP_GONE	1	/* every thread passed exit_notify() */
+#define TPROF_P_EXITED		2	/* PROC_EXIT emitted (or due, if denied) */
+#define TPROF_P_DENIED		3	/* DENIED emitted: nothing more of it */
+#define TPROF_P_LEFT		4	/* no longer counted in tprof_procs.live */
+
+/**
+ * struct tprof_proc - one process of a session: its target, and with
+ *	TPROF_F_CHILDREN each descendant it follows.
+ * @tgid: its thread-group pid (a reference held while LIVE or RETIRED).
+ * @state: TPROF_PROC_*; LIVE published with release.
+ * @vpid: its tgid in the session's pid namespace.
+ * @tgid_nr: its global tgid (a released task has no tgid pid any more).
+ * @bits: TPROF_P_* events.
+ * @exiting: 1 until the group is gone, plus one per thread between its
+ *	exit probe and its final switch-out; PROC_EXIT when it drops to 0, so
+ *	it comes after every THREAD_EXIT of the process.
+ * @exit_code: for PROC_EXIT: the wait(2) status, as the leader reports it.
+ */
+struct tprof_proc {
+	struct pid *tgid;
+	u32 state;
+	u32 vpid;
+	u32 tgid_nr;
+	unsigned long bits;
+	atomic_t exiting;
+	s32 exit_code;
+};
+
+/**
+ * struct tprof_procs - a session's processes.
+ * @slots: open addressing by tgid pointer, linear probing; the first FREE
+ *	slot ends every probe sequence.
+ * @bits: log2 of the number of slots.
+ * @max: processes held at once (LIVE or RETIRED) at most.
+ * @used: processes held now.
+ * @live: processes still in the session (not exited, not denied): the
+ *	session stops when the last one leaves.
+ * @seen: processes that joined.
+ * @dropped: processes not followed because @max were held.
+ * @lock: serializes claims and sweeps (lookups are lock-free, RCU-sched).
+ */
+struct tprof_procs {
+	struct tprof_proc *slots;
+	u32 bits;
+	u32 max;
+	u32 used;
+	atomic_t live;
+	atomic64_t seen;
+	atomic64_t dropped;
+	raw_spinlock_t lock;
+};
+
+unsigned long tprof_procs_bytes(bool children);
+int tprof_procs_alloc(struct tprof_procs *pt, bool children);
+void tprof_procs_free(struct tprof_procs *pt);
+struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid);
+struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
+				     u32 vpid, bool *existed);
+bool tprof_proc_leave(struct tprof_procs *pt, struct tprof_proc *p);
+void tprof_procs_sweep(struct tprof_procs *pt);
+
+#endif /* _TPROF_PROCS_H */
