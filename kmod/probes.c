@@ -469,9 +469,13 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 	struct tprof_thread *t;
 
 	lockdep_assert_irqs_disabled();
+	/*
+	 * A thread preempted in do_exit() before its exit probe (in
+	 * exit_mm(), the longest part) comes back to its own slot; one past
+	 * its exit probe has none (tprof_sampler_exiting()) and is not
+	 * accounted again.
+	 */
 	sn = tprof_session_find(next, &pr);
-	if (sn && (next->flags & PF_EXITING))
-		sn = NULL;
 	/*
 	 * Kernel walks of samples taken here start at our caller. A thread
 	 * preempted by a task we do not profile parks the timer (see

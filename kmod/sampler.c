@@ -456,6 +456,8 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
  * is good while its slot still holds @p's tid (a slot buried and claimed
  * again by the same tid is that tid's slot anyway); entries of a session
  * are dropped when it stops (tprof_finalize()), before its table is freed.
+ * A thread on its way out (PF_EXITING) gets no new slot: one that passed
+ * its exit probe has none by tid any more (tprof_sampler_exiting()).
  * Context: IRQs off, on @c's CPU.
  */
 static struct tprof_thread *tprof_slot_of(struct tprof_cpu *c,
@@ -467,7 +469,7 @@ static struct tprof_thread *tprof_slot_of(struct tprof_cpu *c,
 
 	if (e->task == p && e->sess == s && READ_ONCE(e->thr->key) == p->pid)
 		return e->thr;
-	t = tprof_thread_get(&s->threads, p->pid, true);
+	t = tprof_thread_get(&s->threads, p->pid, !(p->flags & PF_EXITING));
 	if (t) {
 		e->task = p;
 		e->sess = s;
@@ -529,8 +531,8 @@ static void tprof_cpu_clear(struct tprof_cpu *c)
  * Context: IRQs off, on @c's CPU; c's thread is current.
  * Return: the thread if this was its final accounting after its exit
  *	probe (normally the final switch-out, prev_state TASK_DEAD, from
- *	do_task_dead(); a switch-out earlier in the exit path ends the
- *	accounting too: a PF_EXITING thread is not switched in again): the
+ *	do_task_dead(); a switch-out later than its exit probe ends the
+ *	accounting too: such a thread has no slot to come back to): the
  *	caller reports it (THREAD_EXIT).
  */
 static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
