@@ -173,13 +173,15 @@ PROGS += $(PROGS_REUSE)
 progs: $(PROGS_REUSE)
 
 # process trees (tests/cases/53-children.sh): one program, three hot
-# functions, and a small C project to build with make -j
+# functions at the same address (non-PIE: a tree's processes are named from
+# their own maps, not whichever was read last), and a small C project to
+# build with make -j
 PROGS_TREE := $(BUILD)/progs/tree-a $(BUILD)/progs/tree-b $(BUILD)/progs/tree-c
 PROGS += $(PROGS_TREE)
 progs: $(PROGS_TREE)
 $(BUILD)/progs/tree-%: tests/progs/tree.c
 	@mkdir -p $(@D)
-	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -DHOT=hot_$* -o $@ $<
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -DHOT=hot_$* -no-pie -o $@ $<
 $(BUILD)/progs/samebase-%: tests/progs/samebase.c
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -DHOT=hot_$* -no-pie -o $@ $<

@@ -35,6 +35,7 @@ void maps__free(struct maps *m)
 		free(m->vdsos[i].image);
 	free(m->vdsos);
 	free(m->marks);
+	free(m->parents);
 	free(m->byaddr);
 	free(m->maxlim);
 	hindex_free(&m->all_idx);
@@ -369,8 +370,8 @@ uint32_t maps__epoch_at(const struct maps *m, uint64_t time_ns)
 	return n;
 }
 
-/* The newest mark at addr at or before time_ns: its time, else 0. */
-static uint64_t mark_before(const struct maps *m, uint64_t addr,
+/* The newest mark of pid at addr at or before time_ns: its time, else 0. */
+static uint64_t mark_before(const struct maps *m, int pid, uint64_t addr,
 			    uint64_t time_ns)
 {
 	uint64_t t = 0;
@@ -379,27 +380,24 @@ static uint64_t mark_before(const struct maps *m, uint64_t addr,
 	for (i = 0; i < m->nmarks; i++) {
 		const struct maps_mark *k = &m->marks[i];
 
-		if (addr >= k->start && addr < k->end &&
+		if (k->pid == pid && addr >= k->start && addr < k->end &&
 		    k->time_ns <= time_ns && k->time_ns > t)
 			t = k->time_ns;
 	}
 	return t;
 }
 
-struct mapping *maps__find_since(struct maps *m, uint64_t addr,
-				 uint64_t time_ns, uint64_t since_ns)
+/* maps__find_since() within pid's own snapshots. */
+static struct mapping *find_of(struct maps *m, int pid, uint64_t addr,
+			       uint64_t time_ns, uint64_t since_ns)
 {
 	struct mapping *e;
 	size_t i, cur = 0;
 	bool have = false;
-	uint64_t mark;
+	uint64_t mark = mark_before(m, pid, addr, time_ns);
 
-	if (!maps__covered(m, addr))
-		return NULL;
-	mark = mark_before(m, addr, time_ns);
 	if (mark > since_ns)
 		since_ns = mark;
-
 	for (i = 0; i < m->nsnaps; i++) {
 		if (m->snaps[i].time_ns <= time_ns) {
 			cur = i;
@@ -408,21 +406,61 @@ struct mapping *maps__find_since(struct maps *m, uint64_t addr,
 	}
 	if (have) {
 		for (i = cur + 1; i-- > 0;)
-			if (m->snaps[i].time_ns >= since_ns &&
+			if (m->snaps[i].pid == pid &&
+			    m->snaps[i].time_ns >= since_ns &&
 			    (e = find_in(m, &m->snaps[i], addr)))
 				return e;
 		cur++;
 	}
 	for (i = cur; i < m->nsnaps; i++)
-		if (m->snaps[i].time_ns >= since_ns &&
+		if (m->snaps[i].pid == pid && m->snaps[i].time_ns >= since_ns &&
 		    (e = find_in(m, &m->snaps[i], addr)))
 			return e;
 	return NULL;
 }
 
-struct mapping *maps__find(struct maps *m, uint64_t addr, uint64_t time_ns)
+void maps__set_parent(struct maps *m, int pid, int ppid)
 {
-	return maps__find_since(m, addr, time_ns, 0);
+	GROW(m->parents, m->capparents, m->nparents + 1);
+	m->parents[m->nparents].pid = pid;
+	m->parents[m->nparents++].ppid = ppid;
+}
+
+static int parent_of(const struct maps *m, int pid)
+{
+	size_t i;
+
+	for (i = m->nparents; i-- > 0;)
+		if (m->parents[i].pid == pid)
+			return m->parents[i].ppid;
+	return 0;
+}
+
+/* Forks of forks: a worker pool's workers, a shell's subshells. */
+#define MAX_FORK_DEPTH 8
+
+struct mapping *maps__find_since(struct maps *m, int pid, uint64_t addr,
+				 uint64_t time_ns, uint64_t since_ns)
+{
+	struct mapping *e;
+	int depth;
+
+	if (!maps__covered(m, addr))
+		return NULL;
+	for (depth = 0; depth < MAX_FORK_DEPTH && pid > 0; depth++) {
+		e = find_of(m, pid, addr, time_ns, since_ns);
+		/* after an exec the parent's maps are another program's */
+		if (e || since_ns)
+			return e;
+		pid = parent_of(m, pid);
+	}
+	return NULL;
+}
+
+struct mapping *maps__find(struct maps *m, int pid, uint64_t addr,
+			   uint64_t time_ns)
+{
+	return maps__find_since(m, pid, addr, time_ns, 0);
 }
 
 int maps__read_proc(int pid, char **text, size_t *len)

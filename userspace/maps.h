@@ -63,6 +63,11 @@ struct maps_mark {
 	int pid;
 };
 
+/* A PROC record: pid was forked by ppid (a copy of its maps then). */
+struct maps_parent {
+	int pid, ppid;
+};
+
 /* A VDSO record: pid's vDSO image, mapped at start. */
 struct maps_vdso {
 	int pid;
@@ -84,6 +89,8 @@ struct maps {
 	size_t nvdsos, capvdsos;
 	struct maps_mark *marks;	/* in the order they came */
 	size_t nmarks, capmarks;
+	struct maps_parent *parents;	/* process trees */
+	size_t nparents, capparents;
 	/* every mapping by start, with the largest limit so far: whether any
 	 * snapshot covers an address, without a scan over the snapshots */
 	uint32_t *byaddr;
@@ -123,19 +130,26 @@ uint32_t maps__epoch_at(const struct maps *m, uint64_t time_ns);
 bool maps__covered(struct maps *m, uint64_t addr);
 
 /*
- * The mapping holding addr for a sample taken at time_ns: the newest
- * snapshot taken before the sample first, then older ones, then newer;
- * never one taken before a mark at addr that precedes the sample.
+ * The mapping holding addr in process pid for a sample taken at time_ns:
+ * pid's newest snapshot taken before the sample first, then older ones,
+ * then newer; never one taken before a mark at addr that precedes the
+ * sample. Another process's snapshots never answer (a tree's programs
+ * share addresses), except a parent's for a child that has none there and
+ * no exec before the sample: a fork is a copy of its parent's maps.
  */
-struct mapping *maps__find(struct maps *m, uint64_t addr, uint64_t time_ns);
+struct mapping *maps__find(struct maps *m, int pid, uint64_t addr,
+			   uint64_t time_ns);
 
 /*
  * Same, never from a snapshot taken before since_ns (the process's exec
  * before the sample: older snapshots show the previous program's code at
  * possibly the same addresses).
  */
-struct mapping *maps__find_since(struct maps *m, uint64_t addr,
+struct mapping *maps__find_since(struct maps *m, int pid, uint64_t addr,
 				 uint64_t time_ns, uint64_t since_ns);
+
+/* A PROC record: pid is a child of ppid (maps__find's fallback). */
+void maps__set_parent(struct maps *m, int pid, int ppid);
 
 /*
  * Record that the file (dev, inode, path) has GNU build-id hex ("" for

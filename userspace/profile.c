@@ -390,7 +390,8 @@ bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r)
 	     i++) {
 		uint64_t ip = tprof_record_ip(r, i);
 
-		if (ip && !maps__find(&p->maps, ip, r->hdr.time_ns))
+		if (ip && !maps__find(&p->maps, (int)r->u.sample.pid, ip,
+				      r->hdr.time_ns))
 			return true;
 	}
 	return false;
@@ -440,6 +441,7 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 			break;
 		}
 		pi->joined = true;
+		maps__set_parent(&p->maps, pi->pid, pi->ppid);
 		/* its name until a THREAD record of its main thread comes */
 		t = profile__thread(p, (int)r->u.proc.pid);
 		t->pid = (int)r->u.proc.pid;

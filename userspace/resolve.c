@@ -101,7 +101,8 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 					      leaf ? ip : ip - 1, NULL);
 			continue;
 		}
-		mp = maps__find_since(m, leaf ? ip : ip - 1, a->first_time_ns,
+		mp = maps__find_since(m, a->pid, leaf ? ip : ip - 1,
+				      a->first_time_ns,
 				      since);
 		/*
 		 * A frame-pointer walk through code built without frame

@@ -588,6 +588,7 @@ struct walk {
 	bool bpv[MAX_FRAMES], fpok[MAX_FRAMES];
 	struct maps *maps;
 	int root_pid;
+	int pid;		/* the sample's process */
 	uint64_t time_ns, since_ns;
 	const struct abi_regs *abi;
 	struct snap sn;
@@ -601,7 +602,7 @@ static const struct uw_rule *rule_at(struct walk *w, uint64_t pc, bool exact)
 	struct mapping *m;
 	uint32_t obj;
 
-	m = maps__find_since(w->maps, lookup, w->time_ns, w->since_ns);
+	m = maps__find_since(w->maps, w->pid, lookup, w->time_ns, w->since_ns);
 	if (!m)
 		return NULL;
 	obj = mapping_obj(w->u, w->maps, m, w->root_pid);
@@ -778,6 +779,7 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 	struct uw_state st = { .valid = 0 };
 	struct walk w = {
 		.u = u, .maps = maps, .root_pid = root_pid,
+		.pid = (int)s->u.sample.pid,
 		.time_ns = s->hdr.time_ns, .since_ns = since_ns,
 	};
 	enum walk_end how;

@@ -404,16 +404,16 @@ static void test_buildid_record(void)
 		"00400000-00402000 r-xp 00000000 08:01 42 /bin/x\n"
 		"00500000-00502000 r-xp 00000000 08:01 42 /bin/x\n"
 		"00600000-00602000 r-xp 00000000 08:01 43 /bin/x\n", 144);
-	e = maps__find(&m, 0x400100, 10);
+	e = maps__find(&m, 7, 0x400100, 10);
 	CHECK(e && e->build_id && !strcmp(e->build_id, "abcd"));
-	e = maps__find(&m, 0x500100, 20);
+	e = maps__find(&m, 7, 0x500100, 20);
 	CHECK(e && e->build_id && !strcmp(e->build_id, "abcd"));
 	/* same path, another inode: another file, no build-id known */
-	e = maps__find(&m, 0x600100, 20);
+	e = maps__find(&m, 7, 0x600100, 20);
 	CHECK(e && !e->build_id);
 	CHECK(!maps__covered(&m, 0x700000));
 	CHECK(maps__covered(&m, 0x601000));
-	CHECK(!maps__find(&m, 0x3fffff, 20));
+	CHECK(!maps__find(&m, 7, 0x3fffff, 20));
 	maps__free(&m);
 }
 
@@ -664,19 +664,19 @@ static void test_maps_parse(void)
 
 	maps__init(&m);
 	CHECK_EQ(maps__add_snapshot(&m, 5, 100, maps1, strlen(maps1)), 4);
-	e = maps__find(&m, 0x55d0c0a01234, 200);
+	e = maps__find(&m, 5, 0x55d0c0a01234, 200);
 	CHECK(e != NULL);
 	if (e) {
 		CHECK_STR(e->path, "/usr/bin/prog");
 		CHECK_EQ(e->offset, 0x1000);
 		CHECK_EQ(e->start, 0x55d0c0a01000);
 	}
-	e = maps__find(&m, 0x7ffd00000010, 200);
+	e = maps__find(&m, 5, 0x7ffd00000010, 200);
 	CHECK(e && !strcmp(e->path, "[vdso]"));
-	e = maps__find(&m, 0x7f0000200010, 200);
+	e = maps__find(&m, 5, 0x7f0000200010, 200);
 	CHECK(e && !strcmp(e->path, "/tmp/with space (deleted)"));
-	CHECK(maps__find(&m, 0x55d0c0a00010, 200) == NULL);	/* not x */
-	CHECK(maps__find(&m, 0x1000, 200) == NULL);
+	CHECK(maps__find(&m, 5, 0x55d0c0a00010, 200) == NULL);	/* not x */
+	CHECK(maps__find(&m, 5, 0x1000, 200) == NULL);
 	maps__free(&m);
 	maps__free(NULL);
 }
@@ -698,18 +698,51 @@ static void test_maps_history(void)
 	maps__add_snapshot(&m, 5, 300, after_exec, strlen(after_exec));
 	maps__add_snapshot(&m, 5, 500, dlopen, strlen(dlopen));
 	/* same address, different code before and after exec */
-	e = maps__find(&m, 0x7f0000000100, 200);
+	e = maps__find(&m, 5, 0x7f0000000100, 200);
 	CHECK(e && !strcmp(e->path, "/lib/x86_64-linux-gnu/libc.so.6"));
-	e = maps__find(&m, 0x7f0000000100, 400);
+	e = maps__find(&m, 5, 0x7f0000000100, 400);
 	CHECK(e && !strcmp(e->path, "/lib/libnew.so"));
 	/* a sample taken before the snapshot that first saw the library */
-	e = maps__find(&m, 0x7f1000000010, 350);
+	e = maps__find(&m, 5, 0x7f1000000010, 350);
 	CHECK(e && !strcmp(e->path, "/lib/late.so"));
 	/* code gone after exec still resolves for late-read samples */
-	e = maps__find(&m, 0x55d0c0a01234, 600);
+	e = maps__find(&m, 5, 0x55d0c0a01234, 600);
 	CHECK(e && !strcmp(e->path, "/usr/bin/prog"));
 	/* identical mappings are shared between snapshots */
 	CHECK_EQ(m.nall, 4 + 2 + 1);
+	maps__free(&m);
+}
+
+/*
+ * A process tree: two programs at the same non-PIE address are two
+ * processes' code, each named from its own snapshots, whichever was read
+ * last. A forked child with no snapshot of its own is its parent's copy,
+ * until it execs.
+ */
+static void test_maps_per_process(void)
+{
+	static const char a[] =
+		"00400000-00410000 r-xp 00000000 08:01 11 /usr/bin/a\n";
+	static const char b[] =
+		"00400000-00410000 r-xp 00000000 08:01 12 /usr/bin/b\n";
+	struct maps m;
+	struct mapping *e;
+
+	maps__init(&m);
+	maps__add_snapshot(&m, 10, 100, a, strlen(a));
+	maps__add_snapshot(&m, 20, 200, b, strlen(b));
+	e = maps__find(&m, 10, 0x400100, 300);
+	CHECK(e && !strcmp(e->path, "/usr/bin/a"));
+	e = maps__find(&m, 20, 0x400100, 150);
+	CHECK(e && !strcmp(e->path, "/usr/bin/b"));
+	/* 30 and its child 40, forked without exec: a's code */
+	CHECK(!maps__find(&m, 30, 0x400100, 300));
+	maps__set_parent(&m, 30, 10);
+	maps__set_parent(&m, 40, 30);
+	e = maps__find(&m, 40, 0x400100, 300);
+	CHECK(e && !strcmp(e->path, "/usr/bin/a"));
+	/* after its own exec (since), never the parent's */
+	CHECK(!maps__find_since(&m, 40, 0x400100, 300, 250));
 	maps__free(&m);
 }
 
@@ -724,7 +757,7 @@ static void test_maps_malformed(void)
 
 	maps__init(&m);
 	CHECK_EQ(maps__add_snapshot(&m, 1, 1, bad, strlen(bad)), -EINVAL);
-	CHECK(maps__find(&m, 0x400010, 1) != NULL);
+	CHECK(maps__find(&m, 1, 0x400010, 1) != NULL);
 	CHECK_EQ(maps__add_snapshot(&m, 1, 1, inverted, strlen(inverted)),
 		 -EINVAL);
 	CHECK_EQ(maps__add_snapshot(&m, 1, 1, "", 0), 0);
@@ -740,7 +773,7 @@ static void test_maps_proc_self(void)
 	CHECK_EQ(maps__read_proc(getpid(), &text, &len), 0);
 	maps__init(&m);
 	CHECK(maps__add_snapshot(&m, getpid(), 1, text, len) > 0);
-	CHECK(maps__find(&m, (uint64_t)(uintptr_t)&test_maps_proc_self, 1));
+	CHECK(maps__find(&m, getpid(), (uint64_t)(uintptr_t)&test_maps_proc_self, 1));
 	CHECK_EQ(maps__read_proc(-5, &text, &len) < 0, 1);
 	free(text);
 	maps__free(&m);
@@ -749,6 +782,7 @@ static void test_maps_proc_self(void)
 const struct unit_test maps_tests[] = {
 	{ "maps: parse executable mappings, paths with spaces, [vdso]", test_maps_parse },
 	{ "maps: snapshots by time (exec, late dlopen, gone code)", test_maps_history },
+	{ "maps: per process; a fork without exec is its parent's copy", test_maps_per_process },
 	{ "maps: malformed lines are an error, not a crash", test_maps_malformed },
 	{ "maps: /proc/self/maps covers our own code", test_maps_proc_self },
 	{ NULL, NULL },
