@@ -282,7 +282,7 @@ void tprof_procs_emit_existing(struct tprof_session *s)
 
 /*
  * Context: process, session stopped (no producer left): THREAD_STAT for
- * every thread still alive.
+ * every thread still alive; THREAD_EXIT for one parked on its way out.
  */
 void tprof_threads_emit_stats(struct tprof_session *s)
 {
@@ -291,7 +291,16 @@ void tprof_threads_emit_stats(struct tprof_session *s)
 	for (i = 0; i < n; i++) {
 		struct tprof_thread *t = &s->threads.slots[i];
 		struct tprof_rec_thread_stat rec;
+		unsigned long flags;
 
+		if (t->key == TPROF_TID_EXITING && t->parked) {
+			/* past its exit probe, not yet at its final switch */
+			t->parked = NULL;
+			local_irq_save(flags);
+			tprof_thread_exited(s, t);
+			local_irq_restore(flags);
+			continue;
+		}
 		if (!t->key || (t->key & TPROF_TID_DEAD) || !t->started)
 			continue;	/* CLAIMING has the DEAD bit */
 		tprof_fill_stat(s, t, TPROF_REC_THREAD_STAT, &rec);
@@ -464,25 +473,32 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 				     struct task_struct *next,
 				     unsigned int prev_state)
 {
-	struct tprof_session *s, *sn;
+	struct tprof_session *s, *sn, *sp = NULL;
+	struct tprof_thread *t, *tp = NULL;
 	struct tprof_proc *pr;
-	struct tprof_thread *t;
 
 	lockdep_assert_irqs_disabled();
 	/*
 	 * A thread preempted in do_exit() before its exit probe (in
-	 * exit_mm(), the longest part) comes back to its own slot; one past
-	 * its exit probe has none (tprof_sampler_exiting()) and is not
-	 * accounted again.
+	 * exit_mm(), the longest part) comes back to its own slot by tid;
+	 * one past its exit probe was parked in its slot (its process may
+	 * be reaped by now) and resumes there.
 	 */
 	sn = tprof_session_find(next, &pr);
+	if (unlikely(next->flags & PF_EXITING)) {
+		sp = tprof_session_find_parked(next, &tp);
+		if (sp)
+			sn = NULL;
+	}
 	/*
 	 * Kernel walks of samples taken here start at our caller. A thread
 	 * preempted by a task we do not profile parks the timer (see
 	 * tprof_sampler_switch_out()).
 	 */
 	t = tprof_sampler_switch_out(prev, __builtin_frame_address(0),
-				     !sn && prev_state == TASK_RUNNING, &s);
+				     prev_state == TASK_DEAD,
+				     !sn && !sp && prev_state == TASK_RUNNING,
+				     &s);
 	if (t)
 		tprof_thread_exited(s, t);
 	/* A target's thread is gone for good: its group may be too. */
@@ -495,6 +511,8 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 	}
 	if (sn)
 		tprof_sampler_switch_in(sn, pr, next);
+	else if (sp)
+		tprof_sampler_resume(sp, tp, next);
 }
 
 /*

@@ -489,6 +489,27 @@ static void tprof_cache_drop(struct tprof_cpu *c, struct tprof_session *s)
 }
 
 /*
+ * Accounting of @p in slot @t starts on @c's CPU at runtime @rt (@clk).
+ * Context: IRQs off, on @c's CPU; @p is about to run or is current.
+ */
+static void tprof_sched_in_slot(struct tprof_cpu *c, struct tprof_session *s,
+				struct tprof_proc *pr, struct tprof_thread *t,
+				struct task_struct *p, u64 rt, u64 clk)
+{
+	s->rings.ring[smp_processor_id()]->st.sched_ins++;
+	if (!t->started)
+		tprof_thread_start(c, s, pr, t, p);
+	c->sess = s;
+	c->thr = t;
+	c->task = p;
+	c->rt_base = rt;
+	c->clk_base = clk;
+	c->untask_base = tprof_cpu_untask_ns();
+	c->defer_valid = false;
+	tprof_arm(c, t->on_cpu_ns, clk);
+}
+
+/*
  * @pr: @p's process in @s.
  * @rt: p's runtime now (exact when it is about to run), read at @clk.
  * Context: IRQs off, on @c's CPU; @p is about to run or is current.
@@ -502,17 +523,7 @@ static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
 	lockdep_assert_irqs_disabled();
 	if (!t)
 		return;
-	s->rings.ring[smp_processor_id()]->st.sched_ins++;
-	if (!t->started)
-		tprof_thread_start(c, s, pr, t, p);
-	c->sess = s;
-	c->thr = t;
-	c->task = p;
-	c->rt_base = rt;
-	c->clk_base = clk;
-	c->untask_base = tprof_cpu_untask_ns();
-	c->defer_valid = false;
-	tprof_arm(c, t->on_cpu_ns, clk);
+	tprof_sched_in_slot(c, s, pr, t, p, rt, clk);
 }
 
 /* Context: IRQs off, on @c's CPU. Forgets what this CPU accounted. */
@@ -528,15 +539,17 @@ static void tprof_cpu_clear(struct tprof_cpu *c)
 /*
  * @rt: the runtime of c's thread now (exact at sched_switch).
  * @regs: the interrupted context (IPI), or NULL (probe: see c->kfrom).
+ * @last: the thread will not run here again for this session (its final
+ *	switch-out, prev_state TASK_DEAD, or the session stops).
  * Context: IRQs off, on @c's CPU; c's thread is current.
  * Return: the thread if this was its final accounting after its exit
- *	probe (normally the final switch-out, prev_state TASK_DEAD, from
- *	do_task_dead(); a switch-out later than its exit probe ends the
- *	accounting too: such a thread has no slot to come back to): the
- *	caller reports it (THREAD_EXIT).
+ *	probe: the caller reports it (THREAD_EXIT). A thread past its exit
+ *	probe that is only blocked or preempted is parked in its slot
+ *	(tprof_thread_find_parked()) and resumed at its next switch-in.
  */
 static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
-						 struct pt_regs *regs)
+						 struct pt_regs *regs,
+						 bool last)
 {
 	struct tprof_thread *t = c->thr;
 	bool exiting = c->exiting;
@@ -545,15 +558,18 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* A point passed while the timer could not fire: prev is current. */
 	tprof_maybe_sample(c, regs, t->on_cpu_ns);
+	if (exiting && !last)
+		WRITE_ONCE(t->parked, c->task);
 	/* The timer stays queued (see tprof_arm()) unless parked. */
 	tprof_cpu_clear(c);
-	return exiting ? t : NULL;
+	return exiting && last ? t : NULL;
 }
 
 /**
  * tprof_sampler_switch_out() - @prev leaves this CPU.
  * @prev: current, about to be switched out.
  * @kfrom: the calling probe's frame: kernel walks start above it.
+ * @dead: its final switch-out (prev_state TASK_DEAD).
  * @park: @prev was preempted (it is still runnable) and no target thread
  *	comes in: cancel the timer. It waits for other tasks' slices, so
  *	left queued the timer would likely fire in vain while it is away, or
@@ -570,7 +586,8 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
  *	tprof_sched_out_regs()), else NULL.
  */
 struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
-					      unsigned long *kfrom, bool park,
+					      unsigned long *kfrom, bool dead,
+					      bool park,
 					      struct tprof_session **sp)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
@@ -588,10 +605,30 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 	*sp = c->sess;
 	/* put_prev_task() has just run update_curr(): exact. */
 	t = tprof_sched_out_regs(c, READ_ONCE(prev->se.sum_exec_runtime),
-				 NULL);
+				 NULL, dead);
 	if (park)
 		hrtimer_try_to_cancel(&c->timer);
 	return t;
+}
+
+/**
+ * tprof_sampler_resume() - @next, parked in @t after its exit probe, comes
+ *	in again: the rest of its do_exit() is its CPU time too.
+ * @s: its session.
+ * @t: its slot (tprof_thread_find_parked()).
+ * @next: the task about to run here.
+ *
+ * Context: sched_switch probe (rq->lock held, IRQs off).
+ */
+void tprof_sampler_resume(struct tprof_session *s, struct tprof_thread *t,
+			  struct task_struct *next)
+{
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+
+	WRITE_ONCE(t->parked, NULL);
+	tprof_sched_in_slot(c, s, t->proc, t, next,
+			    READ_ONCE(next->se.sum_exec_runtime), local_clock());
+	c->exiting = true;
 }
 
 /**
@@ -661,7 +698,7 @@ static void tprof_finalize(void *info)
 	 */
 	c->kfrom = regs ? NULL : __builtin_frame_address(0);
 	t = tprof_sched_out_regs(c, tprof_runtime_now(c, U64_MAX, NULL),
-				 regs);
+				 regs, true);
 	if (t)
 		f->exited(f->s, t);
 }
@@ -715,7 +752,7 @@ void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p,
 		c->kfrom = kfrom;
 		*rt = tprof_runtime_now(c, U64_MAX, clk);
 		/* An exec'ing thread is not exiting: nothing to report. */
-		tprof_sched_out_regs(c, *rt, NULL);
+		tprof_sched_out_regs(c, *rt, NULL, false);
 	} else {
 		*rt = READ_ONCE(p->se.sum_exec_runtime);
 		*clk = local_clock();

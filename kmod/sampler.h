@@ -18,10 +18,13 @@ struct tprof_thread;
 int tprof_sampler_init(void);
 void tprof_sampler_exit(void);
 struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
-					      unsigned long *kfrom, bool park,
+					      unsigned long *kfrom, bool dead,
+					      bool park,
 					      struct tprof_session **sp);
 void tprof_sampler_switch_in(struct tprof_session *s, struct tprof_proc *pr,
 			     struct task_struct *next);
+void tprof_sampler_resume(struct tprof_session *s, struct tprof_thread *t,
+			  struct task_struct *next);
 void tprof_sampler_start(struct tprof_session *s);
 void tprof_sampler_stop(struct tprof_session *s,
 			void (*exited)(struct tprof_session *s,

@@ -61,6 +61,33 @@ struct tprof_session *__tprof_session_find(struct task_struct *p,
 	return NULL;
 }
 
+/**
+ * tprof_session_find_parked() - the active session that parked @p.
+ * @p: a thread past its exit probe (PF_EXITING), being switched in.
+ * @tp: set to its slot.
+ *
+ * By slot, not by process: a parent may have reaped @p's process already
+ * (its tgid pid is gone), and @p still has its final stretch to run.
+ * Context: sched_switch probe (IRQs off); rare: exiting threads only.
+ * Return: the session or NULL.
+ */
+struct tprof_session *tprof_session_find_parked(struct task_struct *p,
+						struct tprof_thread **tp)
+{
+	unsigned int i;
+
+	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
+		struct tprof_session *s = rcu_dereference_sched(tprof_active[i]);
+
+		if (!s || tprof_session_state(s) != TPROF_ACTIVE)
+			continue;
+		*tp = tprof_thread_find_parked(&s->threads, p);
+		if (*tp)
+			return s;
+	}
+	return NULL;
+}
+
 /* Does @s follow the process of @tgid? Context: any. */
 bool tprof_session_has(struct tprof_session *s, struct pid *tgid)
 {

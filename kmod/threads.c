@@ -69,6 +69,7 @@ static void tprof_thread_claim(struct tprof_threads *tt, struct tprof_thread *t,
 	t->lost_samples = 0;
 	t->lost_weight_ns = 0;
 	memset(t->comm, 0, sizeof(t->comm));
+	t->parked = NULL;
 	/* Pairs with the acquire in tprof_thread_find(): fields are reset. */
 	smp_store_release(&t->key, tid);
 	atomic64_inc(&tt->seen);
@@ -175,6 +176,37 @@ void tprof_thread_bury(struct tprof_threads *tt, struct tprof_thread *t)
 		}
 	}
 	raw_spin_unlock(&tt->claim_lock);
+}
+
+/**
+ * tprof_thread_find_parked() - the EXITING slot @p was parked in.
+ * @tt: the table.
+ * @p: a thread past its exit probe, being switched in again.
+ *
+ * The slot lies on the probe sequence of the tid it was claimed for, which
+ * is @p's (unless an exec handed @p's tid to another thread meanwhile: then
+ * it is not found, and the rest of @p's exit is not accounted).
+ * Context: IRQs off, sched_switch probe (@p's slot is this CPU's now).
+ * Return: the slot, or NULL.
+ */
+struct tprof_thread *tprof_thread_find_parked(struct tprof_threads *tt,
+					      struct task_struct *p)
+{
+	u32 mask = (1U << tt->bits) - 1;
+	u32 i = hash_32(p->pid, tt->bits);
+	unsigned int n;
+
+	for (n = 0; n < TPROF_MAX_PROBES && n <= mask;
+	     n++, i = (i + 1) & mask) {
+		struct tprof_thread *t = &tt->slots[i];
+		u32 key = READ_ONCE(t->key);
+
+		if (!key)
+			break;
+		if (key == TPROF_TID_EXITING && READ_ONCE(t->parked) == p)
+			return t;
+	}
+	return NULL;
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+struct task_struct;
 struct tprof_proc;
 
 /* Key bit of a slot whose thread exited (reusable). */
@@ -51,6 +52,10 @@ struct tprof_proc;
  * @lost_samples: of @samples, dropped.
  * @lost_weight_ns: of @weight_ns, dropped.
  * @comm: comm at first sched-in or exec.
+ * @parked: an EXITING slot's thread, switched out on its way out but not
+ *	for the last time (do_exit() may block or be preempted after the
+ *	exit probe): its next switch-in resumes the slot
+ *	(tprof_thread_find_parked()); NULL otherwise.
  */
 struct tprof_thread {
 	u32 key;
@@ -68,6 +73,7 @@ struct tprof_thread {
 	u64 lost_samples;
 	u64 lost_weight_ns;
 	char comm[TASK_COMM_LEN];
+	struct task_struct *parked;
 };
 
 /**
@@ -119,6 +125,8 @@ void tprof_threads_free(struct tprof_threads *tt);
 struct tprof_thread *tprof_thread_get(struct tprof_threads *tt, u32 tid,
 				      bool claim);
 void tprof_thread_bury(struct tprof_threads *tt, struct tprof_thread *t);
+struct tprof_thread *tprof_thread_find_parked(struct tprof_threads *tt,
+					      struct task_struct *p);
 int tprof_threads_set_period(struct tprof_threads *tt, u32 tid, u64 period);
 u64 tprof_threads_take_period(struct tprof_threads *tt, u32 tid);
 u64 tprof_threads_on_cpu(struct tprof_threads *tt);

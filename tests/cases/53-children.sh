@@ -16,12 +16,14 @@
 #    forks after attach.
 # On a kernel the harness runs with a timeout scale (the lockdep+KASAN
 # debug kernel, 5x slower) the module's paths run with fewer processes:
-# 300 short-lived children, and no make; 6.1, 6.12 and 6.12-rt run it all.
+# 300 short-lived children, no make, and hot functions checked by name
+# only; 6.1, 6.12 and 6.12-rt run it all.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
 light=0; [ "${CASE_TIMEOUT_SCALE:-1}" -gt 1 ] && light=1
 nforks=2000; [ $light = 1 ] && nforks=300
+hot_tol=5; [ $light = 1 ] && hot_tol=50
 TR=$B/tprof-read
 SUM=$TPROF_ROOT/tests/tools/pprof-sum.py
 save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
@@ -56,7 +58,9 @@ for x in a b c; do
 	# TCG, a stalled vCPU makes that milliseconds at each edge of the hot
 	# phase (7% seen on a 300 ms phase with 4 guests on 2 CPUs, under 2%
 	# on 600 ms with 3); the process's total above is exact regardless.
-	if within "$hot" "$inhot" 5; then ok "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(pct "$hot" "$inhot"))"
+	# The debug kernel's timer interrupts come tens of ms late (see its
+	# irq slack in tests/kernels): there the name is what is checked.
+	if within "$hot" "$inhot" $hot_tol; then ok "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(pct "$hot" "$inhot"))"
 	else fail "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(pct "$hot" "$inhot"))"; grep "tree-$x" fan.sum | sort -k4 -n -r | sed 's/^/    /' | head; fi
 done
 if [ "$(grep -c '^process ' fan.sum)" -ge 4 ] && grep -q 'processes: [4-9]' fan.err; then
@@ -166,9 +170,10 @@ python3 "$SUM" srv.pb.gz > srv.sum 2>&1
 for w in $(awk '$1 == "worker" { print $2 ":" $3 }' srv.txt); do
 	pid=${w%:*} kind=${w#*:}
 	got=$(val srv.sum pid "$pid")
-	ru=$(awk -v p="$pid" '$1 == "done" && $2 == p { print $3 }' srv.txt)
-	# early workers were there at attach, late ones forked after it;
-	# all burn their CPU after attach
+	ru=$(awk -v p="$pid" '$1 == "done" && $2 == p { d = $3 } $1 == "woke" && $2 == p { w = $3 } END { print d - w }' srv.txt)
+	# early workers were there at attach (their CPU time before they
+	# woke, forking and waiting, is not the session's), late ones forked
+	# after it; all burn their CPU after attach
 	if [ $st = 0 ] && within "$got" "$ru" 2; then ok "server: $kind worker $pid: profile $got ns, rusage $ru ns ($(pct "$got" "$ru"))"
 	else fail "server: $kind worker $pid: profile $got ns, rusage $ru ns ($(pct "$got" "$ru")) (status $st)"; sed 's/^/    /' srv.err | grep -v debug | tail; fi
 done

@@ -11,8 +11,9 @@
  *                    ms in HOT; print "forks N SELF_NS CHILDREN_NS"
  *   server MS        fork 2 workers now, which wait; on SIGUSR1 wake them
  *                    and fork 2 more: each burns MS ms in HOT. Print
- *                    "worker PID early|late" as they are forked and
- *                    "done PID CPU_NS" for each as it is reaped
+ *                    "worker PID early|late" as they are forked, "woke PID
+ *                    CPU_NS" as an early one wakes (its CPU time before)
+ *                    and "done PID CPU_NS" for each as it is reaped
  *   wide N           fork N children that wait, all alive at once; then
  *                    kill and reap them; print "wide N"
  *   wrap CMD ARGS    run CMD (gcc -wrapper): append "NAME CPU_NS" to
@@ -79,11 +80,18 @@ static void on_usr1(int sig)
 /* A child burning ms in HOT; with hold, once SIGUSR1 came. */
 static pid_t spawn_wait(unsigned long long ms, bool hold)
 {
-	pid_t pid = fork();
+	pid_t pid;
+
+	fflush(stdout);		/* a child must not print the parent's lines */
+	pid = fork();
 
 	if (pid == 0) {
 		while (hold && !go_late)
 			pause();
+		if (hold) {
+			printf("woke %d %llu\n", (int)getpid(), self_ns());
+			fflush(stdout);
+		}
 		HOT(ms);
 		_exit(0);
 	}
