@@ -203,9 +203,10 @@ static bool tprof_descends(struct task_struct *p, struct pid *root)
 /*
  * TPROF_F_CHILDREN: the descendants of the target that exist now join,
  * each checked as the target was (a DENIED record for one that may not
- * be profiled). A process forked meanwhile joins here or in the fork
- * probe (a followed parent), never twice: tasks are added to the task
- * list before their fork probe runs, at its tail.
+ * be profiled), but none another session follows, nor its children. A
+ * process forked meanwhile joins here or in the fork probe (a followed
+ * parent), never twice: tasks are added to the task list before their
+ * fork probe runs, at its tail.
  * Context: process, RCU read side, after publish.
  */
 static void tprof_join_descendants(struct tprof_session *s)
@@ -219,6 +220,10 @@ static void tprof_join_descendants(struct tprof_session *s)
 		int why;
 
 		if ((g->flags & PF_KTHREAD) || !tprof_descends(g, s->tgid))
+			continue;
+		/* followed by another session, or forked into one */
+		if (tprof_session_other_has(s, task_tgid(g)) ||
+		    tprof_session_other_has(s, task_tgid(rcu_dereference(g->real_parent))))
 			continue;
 		why = tprof_policy_check_other(&s->grant, g);
 		ppid = __task_pid_nr_ns(rcu_dereference(g->real_parent),
@@ -295,8 +300,8 @@ void tprof_threads_emit_stats(struct tprof_session *s)
 
 		if (t->key == TPROF_TID_EXITING && t->parked) {
 			/* past its exit probe, not yet at its final switch */
-			t->parked = NULL;
 			local_irq_save(flags);
+			tprof_thread_unpark(&s->threads, t->parked);
 			tprof_thread_exited(s, t);
 			local_irq_restore(flags);
 			continue;
@@ -377,9 +382,10 @@ static void tprof_probe_exit(void *data, struct task_struct *p)
 	if (!s || p != current)
 		return;
 	local_irq_save(flags);
-	/* A denied process: only its end is watched, to free its slot. */
-	if (test_bit(TPROF_P_DENIED, &pr->bits))
-		goto group;
+	/*
+	 * Denied processes too: THREAD_EXIT is accounting, which may follow
+	 * DENIED, and their slots must be freed (the tid comes back).
+	 */
 	if (!tprof_sampler_exiting(s, p)) {
 		t = tprof_thread_get(&s->threads, p->pid, false);
 		if (t) {
@@ -389,7 +395,6 @@ static void tprof_probe_exit(void *data, struct task_struct *p)
 			tprof_thread_bury(&s->threads, t);
 		}
 	}
-group:
 	if (!atomic_read(&p->signal->live) &&
 	    !test_and_set_bit(TPROF_P_GROUP_DEAD, &pr->bits)) {
 		WRITE_ONCE(pr->exit_code, tprof_exit_code(p));

@@ -4,11 +4,12 @@
  * every descendant it follows (fork probe, ENABLE), found by tgid from the
  * probes (lock-free, RCU-sched readers: preemption or IRQs off).
  *
- * A process's slot lives until the process is gone and reported (PROC_EXIT)
- * or gone after it was denied; then stop_work retires it, and reuses it
- * only after an RCU grace period, so that a probe that found it never sees
- * another process's fields. Slots are preallocated: the fork probe cannot
- * allocate, and past TPROF_MAX_PROCS it counts what it could not follow.
+ * A process's slot lives until the process is gone and every thread of it
+ * accounted (PROC_EXIT, written unless it was denied); then stop_work
+ * retires it, and reuses it only after an RCU grace period, so that a
+ * probe that found it never sees another process's fields. Slots are
+ * preallocated: the fork probe cannot allocate, and past TPROF_MAX_PROCS
+ * it counts what it could not follow.
  */
 #include <linux/bitops.h>
 #include <linux/hash.h>
@@ -151,11 +152,13 @@ bool tprof_proc_leave(struct tprof_procs *pt, struct tprof_proc *p)
 	return atomic_dec_and_test(&pt->live);
 }
 
+/*
+ * Gone, and every thread of it accounted (PROC_EXIT, written or, for a
+ * denied process, not): no thread holds the slot (tprof_thread.proc).
+ */
 static bool tprof_proc_over(struct tprof_proc *p)
 {
-	return test_bit(TPROF_P_EXITED, &p->bits) ||
-	       (test_bit(TPROF_P_DENIED, &p->bits) &&
-		test_bit(TPROF_P_GROUP_GONE, &p->bits));
+	return test_bit(TPROF_P_EXITED, &p->bits);
 }
 
 /**

@@ -545,7 +545,7 @@ static void tprof_cpu_clear(struct tprof_cpu *c)
  * Return: the thread if this was its final accounting after its exit
  *	probe: the caller reports it (THREAD_EXIT). A thread past its exit
  *	probe that is only blocked or preempted is parked in its slot
- *	(tprof_thread_find_parked()) and resumed at its next switch-in.
+ *	(tprof_thread_park()) and resumed at its next switch-in.
  */
 static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 						 struct pt_regs *regs,
@@ -558,8 +558,10 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* A point passed while the timer could not fire: prev is current. */
 	tprof_maybe_sample(c, regs, t->on_cpu_ns);
-	if (exiting && !last)
-		WRITE_ONCE(t->parked, c->task);
+	/* Parked, it resumes at its next switch-in (no room: it ends now). */
+	if (exiting && !last &&
+	    !tprof_thread_park(&c->sess->threads, t, c->task))
+		last = true;
 	/* The timer stays queued (see tprof_arm()) unless parked. */
 	tprof_cpu_clear(c);
 	return exiting && last ? t : NULL;
@@ -615,7 +617,7 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
  * tprof_sampler_resume() - @next, parked in @t after its exit probe, comes
  *	in again: the rest of its do_exit() is its CPU time too.
  * @s: its session.
- * @t: its slot (tprof_thread_find_parked()).
+ * @t: its slot (tprof_thread_unpark()).
  * @next: the task about to run here.
  *
  * Context: sched_switch probe (rq->lock held, IRQs off).
@@ -625,7 +627,6 @@ void tprof_sampler_resume(struct tprof_session *s, struct tprof_thread *t,
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
-	WRITE_ONCE(t->parked, NULL);
 	tprof_sched_in_slot(c, s, t->proc, t, next,
 			    READ_ONCE(next->se.sum_exec_runtime), local_clock());
 	c->exiting = true;

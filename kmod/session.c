@@ -62,7 +62,8 @@ struct tprof_session *__tprof_session_find(struct task_struct *p,
 }
 
 /**
- * tprof_session_find_parked() - the active session that parked @p.
+ * tprof_session_find_parked() - the active session that parked @p, which
+ *	gives its slot back (tprof_thread_unpark()).
  * @p: a thread past its exit probe (PF_EXITING), being switched in.
  * @tp: set to its slot.
  *
@@ -81,11 +82,35 @@ struct tprof_session *tprof_session_find_parked(struct task_struct *p,
 
 		if (!s || tprof_session_state(s) != TPROF_ACTIVE)
 			continue;
-		*tp = tprof_thread_find_parked(&s->threads, p);
+		*tp = tprof_thread_unpark(&s->threads, p);
 		if (*tp)
 			return s;
 	}
 	return NULL;
+}
+
+/**
+ * tprof_session_other_has() - does a published session other than @s
+ *	follow the process of @tgid? One process, one session: the probes
+ *	report a process to the first session they find.
+ * @s: a session.
+ * @tgid: a thread-group pid.
+ *
+ * Context: process, tprof_sessions_mutex held.
+ * Return: true if one does.
+ */
+bool tprof_session_other_has(struct tprof_session *s, struct pid *tgid)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&tprof_sessions_mutex);
+	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
+		struct tprof_session *o = tprof_slot(i);
+
+		if (o && o != s && (o->tgid == tgid || tprof_session_has(o, tgid)))
+			return true;
+	}
+	return false;
 }
 
 /* Does @s follow the process of @tgid? Context: any. */

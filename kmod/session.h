@@ -137,6 +137,7 @@ static inline struct tprof_session *tprof_session_find(struct task_struct *p,
 }
 
 bool tprof_session_has(struct tprof_session *s, struct pid *tgid);
+bool tprof_session_other_has(struct tprof_session *s, struct pid *tgid);
 struct tprof_session *tprof_session_find_parked(struct task_struct *p,
 						struct tprof_thread **tp);
 unsigned int tprof_sessions_of_user(struct user_struct *user);

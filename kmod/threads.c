@@ -179,34 +179,67 @@ void tprof_thread_bury(struct tprof_threads *tt, struct tprof_thread *t)
 }
 
 /**
- * tprof_thread_find_parked() - the EXITING slot @p was parked in.
+ * tprof_thread_park() - @t's thread, past its exit probe, was switched out
+ *	but will run again: keep its slot for tprof_thread_unpark().
  * @tt: the table.
- * @p: a thread past its exit probe, being switched in again.
+ * @t: its slot (key TPROF_TID_EXITING).
+ * @p: the thread.
  *
- * The slot lies on the probe sequence of the tid it was claimed for, which
- * is @p's (unless an exec handed @p's tid to another thread meanwhile: then
- * it is not found, and the rest of @p's exit is not accounted).
- * Context: IRQs off, sched_switch probe (@p's slot is this CPU's now).
+ * Context: IRQs off (sched_switch probe).
+ * Return: false if TPROF_MAX_PARKED threads are parked already: the caller
+ *	ends the thread's accounting now (THREAD_EXIT), as it always can.
+ */
+bool tprof_thread_park(struct tprof_threads *tt, struct tprof_thread *t,
+		       struct task_struct *p)
+{
+	unsigned int i;
+	bool ok = false;
+
+	raw_spin_lock(&tt->claim_lock);
+	for (i = 0; i < TPROF_MAX_PARKED; i++) {
+		if (!tt->park[i]) {
+			tt->park[i] = t;
+			WRITE_ONCE(t->parked, p);
+			WRITE_ONCE(tt->nparked, tt->nparked + 1);
+			ok = true;
+			break;
+		}
+	}
+	raw_spin_unlock(&tt->claim_lock);
+	return ok;
+}
+
+/**
+ * tprof_thread_unpark() - the slot @p was parked in, taken back.
+ * @tt: the table.
+ * @p: a thread past its exit probe (PF_EXITING), being switched in.
+ *
+ * By task: the tid is not @p's for sure any more (de_thread()), and a
+ * parent may have reaped its process. A parked task cannot be freed
+ * before its final switch-out, which comes after this switch-in.
+ * Context: IRQs off (sched_switch probe).
  * Return: the slot, or NULL.
  */
-struct tprof_thread *tprof_thread_find_parked(struct tprof_threads *tt,
-					      struct task_struct *p)
+struct tprof_thread *tprof_thread_unpark(struct tprof_threads *tt,
+					 struct task_struct *p)
 {
-	u32 mask = (1U << tt->bits) - 1;
-	u32 i = hash_32(p->pid, tt->bits);
-	unsigned int n;
+	struct tprof_thread *t = NULL;
+	unsigned int i;
 
-	for (n = 0; n < TPROF_MAX_PROBES && n <= mask;
-	     n++, i = (i + 1) & mask) {
-		struct tprof_thread *t = &tt->slots[i];
-		u32 key = READ_ONCE(t->key);
-
-		if (!key)
+	if (!READ_ONCE(tt->nparked))
+		return NULL;
+	raw_spin_lock(&tt->claim_lock);
+	for (i = 0; i < TPROF_MAX_PARKED; i++) {
+		if (tt->park[i] && tt->park[i]->parked == p) {
+			t = tt->park[i];
+			tt->park[i] = NULL;
+			WRITE_ONCE(t->parked, NULL);
+			WRITE_ONCE(tt->nparked, tt->nparked - 1);
 			break;
-		if (key == TPROF_TID_EXITING && READ_ONCE(t->parked) == p)
-			return t;
+		}
 	}
-	return NULL;
+	raw_spin_unlock(&tt->claim_lock);
+	return t;
 }
 
 /*

@@ -26,6 +26,8 @@ struct tprof_proc;
 #define TPROF_REQ_PERIOD_MASK	((1ULL << TPROF_REQ_TID_SHIFT) - 1)
 /* SET_THREAD_PERIOD requests for threads that have not run yet. */
 #define TPROF_MAX_PENDING	64
+/* Threads parked on their way out at once (more end their accounting). */
+#define TPROF_MAX_PARKED	64
 
 /**
  * struct tprof_thread - exact accounting of one target thread.
@@ -55,7 +57,7 @@ struct tprof_proc;
  * @parked: an EXITING slot's thread, switched out on its way out but not
  *	for the last time (do_exit() may block or be preempted after the
  *	exit probe): its next switch-in resumes the slot
- *	(tprof_thread_find_parked()); NULL otherwise.
+ *	(tprof_thread_unpark()); NULL otherwise. Compared, never followed.
  */
 struct tprof_thread {
 	u32 key;
@@ -89,6 +91,10 @@ struct tprof_thread {
  * @pend_lock: protects @pend and @npend; taken in the sched_switch probe.
  * @npend: pending period requests.
  * @pend: requests for threads that have no slot yet.
+ * @nparked: threads in @park (read locklessly: 0 skips the search).
+ * @park: slots whose thread is parked (tprof_thread_park()), found by
+ *	task, not by tid: an exec may hand a parked leader's tid to another
+ *	thread (de_thread()). Protected by @claim_lock.
  */
 struct tprof_threads {
 	struct tprof_thread *slots;
@@ -103,6 +109,8 @@ struct tprof_threads {
 		u32 tid;
 		u64 period_ns;
 	} pend[TPROF_MAX_PENDING];
+	unsigned int nparked;
+	struct tprof_thread *park[TPROF_MAX_PARKED];
 };
 
 /* The period requested for @t's own thread, or 0. Context: any. */
@@ -125,8 +133,10 @@ void tprof_threads_free(struct tprof_threads *tt);
 struct tprof_thread *tprof_thread_get(struct tprof_threads *tt, u32 tid,
 				      bool claim);
 void tprof_thread_bury(struct tprof_threads *tt, struct tprof_thread *t);
-struct tprof_thread *tprof_thread_find_parked(struct tprof_threads *tt,
-					      struct task_struct *p);
+bool tprof_thread_park(struct tprof_threads *tt, struct tprof_thread *t,
+		       struct task_struct *p);
+struct tprof_thread *tprof_thread_unpark(struct tprof_threads *tt,
+					 struct task_struct *p);
 int tprof_threads_set_period(struct tprof_threads *tt, u32 tid, u64 period);
 u64 tprof_threads_take_period(struct tprof_threads *tt, u32 tid);
 u64 tprof_threads_on_cpu(struct tprof_threads *tt);
