@@ -525,6 +525,142 @@ static void test_replay_denied(void)
 	free(out);
 }
 
+/* A PROC record: pid joined (forked by ppid), or with flags DROPPED not. */
+static void sb_proc(struct sbuf *b, uint32_t pid, uint32_t ppid,
+		    const char *comm, uint16_t flags, uint64_t time_ns)
+{
+	struct tprof_rec_proc r = { .pid = pid, .ppid = ppid };
+
+	r.hdr.type = TPROF_REC_PROC;
+	r.hdr.flags = flags;
+	r.hdr.size = sizeof(r);
+	r.hdr.time_ns = time_ns;
+	snprintf((char *)r.comm, sizeof(r.comm), "%s", comm);
+	sb_raw(b, &r, sizeof(r));
+}
+
+/* A sample's string label key of sample i, or NULL. */
+static const char *slabel(const PbProfile *p, size_t i, const char *key)
+{
+	size_t j;
+
+	for (j = 0; j < p->sample[i]->n_label; j++) {
+		const Perftools__Profiles__Label *l = p->sample[i]->label[j];
+
+		if (!strcmp(p->string_table[l->key], key))
+			return l->str ? p->string_table[l->str] : NULL;
+	}
+	return NULL;
+}
+
+static int64_t nlabel(const PbProfile *p, size_t i, const char *key)
+{
+	size_t j;
+
+	for (j = 0; j < p->sample[i]->n_label; j++) {
+		const Perftools__Profiles__Label *l = p->sample[i]->label[j];
+
+		if (!strcmp(p->string_table[l->key], key))
+			return l->num;
+	}
+	return -1;
+}
+
+/*
+ * A process tree (TPROF_F_CHILDREN): the target 100 (program a at
+ * 0x400000), its child 200 that execs b, non-PIE at the same address,
+ * 300 not followed (the module's limit) and 400 denied. Each sample is
+ * named from its own process's maps and labelled with its program; the
+ * report and the comments total each process; 300 and 400 are said.
+ */
+static void test_replay_tree(void)
+{
+	const char *raw = build_path("unit/tree.raw");
+	const char *pb = build_path("unit/tree.pb.gz");
+	uint64_t u[1] = { 0x401010 };
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	int64_t w100 = 0, w200 = 0, bad = 0;
+	PbProfile *p;
+	size_t i;
+	int st;
+
+	sb_session(&b, 100, 1000000, 1700000000000000000ULL, 1000);
+	sb_proc(&b, 100, 1, "a", TPROF_RF_PROC_EXISTING, 1000);
+	sb_thread(&b, 100, 100, "a", 1000);
+	sb_maps(&b, 100, 1001,
+		"00400000-00402000 r-xp 00000000 08:01 1 /nonexistent/a\n");
+	sb_proc(&b, 200, 100, "a", 0, 2000);
+	sb_thread(&b, 200, 200, "a", 2000);
+	sb_exec(&b, 200, "b", 3000);
+	sb_maps(&b, 200, 3001,
+		"00400000-00402000 r-xp 00000000 08:01 2 /nonexistent/b\n");
+	sb_proc(&b, 300, 100, "a", TPROF_RF_PROC_DROPPED, 3500);
+	sb_proc(&b, 400, 100, "a", 0, 3600);
+	sb_thread(&b, 400, 400, "a", 3600);
+	sb_denied(&b, 400, TPROF_DENIED_CREDS, 3700);
+	for (i = 0; i < 20; i++)
+		sb_sample(&b, 200, 200, 1000000, 1000000, 4000 + i, 0, NULL, 1, u);
+	/* 100's samples come after 200's snapshot: still a's code */
+	for (i = 0; i < 10; i++)
+		sb_sample(&b, 100, 100, 1000000, 1000000, 5000 + i, 0, NULL, 1, u);
+	sb_stat(&b, TPROF_REC_THREAD_EXIT, 200, 200, 20000000, 20, 20000000,
+		0, 0, 1000000, "b", 6000);
+	sb_proc_exit(&b, 200, 0, 6001);
+	sb_stat(&b, TPROF_REC_THREAD_EXIT, 400, 400, 0, 0, 0, 0, 0, 1000000,
+		"a", 6002);
+	sb_stat(&b, TPROF_REC_THREAD_EXIT, 100, 100, 10000000, 10, 10000000,
+		0, 0, 1000000, "a", 7000);
+	sb_proc_exit(&b, 100, 3 << 8, 7001);
+	CHECK_EQ(sb_write(&b, raw), 0);
+	sb_free(&b);
+
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o '%s' 2>&1",
+		     tprof_read(), raw, pb);
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "processes: 4, 1 not followed, 1 denied"));
+	CHECK(out && strstr(out, "tprof-read: pid 400 (a) became non-profilable: its user or group ids changed"));
+	CHECK(out && strstr(out, "; nothing more of it is recorded"));
+	CHECK(out && strstr(out, " b                      1        20     20.000ms     20.000ms    +0.00  exit 0"));
+	CHECK(out && strstr(out, " a                      1        10     10.000ms     10.000ms    +0.00  exit 3"));
+	CHECK(out && strstr(out, "not followed (more than 1024 processes)"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Location *l =
+			p->location[p->sample[i]->location_id[0] - 1];
+		const char *file = p->string_table[
+			p->mapping[l->mapping_id - 1]->filename];
+		int64_t pid = nlabel(p, i, "pid");
+		const char *proc = slabel(p, i, "process");
+
+		if (pid == 100) {
+			w100 += p->sample[i]->value[0];
+			bad += strcmp(file, "/nonexistent/a") ||
+			       !proc || strcmp(proc, "a");
+		} else if (pid == 200) {
+			w200 += p->sample[i]->value[0];
+			bad += strcmp(file, "/nonexistent/b") ||
+			       !proc || strcmp(proc, "b");
+		}
+	}
+	CHECK_EQ(w100, 10000000);
+	CHECK_EQ(w200, 20000000);
+	CHECK_EQ(bad, 0);
+	for (i = 0; i < p->n_comment; i++)
+		if (strstr(p->string_table[p->comment[i]],
+			   "process 200 b parent=100 threads=1 samples=20"))
+			break;
+	CHECK(i < p->n_comment);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 /* The denied stream with its SESSION's version fields set to abi, rec. */
 static int versioned_stream(const char *out, uint32_t abi, uint32_t rec)
 {
@@ -649,6 +785,7 @@ static void test_refused_leaves_no_file(void)
 
 const struct unit_test e2e_tests[] = {
 	{ "e2e: seed stream", test_seed },
+	{ "e2e: a process tree: each process named from its own maps (one address, two programs), labelled, totalled; not followed and denied said", test_replay_tree },
 	{ "e2e: --input replay read by go tool pprof (-top, -traces, -tagfocus, -raw, -proto)", test_replay_go_pprof },
 	{ "e2e: protoc --decode agrees on totals", test_replay_protoc },
 	{ "e2e: cut/garbage/empty input, bad output, usage, terminal, no module", test_replay_errors },
