@@ -18,6 +18,10 @@
  *                    kill and reap them; print "wide N"
  *   wrap CMD ARGS    run CMD (gcc -wrapper): append "NAME CPU_NS" to
  *                    $TREE_LOG when it ends; exit with its status
+ *
+ * "done" and "wrap" read each child's CPU time when it is all done
+ * (reap()); "forks" sums wait4()'s, which leaves out each child's last
+ * moments after its parent reaped it (the case allows for that).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +75,41 @@ static unsigned long long self_ns(void)
 	return ru_ns(&ru);
 }
 
+/*
+ * Wait for pid to exit; its CPU time as the kernel has it once it is all
+ * done. wait4()'s rusage leaves out what a child runs after its parent
+ * reaped it (the end of do_exit(), milliseconds under TCG when the parent
+ * preempts it), so the zombie is read first (/proc/PID/schedstat:
+ * se.sum_exec_runtime) until it has not changed for 40 ms, then reaped.
+ * Single-threaded children: schedstat is the leader's.
+ */
+static unsigned long long reap(pid_t pid, int *st)
+{
+	unsigned long long v = 0, last = ~0ULL;
+	char path[64];
+	siginfo_t si;
+	int same = 0, tries;
+
+	if (waitid(P_PID, pid, &si, WEXITED | WNOWAIT) == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+		for (tries = 0; tries < 300 && same < 4; tries++) {
+			FILE *f = fopen(path, "re");
+			int ok = f && fscanf(f, "%llu", &v) == 1;
+
+			if (f)
+				fclose(f);
+			if (!ok)
+				break;
+			same = v == last ? same + 1 : 0;
+			last = v;
+			usleep(10000);
+		}
+	}
+	if (waitpid(pid, st, 0) != pid)
+		return 0;
+	return v;
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -105,7 +144,6 @@ static pid_t spawn(unsigned long long ms)
 
 static int server(unsigned long long ms)
 {
-	struct rusage ru;
 	pid_t pid, early[2];
 	int i, st, left = 4;
 
@@ -125,13 +163,16 @@ static int server(unsigned long long ms)
 	}
 	fflush(stdout);
 	while (left > 0) {
-		pid = wait4(-1, &st, 0, &ru);
-		if (pid < 0) {
+		siginfo_t si = { 0 };
+
+		/* which one exited, left a zombie for reap() to read */
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		printf("done %d %llu\n", (int)pid, ru_ns(&ru));
+		pid = si.si_pid;
+		printf("done %d %llu\n", (int)pid, reap(pid, &st));
 		left--;
 	}
 	return 0;
@@ -140,20 +181,21 @@ static int server(unsigned long long ms)
 static int wrap(char **argv)
 {
 	const char *log = getenv("TREE_LOG"), *name = strrchr(argv[0], '/');
-	struct rusage ru;
+	unsigned long long ns;
 	pid_t pid = fork();
-	int st, fd;
+	int st = 0, fd;
 
 	if (pid == 0) {
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid)
+	if (pid < 0)
 		return 127;
+	ns = reap(pid, &st);
 	if (log) {
 		char line[512];
 		int n = snprintf(line, sizeof(line), "%s %llu\n",
-				 name ? name + 1 : argv[0], ru_ns(&ru));
+				 name ? name + 1 : argv[0], ns);
 
 		fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
 		if (fd >= 0) {
