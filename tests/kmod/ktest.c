@@ -1106,7 +1106,12 @@ static int t_unpriv(pid_t rootpid)
 static int t_overflow(void)
 {
 	const u64 P = 20 * US;
-	struct wl w = { .npar = 2, .par_ns = 100 * MS, .keep = true };
+	/*
+	 * 400 ms: on the debug kernel timers come milliseconds late and fold
+	 * periods into few samples (115 in 2 x 100 ms once, all of which fit
+	 * the 4 KiB rings of the CPUs they landed on).
+	 */
+	struct wl w = { .npar = 2, .par_ns = 400 * MS, .keep = true };
 	int i, good = 0, n = 0;
 	u64 stat_w = 0, stat_lost_w = 0;
 	struct run r;
@@ -1223,10 +1228,11 @@ static int t_stack(const char *prog, u32 abi)
 	/*
 	 * Late timers fold periods: count CPU time, not samples. The exit
 	 * path after exit_mm() is the target's CPU time too, accounted to
-	 * its end (20 of 142 samples under TCG on 6.1), with no user context.
+	 * its end, with no user context: 20 of 142 samples under TCG on 6.1,
+	 * 49 of 182 on the debug kernel (KASAN).
 	 */
 	ok(s.weight >= 100 * MS && k.n >= 5 && k.wrong_abi == 0 && k.big_ip == 0 &&
-	   k.no_user <= 2 + k.n / 4,
+	   k.no_user * 2 <= k.n,
 	   "stack %s: %llu samples (%llu ms), all with abi %u (but %llu at exit)",
 	   prog, (unsigned long long)k.n, (unsigned long long)(s.weight / MS),
 	   abi, (unsigned long long)k.no_user);
