@@ -263,9 +263,15 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 			r->st.kernel_stack_truncated++;
 	}
 	c->defer_valid = false;
+	/*
+	 * In do_exit() (PF_EXITING) the user stack is going away with the
+	 * mm (exit_mm()): such a sample is the exit path's, with no user
+	 * context, rather than a walk of half-unmapped memory.
+	 */
 	if (regs && user_mode(regs))
 		uregs = regs;
-	else if (tprof_is_user_task(current))
+	else if (tprof_is_user_task(current) &&
+		 !(current->flags & PF_EXITING))
 		uregs = task_pt_regs(current);
 	if (uregs) {
 		nu = tprof_stack_user(uregs, ips + nk, s->max_user_frames,

@@ -1227,18 +1227,20 @@ static int t_stack(const char *prog, u32 abi)
 	     (unsigned long long)k.wrong_abi, (unsigned long long)k.no_user);
 	/*
 	 * Late timers fold periods: count CPU time, not samples. The exit
-	 * path after exit_mm() is the target's CPU time too, accounted to
-	 * its end, with no user context: 20 of 142 samples under TCG on 6.1,
-	 * 49 of 182 on the debug kernel (KASAN).
+	 * path (do_exit(), PF_EXITING) is the target's CPU time too,
+	 * accounted to its end, with no user context: 20 of 142 samples
+	 * under TCG on 6.1, up to half on the debug kernel (KASAN) when the
+	 * host is busy.
 	 */
-	ok(s.weight >= 100 * MS && k.n >= 5 && k.wrong_abi == 0 && k.big_ip == 0 &&
-	   k.no_user * 2 <= k.n,
+	ok(s.weight >= 100 * MS && k.n - k.no_user >= 5 && k.wrong_abi == 0 &&
+	   k.big_ip == 0,
 	   "stack %s: %llu samples (%llu ms), all with abi %u (but %llu at exit)",
 	   prog, (unsigned long long)k.n, (unsigned long long)(s.weight / MS),
 	   abi, (unsigned long long)k.no_user);
-	ok(k.good * 2 >= k.n && k.n,
-	   "stack %s: most user stacks walk through fc <- fb <- fa (%llu of %llu)",
-	   prog, (unsigned long long)k.good, (unsigned long long)k.n);
+	ok(k.good * 2 >= k.n - k.no_user && k.n > k.no_user,
+	   "stack %s: most user stacks walk through fc <- fb <- fa (%llu of %llu with user context)",
+	   prog, (unsigned long long)k.good,
+	   (unsigned long long)(k.n - k.no_user));
 	close(fd);
 	sum_free(&s);
 	return 0;
