@@ -161,7 +161,7 @@ else
 fi
 hot=$(val suid.sum func tree-a hot_a)
 ru=$(awk '{ s += $3 } END { print s + 0 }' suid-a.txt)
-if within "$hot" "$ru" 2; then ok "setuid child: the rest of the tree is profiled: hot_a $hot ns, its CPU clock in it $ru ns"
+if within "$hot" "$ru" $hot_tol; then ok "setuid child: the rest of the tree is profiled: hot_a $hot ns, its CPU clock in it $ru ns"
 else fail "setuid child: the rest of the tree is profiled: hot_a $hot ns, its CPU clock in it $ru ns"; fi
 
 # ---- -p PID --children on a pre-fork server ----
