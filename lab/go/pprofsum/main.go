@@ -5,6 +5,7 @@
 // It prints, for the sample type "cpu" (else the default/last one):
 //
 //	total <TAB> value <TAB> count
+//	pid <TAB> PID <TAB> value <TAB> count       (per numeric "pid" label)
 //	tid <TAB> TID <TAB> value <TAB> count       (per numeric "tid" label)
 //	func <TAB> NAME <TAB> value <TAB> count     (per -func NAME: samples whose
 //	                                           stack contains NAME, once each)
@@ -81,6 +82,7 @@ func main() {
 		reachPairs = strings.Split(*reaches, ",")
 	}
 	var total acc
+	byPid := map[int64]*acc{}
 	byTid := map[int64]*acc{}
 	byFunc := map[string]*acc{}
 	byLeaf := map[string]map[string]*acc{}
@@ -95,6 +97,9 @@ func main() {
 			n = s.Value[ci]
 		}
 		total.add(v, n)
+		if t, ok := s.NumLabel["pid"]; ok && len(t) == 1 {
+			bump(byPid, t[0], v, n)
+		}
 		if t, ok := s.NumLabel["tid"]; ok && len(t) == 1 {
 			bump(byTid, t[0], v, n)
 		}
@@ -165,14 +170,8 @@ func main() {
 		}
 	}
 	fmt.Printf("total\t%d\t%d\n", total.v, total.n)
-	tids := make([]int64, 0, len(byTid))
-	for t := range byTid {
-		tids = append(tids, t)
-	}
-	sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
-	for _, t := range tids {
-		fmt.Printf("tid\t%d\t%d\t%d\n", t, byTid[t].v, byTid[t].n)
-	}
+	printByNum("pid", byPid)
+	printByNum("tid", byTid)
 	for _, name := range names {
 		a := byFunc[name]
 		if a == nil {
@@ -311,4 +310,16 @@ func stackHas(s *profile.Sample, name string) bool {
 		}
 	}
 	return false
+}
+
+// printByNum prints "kind <TAB> N <TAB> value <TAB> count" lines, by N.
+func printByNum(kind string, m map[int64]*acc) {
+	keys := make([]int64, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, k := range keys {
+		fmt.Printf("%s\t%d\t%d\t%d\n", kind, k, m[k].v, m[k].n)
+	}
 }
