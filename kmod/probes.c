@@ -138,6 +138,30 @@ void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t)
 		tprof_emit_proc_exit(s, pr);
 }
 
+/* The PROC record of @task (TPROF_F_CHILDREN). Context: IRQs off. */
+static void tprof_emit_proc(struct tprof_session *s, struct task_struct *task,
+			    u32 vpid, u32 ppid, u16 flags)
+{
+	struct tprof_rec_proc rec = {
+		.hdr.type = TPROF_REC_PROC,
+		.hdr.flags = flags,
+		.hdr.size = sizeof(rec),
+		.hdr.time_ns = ktime_get_mono_fast_ns(),
+		.pid = vpid,
+		.ppid = ppid,
+	};
+
+	tprof_fill_comm(rec.comm, task->comm);
+	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+}
+
+/* @task's parent's tgid in @s's namespace. Context: RCU read side. */
+static u32 tprof_vppid(struct tprof_session *s, struct task_struct *task)
+{
+	return __task_pid_nr_ns(rcu_dereference(task->real_parent),
+				PIDTYPE_TGID, s->pid_ns);
+}
+
 /*
  * A process joins @s (TPROF_F_CHILDREN): its slot, then its PROC record;
  * past TPROF_MAX_PROCS a PROC record that says it is not followed.
@@ -148,26 +172,15 @@ static struct tprof_proc *tprof_proc_join(struct tprof_session *s,
 					  struct task_struct *task, u32 ppid,
 					  u16 flags)
 {
-	struct tprof_rec_proc rec = {
-		.hdr.type = TPROF_REC_PROC,
-		.hdr.size = sizeof(rec),
-		.hdr.time_ns = ktime_get_mono_fast_ns(),
-		.ppid = ppid,
-	};
+	u32 vpid = __task_pid_nr_ns(task, PIDTYPE_TGID, s->pid_ns);
 	struct tprof_proc *pr;
 	bool existed;
 
 	lockdep_assert_irqs_disabled();
-	rec.pid = __task_pid_nr_ns(task, PIDTYPE_TGID, s->pid_ns);
-	pr = tprof_procs_claim(&s->procs, task_tgid(task), rec.pid, &existed);
+	pr = tprof_procs_claim(&s->procs, task_tgid(task), vpid, &existed);
 	if (existed)
 		return NULL;
-	if (!pr)
-		rec.hdr.flags = TPROF_RF_PROC_DROPPED;
-	else
-		rec.hdr.flags = flags;
-	tprof_fill_comm(rec.comm, task->comm);
-	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+	tprof_emit_proc(s, task, vpid, ppid, pr ? flags : TPROF_RF_PROC_DROPPED);
 	return pr;
 }
 
@@ -215,36 +228,26 @@ static void tprof_join_descendants(struct tprof_session *s)
 	unsigned long flags;
 
 	for_each_process(g) {
-		struct tprof_proc *pr;
-		u32 ppid;
+		struct task_struct *parent;
+		struct tprof_proc *pr = NULL;
+		u32 vpid;
 		int why;
 
 		if ((g->flags & PF_KTHREAD) || !tprof_descends(g, s->tgid))
 			continue;
 		/* followed by another session, or forked into one */
+		parent = rcu_dereference(g->real_parent);
 		if (tprof_session_other_has(s, task_tgid(g)) ||
-		    tprof_session_other_has(s, task_tgid(rcu_dereference(g->real_parent))))
+		    tprof_session_other_has(s, task_tgid(parent)))
 			continue;
 		why = tprof_policy_check_other(&s->grant, g);
-		ppid = __task_pid_nr_ns(rcu_dereference(g->real_parent),
-					PIDTYPE_TGID, s->pid_ns);
+		vpid = __task_pid_nr_ns(g, PIDTYPE_TGID, s->pid_ns);
 		local_irq_save(flags);
-		if (why > 0) {
-			struct tprof_rec_denied rec = {
-				.hdr.type = TPROF_REC_DENIED,
-				.hdr.size = sizeof(rec),
-				.hdr.time_ns = ktime_get_mono_fast_ns(),
-				.pid = __task_pid_nr_ns(g, PIDTYPE_TGID,
-							s->pid_ns),
-				.reason = why,
-			};
-
-			tprof_rings_emit(&s->rings, &rec, sizeof(rec));
-			pr = NULL;
-		} else {
-			pr = tprof_proc_join(s, g, ppid,
+		if (why > 0)
+			tprof_session_emit_denied(s, vpid, why);
+		else
+			pr = tprof_proc_join(s, g, tprof_vppid(s, g),
 					     TPROF_RF_PROC_EXISTING);
-		}
 		local_irq_restore(flags);
 		if (pr)
 			tprof_emit_threads_of(s, g, pr->vpid);
@@ -262,20 +265,11 @@ void tprof_procs_emit_existing(struct tprof_session *s)
 
 	rcu_read_lock();
 	leader = pid_task(s->tgid, PIDTYPE_TGID);
+	/* the target's slot was claimed before publish (lifetime.c) */
 	if (leader && (s->flags & TPROF_F_CHILDREN)) {
-		struct tprof_rec_proc rec = {
-			.hdr.type = TPROF_REC_PROC,
-			.hdr.flags = TPROF_RF_PROC_EXISTING,
-			.hdr.size = sizeof(rec),
-			.hdr.time_ns = ktime_get_mono_fast_ns(),
-			.pid = s->vpid,
-			.ppid = __task_pid_nr_ns(rcu_dereference(leader->real_parent),
-						 PIDTYPE_TGID, s->pid_ns),
-		};
-
-		tprof_fill_comm(rec.comm, leader->comm);
 		local_irq_save(flags);
-		tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+		tprof_emit_proc(s, leader, s->vpid, tprof_vppid(s, leader),
+				TPROF_RF_PROC_EXISTING);
 		local_irq_restore(flags);
 	}
 	if (leader)

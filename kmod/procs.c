@@ -38,8 +38,6 @@ int tprof_procs_alloc(struct tprof_procs *pt, bool children)
 	pt->max = children ? TPROF_MAX_PROCS : 1;
 	pt->used = 0;
 	atomic_set(&pt->live, 0);
-	atomic64_set(&pt->seen, 0);
-	atomic64_set(&pt->dropped, 0);
 	raw_spin_lock_init(&pt->lock);
 	pt->slots = kvzalloc(sizeof(*pt->slots) << pt->bits,
 			     GFP_KERNEL_ACCOUNT);
@@ -94,8 +92,8 @@ struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid)
  * @existed: set when it was there already.
  *
  * Context: any (the fork probe: preemption off).
- * Return: its slot, or NULL when @pt->max processes are held (counted in
- *	@pt->dropped).
+ * Return: its slot, or NULL when @pt->max processes are held (the caller
+ *	says so: a PROC record with TPROF_RF_PROC_DROPPED).
  */
 struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 				     u32 vpid, bool *existed)
@@ -120,10 +118,8 @@ struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 		if (q->state == TPROF_PROC_FREE)
 			break;
 	}
-	if (!reuse || pt->used >= pt->max) {
-		atomic64_inc(&pt->dropped);
+	if (!reuse || pt->used >= pt->max)
 		goto out;
-	}
 	p = reuse;
 	pt->used++;
 	p->tgid = get_pid(tgid);
@@ -133,7 +129,6 @@ struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 	p->exit_code = 0;
 	atomic_set(&p->exiting, 1);
 	atomic_inc(&pt->live);
-	atomic64_inc(&pt->seen);
 	/* Pairs with the acquire in tprof_procs_find(): fields first. */
 	smp_store_release(&p->state, TPROF_PROC_LIVE);
 out:

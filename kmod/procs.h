@@ -54,8 +54,6 @@ struct tprof_proc {
  * @used: processes held now.
  * @live: processes still in the session (not exited, not denied): the
  *	session stops when the last one leaves.
- * @seen: processes that joined.
- * @dropped: processes not followed because @max were held.
  * @lock: serializes claims and sweeps (lookups are lock-free, RCU-sched).
  */
 struct tprof_procs {
@@ -64,8 +62,6 @@ struct tprof_procs {
 	u32 max;
 	u32 used;
 	atomic_t live;
-	atomic64_t seen;
-	atomic64_t dropped;
 	raw_spinlock_t lock;
 };
 

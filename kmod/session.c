@@ -162,6 +162,8 @@ int tprof_session_publish(struct tprof_session *s)
 	int i, free = -1;
 
 	lockdep_assert_held(&tprof_sessions_mutex);
+	if (tprof_session_other_has(s, s->tgid))
+		return -EBUSY;
 	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
 		struct tprof_session *o = tprof_slot(i);
 
@@ -170,8 +172,6 @@ int tprof_session_publish(struct tprof_session *s)
 				free = i;
 			continue;
 		}
-		if (o->tgid == s->tgid || tprof_session_has(o, s->tgid))
-			return -EBUSY;
 		if (!o->grant.privileged) {
 			nunpriv++;
 			if (o->grant.user == s->grant.user)
@@ -231,6 +231,20 @@ void tprof_session_kick(struct tprof_session *s)
 		tprof_rings_kick(&s->rings);
 }
 
+/* The DENIED record of process @vpid. Context: IRQs off (this CPU's ring). */
+void tprof_session_emit_denied(struct tprof_session *s, u32 vpid, u32 reason)
+{
+	struct tprof_rec_denied rec = {
+		.hdr.type = TPROF_REC_DENIED,
+		.hdr.size = sizeof(rec),
+		.hdr.time_ns = ktime_get_mono_fast_ns(),
+		.pid = vpid,
+		.reason = reason,
+	};
+
+	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+}
+
 /*
  * @pr leaves the session (PROC_EXIT or DENIED); the session stops after
  * its last process. Context: any.
@@ -254,18 +268,10 @@ void tprof_session_leave(struct tprof_session *s, struct tprof_proc *pr)
 void tprof_session_deny(struct tprof_session *s, struct tprof_proc *pr,
 			u32 reason)
 {
-	struct tprof_rec_denied rec = {
-		.hdr.type = TPROF_REC_DENIED,
-		.hdr.size = sizeof(rec),
-		.hdr.time_ns = ktime_get_mono_fast_ns(),
-		.pid = pr->vpid,
-		.reason = reason,
-	};
-
 	lockdep_assert_irqs_disabled();
 	if (test_and_set_bit(TPROF_P_DENIED, &pr->bits))
 		return;
-	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+	tprof_session_emit_denied(s, pr->vpid, reason);
 	tprof_session_leave(s, pr);
 }
 
@@ -292,10 +298,10 @@ bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
 	lockdep_assert_irqs_disabled();
 	*later = false;
 	/*
-	 * The slot may have been freed and reused since @p came in (a denied
-	 * process is freed once its group is gone, while its last thread
-	 * may still be on its way out). By number: @p's tgid pid is gone once
-	 * a parent reaped it, and its final stretch is still @p's CPU time.
+	 * Defensive: a slot is freed only after every thread of its process
+	 * was accounted (tprof_proc_over()), so @pr should still be @p's.
+	 * By number: @p's tgid pid is gone once a parent reaped it, and its
+	 * final stretch is still @p's CPU time.
 	 */
 	if (test_bit(TPROF_P_DENIED, &pr->bits) ||
 	    READ_ONCE(pr->tgid_nr) != (u32)p->tgid)

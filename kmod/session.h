@@ -147,6 +147,7 @@ void tprof_session_kick(struct tprof_session *s);
 void tprof_session_deny(struct tprof_session *s, struct tprof_proc *pr,
 			u32 reason);
 void tprof_session_leave(struct tprof_session *s, struct tprof_proc *pr);
+void tprof_session_emit_denied(struct tprof_session *s, u32 vpid, u32 reason);
 bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
 			      struct task_struct *p, bool *later);
 
