@@ -34,6 +34,8 @@ static_assert(sizeof(struct tprof_rec_denied) == TPROF_SIZEOF_REC_DENIED);
 static_assert(sizeof(struct tprof_rec_ustack) == TPROF_SIZEOF_REC_USTACK);
 static_assert(sizeof(struct tprof_rec_mmap) == TPROF_SIZEOF_REC_MMAP);
 static_assert(sizeof(struct tprof_rec_proc) == TPROF_SIZEOF_REC_PROC);
+static_assert(sizeof(struct tprof_rec_thread_off) ==
+	      TPROF_SIZEOF_REC_THREAD_OFF);
 
 /* Context: process. The limits an unprivileged caller meets, and its use. */
 static long tprof_ioctl_info(void __user *arg)

@@ -241,6 +241,13 @@ static int tprof_enable_check(const struct tprof_ioc_enable *e)
 	if (e->period_ns && (e->period_ns < TPROF_MIN_PERIOD_NS ||
 			     e->period_ns > TPROF_MAX_PERIOD_NS))
 		return -EINVAL;
+	if (!(e->flags & TPROF_F_OFF_CPU) &&
+	    (e->off_cpu_period_ns || (e->flags & TPROF_F_NO_CPU_SAMPLES)))
+		return -EINVAL;
+	if (e->off_cpu_period_ns &&
+	    (e->off_cpu_period_ns < TPROF_MIN_PERIOD_NS ||
+	     e->off_cpu_period_ns > TPROF_MAX_PERIOD_NS))
+		return -EINVAL;
 	if (e->max_user_frames > TPROF_MAX_USER_FRAMES)
 		return -EINVAL;
 	if (!(e->flags & TPROF_F_KERNEL_STACK) && e->max_kernel_frames)
@@ -412,6 +419,9 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	if (e.flags & TPROF_F_USER_SNAPSHOT)
 		s->snapshot_bytes = e.snapshot_bytes ? e.snapshot_bytes :
 				    TPROF_DEFAULT_SNAPSHOT_BYTES;
+	if (e.flags & TPROF_F_OFF_CPU)
+		s->off_period_ns = e.off_cpu_period_ns ? e.off_cpu_period_ns :
+				   s->period_ns;
 	ring_bytes = e.ring_bytes ? e.ring_bytes : TPROF_DEFAULT_RING_BYTES;
 	/* The rings and the thread table: what the session pins until close. */
 	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
@@ -435,6 +445,8 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	mutex_lock(&tprof_sessions_mutex);
 	ret = tprof_probes_get();
 	if (!ret) {
+		/* off-CPU time counts from here: no wait began earlier */
+		s->start_ns = ktime_get_ns();
 		ret = tprof_enable_publish(s, &e);
 		if (ret)
 			tprof_probes_put();
@@ -455,6 +467,7 @@ err_free:
 	memset(&s->grant, 0, sizeof(s->grant));
 	s->max_kernel_frames = 0;
 	s->snapshot_bytes = 0;
+	s->off_period_ns = 0;
 	if (s->tgid)
 		put_pid(s->tgid);
 	s->tgid = NULL;

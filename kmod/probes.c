@@ -29,11 +29,13 @@
 #include <linux/pid.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
+#include "offcpu.h"
 #include "probes.h"
 #include "sampler.h"
 #include "session.h"
@@ -84,12 +86,29 @@ static void tprof_fill_stat(struct tprof_session *s, struct tprof_thread *t,
 	memcpy(rec->comm, t->comm, sizeof(rec->comm));
 }
 
+/* Its THREAD_OFF record (TPROF_F_OFF_CPU), into this CPU's ring or @any. */
+static void tprof_thread_emit_off(struct tprof_session *s,
+				  const struct tprof_thread *t, bool any)
+{
+	struct tprof_rec_thread_off rec;
+
+	if (!s->off_period_ns)
+		return;
+	tprof_off_fill(t, &rec);
+	rec.hdr.time_ns = ktime_get_mono_fast_ns();
+	if (any)
+		tprof_rings_emit_any(&s->rings, &rec, sizeof(rec));
+	else
+		tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+}
+
 /* Context: IRQs off; @t's thread is current (or gone). */
 static void tprof_thread_emit_exit(struct tprof_session *s,
 				   struct tprof_thread *t, u16 type)
 {
 	struct tprof_rec_thread_stat rec;
 
+	tprof_thread_emit_off(s, t, false);
 	tprof_fill_stat(s, t, type, &rec);
 	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
 }
@@ -280,12 +299,59 @@ void tprof_procs_emit_existing(struct tprof_session *s)
 }
 
 /*
+ * TPROF_F_OFF_CPU: THREAD_OFF records for the threads of followed
+ * processes that have no slot: they never ran while the session was
+ * enabled, so all of it was off-CPU, in the state they are in now.
+ * Context: process, session stopped.
+ */
+static void tprof_emit_never_ran(struct tprof_session *s, u64 end)
+{
+	u32 i, n = 1U << s->procs.bits;
+	struct tprof_thread t;
+
+	rcu_read_lock();
+	for (i = 0; i < n; i++) {
+		struct tprof_proc *pr = &s->procs.slots[i];
+		struct task_struct *leader, *p;
+
+		if (READ_ONCE(pr->state) != TPROF_PROC_LIVE ||
+		    test_bit(TPROF_P_DENIED, &pr->bits))
+			continue;
+		leader = pid_task(pr->tgid, PIDTYPE_TGID);
+		if (!leader)
+			continue;
+		for_each_thread(leader, p) {
+			unsigned int st = READ_ONCE(p->__state);
+			u64 begin = max(p->start_time, s->start_ns);
+
+			if ((p->flags & PF_EXITING) ||
+			    tprof_thread_get(&s->threads, p->pid, false))
+				continue;
+			memset(&t, 0, sizeof(t));
+			t.vpid = pr->vpid;
+			t.vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
+			t.off.period_ns = s->off_period_ns;
+			t.off.begin_ns = begin;
+			t.off.state = st == TASK_RUNNING ? TPROF_OFF_RUNNABLE :
+				      tprof_off_state(false, st, p);
+			t.off.ns[t.off.state - 1] = end > begin ? end - begin : 0;
+			t.off.unsampled_ns = t.off.ns[t.off.state - 1];
+			tprof_thread_emit_off(s, &t, true);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/*
  * Context: process, session stopped (no producer left): THREAD_STAT for
  * every thread still alive; THREAD_EXIT for one parked on its way out.
+ * With TPROF_F_OFF_CPU each comes with its THREAD_OFF, a wait going on
+ * now closed at the end.
  */
 void tprof_threads_emit_stats(struct tprof_session *s)
 {
 	u32 i, n = 1U << s->threads.bits;
+	u64 now = local_clock();
 
 	for (i = 0; i < n; i++) {
 		struct tprof_thread *t = &s->threads.slots[i];
@@ -302,10 +368,14 @@ void tprof_threads_emit_stats(struct tprof_session *s)
 		}
 		if (!t->key || (t->key & TPROF_TID_DEAD) || !t->started)
 			continue;	/* CLAIMING has the DEAD bit */
+		tprof_off_close(&t->off, now);
+		tprof_thread_emit_off(s, t, true);
 		tprof_fill_stat(s, t, TPROF_REC_THREAD_STAT, &rec);
 		tprof_rings_emit_any(&s->rings, &rec, sizeof(rec));
 		cond_resched();
 	}
+	if (s->off_period_ns)
+		tprof_emit_never_ran(s, ktime_get_ns());
 }
 
 /*
@@ -495,7 +565,7 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 	 * tprof_sampler_switch_out()).
 	 */
 	t = tprof_sampler_switch_out(prev, __builtin_frame_address(0),
-				     prev_state == TASK_DEAD,
+				     preempt, prev_state,
 				     !sn && !sp && prev_state == TASK_RUNNING,
 				     &s);
 	if (t)

@@ -37,6 +37,7 @@
 #include <linux/cpu.h>
 #include <linux/hash.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/kernel_stat.h>
 #include <linux/lockdep.h>
 #include <linux/percpu.h>
@@ -49,6 +50,7 @@
 #include <linux/timekeeping.h>
 #include <asm/irq_regs.h>
 
+#include "offcpu.h"
 #include "policy.h"
 #include "procs.h"
 #include "sampler.h"
@@ -95,6 +97,10 @@ struct tprof_slot_cache {
  *	instead of the scheduler's.
  * @defer_nk: number of @defer_kips.
  * @defer_kflags: TPROF_RF_KERNEL_TRUNCATED of that walk.
+ * @off_work: takes the off-CPU sample a switch-in left (tprof_off_work()).
+ * @off_weight: that sample's weight, or 0: it belongs to @thr.
+ * @off_period: its period.
+ * @off_state: its TPROF_OFF_* state.
  * @rnd: first-budget randomness (prandom: no locks).
  * @cache: recent switch-ins' slots (tprof_slot_of()).
  * @scratch: one SAMPLE record under construction.
@@ -115,6 +121,10 @@ struct tprof_cpu {
 	u16 defer_nk;
 	u16 defer_kflags;
 	unsigned long *kfrom;
+	struct irq_work off_work;
+	u64 off_weight;
+	u64 off_period;
+	u32 off_state;
 	struct rnd_state rnd;
 	struct tprof_slot_cache cache[1 << TPROF_CACHE_BITS];
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
@@ -231,9 +241,13 @@ static int tprof_write_snapshot(struct tprof_cpu *c, struct tprof_ring *r,
 	return 0;
 }
 
-/* Context: hardirq or IRQs off; c's thread is current. */
+/*
+ * @off_state: 0 for a CPU-time sample, else the TPROF_OFF_* of an off-CPU
+ * one (taken right after the switch-in that ended the wait).
+ * Context: hardirq or IRQs off; c's thread is current.
+ */
 static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
-			      u64 weight, u64 period, u64 late)
+			      u64 weight, u64 period, u64 late, u32 off_state)
 {
 	struct tprof_session *s = c->sess;
 	struct tprof_thread *t = c->thr;
@@ -245,12 +259,13 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	unsigned int nk = 0, nu = 0;
 	bool timed = s->flags & TPROF_F_PATH_TIMING;
 	u64 t0 = timed ? local_clock() : 0;
-	u16 rflags = late ? TPROF_RF_LATE : 0;
+	u16 rflags = (late ? TPROF_RF_LATE : 0) |
+		     (off_state ? TPROF_RF_OFF_CPU : 0);
 	u32 abi = TPROF_ABI_NONE;
 	u32 len;
 
 	if (s->max_kernel_frames) {
-		if (!regs && c->defer_valid) {
+		if (!regs && c->defer_valid && !off_state) {
 			nk = min_t(unsigned int, c->defer_nk,
 				   s->max_kernel_frames);
 			memcpy(ips, c->defer_kips, nk * sizeof(u64));
@@ -262,7 +277,8 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		if (rflags & TPROF_RF_KERNEL_TRUNCATED)
 			r->st.kernel_stack_truncated++;
 	}
-	c->defer_valid = false;
+	if (!off_state)
+		c->defer_valid = false;
 	/*
 	 * In do_exit() (PF_EXITING) the user stack is going away with the
 	 * mm (exit_mm()): such a sample is the exit path's, with no user
@@ -296,15 +312,22 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	rec->weight_ns = weight;
 	rec->period_ns = period;
 	rec->abi = abi;
-	rec->__pad = 0;
+	rec->off_state = off_state;
 
-	t->samples++;
-	t->weight_ns += weight;
+	if (!off_state) {	/* tprof_off_add() counted an off-CPU one */
+		t->samples++;
+		t->weight_ns += weight;
+	}
 	if (rflags & TPROF_RF_GROUP ?
 	    tprof_write_snapshot(c, r, rec, len, uregs, weight) :
 	    tprof_ring_write(r, rec, len, true, weight)) {
-		t->lost_samples++;
-		t->lost_weight_ns += weight;
+		if (off_state) {
+			t->off.lost_samples++;
+			t->off.lost_weight_ns += weight;
+		} else {
+			t->lost_samples++;
+			t->lost_weight_ns += weight;
+		}
 	}
 	r->st.late_timer_periods += late;
 	if (timed) {
@@ -328,7 +351,7 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	bool may, later;
 
 	lockdep_assert_irqs_disabled();
-	if (cpu < t->next_point)
+	if (cpu < t->next_point || (c->sess->flags & TPROF_F_NO_CPU_SAMPLES))
 		return;
 	/* Also while stopping: the final switch-out/finalize credits too. */
 	may = tprof_session_may_sample(c->sess, t->proc, current, &later);
@@ -337,7 +360,7 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	n = 1 + div64_u64(cpu - t->next_point, p);
 	t->next_point += n * p;
 	if (may)
-		tprof_take_sample(c, regs, n * p, p, n - 1);
+		tprof_take_sample(c, regs, n * p, p, n - 1, 0);
 	req = tprof_thread_req_period(t);
 	if (req && req != p) {
 		/* The last passed point stays; the next one is req after it. */
@@ -360,6 +383,8 @@ static void tprof_arm(struct tprof_cpu *c, u64 cpu, u64 clk)
 	struct tprof_thread *t = c->thr;
 	u64 rem = TPROF_MIN_REARM_NS, deadline;
 
+	if (c->sess->flags & TPROF_F_NO_CPU_SAMPLES)
+		return;
 	if (t->next_point > cpu + TPROF_MIN_REARM_NS)
 		rem = t->next_point - cpu;
 	deadline = clk + rem;
@@ -403,7 +428,8 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 	 * Switch-outs do not cancel it: it may find another task here.
 	 */
 	if (c != this_cpu_ptr(tprof_cpus) || !t || c->task != current ||
-	    tprof_session_state(c->sess) != TPROF_ACTIVE)
+	    tprof_session_state(c->sess) != TPROF_ACTIVE ||
+	    (c->sess->flags & TPROF_F_NO_CPU_SAMPLES))
 		return HRTIMER_NORESTART;
 	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, c->armed_clk, &clk));
 	/*
@@ -429,6 +455,99 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 	 */
 	hrtimer_set_expires(timer, ktime_add_ns(hrtimer_cb_get_time(timer), rem));
 	return HRTIMER_RESTART;
+}
+
+/*
+ * Takes the off-CPU sample a switch-in left for c's thread, if any: on its
+ * own CPU, in its own mm, not yet back in user space (its user registers
+ * and stack are still those it left the CPU with). @regs: the interrupted
+ * context (irq_work: the scheduler, finishing the switch), or NULL (a
+ * probe: see c->kfrom).
+ * Context: hardirq or IRQs off; c's thread is current.
+ */
+static void tprof_off_flush(struct tprof_cpu *c, struct pt_regs *regs)
+{
+	u64 w = c->off_weight;
+	struct tprof_thread *t = c->thr;
+	bool may, later;
+
+	if (!w)
+		return;
+	c->off_weight = 0;
+	may = tprof_session_may_sample(c->sess, t->proc, current, &later);
+	if (may && !later) {
+		tprof_take_sample(c, regs, w, c->off_period, 0, c->off_state);
+	} else {	/* denied, or an exec deciding: counted, not taken */
+		t->off.lost_samples++;
+		t->off.lost_weight_ns += w;
+	}
+}
+
+/*
+ * Context: hardirq (IRQ_WORK_HARD_IRQ, also on PREEMPT_RT), queued by a
+ * switch-in on this CPU: it runs as soon as the switch enables IRQs again
+ * (finish_task_switch()), in the thread that came in. A later switch-out
+ * flushes first if it has not (tprof_sched_out_regs()).
+ */
+static void tprof_off_work(struct irq_work *work)
+{
+	struct tprof_cpu *c = container_of(work, struct tprof_cpu, off_work);
+
+	if (c != this_cpu_ptr(tprof_cpus) || !c->off_weight)
+		return;
+	if (c->task != current) {	/* impossible: switched in, not run */
+		c->off_weight = 0;
+		return;
+	}
+	tprof_off_flush(c, get_irq_regs());
+}
+
+/*
+ * @p comes in to slot @t: the time since its switch-out, or for its first
+ * switch-in since it was created (runnable: waiting for its first run) or
+ * since ENABLE (in the state it waits in now: I/O wait or asleep), goes on
+ * its off-CPU clock; a sample owed is taken by c->off_work. A thread that
+ * starts running under the session (ENABLE's kick, exec) starts its clock
+ * now.
+ * Context: IRQs off, on @c's CPU; slot @t is @c's now.
+ */
+static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
+			 struct tprof_thread *t, struct task_struct *p,
+			 bool first)
+{
+	struct tprof_off *o = &t->off;
+	u64 w, now, begin, exec_start;
+	u32 state;
+
+	if (first) {
+		now = ktime_get_ns();
+		begin = max(p->start_time, s->start_ns);
+		tprof_off_begin(o, s->off_period_ns, p == current ? now : begin,
+				&c->rnd);
+		if (p == current)
+			return;
+		if (p->start_time >= s->start_ns)
+			state = TPROF_OFF_RUNNABLE;
+		else
+			state = p->in_iowait ? TPROF_OFF_BLOCKED :
+					       TPROF_OFF_SLEEPING;
+		w = tprof_off_add(o, now > begin ? now - begin : 0, state);
+	} else if (o->since) {
+		/* pick_next_task() set it: where its runtime starts again */
+		exec_start = READ_ONCE(p->se.exec_start);
+		state = o->state;
+		w = tprof_off_add(o, exec_start > o->since ?
+				  exec_start - o->since : 0, state);
+		o->since = 0;
+	} else {
+		return;
+	}
+	if (!w)
+		return;
+	c->off_weight = w;
+	c->off_period = o->period_ns;
+	c->off_state = state;
+	irq_work_queue(&c->off_work);
 }
 
 static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
@@ -502,8 +621,10 @@ static void tprof_sched_in_slot(struct tprof_cpu *c, struct tprof_session *s,
 				struct tprof_proc *pr, struct tprof_thread *t,
 				struct task_struct *p, u64 rt, u64 clk)
 {
+	bool first = !t->started;
+
 	s->rings.ring[smp_processor_id()]->st.sched_ins++;
-	if (!t->started)
+	if (first)
 		tprof_thread_start(c, s, pr, t, p);
 	c->sess = s;
 	c->thr = t;
@@ -512,6 +633,8 @@ static void tprof_sched_in_slot(struct tprof_cpu *c, struct tprof_session *s,
 	c->clk_base = clk;
 	c->untask_base = tprof_cpu_untask_ns();
 	c->defer_valid = false;
+	if (s->off_period_ns)
+		tprof_off_in(c, s, t, p, first);
 	tprof_arm(c, t->on_cpu_ns, clk);
 }
 
@@ -540,6 +663,7 @@ static void tprof_cpu_clear(struct tprof_cpu *c)
 	c->sess = NULL;
 	c->exiting = false;
 	c->defer_valid = false;
+	c->off_weight = 0;
 }
 
 /*
@@ -561,6 +685,7 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 	bool exiting = c->exiting;
 
 	lockdep_assert_irqs_disabled();
+	tprof_off_flush(c, regs);
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* A point passed while the timer could not fire: prev is current. */
 	tprof_maybe_sample(c, regs, t->on_cpu_ns);
@@ -577,7 +702,9 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
  * tprof_sampler_switch_out() - @prev leaves this CPU.
  * @prev: current, about to be switched out.
  * @kfrom: the calling probe's frame: kernel walks start above it.
- * @dead: its final switch-out (prev_state TASK_DEAD).
+ * @preempt: sched_switch's: @prev was preempted.
+ * @prev_state: sched_switch's: TASK_DEAD for its final switch-out; with
+ *	@preempt, how off-CPU time starts (tprof_off_state()).
  * @park: @prev was preempted (it is still runnable) and no target thread
  *	comes in: cancel the timer. It waits for other tasks' slices, so
  *	left queued the timer would likely fire in vain while it is away, or
@@ -594,12 +721,16 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
  *	tprof_sched_out_regs()), else NULL.
  */
 struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
-					      unsigned long *kfrom, bool dead,
+					      unsigned long *kfrom,
+					      bool preempt,
+					      unsigned int prev_state,
 					      bool park,
 					      struct tprof_session **sp)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
-	struct tprof_thread *t;
+	bool dead = prev_state == TASK_DEAD;
+	struct tprof_thread *t, *thr = c->thr;
+	struct tprof_session *s = c->sess;
 
 	if (!c->task)
 		return NULL;
@@ -616,6 +747,11 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 				 NULL, dead);
 	if (park)
 		hrtimer_try_to_cancel(&c->timer);
+	/* Off the CPU from where its runtime stopped (update_curr()). */
+	if (s->off_period_ns && !dead && !t) {
+		thr->off.since = READ_ONCE(prev->se.exec_start);
+		thr->off.state = tprof_off_state(preempt, prev_state, prev);
+	}
 	return t;
 }
 
@@ -810,6 +946,7 @@ int tprof_sampler_init(void)
 
 		hrtimer_setup(&c->timer, tprof_timer_fn, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_REL_PINNED_HARD);
+		c->off_work = IRQ_WORK_INIT_HARD(tprof_off_work);
 		prandom_seed_state(&c->rnd, get_random_u64());
 	}
 	return 0;
@@ -820,7 +957,9 @@ void tprof_sampler_exit(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		hrtimer_cancel(&per_cpu_ptr(tprof_cpus, cpu)->timer);
+		irq_work_sync(&per_cpu_ptr(tprof_cpus, cpu)->off_work);
+	}
 	free_percpu(tprof_cpus);
 }

@@ -18,7 +18,9 @@ struct tprof_thread;
 int tprof_sampler_init(void);
 void tprof_sampler_exit(void);
 struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
-					      unsigned long *kfrom, bool dead,
+					      unsigned long *kfrom,
+					      bool preempt,
+					      unsigned int prev_state,
 					      bool park,
 					      struct tprof_session **sp);
 void tprof_sampler_switch_in(struct tprof_session *s, struct tprof_proc *pr,

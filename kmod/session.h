@@ -62,6 +62,8 @@ enum tprof_state {
  * @max_user_frames: user stack depth cap.
  * @max_kernel_frames: kernel stack depth cap; 0 = no kernel stacks.
  * @snapshot_bytes: user stack bytes per sample (USTACK); 0 = none.
+ * @off_period_ns: off-CPU period (TPROF_F_OFF_CPU), else 0.
+ * @start_ns: CLOCK_MONOTONIC just before publish (off-CPU time's start).
  * @idx: index in the published table while published.
  * @rings: one per possible CPU.
  * @threads: per-thread accounting table (threads of every process).
@@ -87,6 +89,8 @@ struct tprof_session {
 	u32 max_user_frames;
 	u32 max_kernel_frames;
 	u32 snapshot_bytes;
+	u64 off_period_ns;
+	u64 start_ns;
 	int idx;
 
 	struct tprof_rings rings;

@@ -69,6 +69,7 @@ static void tprof_thread_claim(struct tprof_threads *tt, struct tprof_thread *t,
 	t->lost_samples = 0;
 	t->lost_weight_ns = 0;
 	memset(t->comm, 0, sizeof(t->comm));
+	memset(&t->off, 0, sizeof(t->off));
 	t->parked = NULL;
 	/* Pairs with the acquire in tprof_thread_find(): fields are reset. */
 	smp_store_release(&t->key, tid);

@@ -11,6 +11,37 @@
 struct task_struct;
 struct tprof_proc;
 
+/**
+ * struct tprof_off - a thread's off-CPU clock (TPROF_F_OFF_CPU).
+ * @since: the scheduler's clock (se.exec_start) at its last switch-out;
+ *	0 while it is on a CPU or before its first switch-in.
+ * @state: TPROF_OFF_* of that switch-out.
+ * @begin_ns: CLOCK_MONOTONIC: where its time in the session began.
+ * @ns: off-CPU time by state, [TPROF_OFF_* - 1].
+ * @clock: their sum: the clock the sample points are on.
+ * @next_point: @clock of the next sample point.
+ * @period_ns: its period.
+ * @samples: off-CPU samples taken (delivered or lost).
+ * @weight_ns: their weight.
+ * @lost_samples: of @samples, dropped or not allowed.
+ * @lost_weight_ns: of @weight_ns, dropped or not allowed.
+ * @unsampled_ns: a wait still going on at the end (tprof_off_close()).
+ */
+struct tprof_off {
+	u64 since;
+	u32 state;
+	u64 begin_ns;
+	u64 ns[3];
+	u64 clock;
+	u64 next_point;
+	u64 period_ns;
+	u64 samples;
+	u64 weight_ns;
+	u64 lost_samples;
+	u64 lost_weight_ns;
+	u64 unsampled_ns;
+};
+
 /* Key bit of a slot whose thread exited (reusable). */
 #define TPROF_TID_DEAD		0x80000000U
 /* Key of a slot being (re)initialized for a new thread. */
@@ -54,6 +85,7 @@ struct tprof_proc;
  * @lost_samples: of @samples, dropped.
  * @lost_weight_ns: of @weight_ns, dropped.
  * @comm: comm at first sched-in or exec.
+ * @off: off-CPU accounting (TPROF_F_OFF_CPU; offcpu.h).
  * @parked: an EXITING slot's thread, switched out on its way out but not
  *	for the last time (do_exit() may block or be preempted after the
  *	exit probe): its next switch-in resumes the slot
@@ -75,6 +107,7 @@ struct tprof_thread {
 	u64 lost_samples;
 	u64 lost_weight_ns;
 	char comm[TASK_COMM_LEN];
+	struct tprof_off off;
 	struct task_struct *parked;
 };
 

@@ -26,6 +26,7 @@ TPROF_ASSERT_SIZE(struct tprof_rec_denied, TPROF_SIZEOF_REC_DENIED);
 TPROF_ASSERT_SIZE(struct tprof_rec_ustack, TPROF_SIZEOF_REC_USTACK);
 TPROF_ASSERT_SIZE(struct tprof_rec_mmap, TPROF_SIZEOF_REC_MMAP);
 TPROF_ASSERT_SIZE(struct tprof_rec_proc, TPROF_SIZEOF_REC_PROC);
+TPROF_ASSERT_SIZE(struct tprof_rec_thread_off, TPROF_SIZEOF_REC_THREAD_OFF);
 
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 {

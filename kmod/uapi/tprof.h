@@ -79,9 +79,12 @@ struct tprof_ioc_info {
 #define TPROF_F_USER_SNAPSHOT	0x8U	/* USTACK records: user regs + stack */
 #define TPROF_F_MEM_PROOF	0x10U	/* mem_fd proves ptrace-attach access */
 #define TPROF_F_CHILDREN	0x20U	/* follow descendant processes too */
+#define TPROF_F_OFF_CPU		0x40U	/* sample off-CPU time too */
+#define TPROF_F_NO_CPU_SAMPLES	0x80U	/* account CPU time, sample none of it */
 #define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF | \
 				 TPROF_F_PATH_TIMING | TPROF_F_USER_SNAPSHOT | \
-				 TPROF_F_MEM_PROOF | TPROF_F_CHILDREN)
+				 TPROF_F_MEM_PROOF | TPROF_F_CHILDREN | \
+				 TPROF_F_OFF_CPU | TPROF_F_NO_CPU_SAMPLES)
 
 /**
  * struct tprof_ioc_enable - TPROF_IOC_ENABLE argument: start a session on
@@ -108,6 +111,18 @@ struct tprof_ioc_info {
  * session ends when the last process left (PROC_EXIT or DENIED). At most
  * TPROF_MAX_PROCS processes are followed at once; a fork past that gets a
  * PROC record with TPROF_RF_PROC_DROPPED and is not followed.
+ *
+ * With TPROF_F_OFF_CPU each thread also has an off-CPU clock: the time
+ * from each switch-out to its next switch-in (the scheduler's clock), by
+ * the state it left in (TPROF_OFF_*). It has sample points every
+ * @off_cpu_period_ns, the first at random, as CPU time has; a switch-in
+ * whose time away crossed any takes one SAMPLE (TPROF_RF_OFF_CPU) weighted
+ * with all of them, once the thread is back on the CPU and before it
+ * returns to user space: the user stack it blocked with, the kernel stack
+ * it slept in. Each THREAD_EXIT and THREAD_STAT then comes with its
+ * thread's THREAD_OFF record (exact totals by state). TPROF_F_NO_CPU_SAMPLES
+ * (only with TPROF_F_OFF_CPU) arms no CPU-time timer: CPU time is still
+ * accounted exactly, and not sampled.
  *
  * Errors: -EPERM (no privilege or proof; target not dumpable; kernel stacks
  * without CAP_PERFMON or under lockdown; snapshots without CAP_PERFMON or
@@ -139,6 +154,8 @@ struct tprof_ioc_info {
  *	caller (procfs grants it only after a PTRACE_MODE_ATTACH check);
  *	otherwise must be 0.
  * @__pad: zero.
+ * @off_cpu_period_ns: with TPROF_F_OFF_CPU, the off-CPU sampling period;
+ *	0 means @period_ns (after its default); otherwise must be 0.
  * @__reserved: zero.
  */
 struct tprof_ioc_enable {
@@ -153,7 +170,8 @@ struct tprof_ioc_enable {
 	__u32 snapshot_bytes;
 	__s32 mem_fd;
 	__u32 __pad;
-	__u64 __reserved[3];
+	__u64 off_cpu_period_ns;
+	__u64 __reserved[2];
 };
 
 /**
@@ -235,6 +253,7 @@ enum tprof_rec_type {
 	TPROF_REC_USTACK	= 9,
 	TPROF_REC_MMAP		= 10,
 	TPROF_REC_PROC		= 11,
+	TPROF_REC_THREAD_OFF	= 12,
 };
 
 /*
@@ -263,6 +282,12 @@ struct tprof_rec_hdr {
 #define TPROF_RF_USER_FAULT		0x2U  /* walk ended on a fault */
 #define TPROF_RF_KERNEL_TRUNCATED	0x4U
 #define TPROF_RF_LATE			0x8U  /* weight_ns > period_ns */
+#define TPROF_RF_OFF_CPU		0x10U /* off-CPU time: see off_state */
+
+/* Off-CPU states: how a thread left the CPU (SAMPLE off_state, THREAD_OFF). */
+#define TPROF_OFF_SLEEPING	1	/* blocked, interruptible (S, also T) */
+#define TPROF_OFF_BLOCKED	2	/* blocked, uninterruptible (D): I/O */
+#define TPROF_OFF_RUNNABLE	3	/* preempted, still runnable (R) */
 
 /* SAMPLE abi */
 #define TPROF_ABI_NONE		0	/* no user context (kernel-only) */
@@ -282,9 +307,16 @@ struct tprof_rec_hdr {
  * @nr_kernel: number of kernel ips.
  * @weight_ns: CPU time this sample stands for: normally @period_ns; more
  *	when the timer fired late (the whole elapsed budget is credited).
- * @period_ns: the thread's period when the sample was taken.
+ *	With TPROF_RF_OFF_CPU: off-CPU time, a multiple of @period_ns (every
+ *	point the time away crossed).
+ * @period_ns: the thread's period when the sample was taken (off-CPU
+ *	period for TPROF_RF_OFF_CPU).
  * @abi: TPROF_ABI_*.
- * @__pad: zero.
+ * @off_state: with TPROF_RF_OFF_CPU, TPROF_OFF_*: how the thread left the
+ *	CPU before the time away (a wait's wakeup latency counts with it);
+ *	else 0. The stacks are those of that switch-out: kernel ips from
+ *	the scheduler (the walk starts in the switch-in that resumes it),
+ *	user ips where it entered the kernel.
  *
  * With TPROF_F_USER_SNAPSHOT, a sample with user context has
  * TPROF_RF_GROUP and its TPROF_REC_USTACK record comes right after it.
@@ -299,7 +331,7 @@ struct tprof_rec_sample {
 	__u64 weight_ns;
 	__u64 period_ns;
 	__u32 abi;
-	__u32 __pad;
+	__u32 off_state;
 };
 
 /* USTACK flags */
@@ -404,6 +436,49 @@ struct tprof_rec_thread_stat {
 	__u64 lost_weight_ns;
 	__u64 period_ns;
 	__u8 comm[16];
+};
+
+/**
+ * struct tprof_rec_thread_off - exact off-CPU accounting of one thread
+ *	(TPROF_F_OFF_CPU), written just before its THREAD_EXIT or
+ *	THREAD_STAT record, and at the end for a thread of a followed
+ *	process that never ran while the session was enabled (all of its
+ *	time off-CPU, in the state it is in then, unsampled).
+ *	@begin_ns to the record's hdr.time_ns is the thread's time in the
+ *	session, which on-CPU time (THREAD_EXIT/STAT) plus the three off-CPU
+ *	times fill; they are the scheduler's clock, the span CLOCK_MONOTONIC.
+ * @hdr: type TPROF_REC_THREAD_OFF.
+ * @pid: thread-group id.
+ * @tid: thread id.
+ * @begin_ns: CLOCK_MONOTONIC: ENABLE, or the thread's creation if later.
+ * @sleeping_ns: off-CPU time after switch-outs in TPROF_OFF_SLEEPING.
+ * @blocked_ns: ditto TPROF_OFF_BLOCKED.
+ * @runnable_ns: ditto TPROF_OFF_RUNNABLE (and a new thread's wait for its
+ *	first run).
+ * @samples: off-CPU SAMPLE records produced for it (delivered or lost).
+ * @weight_ns: their weight.
+ * @lost_samples: of @samples, how many were dropped (or could not be
+ *	taken: the session may not sample the thread then).
+ * @lost_weight_ns: of @weight_ns, how much was dropped.
+ * @unsampled_ns: of the off-CPU time, the part past the thread's last
+ *	switch-in: a wait still going on at the end, accounted, not sampled
+ *	(its stack cannot be read from outside the thread).
+ * @period_ns: the off-CPU period.
+ */
+struct tprof_rec_thread_off {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 begin_ns;
+	__u64 sleeping_ns;
+	__u64 blocked_ns;
+	__u64 runnable_ns;
+	__u64 samples;
+	__u64 weight_ns;
+	__u64 lost_samples;
+	__u64 lost_weight_ns;
+	__u64 unsampled_ns;
+	__u64 period_ns;
 };
 
 /**
@@ -541,5 +616,6 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_REC_USTACK		176
 #define TPROF_SIZEOF_REC_MMAP		72
 #define TPROF_SIZEOF_REC_PROC		40
+#define TPROF_SIZEOF_REC_THREAD_OFF	104
 
 #endif /* _UAPI_TPROF_H */

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof: off-CPU time (TPROF_F_OFF_CPU), sampled the way CPU time is.
+ *
+ * Each thread has an off-CPU clock: the time from each of its switch-outs
+ * to its next switch-in, on the scheduler's own clock (se.exec_start at
+ * both ends: where its runtime stopped and where it starts again), so that
+ * on-CPU plus off-CPU time tile its life. The clock has sample points every
+ * period, the first one uniform in (0, P], as CPU time has. A switch-in
+ * whose time away crossed n points owes one sample of weight n * P; the
+ * sampler takes it once the thread is back in its own mm, before it
+ * returns to user space (sampler.c). A ping-pong that crosses no point
+ * pays two stores and an add per switch.
+ *
+ * The state is how the thread left: preempted (or woken again before it
+ * was off the runqueue) is runnable; TASK_UNINTERRUPTIBLE without NOLOAD
+ * (what ps shows as D: disk I/O, page faults, killable waits) is blocked;
+ * any other wait (interruptible sleep, stopped, traced) is sleeping. The
+ * wakeup latency of a wait counts with its state, as the wait it ends.
+ *
+ * Context: all of it runs where its thread's slot is owned (threads.h):
+ * the CPU the thread switches in or out on, IRQs off; or the session's
+ * stop, when no probe runs any more.
+ */
+#include <linux/math64.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include "offcpu.h"
+#include "tprof.h"
+
+/*
+ * @preempt, @prev_state: sched_switch's (prev_state is prev->__state
+ * as __schedule() read it, before a pending signal kept prev runnable).
+ * Context: sched_switch probe; @prev is current.
+ */
+u32 tprof_off_state(bool preempt, unsigned int prev_state,
+		    struct task_struct *prev)
+{
+	if (preempt || prev_state == TASK_RUNNING ||
+	    READ_ONCE(prev->__state) == TASK_RUNNING)
+		return TPROF_OFF_RUNNABLE;
+	if ((prev_state & TASK_UNINTERRUPTIBLE) && !(prev_state & TASK_NOLOAD))
+		return TPROF_OFF_BLOCKED;
+	return TPROF_OFF_SLEEPING;
+}
+
+/* A thread's off-CPU clock starts, at CLOCK_MONOTONIC @begin_ns. */
+void tprof_off_begin(struct tprof_off *o, u64 period, u64 begin_ns,
+		     struct rnd_state *rnd)
+{
+	u64 r = (u64)prandom_u32_state(rnd) << 32 | prandom_u32_state(rnd);
+	u64 rem;
+
+	div64_u64_rem(r, period, &rem);
+	o->period_ns = period;
+	o->next_point = 1 + rem;
+	o->begin_ns = begin_ns;
+}
+
+/*
+ * @away ns off the CPU in @state: returns the weight of the sample it owes
+ * (every point crossed), or 0.
+ */
+u64 tprof_off_add(struct tprof_off *o, u64 away, u32 state)
+{
+	u64 n;
+
+	o->ns[state - 1] += away;
+	o->clock += away;
+	if (o->clock < o->next_point)
+		return 0;
+	n = 1 + div64_u64(o->clock - o->next_point, o->period_ns);
+	o->next_point += n * o->period_ns;
+	o->samples++;
+	o->weight_ns += n * o->period_ns;
+	return n * o->period_ns;
+}
+
+/*
+ * The session ends while the thread is away (@now: the scheduler's clock,
+ * local_clock()): the wait is accounted up to now. Its points are not
+ * sampled: its stack can only be read from the thread itself.
+ */
+void tprof_off_close(struct tprof_off *o, u64 now)
+{
+	u64 away;
+
+	if (!o->since)
+		return;
+	away = now > o->since ? now - o->since : 0;
+	o->ns[o->state - 1] += away;
+	o->clock += away;
+	o->unsampled_ns += away;
+	o->since = 0;
+}
+
+/* The THREAD_OFF record of @t (hdr.time_ns is the caller's). */
+void tprof_off_fill(const struct tprof_thread *t,
+		    struct tprof_rec_thread_off *rec)
+{
+	const struct tprof_off *o = &t->off;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->hdr.type = TPROF_REC_THREAD_OFF;
+	rec->hdr.size = sizeof(*rec);
+	rec->pid = t->vpid;
+	rec->tid = t->vtid;
+	rec->begin_ns = o->begin_ns;
+	rec->sleeping_ns = o->ns[TPROF_OFF_SLEEPING - 1];
+	rec->blocked_ns = o->ns[TPROF_OFF_BLOCKED - 1];
+	rec->runnable_ns = o->ns[TPROF_OFF_RUNNABLE - 1];
+	rec->samples = o->samples;
+	rec->weight_ns = o->weight_ns;
+	rec->lost_samples = o->lost_samples;
+	rec->lost_weight_ns = o->lost_weight_ns;
+	rec->unsampled_ns = o->unsampled_ns;
+	rec->period_ns = o->period_ns;
+}
