@@ -60,6 +60,8 @@ struct builder {
 	size_t ncomments, capcomments;
 
 	uint64_t clamped;	/* values past INT64_MAX, written as INT64_MAX */
+	/* 3 with off-CPU time (cpu, off_cpu, samples), else 2 (cpu, samples) */
+	size_t nval;
 };
 
 /* Thread lines in the profile's comments; --report has them all. */
@@ -257,15 +259,54 @@ static uint64_t pseudo_location(struct builder *b, const char *name)
 	return l->id;
 }
 
-#define MAX_LABELS 5
+#define MAX_LABELS 6
+
+/* The "state" label's value: what the thread was doing (ps's R/S/D). */
+const char *pprof__state_name(uint32_t off_state)
+{
+	switch (off_state) {
+	case 0: return "running";
+	case TPROF_OFF_SLEEPING: return "sleeping";
+	case TPROF_OFF_BLOCKED: return "uninterruptible";
+	case TPROF_OFF_RUNNABLE: return "runnable";
+	default: return "unknown";
+	}
+}
+
+/*
+ * A sample's values: its weight in the cpu or off_cpu column (off-CPU
+ * profiles only), its count last. Returns how many (b->nval).
+ */
+static size_t fill_values(struct builder *b, int64_t val[3],
+			  uint32_t off_state, uint64_t weight_ns,
+			  uint64_t count)
+{
+	int64_t w = clamp_i64(b, weight_ns);
+
+	if (b->nval == 2) {
+		val[0] = w;
+		val[1] = clamp_i64(b, count);
+		return 2;
+	}
+	val[0] = off_state ? 0 : w;
+	val[1] = off_state ? w : 0;
+	val[2] = clamp_i64(b, count);
+	return 3;
+}
 
 /* A sample's labels, in lab[] (at most MAX_LABELS); returns how many. */
 static size_t fill_labels(struct builder *b, PbLabel lab[MAX_LABELS], int pid,
 			  int tid, const char *comm, const char *pcomm,
-			  uint64_t period_ns)
+			  uint64_t period_ns, uint32_t off_state)
 {
 	size_t nl = 0;
 
+	/* off-CPU profiles: what the time was, so that -tagfocus splits it */
+	if (b->nval == 3) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "state");
+		lab[nl++].str = str(b, pprof__state_name(off_state));
+	}
 	if (pid) {
 		perftools__profiles__label__init(&lab[nl]);
 		lab[nl].key = str(b, "pid");
@@ -299,19 +340,20 @@ static size_t fill_labels(struct builder *b, PbLabel lab[MAX_LABELS], int pid,
 
 static PbSample *new_sample(struct builder *b, int pid, int tid,
 			    const char *comm, const char *pcomm,
-			    uint64_t period_ns,
+			    uint64_t period_ns, uint32_t off_state,
 			    uint64_t weight_ns, uint64_t count)
 {
 	PbSample *s = xmalloc(sizeof(*s));
 	PbLabel lab[MAX_LABELS];
+	int64_t val[3];
 	size_t i;
 
 	perftools__profiles__sample__init(s);
-	s->n_value = 2;
-	s->value = xmalloc(2 * sizeof(*s->value));
-	s->value[0] = clamp_i64(b, weight_ns);
-	s->value[1] = clamp_i64(b, count);
-	s->n_label = fill_labels(b, lab, pid, tid, comm, pcomm, period_ns);
+	s->n_value = fill_values(b, val, off_state, weight_ns, count);
+	s->value = xmalloc(s->n_value * sizeof(*s->value));
+	memcpy(s->value, val, s->n_value * sizeof(*s->value));
+	s->n_label = fill_labels(b, lab, pid, tid, comm, pcomm, period_ns,
+				 off_state);
 	s->label = xcalloc(MAX_LABELS, sizeof(*s->label));
 	for (i = 0; i < s->n_label; i++) {
 		s->label[i] = xmalloc(sizeof(*s->label[i]));
@@ -333,16 +375,15 @@ static void put_sample(struct builder *b, const struct rsample *rs)
 {
 	PbSample s;
 	PbLabel lab[MAX_LABELS], *labp[MAX_LABELS];
-	int64_t val[2];
+	int64_t val[3];
 	size_t i, n;
 
 	perftools__profiles__sample__init(&s);
-	val[0] = clamp_i64(b, rs->weight_ns);
-	val[1] = clamp_i64(b, rs->count);
-	s.n_value = 2;
+	s.n_value = fill_values(b, val, rs->off_state, rs->weight_ns,
+				rs->count);
 	s.value = val;
 	s.n_label = fill_labels(b, lab, rs->pid, rs->tid, rs->comm, rs->pcomm,
-				rs->period_ns);
+				rs->period_ns, rs->off_state);
 	for (i = 0; i < s.n_label; i++)
 		labp[i] = &lab[i];
 	s.label = labp;
@@ -376,6 +417,34 @@ static void comment(struct builder *b, const char *fmt, ...)
 	b->comments[b->ncomments++] = str(b, buf);
 }
 
+/*
+ * Off-CPU samples a thread lost (ring full, or not allowed then), by
+ * thread, as "[lost]" in the off_cpu column; added to *w and *n, which
+ * the session-wide LOST totals include.
+ */
+static void add_off_lost(struct builder *b, uint64_t *w, uint64_t *n)
+{
+	size_t i;
+
+	for (i = 0; i < b->p->nthreads; i++) {
+		struct thread_info *t = &b->p->threads[i];
+		PbSample *s;
+
+		if (!t->have_off || !t->off.lost_samples)
+			continue;
+		*w = sat_add(*w, t->off.lost_weight_ns);
+		*n = sat_add(*n, t->off.lost_samples);
+		/* the state is not known: "unknown" */
+		s = new_sample(b, t->pid, t->tid, thread__comm_at(t, UINT64_MAX),
+			       profile__proc_name(b->p, t->pid, UINT64_MAX),
+			       t->off.period_ns, UINT32_MAX,
+			       t->off.lost_weight_ns, t->off.lost_samples);
+		s->location_id = xmalloc(sizeof(*s->location_id));
+		s->location_id[s->n_location_id++] =
+			pseudo_location(b, "[lost]");
+	}
+}
+
 static void add_lost(struct builder *b)
 {
 	uint64_t th_lost_w = 0, th_lost_n = 0, total_w, total_n;
@@ -391,12 +460,13 @@ static void add_lost(struct builder *b)
 		th_lost_n = sat_add(th_lost_n, t->stat.lost_samples);
 		s = new_sample(b, t->pid, t->tid, thread__comm_at(t, UINT64_MAX),
 			       profile__proc_name(b->p, t->pid, UINT64_MAX),
-			       t->stat.period_ns, t->stat.lost_weight_ns,
+			       t->stat.period_ns, 0, t->stat.lost_weight_ns,
 			       t->stat.lost_samples);
 		s->location_id = xmalloc(sizeof(*s->location_id));
 		s->location_id[s->n_location_id++] =
 			pseudo_location(b, "[lost]");
 	}
+	add_off_lost(b, &th_lost_w, &th_lost_n);
 	/* loss not attributed to a thread (its stat record was lost too) */
 	total_w = b->p->lost_weight_ns;
 	total_n = b->p->lost_samples;
@@ -407,7 +477,7 @@ static void add_lost(struct builder *b)
 	if (total_w > th_lost_w || total_n > th_lost_n) {
 		PbSample *s;
 
-		s = new_sample(b, b->p->session.pid, 0, NULL, NULL, 0,
+		s = new_sample(b, b->p->session.pid, 0, NULL, NULL, 0, 0,
 			       total_w > th_lost_w ? total_w - th_lost_w : 0,
 			       total_n > th_lost_n ? total_n - th_lost_n : 0);
 		s->location_id = xmalloc(sizeof(*s->location_id));
@@ -488,6 +558,24 @@ static void add_proc_comments(struct builder *b)
 			p->nprocs - MAX_PROC_COMMENTS);
 }
 
+/* A thread's off-CPU totals and its time in the session (THREAD_OFF). */
+static void add_off_comment(struct builder *b, const struct thread_info *t)
+{
+	const struct tprof_rec_thread_off *o = &t->off;
+	char w[32], s[32], d[32], r[32], on[32], span[32];
+	uint64_t end = o->hdr.time_ns;
+
+	comment(b, "tid %d off-CPU samples=%llu sampled=%s exact: sleeping=%s uninterruptible=%s runnable=%s on-CPU=%s span=%s",
+		t->tid, (unsigned long long)t->off_samples,
+		fmt_ns(w, sizeof(w), t->off_weight_ns),
+		fmt_ns(s, sizeof(s), o->sleeping_ns),
+		fmt_ns(d, sizeof(d), o->blocked_ns),
+		fmt_ns(r, sizeof(r), o->runnable_ns),
+		t->have_stat ? fmt_ns(on, sizeof(on), t->stat.on_cpu_ns) : "?",
+		fmt_ns(span, sizeof(span),
+		       end > o->begin_ns ? end - o->begin_ns : 0));
+}
+
 static void add_comments(struct builder *b)
 {
 	struct profile *p = b->p;
@@ -527,6 +615,8 @@ static void add_comments(struct builder *b)
 			fmt_ns(t2, sizeof(t2), t->weight_ns), t3,
 			(unsigned long long)(t->have_stat ?
 					     t->stat.lost_samples : 0));
+		if (t->have_off)
+			add_off_comment(b, t);
 	}
 	if (p->nthreads > MAX_THREAD_COMMENTS)
 		comment(b, "tprof: %zu more threads with less sampled CPU; tprof-read --report lists all %zu",
@@ -607,11 +697,17 @@ int pprof__encode(struct profile *p, const struct resolved *r,
 	for (i = 0; i < p->maps.nall; i++)
 		p->maps.all[i].id = 0;
 
-	pr->n_sample_type = 2;
-	pr->sample_type = xmalloc(2 * sizeof(*pr->sample_type));
-	/* cpu first: Go PGO weights by the first cpu or samples column */
+	b.nval = (p->session.flags & TPROF_F_OFF_CPU) || p->off_records ? 3 : 2;
+	pr->n_sample_type = b.nval;
+	pr->sample_type = xmalloc(b.nval * sizeof(*pr->sample_type));
+	/*
+	 * cpu first: Go PGO weights by the first cpu or samples column, and
+	 * off-CPU samples have 0 there (a wait is not a hot edge).
+	 */
 	pr->sample_type[0] = value_type(&b, "cpu", "nanoseconds");
-	pr->sample_type[1] = value_type(&b, "samples", "count");
+	if (b.nval == 3)
+		pr->sample_type[1] = value_type(&b, "off_cpu", "nanoseconds");
+	pr->sample_type[b.nval - 1] = value_type(&b, "samples", "count");
 	pr->default_sample_type = str(&b, "cpu");
 	pr->period_type = value_type(&b, "cpu", "nanoseconds");
 	pr->period = p->session.period_ns ? p->session.period_ns :

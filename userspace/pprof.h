@@ -23,6 +23,8 @@ struct pprof_opts {
  * Build the pprof Profile message for p, resolved (and named) as r, and
  * pack it (not compressed) into a malloc'd buffer. Returns 0 or -errno.
  */
+/* The "state" label of a sample: "running" (CPU), "sleeping", ... */
+const char *pprof__state_name(uint32_t off_state);
 int pprof__encode(struct profile *p, const struct resolved *r,
 		  const struct pprof_opts *o, uint8_t **out, size_t *outlen);
 

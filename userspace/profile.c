@@ -268,12 +268,13 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 	nr = sample_ips(p, r, us, ips, &trunc);
 	h = hash_bytes(ips, (size_t)nr * 8,
 		       hash_u64(((uint64_t)s->tid << 32) ^ s->nr_kernel) ^
-		       hash_u64(s->period_ns ^ trunc) ^
+		       hash_u64(s->period_ns ^ trunc ^
+				(uint64_t)s->off_state << 1) ^
 		       hash_u64(((uint64_t)epoch << 32) ^ gen));
 	while (hindex_next(&p->sample_idx, h, &it, &item)) {
 		a = &p->samples[item - 1];
 		if (a->tid == (int)s->tid && a->period_ns == s->period_ns &&
-		    a->nr == nr && a->nr_kernel == s->nr_kernel &&
+		    a->off_state == s->off_state && a->nr == nr && a->nr_kernel == s->nr_kernel &&
 		    a->snap_epoch == epoch && a->comm_gen == gen &&
 		    a->truncated == trunc &&
 		    !memcmp(a->ips, ips, (size_t)nr * 8))
@@ -288,6 +289,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 	a->nr = nr;
 	a->nr_kernel = s->nr_kernel;
 	a->abi = s->abi;
+	a->off_state = s->off_state;
 	a->snap_epoch = epoch;
 	a->comm_gen = gen;
 	a->truncated = trunc;
@@ -303,13 +305,20 @@ found:
 
 	t = profile__thread(p, s->tid);
 	t->pid = s->pid;
-	t->period_ns = s->period_ns;
 	if (!p->nprocs || p->procs[p->nprocs - 1].pid != (int)s->pid)
 		profile__proc(p, (int)s->pid);
-	t->samples++;
-	t->weight_ns = sat_add(t->weight_ns, s->weight_ns);
 	p->sample_records++;
 	p->sample_weight_ns = sat_add(p->sample_weight_ns, s->weight_ns);
+	if (s->off_state) {
+		t->off_samples++;
+		t->off_weight_ns = sat_add(t->off_weight_ns, s->weight_ns);
+		p->off_records++;
+		p->off_weight_ns = sat_add(p->off_weight_ns, s->weight_ns);
+		return;
+	}
+	t->period_ns = s->period_ns;
+	t->samples++;
+	t->weight_ns = sat_add(t->weight_ns, s->weight_ns);
 }
 
 void profile__release_stack(struct profile *p, size_t i)
@@ -466,6 +475,12 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 			t->exited = true;
 		if (!t->ncomms)
 			set_comm(t, r->hdr.time_ns, r->u.stat.comm, false);
+		break;
+	case TPROF_REC_THREAD_OFF:
+		t = profile__thread(p, (int)r->u.thread_off.tid);
+		t->pid = (int)r->u.thread_off.pid;
+		t->off = r->u.thread_off;
+		t->have_off = true;
 		break;
 	case TPROF_REC_EXEC:
 		t = profile__thread(p, r->u.exec.tid);

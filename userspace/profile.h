@@ -26,6 +26,10 @@ struct thread_info {
 	uint64_t samples, weight_ns;	/* delivered SAMPLE records */
 	bool have_stat, exited;
 	struct tprof_rec_thread_stat stat;
+	/* off-CPU (TPROF_F_OFF_CPU): delivered samples, the exact totals */
+	uint64_t off_samples, off_weight_ns;
+	bool have_off;
+	struct tprof_rec_thread_off off;
 };
 
 /*
@@ -59,6 +63,7 @@ struct agg_sample {
 	uint64_t first_time_ns;
 	uint64_t weight_ns, count;
 	uint32_t abi;
+	uint32_t off_state;	/* TPROF_OFF_* of an off-CPU sample, else 0 */
 	/* unwound from a snapshot and cut short: "[truncated]" at the root */
 	bool truncated;
 };
@@ -123,6 +128,8 @@ struct profile {
 	uint64_t ustack_orphans;	/* USTACKs with no SAMPLE before them */
 
 	uint64_t nrecords, nunknown, sample_records, sample_weight_ns;
+	/* of them, off-CPU samples (TPROF_RF_OFF_CPU) */
+	uint64_t off_records, off_weight_ns;
 	/* addresses outside every known mapping (triggers a re-snapshot) */
 	uint64_t unmapped;
 };

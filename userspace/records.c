@@ -50,6 +50,7 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_REC_USTACK: return "USTACK";
 	case TPROF_REC_MMAP: return "MMAP";
 	case TPROF_REC_PROC: return "PROC";
+	case TPROF_REC_THREAD_OFF: return "THREAD_OFF";
 	case TPROF_UREC_SESSION: return "SESSION";
 	case TPROF_UREC_MAPS: return "MAPS";
 	case TPROF_UREC_STATS: return "STATS";
@@ -88,6 +89,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_REC_USTACK: return sizeof(struct tprof_rec_ustack);
 	case TPROF_REC_MMAP: return sizeof(struct tprof_rec_mmap);
 	case TPROF_REC_PROC: return sizeof(struct tprof_rec_proc);
+	case TPROF_REC_THREAD_OFF: return sizeof(struct tprof_rec_thread_off);
 	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
 	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);
@@ -129,6 +131,8 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 
 		if (s->nr_user > TPROF_MAX_USER_FRAMES ||
 		    s->nr_kernel > TPROF_MAX_KERNEL_FRAMES ||
+		    s->off_state > TPROF_OFF_RUNNABLE ||
+		    !(r->hdr.flags & TPROF_RF_OFF_CPU) != !s->off_state ||
 		    sizeof(*s) + nr * 8 > r->hdr.size)
 			return -EINVAL;
 		r->ips = p + sizeof(*s);

@@ -44,7 +44,8 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 	uint64_t h = hash_bytes(locs, (size_t)n * sizeof(*locs),
 				hash_u64(((uint64_t)(uint32_t)a->tid << 32) ^
 					 (uint32_t)a->pid) ^
-				hash_u64(a->period_ns) ^
+				hash_u64(a->period_ns ^
+					 (uint64_t)a->off_state << 60) ^
 				hash_bytes(comm, strlen(comm), 3) ^
 				hash_bytes(pcomm, strlen(pcomm), 5));
 	struct hiter it = { 0 };
@@ -54,7 +55,8 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 	while (hindex_next(&r->sample_idx, h, &it, &item)) {
 		s = &r->samples[item - 1];
 		if (s->tid == a->tid && s->pid == a->pid &&
-		    s->period_ns == a->period_ns && s->nlocs == n &&
+		    s->period_ns == a->period_ns &&
+		    s->off_state == a->off_state && s->nlocs == n &&
 		    !strcmp(s->comm, comm) && !strcmp(s->pcomm, pcomm) &&
 		    !memcmp(s->locs, locs, (size_t)n * sizeof(*locs)))
 			goto found;
@@ -65,6 +67,7 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 	s->pid = a->pid;
 	s->tid = a->tid;
 	s->period_ns = a->period_ns;
+	s->off_state = a->off_state;
 	s->comm = comm;
 	s->pcomm = pcomm;
 	s->nlocs = n;

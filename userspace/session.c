@@ -221,7 +221,10 @@ void session__explain_enable(char *buf, size_t len, int err,
 		explain_enomem(buf, len, err, en, w);
 		break;
 	case EINVAL:
-		if (en->flags & TPROF_F_USER_SNAPSHOT)
+		if (en->flags & TPROF_F_OFF_CPU)
+			snprintf(buf, len, "pid %d: enable: %s (a tprof.ko without off-CPU sampling? --mode cpu works with it; or a kernel thread, or a setting out of range)",
+				 en->pid, strerror(err));
+		else if (en->flags & TPROF_F_USER_SNAPSHOT)
 			snprintf(buf, len, "pid %d: enable: %s (a tprof.ko without user stack snapshots? --call-graph fp works with it; or a kernel thread, or a setting out of range)",
 				 en->pid, strerror(err));
 		else

@@ -57,6 +57,8 @@ static struct env {
 	int ntperiods;
 	bool kernel_stacks;
 	int children;			/* -1: launch yes, -p no */
+	enum { MODE_CPU, MODE_OFF_CPU, MODE_WALL } mode;
+	uint64_t off_period_ns;		/* 0: the CPU period */
 	bool report;
 	bool no_symbolize;
 	bool debuginfod;		/* ask DEBUGINFOD_URLS for debug info */
@@ -128,6 +130,12 @@ static const char *argp_usage =
 "                             (with -p: and the ones it has); the default with\n"
 "                             -- CMD\n"
 "      --no-children          the target process alone\n"
+"      --mode MODE            what is sampled: cpu (default), off-cpu (where\n"
+"                             threads wait: asleep, in uninterruptible I/O,\n"
+"                             or preempted; -sample_index=off_cpu) or wall\n"
+"                             (both: on- plus off-CPU is each thread's life)\n"
+"      --off-cpu-period DURATION  off-CPU sampling period (default: the\n"
+"                             CPU period)\n"
 "  -o, --output FILE          gzipped pprof (default: stdout, never a terminal)\n"
 "  -d, --duration SECONDS     stop after this long\n"
 "  -F, --frequency HZ         samples per second of each thread's CPU time\n"
@@ -164,13 +172,15 @@ static const char *argp_usage =
 "  tprof-read -p 1234 -d 10 -o cpu.pb.gz     # 10 s of a running process\n"
 "  tprof-read -o cpu.pb.gz -- make -j8       # a whole build\n"
 "  tprof-read -F 4000 --report -o go.pb.gz -- ./server\n"
+"  tprof-read --mode wall -p 1234 -d 10 -o wall.pb.gz\n"
+"  go tool pprof -sample_index=off_cpu -top wall.pb.gz\n"
 "  go tool pprof -top cpu.pb.gz; go build -pgo=cpu.pb.gz\n";
 
 enum {
 	OPT_PERIOD = 256, OPT_THREAD_PERIOD, OPT_KERNEL, OPT_REPORT, OPT_INPUT,
 	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
 	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD, OPT_CALL_GRAPH, OPT_CHILDREN,
-	OPT_NO_CHILDREN,
+	OPT_NO_CHILDREN, OPT_MODE, OPT_OFF_PERIOD,
 };
 
 static const struct option long_opts[] = {
@@ -193,6 +203,8 @@ static const struct option long_opts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "off-cpu-period", required_argument, NULL, OPT_OFF_PERIOD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -229,7 +241,8 @@ static void note_live_opt(int c, int idx)
 	switch (c) {
 	case 'd': case 'F': case OPT_PERIOD: case OPT_THREAD_PERIOD:
 	case OPT_KERNEL: case OPT_MAX_FRAMES: case OPT_RING: case OPT_DEVICE:
-	case OPT_CHILDREN: case OPT_NO_CHILDREN:
+	case OPT_CHILDREN: case OPT_NO_CHILDREN: case OPT_MODE:
+	case OPT_OFF_PERIOD:
 		if (idx >= 0)
 			snprintf(name, sizeof(name), "--%s", long_opts[idx].name);
 		else
@@ -369,6 +382,28 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_NO_CHILDREN:
 			env.children = 0;
+			break;
+		case OPT_MODE:
+			if (!strcmp(optarg, "cpu")) {
+				env.mode = MODE_CPU;
+			} else if (!strcmp(optarg, "off-cpu")) {
+				env.mode = MODE_OFF_CPU;
+			} else if (!strcmp(optarg, "wall")) {
+				env.mode = MODE_WALL;
+			} else {
+				pr_err("--mode %s: expected cpu, off-cpu or wall",
+				       optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_OFF_PERIOD:
+			if (parse_duration_ns(optarg, &env.off_period_ns) ||
+			    env.off_period_ns < TPROF_MIN_PERIOD_NS ||
+			    env.off_period_ns > MAX_PERIOD_NS) {
+				pr_err("--off-cpu-period %s: need a duration from 10us to 100s (e.g. 1ms)",
+				       optarg);
+				return -EINVAL;
+			}
 			break;
 		case OPT_CALL_GRAPH:
 			if (parse_call_graph(optarg))
@@ -994,6 +1029,12 @@ static int collect(struct run *r)
 	if (env.children > 0 || (env.children < 0 && env.argv))
 		en.flags |= TPROF_F_CHILDREN;
 	en.period_ns = env.period_ns;
+	if (env.mode != MODE_CPU) {
+		en.flags |= TPROF_F_OFF_CPU;
+		en.off_cpu_period_ns = env.off_period_ns;
+	}
+	if (env.mode == MODE_OFF_CPU)
+		en.flags |= TPROF_F_NO_CPU_SAMPLES;
 	en.max_user_frames = env.max_frames;
 	en.ring_bytes = env.ring_bytes;
 	if (env.kernel_stacks) {
@@ -1260,6 +1301,56 @@ static void report_procs(const struct profile *p)
 		(unsigned long long)p->procs_denied);
 }
 
+/*
+ * Off-CPU sessions: per thread, on-CPU and off-CPU time by state (the
+ * kernel's exact totals), their sum against the thread's time in the
+ * session, and the sampled off-CPU time against the exact one.
+ */
+static void report_off(const struct profile *p)
+{
+	char on[32], s[32], d[32], r[32], sum[32], span[32], w[32];
+	size_t i;
+
+	fprintf(stderr, "%8s %-16s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
+		"TID", "COMM", "ON-CPU", "SLEEPING", "UNINTERR", "RUNNABLE",
+		"SUM", "LIFETIME", "SUM%", "OFF-SAMPLED", "ERROR%");
+	for (i = 0; i < p->nthreads; i++) {
+		const struct thread_info *t = &p->threads[i];
+		const struct tprof_rec_thread_off *o = &t->off;
+		const char *comm = thread__comm_at(t, UINT64_MAX);
+		uint64_t oncpu = t->have_stat ? t->stat.on_cpu_ns : 0;
+		uint64_t off = o->sleeping_ns + o->blocked_ns + o->runnable_ns;
+		uint64_t life = o->hdr.time_ns > o->begin_ns ?
+				o->hdr.time_ns - o->begin_ns : 0;
+		uint64_t sampled_off = off > o->unsampled_ns ?
+				       off - o->unsampled_ns : 0;
+		char pct[16] = "-", err[16] = "-";
+
+		if (!t->have_off)
+			continue;
+		if (life)
+			snprintf(pct, sizeof(pct), "%.2f",
+				 (double)(oncpu + off) * 100.0 / (double)life);
+		if (sampled_off)
+			snprintf(err, sizeof(err), "%+.2f",
+				 ((double)t->off_weight_ns + o->lost_weight_ns -
+				  (double)sampled_off) * 100.0 /
+				 (double)sampled_off);
+		fprintf(stderr, "%8d %-16s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
+			t->tid, *comm ? comm : "-",
+			t->have_stat ? fmt_ns(on, sizeof(on), oncpu) : "-",
+			fmt_ns(s, sizeof(s), o->sleeping_ns),
+			fmt_ns(d, sizeof(d), o->blocked_ns),
+			fmt_ns(r, sizeof(r), o->runnable_ns),
+			fmt_ns(sum, sizeof(sum), oncpu + off),
+			fmt_ns(span, sizeof(span), life), pct,
+			fmt_ns(w, sizeof(w), t->off_weight_ns), err);
+	}
+	fprintf(stderr, "off-CPU: %llu samples, %s sampled\n",
+		(unsigned long long)p->off_records,
+		fmt_ns(w, sizeof(w), p->off_weight_ns));
+}
+
 static void report(struct profile *p)
 {
 	char b1[32], b2[32], b3[32];
@@ -1289,8 +1380,8 @@ static void report(struct profile *p)
 			(unsigned long long)(t->have_stat ? t->stat.lost_samples : 0));
 	}
 	fprintf(stderr, "total: %llu samples, %s sampled, %llu lost (%s)\n",
-		(unsigned long long)p->sample_records,
-		fmt_ns(b1, sizeof(b1), p->sample_weight_ns),
+		(unsigned long long)(p->sample_records - p->off_records),
+		fmt_ns(b1, sizeof(b1), p->sample_weight_ns - p->off_weight_ns),
 		(unsigned long long)(p->have_stats ? p->stats.lost_samples :
 				     p->lost_samples),
 		fmt_ns(b2, sizeof(b2), p->have_stats ? p->stats.lost_weight_ns :
@@ -1299,7 +1390,10 @@ static void report(struct profile *p)
 		fprintf(stderr, "denied: pid %u after %s: %s; the module ended the session\n",
 			p->denied_rec.pid,
 			fmt_ns(b1, sizeof(b1), profile__denied_after_ns(p)),
-			tprof_denied_reason(p->denied_rec.reason));	report_procs(p);
+			tprof_denied_reason(p->denied_rec.reason));
+	if ((p->session.flags & TPROF_F_OFF_CPU) || p->off_records)
+		report_off(p);
+	report_procs(p);
 }
 
 static int write_profile(struct run *r)
