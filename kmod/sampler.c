@@ -513,10 +513,10 @@ static void tprof_off_work(struct irq_work *work)
  */
 static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 			 struct tprof_thread *t, struct task_struct *p,
-			 bool first)
+			 bool first, u64 clk)
 {
 	struct tprof_off *o = &t->off;
-	u64 w, now, begin, exec_start;
+	u64 w, now, begin;
 	u32 state;
 
 	if (first) {
@@ -533,11 +533,8 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 					       TPROF_OFF_SLEEPING;
 		w = tprof_off_add(o, now > begin ? now - begin : 0, state);
 	} else if (o->since) {
-		/* pick_next_task() set it: where its runtime starts again */
-		exec_start = READ_ONCE(p->se.exec_start);
 		state = o->state;
-		w = tprof_off_add(o, exec_start > o->since ?
-				  exec_start - o->since : 0, state);
+		w = tprof_off_add(o, clk > o->since ? clk - o->since : 0, state);
 		o->since = 0;
 	} else {
 		return;
@@ -634,7 +631,7 @@ static void tprof_sched_in_slot(struct tprof_cpu *c, struct tprof_session *s,
 	c->untask_base = tprof_cpu_untask_ns();
 	c->defer_valid = false;
 	if (s->off_period_ns)
-		tprof_off_in(c, s, t, p, first);
+		tprof_off_in(c, s, t, p, first, clk);
 	tprof_arm(c, t->on_cpu_ns, clk);
 }
 
@@ -747,9 +744,13 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 				 NULL, dead);
 	if (park)
 		hrtimer_try_to_cancel(&c->timer);
-	/* Off the CPU from where its runtime stopped (update_curr()). */
+	/*
+	 * Off the CPU from now, on the clock its switch-in reads. Not
+	 * se.exec_start: that is rq_clock_task(), which with irq time
+	 * accounting lags by each CPU's own irq time since boot.
+	 */
 	if (s->off_period_ns && !dead && !t) {
-		thr->off.since = READ_ONCE(prev->se.exec_start);
+		thr->off.since = local_clock();
 		thr->off.state = tprof_off_state(preempt, prev_state, prev);
 	}
 	return t;
