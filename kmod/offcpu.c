@@ -3,15 +3,15 @@
  * tprof: off-CPU time (TPROF_F_OFF_CPU), sampled the way CPU time is.
  *
  * Each thread has an off-CPU clock: the time from each of its switch-outs
- * to its next switch-in, on the scheduler's clock (local_clock(): the
- * sched_switch probe reads it at both ends, on whichever CPUs), so that
- * on-CPU plus off-CPU time tile its life (less irq time, which on-CPU
- * time leaves out with CONFIG_IRQ_TIME_ACCOUNTING). The clock has sample points every
+ * to its next switch-in, on the scheduler's own stamps (where its runtime
+ * stopped and where it starts again: tprof_sched_stamp()), so that on-CPU
+ * plus off-CPU time tile its life (less irq time, which on-CPU time leaves
+ * out with CONFIG_IRQ_TIME_ACCOUNTING). The clock has sample points every
  * period, the first one uniform in (0, P], as CPU time has. A switch-in
  * whose time away crossed n points owes one sample of weight n * P; the
  * sampler takes it once the thread is back in its own mm, before it
  * returns to user space (sampler.c). A ping-pong that crosses no point
- * pays a clock read, two stores and an add per switch.
+ * pays two loads, two stores and an add per switch.
  *
  * The state is how the thread left: preempted (or woken again before it
  * was off the runqueue) is runnable; TASK_UNINTERRUPTIBLE without NOLOAD

@@ -503,6 +503,23 @@ static void tprof_off_work(struct irq_work *work)
 }
 
 /*
+ * Where @p's runtime stopped (its switch-out) or starts again (its
+ * switch-in): the scheduler's own stamp, se.exec_start, which
+ * pick_next_task() and update_curr() have just set, on the scheduler's
+ * clock. Not local_clock() in the probe: between the scheduler's clock
+ * update and the probe (a vCPU descheduled there, under emulation: ms) it
+ * would count time twice or never, since on-CPU time is the scheduler's.
+ * exec_start is rq_clock_task(), which with irq or steal time accounting
+ * lags the CPU's clock by what kcpustat counted of them on this CPU:
+ * added back, an interval from one CPU to another is on one clock.
+ * Context: IRQs off, on the CPU @p leaves or comes in on.
+ */
+static u64 tprof_sched_stamp(struct task_struct *p)
+{
+	return READ_ONCE(p->se.exec_start) + tprof_cpu_untask_ns();
+}
+
+/*
  * @p comes in to slot @t: the time since its switch-out, or for its first
  * switch-in since it was created (runnable: waiting for its first run) or
  * since ENABLE (in the state it waits in now: I/O wait or asleep), goes on
@@ -516,7 +533,7 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 			 bool first, u64 clk)
 {
 	struct tprof_off *o = &t->off;
-	u64 w, now, begin;
+	u64 w, now, begin, in;
 	u32 state;
 
 	if (first) {
@@ -526,6 +543,9 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 				&c->rnd);
 		if (p == current)
 			return;
+		/* CLOCK_MONOTONIC when it was picked to run */
+		in = tprof_sched_stamp(p);
+		now -= clk > in ? min(clk - in, now) : 0;
 		if (p->start_time >= s->start_ns)
 			state = TPROF_OFF_RUNNABLE;
 		else
@@ -534,7 +554,8 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 		w = tprof_off_add(o, now > begin ? now - begin : 0, state);
 	} else if (o->since) {
 		state = o->state;
-		w = tprof_off_add(o, clk > o->since ? clk - o->since : 0, state);
+		in = tprof_sched_stamp(p);
+		w = tprof_off_add(o, in > o->since ? in - o->since : 0, state);
 		o->since = 0;
 	} else {
 		return;
@@ -744,13 +765,9 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 				 NULL, dead);
 	if (park)
 		hrtimer_try_to_cancel(&c->timer);
-	/*
-	 * Off the CPU from now, on the clock its switch-in reads. Not
-	 * se.exec_start: that is rq_clock_task(), which with irq time
-	 * accounting lags by each CPU's own irq time since boot.
-	 */
+	/* Off the CPU from where its runtime stopped (update_curr()). */
 	if (s->off_period_ns && !dead && !t) {
-		thr->off.since = local_clock();
+		thr->off.since = tprof_sched_stamp(prev);
 		thr->off.state = tprof_off_state(preempt, prev_state, prev);
 	}
 	return t;

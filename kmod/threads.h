@@ -13,7 +13,7 @@ struct tprof_proc;
 
 /**
  * struct tprof_off - a thread's off-CPU clock (TPROF_F_OFF_CPU).
- * @since: local_clock() at its last switch-out;
+ * @since: the scheduler's clock where its runtime last stopped;
  *	0 while it is on a CPU or before its first switch-in.
  * @state: TPROF_OFF_* of that switch-out.
  * @begin_ns: CLOCK_MONOTONIC: where its time in the session began.

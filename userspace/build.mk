@@ -194,3 +194,10 @@ $(BUILD)/progs/libreuse-%.so: tests/progs/dlreuse-lib.c
 $(BUILD)/progs/dlreuse $(BUILD)/progs/newroot $(BUILD)/progs/manymaps: $(BUILD)/progs/%: tests/progs/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -D_GNU_SOURCE -o $@ $< -ldl
+
+# off-CPU workloads (tests/cases/54-off-cpu.sh, bench/guest/80-off-cpu.sh)
+PROGS += $(BUILD)/progs/offcpu
+progs: $(BUILD)/progs/offcpu
+$(BUILD)/progs/offcpu: tests/progs/offcpu.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -pthread -o $@ $<

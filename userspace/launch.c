@@ -13,11 +13,11 @@
 #include "launch.h"
 #include "util.h"
 
-int launch__fork(struct launch *l, char *const argv[])
+int launch__fork(struct launch *l, char *const argv[], bool all_threads)
 {
 	int go[2], err[2];
 	long opts = PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
-		    PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL;
+		    (all_threads ? PTRACE_O_TRACECLONE : 0) | PTRACE_O_EXITKILL;
 
 	memset(l, 0, sizeof(*l));
 	l->go_fd = l->err_fd = -1;

@@ -22,9 +22,11 @@ enum launch_event {
 
 /*
  * Fork a child that waits before exec, and seize it with ptrace
- * (PTRACE_O_TRACEEXEC | TRACEEXIT | TRACECLONE). 0 or -errno.
+ * (PTRACE_O_TRACEEXEC | TRACEEXIT, and with all_threads TRACECLONE: every
+ * thread it makes is traced too, and stops at its creation and exit).
+ * 0 or -errno.
  */
-int launch__fork(struct launch *l, char *const argv[]);
+int launch__fork(struct launch *l, char *const argv[], bool all_threads);
 
 /*
  * Let the child exec. Returns 0, or -errno if exec failed (the child then

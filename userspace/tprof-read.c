@@ -1014,7 +1014,15 @@ static int collect(struct run *r)
 		return ret;
 	setup_signals();
 	if (env.argv) {
-		ret = launch__fork(&r->launch, env.argv);
+		/*
+		 * Off-CPU time: a traced thread waits for us at its creation
+		 * and exit, which would be the program's off-CPU time.
+		 * Only the main thread then (its exit keeps the mm for the
+		 * last maps; an exec from another thread goes unseen here,
+		 * its EXEC record still comes).
+		 */
+		ret = launch__fork(&r->launch, env.argv,
+				   env.mode == MODE_CPU);
 		if (ret) {
 			pr_err("%s: fork: %s", env.argv[0], strerror(-ret));
 			goto out;

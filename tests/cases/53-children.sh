@@ -34,11 +34,6 @@ SUM=$B/lab/pprofsum	# google/pprof's parser, not tprof-read
 save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] && [ -x "$B/progs/tree-a" ] || { skip "trees: build/tprof-read or progs missing"; exit 0; }
 [ -x "$SUM" ] || { skip "trees: pprofsum not built (make lab)"; exit 0; }
-# within A B PCT: |A - B| <= PCT% of B
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", b ? (a - b) * 100 / b : 0 }'; }
-# val SUMFILE KIND A [B]: the value of pprofsum's line KIND A [B], 0 if none
-val() { awk -F'\t' -v k="$2" -v a="${3-}" -v b="${4-}" '$1 == k && (a == "" || $2 == a) && (b == "" || $3 == b) { print $(NF - 1); f = 1 } END { if (!f) print 0 }' "$1"; }
 
 # ---- a shell fan-out of three binaries ----
 # Each runs under "tree-X wrap", whose wait4() gives its whole CPU time; it
@@ -54,10 +49,10 @@ else fail "fan-out: tprof-read exits 0 (status $st)"; sed 's/^/    /' fan.err | 
 for x in a b c; do
 	read -r _ pid inhot < $x.txt
 	ru=$(awk -v n="tree-$x" '$1 == n { print $2 }' fan.log)
-	got=$(val fan.sum pid "$pid")
-	hot=$(val fan.sum labelfunc "tree-$x" "hot_$x")
-	if within "$got" "$ru" 2; then ok "fan-out: tree-$x (pid $pid): profile $got ns, kernel $ru ns ($(pct "$got" "$ru"))"
-	else fail "fan-out: tree-$x (pid $pid): profile $got ns, kernel $ru ns ($(pct "$got" "$ru"))"; fi
+	got=$(sumval fan.sum pid "$pid")
+	hot=$(sumval fan.sum labelfunc "tree-$x" "hot_$x")
+	if within "$got" "$ru" 2; then ok "fan-out: tree-$x (pid $pid): profile $got ns, kernel $ru ns ($(diffpct "$got" "$ru"))"
+	else fail "fan-out: tree-$x (pid $pid): profile $got ns, kernel $ru ns ($(diffpct "$got" "$ru"))"; fi
 	# A sample's weight is the CPU time since the point before it: a
 	# timer that fires late credits it to the code running then. Under
 	# TCG, a stalled vCPU makes that milliseconds at each edge of the hot
@@ -65,8 +60,8 @@ for x in a b c; do
 	# on 600 ms with 3); the process's total above is exact regardless.
 	# The debug kernel's timer interrupts come tens of ms late (see its
 	# irq slack in tests/kernels): there the name is what is checked.
-	if within "$hot" "$inhot" $hot_tol; then ok "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(pct "$hot" "$inhot"))"
-	else fail "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(pct "$hot" "$inhot"))"; grep "tree-$x" fan.sum | sed 's/^/    /'; fi
+	if within "$hot" "$inhot" $hot_tol; then ok "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(diffpct "$hot" "$inhot"))"
+	else fail "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(diffpct "$hot" "$inhot"))"; grep "tree-$x" fan.sum | sed 's/^/    /'; fi
 done
 if [ "$(grep -c '^label' fan.sum)" -ge 4 ] && grep -q 'processes: [4-9]' fan.err; then
 	ok "fan-out: a process label per program and a process table in --report"
@@ -82,9 +77,9 @@ save forks.pb.gz forks.err
 read -r _ n self kids < forks.txt
 ru=$((self + kids))
 "$SUM" forks.pb.gz > forks.sum 2>&1
-got=$(val forks.sum total)
-if [ $st = 0 ] && within "$got" "$ru" 2; then ok "$nforks children: profile $got ns, the tree's kernel $ru ns ($(pct "$got" "$ru"))"
-else fail "$nforks children: profile $got ns, the tree's kernel $ru ns ($(pct "$got" "$ru")) (status $st)"; tail -5 forks.err | sed 's/^/    /'; fi
+got=$(sumval forks.sum total)
+if [ $st = 0 ] && within "$got" "$ru" 2; then ok "$nforks children: profile $got ns, the tree's kernel $ru ns ($(diffpct "$got" "$ru"))"
+else fail "$nforks children: profile $got ns, the tree's kernel $ru ns ($(diffpct "$got" "$ru")) (status $st)"; tail -5 forks.err | sed 's/^/    /'; fi
 procs=$(sed -n 's/^processes: \([0-9]*\), \([0-9]*\) not followed, \([0-9]*\) denied$/\1 \2 \3/p' forks.err)
 if [ "$procs" = "$((nforks + 1)) 0 0" ]; then
 	ok "$nforks children: all $((nforks + 1)) processes accounted, none dropped or denied"
@@ -125,11 +120,11 @@ elif command -v gcc >/dev/null && command -v make >/dev/null; then
 	"$SUM" -label process make.pb.gz > make.sum 2>&1
 	ru=$(awk '$1 == "cc1" { s += $2; n++ } END { print s + 0 }' cc1.log)
 	ncc=$(grep -c '^cc1 ' cc1.log)
-	got=$(val make.sum label cc1)
+	got=$(sumval make.sum label cc1)
 	if [ $st = 0 ] && [ "$ncc" -ge 6 ] && within "$got" "$ru" 2; then
-		ok "make -j4: $ncc cc1 processes: profile $got ns, their kernel $ru ns ($(pct "$got" "$ru"))"
+		ok "make -j4: $ncc cc1 processes: profile $got ns, their kernel $ru ns ($(diffpct "$got" "$ru"))"
 	else
-		fail "make -j4: $ncc cc1 processes: profile $got ns, their kernel $ru ns ($(pct "$got" "$ru")) (status $st)"
+		fail "make -j4: $ncc cc1 processes: profile $got ns, their kernel $ru ns ($(diffpct "$got" "$ru")) (status $st)"
 		tail -5 make.err | sed 's/^/    /'
 		grep '^label' make.sum | sed 's/^/    /'
 	fi
@@ -151,7 +146,7 @@ st=$?
 save suid.pb.gz suid.err
 # secret.c's code: its SECRET functions
 "$SUM" -label process -func secret_leaf,secret_spin,hot_a suid.pb.gz > suid.sum 2>&1
-leak=$(( $(val suid.sum func secret_leaf) + $(val suid.sum func secret_spin) ))
+leak=$(( $(sumval suid.sum func secret_leaf) + $(sumval suid.sum func secret_spin) ))
 if [ $st = 0 ] && [ "$leak" = 0 ] && [ -s secret.range ]; then ok "setuid child: no sample of its code"
 else fail "setuid child: $leak ns of secret functions in the profile (status $st, range '$(cat secret.range 2>/dev/null)')"; grep secret suid.sum | sed 's/^/    /'; fi
 if [ "$(grep -c non-profilable suid.err)" = 1 ] &&
@@ -160,7 +155,7 @@ if [ "$(grep -c non-profilable suid.err)" = 1 ] &&
 else
 	fail "setuid child: one line says why"; sed 's/^/    /' suid.err | tail
 fi
-hot=$(val suid.sum labelfunc tree-a hot_a)
+hot=$(sumval suid.sum labelfunc tree-a hot_a)
 ru=$(awk '{ s += $3 } END { print s + 0 }' suid-a.txt)
 if within "$hot" "$ru" $hot_tol; then ok "setuid child: the rest of the tree is profiled: hot_a $hot ns, its CPU clock in it $ru ns"
 else fail "setuid child: the rest of the tree is profiled: hot_a $hot ns, its CPU clock in it $ru ns"; fi
@@ -188,12 +183,12 @@ save srv.pb.gz srv.err srv.txt
 "$SUM" srv.pb.gz > srv.sum 2>&1
 for w in $(awk '$1 == "worker" { print $2 ":" $3 }' srv.txt); do
 	pid=${w%:*} kind=${w#*:}
-	got=$(val srv.sum pid "$pid")
+	got=$(sumval srv.sum pid "$pid")
 	ru=$(awk -v p="$pid" '$1 == "done" && $2 == p { d = $3 } $1 == "woke" && $2 == p { w = $3 } END { print d - w }' srv.txt)
 	# early workers were there at attach (their CPU time before they
 	# woke, forking and waiting, is not the session's), late ones forked
 	# after it; all burn their CPU after attach
-	if [ $st = 0 ] && within "$got" "$ru" $tot_tol; then ok "server: $kind worker $pid: profile $got ns, kernel $ru ns ($(pct "$got" "$ru"))"
-	else fail "server: $kind worker $pid: profile $got ns, kernel $ru ns ($(pct "$got" "$ru")) (status $st)"; sed 's/^/    /' srv.err | grep -v debug | tail; fi
+	if [ $st = 0 ] && within "$got" "$ru" $tot_tol; then ok "server: $kind worker $pid: profile $got ns, kernel $ru ns ($(diffpct "$got" "$ru"))"
+	else fail "server: $kind worker $pid: profile $got ns, kernel $ru ns ($(diffpct "$got" "$ru")) (status $st)"; sed 's/^/    /' srv.err | grep -v debug | tail; fi
 done
 exit 0

@@ -15,3 +15,10 @@ check() {
 		printf '%s\n' "$out" | sed 's/^/    /' | head -n 20
 	fi
 }
+# within A B PCT: |A - B| <= PCT% of B (B > 0)
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }
+# diffpct A B: A against B, a signed percentage ("+1.25%")
+diffpct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", b ? (a - b) * 100 / b : 0 }'; }
+# sumval SUMFILE KIND [A [B]]: the value of lab/pprofsum's line KIND A [B]
+# (summed if several match), 0 if none
+sumval() { awk -F'\t' -v k="$2" -v a="${3-}" -v b="${4-}" '$1 == k && (a == "" || $2 == a) && (b == "" || $3 == b) { s += $(NF - 1); f = 1 } END { printf "%.0f\n", f ? s : 0 }' "$1"; }

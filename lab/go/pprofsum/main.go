@@ -2,13 +2,19 @@
 
 // pprofsum is the bias lab's independent pprof reader, built on
 // github.com/google/pprof/profile (Debian golang-github-google-pprof-dev).
-// It prints, for the sample type "cpu" (else the default/last one):
+// It prints, for the sample type "cpu" (else the default/last one; with
+// -sample_index NAME that one, and only the samples with a value in it):
 //
 //	total <TAB> value <TAB> count
 //	pid <TAB> PID <TAB> value <TAB> count       (per numeric "pid" label)
 //	tid <TAB> TID <TAB> value <TAB> count       (per numeric "tid" label)
 //	func <TAB> NAME <TAB> value <TAB> count     (per -func NAME: samples whose
 //	                                           stack contains NAME, once each)
+//	tidfunc <TAB> TID <TAB> NAME <TAB> value <TAB> count
+//	        (-func NAME split by the "tid" label)
+//	below <TAB> NAME <TAB> CALLEE <TAB> value <TAB> count
+//	        (per -below NAME: samples whose stack has NAME, by the frame
+//	        right below it, the function it called; "-" if it is the leaf)
 //	leaf <TAB> NAME <TAB> CALLER <TAB> value <TAB> count
 //	        (per -leaf NAME: samples whose innermost frame is NAME, by the
 //	        frame right above it: its caller as the profile says)
@@ -39,13 +45,15 @@ import (
 func main() {
 	funcs := flag.String("func", "", "comma-separated function names")
 	leaves := flag.String("leaf", "", "comma-separated leaf function names")
+	belows := flag.String("below", "", "comma-separated function names")
+	index := flag.String("sample_index", "", "sample type to sum (default cpu)")
 	reaches := flag.String("reach", "", "comma-separated A:B pairs")
 	labelKey := flag.String("label", "", "string label to split by")
 	functions := flag.Bool("functions", false, "list every function with its system name")
 	leafLocs := flag.Bool("leaflocs", false, "samples by innermost location")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: pprofsum [-func a,b] [-leaf a] [-reach a:b] [-label KEY] [-functions] [-leaflocs] PROFILE")
+		fmt.Fprintln(os.Stderr, "usage: pprofsum [-sample_index TYPE] [-func a,b] [-leaf a] [-below a] [-reach a:b] [-label KEY] [-functions] [-leaflocs] PROFILE")
 		os.Exit(2)
 	}
 	f, err := os.Open(flag.Arg(0))
@@ -63,15 +71,27 @@ func main() {
 		os.Exit(1)
 	}
 	vi, ci := len(p.SampleType)-1, -1
+	want := "cpu"
+	if *index != "" {
+		want = *index
+		vi = -1
+	}
 	for i, st := range p.SampleType {
-		if st.Type == "cpu" {
+		if st.Type == want {
 			vi = i
 		}
 		if st.Type == "samples" {
 			ci = i
 		}
 	}
-	var names, leafNames, reachPairs []string
+	if vi < 0 {
+		fmt.Fprintln(os.Stderr, "pprofsum: no sample type", want)
+		os.Exit(1)
+	}
+	var names, leafNames, belowNames, reachPairs []string
+	if *belows != "" {
+		belowNames = strings.Split(*belows, ",")
+	}
 	if *funcs != "" {
 		names = strings.Split(*funcs, ",")
 	}
@@ -85,7 +105,9 @@ func main() {
 	byPid := map[int64]*acc{}
 	byTid := map[int64]*acc{}
 	byFunc := map[string]*acc{}
+	byTidFunc := map[int64]map[string]*acc{}
 	byLeaf := map[string]map[string]*acc{}
+	byBelow := map[string]map[string]*acc{}
 	type reachAcc struct{ with, all acc }
 	byReach := map[string]*reachAcc{}
 	byLabel := map[string]*acc{}
@@ -95,6 +117,9 @@ func main() {
 		v, n := s.Value[vi], int64(1)
 		if ci >= 0 {
 			n = s.Value[ci]
+		}
+		if *index != "" && v == 0 {
+			continue
 		}
 		total.add(v, n)
 		if t, ok := s.NumLabel["pid"]; ok && len(t) == 1 {
@@ -135,6 +160,22 @@ func main() {
 			}
 			bump(byLeaf[name], caller, v, n)
 		}
+		for _, name := range belowNames {
+			for i, f := range frames {
+				if f != name {
+					continue
+				}
+				callee := "-"
+				if i > 0 {
+					callee = frames[i-1]
+				}
+				if byBelow[name] == nil {
+					byBelow[name] = map[string]*acc{}
+				}
+				bump(byBelow[name], callee, v, n)
+				break
+			}
+		}
 		for _, pair := range reachPairs {
 			ab := strings.SplitN(pair, ":", 2)
 			if len(ab) != 2 {
@@ -166,6 +207,12 @@ func main() {
 		for _, name := range names {
 			if stackHas(s, name) {
 				bump(byFunc, name, v, n)
+				if t, ok := s.NumLabel["tid"]; ok && len(t) == 1 {
+					if byTidFunc[t[0]] == nil {
+						byTidFunc[t[0]] = map[string]*acc{}
+					}
+					bump(byTidFunc[t[0]], name, v, n)
+				}
 			}
 		}
 	}
@@ -179,6 +226,18 @@ func main() {
 		}
 		fmt.Printf("func\t%s\t%d\t%d\n", name, a.v, a.n)
 	}
+	tids := make([]int64, 0, len(byTidFunc))
+	for t := range byTidFunc {
+		tids = append(tids, t)
+	}
+	sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
+	for _, t := range tids {
+		for _, name := range names {
+			if a := byTidFunc[t][name]; a != nil {
+				fmt.Printf("tidfunc\t%d\t%s\t%d\t%d\n", t, name, a.v, a.n)
+			}
+		}
+	}
 	for _, name := range leafNames {
 		callers := make([]string, 0, len(byLeaf[name]))
 		for c := range byLeaf[name] {
@@ -188,6 +247,17 @@ func main() {
 		for _, c := range callers {
 			a := byLeaf[name][c]
 			fmt.Printf("leaf\t%s\t%s\t%d\t%d\n", name, c, a.v, a.n)
+		}
+	}
+	for _, name := range belowNames {
+		callees := make([]string, 0, len(byBelow[name]))
+		for c := range byBelow[name] {
+			callees = append(callees, c)
+		}
+		sort.Strings(callees)
+		for _, c := range callees {
+			a := byBelow[name][c]
+			fmt.Printf("below\t%s\t%s\t%d\t%d\n", name, c, a.v, a.n)
 		}
 	}
 	for _, pair := range reachPairs {

@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 600
+# Off-CPU and wall time (issue 15): tprof-read --mode wall samples where
+# each thread waits, and why. Truth is what the kernel says of each worker
+# thread of tests/progs/offcpu.c, read by the thread itself: the time it
+# ran its worker function (CLOCK_MONOTONIC) less the CPU time it had there
+# (its own CPU clock: sum_exec_runtime) is its off-CPU time, to compare
+# with its samples under that function; schedstat's run delay and
+# schedstats' block time (its whole life) split it. Profiles are read
+# with lab/pprofsum (google/pprof's parser).
+#  - 50 ms spinning, 50 ms nanosleep: off-CPU samples within 1% of the
+#    kernel's off-CPU time, asleep, under sleep_phase() calling nanosleep;
+#  - 8 threads on one pthread_mutex: the wait under take_lock() calling
+#    pthread_mutex_lock, each thread's on- plus off-CPU samples within 1%
+#    of its lifetime;
+#  - O_DIRECT reads of a loop device: the wait is uninterruptible, under
+#    read_direct() calling pread, between schedstats' block time and it
+#    plus the run delay;
+#  - 2 x NCPU spinners: their off-CPU time is runnable (preempted), within
+#    1% of the kernel's off-CPU time, and within 5% of schedstat's run
+#    delay (which also counts the wakeup latency of the waits they have);
+#  - --mode off-cpu: no CPU sample, the same off-CPU samples.
+# On the debug kernel (irq time accounting: on-CPU time leaves irq time
+# out, and KASAN's interrupts are long) on- plus off-CPU against the
+# lifetime is checked within 5%.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+
+B=$TPROF_BUILD
+TR=$B/tprof-read
+SUM=$B/lab/pprofsum
+P=$B/progs/offcpu
+light=0; [ "${CASE_TIMEOUT_SCALE:-1}" -gt 1 ] && light=1
+life_tol=1; [ $light = 1 ] && life_tol=5
+save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
+[ -x "$TR" ] && [ -x "$P" ] || { skip "off-cpu: build/tprof-read or progs/offcpu missing"; exit 0; }
+[ -x "$SUM" ] || { skip "off-cpu: pprofsum not built (make lab)"; exit 0; }
+# schedstats' sleep and block times (the kernel's own split of a wait)
+old_ss=$(cat /proc/sys/kernel/sched_schedstats 2>/dev/null || echo 0)
+echo 1 > /proc/sys/kernel/sched_schedstats 2>/dev/null
+loopdev=
+cleanup() {
+	echo "$old_ss" > /proc/sys/kernel/sched_schedstats 2>/dev/null
+	[ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
+}
+trap cleanup EXIT
+
+# below_re SUMFILE NAME REGEX: weight of samples under NAME whose callee
+# (the frame right below it) matches REGEX
+below_re() { awk -F'\t' -v n="$2" -v re="$3" '$1 == "below" && $2 == n && $3 ~ re { s += $4 } END { printf "%.0f\n", s }' "$1"; }
+# run NAME ARGS...: tprof-read --report [ARGS] -- offcpu ..., into NAME.*
+run() {
+	local name=$1 st
+	shift
+	"$TR" --report -o "$name.pb.gz" "$@" > "$name.txt" 2> "$name.err"
+	st=$?
+	save "$name.pb.gz" "$name.err" "$name.txt"
+	if [ $st = 0 ] && [ -s "$name.pb.gz" ] && grep -q '^worker ' "$name.txt"; then
+		ok "$name: tprof-read $* exits 0"
+		return 0
+	fi
+	fail "$name: tprof-read $* exits 0 (status $st)"
+	sed 's/^/    /' "$name.err" | tail -20
+	return 1
+}
+# sums NAME WORKER CALLSITE: NAME.off and NAME.cpu, pprofsum by off_cpu
+# and cpu, split by the worker function and the call site that waits
+sums() {
+	"$SUM" -sample_index off_cpu -label state -func "$2,$3" -below "$3" "$1.pb.gz" > "$1.off" 2>&1 ||
+		sed 's/^/    /' "$1.off" | tail -5
+	"$SUM" -sample_index cpu -func "$2" "$1.pb.gz" > "$1.cpu" 2>&1 || sed 's/^/    /' "$1.cpu" | tail -5
+	save "$1.off" "$1.cpu"
+}
+
+# ---- 50 ms spinning, 50 ms asleep ----
+if run sleep --mode wall -- "$P" sleep 20; then
+	sums sleep sleeper sleep_phase
+	read -r _ tid life cpu _ < <(grep '^worker ' sleep.txt)
+	truth=$((life - cpu))
+	got=$(sumval sleep.off tidfunc "$tid" sleeper)
+	if within "$got" "$truth" 1; then ok "sleep: worker $tid off-CPU sampled $got ns, kernel $truth ns ($(diffpct "$got" "$truth"))"
+	else fail "sleep: worker $tid off-CPU sampled $got ns, kernel $truth ns ($(diffpct "$got" "$truth"))"; fi
+	asleep=$(sumval sleep.off labelfunc sleeping sleep_phase)
+	if within "$asleep" "$got" 3; then ok "sleep: $asleep of its $got ns off-CPU are asleep under sleep_phase ($(diffpct "$asleep" "$got"))"
+	else fail "sleep: $asleep of its $got ns off-CPU are asleep under sleep_phase ($(diffpct "$asleep" "$got"))"; grep -E '^(label|below)' sleep.off | sed 's/^/    /'; fi
+	ns=$(below_re sleep.off sleep_phase 'nanosleep')
+	if within "$ns" "$asleep" 1; then ok "sleep: sleep_phase's off-CPU time is in the nanosleep it calls ($ns ns)"
+	else fail "sleep: sleep_phase's off-CPU time is in the nanosleep it calls ($ns of $asleep ns)"; grep '^below' sleep.off | sed 's/^/    /'; fi
+	on=$(sumval sleep.cpu tidfunc "$tid" sleeper)
+	if within $((on + got)) "$life" $life_tol; then ok "sleep: on- plus off-CPU samples $((on + got)) ns, its lifetime $life ns ($(diffpct $((on + got)) "$life"))"
+	else fail "sleep: on- plus off-CPU samples $((on + got)) ns, its lifetime $life ns ($(diffpct $((on + got)) "$life"))"; fi
+	# the report: the kernel's exact split fills its time in the session
+	sumpct=$(awk -v t="$tid" '$1 == t && NF == 11 { print $9 }' sleep.err)
+	if awk -v p="${sumpct:-0}" -v tol=$life_tol 'BEGIN { exit !(p >= 100 - tol && p <= 100 + tol) }'; then ok "sleep: --report: on- plus off-CPU is $sumpct% of the thread's time"
+	else fail "sleep: --report: on- plus off-CPU is ${sumpct:-no row}% of the thread's time"; grep -A30 'ON-CPU' sleep.err | sed 's/^/    /' | head -8; fi
+fi
+
+# ---- 8 threads, one mutex ----
+if run mutex --mode wall -- "$P" mutex 8 400 200; then
+	sums mutex contender take_lock
+	nbad=0 woff=0
+	while read -r _ tid life cpu _; do
+		off=$(sumval mutex.off tidfunc "$tid" contender)
+		on=$(sumval mutex.cpu tidfunc "$tid" contender)
+		woff=$((woff + off))
+		if ! within $((on + off)) "$life" $life_tol; then
+			nbad=$((nbad + 1))
+			echo "    tid $tid: on $on + off $off = $((on + off)) ns, lifetime $life ns ($(diffpct $((on + off)) "$life"))"
+		fi
+	done < <(grep '^worker ' mutex.txt)
+	n=$(grep -c '^worker ' mutex.txt)
+	if [ "$n" = 8 ] && [ $nbad = 0 ]; then ok "mutex: each of 8 threads' on- plus off-CPU samples within $life_tol% of its lifetime"
+	else fail "mutex: $nbad of $n threads' on- plus off-CPU samples not within $life_tol% of their lifetime"; fi
+	waited=$(sumval mutex.off labelfunc sleeping take_lock)
+	inlock=$(below_re mutex.off take_lock 'pthread_mutex_lock|lll_lock')
+	if [ "$waited" -gt 0 ] && awk -v a="$waited" -v b="$woff" 'BEGIN { exit !(a >= 0.8 * b) }'; then ok "mutex: $waited of the workers' $woff ns off-CPU asleep under take_lock"
+	else fail "mutex: $waited of the workers' $woff ns off-CPU asleep under take_lock"; grep -E '^(label|below)' mutex.off | sed 's/^/    /'; fi
+	if within "$inlock" "$(sumval mutex.off func take_lock)" 1; then ok "mutex: take_lock's wait is in the pthread_mutex_lock it calls"
+	else fail "mutex: take_lock's wait is in the pthread_mutex_lock it calls ($inlock ns)"; grep '^below' mutex.off | sed 's/^/    /'; fi
+fi
+
+# ---- O_DIRECT reads of a loop device ----
+modprobe loop 2>/dev/null
+dd if=/dev/zero of=dio.img bs=1M count=8 status=none
+loopdev=$(losetup -f --show dio.img 2>losetup.err)
+if [ -z "$loopdev" ]; then
+	fail "dio: a loop device for the O_DIRECT reads: $(cat losetup.err)"
+elif run dio --mode wall --off-cpu-period 50us -- "$P" dio "$loopdev" 3000; then
+	sums dio dio_reader read_direct
+	read -r _ tid life cpu delay block _ < <(grep '^worker ' dio.txt)
+	off=$(sumval dio.off tid "$tid")
+	d=$(sumval dio.off labelfunc uninterruptible read_direct)
+	if [ "$d" -gt 0 ] && awk -v a="$d" -v b="$off" 'BEGIN { exit !(a >= 0.8 * b) }'; then ok "dio: $d of the reader's $off ns off-CPU uninterruptible under read_direct"
+	else fail "dio: $d of the reader's $off ns off-CPU uninterruptible under read_direct"; grep -E '^(label|below|tid)' dio.off | sed 's/^/    /'; fi
+	inread=$(below_re dio.off read_direct 'pread')
+	if within "$inread" "$(sumval dio.off func read_direct)" 1; then ok "dio: read_direct's wait is in the pread it calls"
+	else fail "dio: read_direct's wait is in the pread it calls ($inread ns)"; grep '^below' dio.off | sed 's/^/    /'; fi
+	# the wait from blocking to wakeup, and then to running again
+	dall=$(sumval dio.off label uninterruptible)
+	if [ "${block:--1}" -ge 0 ] && awk -v a="$dall" -v lo="$block" -v hi=$((block + delay)) \
+		'BEGIN { exit !(a >= 0.97 * lo - 100000 && a <= 1.03 * hi + 100000) }'; then
+		ok "dio: uninterruptible $dall ns, between schedstats' block time $block ns and it plus the run delay $((block + delay)) ns"
+	else
+		fail "dio: uninterruptible $dall ns, not between schedstats' block time ${block:-?} ns and it plus the run delay $((block + delay)) ns"
+	fi
+fi
+
+# ---- 2 x NCPU spinners ----
+# A busy guest leaves tprof-read little CPU to drain the rings: bigger
+# rings and 4 ms CPU periods, so that nothing is lost.
+nsp=$((2 * ${NCPU:-1}))
+if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin $nsp 300; then
+	sums spin spinner spin_cpu
+	truth=0 delays=0 woff=0 wall=0
+	while read -r _ tid life cpu delay _; do
+		truth=$((truth + life - cpu))
+		delays=$((delays + delay))
+		woff=$((woff + $(sumval spin.off tidfunc "$tid" spinner)))
+		wall=$((wall + $(sumval spin.off tid "$tid")))
+	done < <(grep '^worker ' spin.txt)
+	lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' spin.err)
+	if [ "$lost" = 0 ]; then ok "spin: no sample lost"
+	else fail "spin: ${lost:-?} samples lost (the rings overflowed)"; fi
+	if within "$woff" "$truth" 1; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
+	else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi
+	inrun=$(sumval spin.off labelfunc runnable spinner)
+	if within "$inrun" "$woff" 2; then ok "spin: $inrun of it runnable (preempted)"
+	else fail "spin: $inrun of $woff ns runnable (preempted)"; grep -E '^label' spin.off | sed 's/^/    /'; fi
+	# Over their whole lives, also the wait for a first run: the run
+	# delay counts that too, and also the wakeup latency of the few
+	# waits a spinner has (as the state of the wait here).
+	runnable=$(sumval spin.off label runnable)
+	if within "$runnable" "$delays" 5; then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"
+	else fail "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"; fi
+fi
+
+# ---- --mode off-cpu: off-CPU samples only ----
+if run offonly --mode off-cpu -- "$P" sleep 6; then
+	sums offonly sleeper sleep_phase
+	read -r _ tid life cpu _ < <(grep '^worker ' offonly.txt)
+	truth=$((life - cpu))
+	got=$(sumval offonly.off tidfunc "$tid" sleeper)
+	cpus=$(sumval offonly.cpu total)
+	if [ "$cpus" = 0 ] && within "$got" "$truth" 1; then ok "off-cpu mode: no CPU sample; off-CPU $got ns, kernel $truth ns ($(diffpct "$got" "$truth"))"
+	else fail "off-cpu mode: CPU samples $cpus ns (want 0); off-CPU $got ns, kernel $truth ns ($(diffpct "$got" "$truth"))"; fi
+fi
