@@ -14,8 +14,9 @@
 #      the cases of the per-switch table: 20 30 50 60; its lines carry
 #      mod=base),
 #      BENCH_PERF=0 (no perf runs: tprof's figures only, much faster),
-#      BENCH_DOC=switch or snapshot (rewrite only the per-switch section,
-#      or the snapshot section, of docs/benchmarks.md, from every kernel's
+#      BENCH_DOC=switch, snapshot or offcpu (rewrite only the per-switch
+#      section, the snapshot section or the off-CPU section, of
+#      docs/benchmarks.md, from every kernel's (offcpu: this kernel's)
 #      results; for runs of a few cases, which would leave the other
 #      sections empty).
 set -uo pipefail
@@ -80,7 +81,8 @@ if [ "${BENCH_SKIP_READER:-0}" != 1 ] && [ "${BENCH_DOC:-full}" = full ]; then
 	BUILD=$build "$root/bench/reader.sh" "$dest/reader.txt" "$samples" || rc=1
 fi
 # the unwinder's rate on real snapshots (section 7): make unit records them
-if [ "${BENCH_SKIP_READER:-0}" != 1 ] && [ "${BENCH_DOC:-full}" != switch ]; then
+if [ "${BENCH_SKIP_READER:-0}" != 1 ] && { [ "${BENCH_DOC:-full}" = full ] ||
+	[ "${BENCH_DOC:-full}" = snapshot ]; }; then
 	if ls "$build"/unit/unwind-*.raw > /dev/null 2>&1; then
 		BUILD=$build "$root/bench/unwind-rate.sh" > "$dest/unwind.txt" || rc=1
 	else

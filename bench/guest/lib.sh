@@ -159,3 +159,88 @@ bg_stop() {
 	rm -f /tmp/bg.pb.gz /tmp/bg.data /tmp/bg.log
 	bg_pid=
 }
+
+# Timer operations per context switch, counted exactly with tracefs hist
+# triggers on timer:hrtimer_start, timer:hrtimer_cancel and
+# sched:sched_switch (the events `perf stat -e` would count, but keyed by
+# CPU, hrtimer and callback, so tprof's own timer operations are told apart
+# from the kernel's: an hrtimer_start whose function is tprof_timer_fn, and
+# any hrtimer_cancel of one of those hrtimers). COUNT_OK=1 where the
+# triggers exist. counted TAGS PROF HZ [ARGS] -- CMD: measure (above) with
+# the counts appended to its results line: sw0 (sched_switch on CPU 0),
+# swin0 (switch-ins of bench-work threads on CPU 0), tp_start/tp_cancel
+# (tprof's hrtimer starts/cancels, all CPUs), tp_start0/tp_cancel0 (on CPU
+# 0), hr_start0/hr_cancel0 (every hrtimer's, on CPU 0).
+T=/sys/kernel/tracing
+[ -e "$T/events/timer" ] || mount -t tracefs nodev "$T" 2> /dev/null
+[ -e "$T/events/timer" ] || T=/sys/kernel/debug/tracing
+ev_start=$T/events/timer/hrtimer_start/trigger
+ev_cancel=$T/events/timer/hrtimer_cancel/trigger
+ev_switch=$T/events/sched/sched_switch/trigger
+COUNT_OK=0; [ -w "$ev_start" ] && COUNT_OK=1
+# the CPU as a hist key: common_cpu since 5.15, cpu before
+cpuk=common_cpu
+echo "hist:keys=$cpuk" > "$ev_switch" 2> /dev/null || cpuk=cpu
+echo "!hist:keys=$cpuk" > "$ev_switch" 2> /dev/null
+h_start="hist:keys=$cpuk,function.sym,hrtimer.hex:vals=hitcount:size=4096"
+h_cancel="hist:keys=$cpuk,hrtimer.hex:vals=hitcount:size=4096"
+h_switch="hist:keys=$cpuk,next_comm:vals=hitcount:size=4096"
+
+count_start() {
+	echo "$h_start" > "$ev_start" && echo "$h_cancel" > "$ev_cancel" &&
+		echo "$h_switch" > "$ev_switch"
+}
+# count_stop: remove the triggers, print the counts as key=value
+count_stop() {
+	local d
+	d=$(mktemp -d /tmp/hist.XXXXXX)
+	cp "${ev_start%trigger}hist" "$d/start"
+	cp "${ev_cancel%trigger}hist" "$d/cancel"
+	cp "${ev_switch%trigger}hist" "$d/switch"
+	echo "!$h_start" > "$ev_start"
+	echo "!$h_cancel" > "$ev_cancel"
+	echo "!$h_switch" > "$ev_switch"
+	cat "$d"/* >> "$BENCH_OUT/logs/switches-hist.log"
+	awk -v bw="$(basename "$BW" | cut -c1-15)" '
+	function field(k,   m) {
+		if (match($0, k ": *[^ ,}]+")) {
+			m = substr($0, RSTART, RLENGTH); sub(/^[^:]*: */, "", m); return m
+		}
+		return ""
+	}
+	FNR == 1 { f++ }
+	/^\{/ {
+		cpu = field("(common_)?cpu"); hr = field("hrtimer"); n = field("hitcount") + 0
+		if (f == 1) {
+			if (cpu == 0) hs0 += n
+			if ($0 ~ /tprof_timer_fn/) { tp[hr] = 1; ts += n; if (cpu == 0) ts0 += n }
+		} else if (f == 2) {
+			if (cpu == 0) hc0 += n
+			can[cpu " " hr] += n
+		} else {
+			if (cpu == 0) { sw0 += n; if (field("next_comm") == bw) swin0 += n }
+		}
+	}
+	END {
+		for (k in can) {
+			split(k, a, " ")
+			if (a[2] in tp) { tc += can[k]; if (a[1] == 0) tc0 += can[k] }
+		}
+		printf "sw0=%d swin0=%d tp_start=%d tp_cancel=%d tp_start0=%d tp_cancel0=%d hr_start0=%d hr_cancel0=%d\n",
+			sw0, swin0, ts, tc, ts0, tc0, hs0, hc0
+	}' "$d/start" "$d/cancel" "$d/switch"
+	rm -rf "$d"
+}
+# counted TAGS PROF HZ [ARGS] -- CMD: measure with the counters around it
+counted() {
+	local rc c
+	mkdir -p "$BENCH_OUT/logs"
+	count_start || { echo "# counted: cannot set the hist triggers"; return 1; }
+	measure "$@"
+	rc=$?
+	c=$(count_stop)
+	sed -i "\$s/\$/ $c/" "$BENCH_OUT/results.txt"
+	echo "# counts: $c"
+	return $rc
+}
+

@@ -19,7 +19,8 @@
  *   bench-work run FILE -- CMD...          run CMD, append its tree's rusage
  *       (CMD and every child it waited for) and wall time to FILE.
  *   bench-work rawstats FILE               STATS of a tprof-read --save-raw
- *       stream, and SAMPLE count and mean user frames, as key=value
+ *       stream, and SAMPLE count (off_samples: off-CPU ones) and mean user
+ *       frames, as key=value
  *       (timer_arms and sched_ins are 0 from modules before ec39646).
  */
 #include <errno.h>
@@ -257,6 +258,7 @@ static int rawstats(const char *path)
 	struct tprof_rec_hdr h;
 	struct tprof_ioc_stats st = { 0 };
 	unsigned long long samples = 0, frames = 0, lost_recs = 0, ufault = 0;
+	unsigned long long off_samples = 0;	/* TPROF_RF_OFF_CPU */
 	/* bytes of SAMPLE and USTACK records; snapshots, partial ones */
 	unsigned long long sbytes = 0, ustacks = 0, ubytes = 0, upartial = 0;
 	unsigned long long hist[TPROF_MAX_USER_FRAMES + 1] = { 0 };
@@ -280,6 +282,7 @@ static int rawstats(const char *path)
 			memcpy((char *)&s + sizeof(h), buf, sizeof(s) - sizeof(h));
 			s.hdr = h;
 			samples++;
+			off_samples += !!(s.hdr.flags & TPROF_RF_OFF_CPU);
 			sbytes += h.size;
 			frames += s.nr_user;
 			if (s.hdr.flags & TPROF_RF_USER_FAULT)
@@ -311,8 +314,8 @@ static int rawstats(const char *path)
 	       "mode_share=%.2f user_fault_samples=%llu lost_records_seen=%llu",
 	       samples, samples ? (double)frames / samples : 0.0, mode,
 	       samples ? (double)hist[mode] / samples : 0.0, ufault, lost_recs);
-	printf(" sample_bytes=%llu ustacks=%llu ustack_bytes=%llu ustack_partial=%llu",
-	       sbytes, ustacks, ubytes, upartial);
+	printf(" sample_bytes=%llu ustacks=%llu ustack_bytes=%llu ustack_partial=%llu"
+	       " off_samples=%llu", sbytes, ustacks, ubytes, upartial, off_samples);
 	if (have)
 		printf(" samples=%llu lost_samples=%llu lost_records=%llu "
 		       "user_stack_truncated=%llu user_stack_faults=%llu sample_path_ns=%llu "

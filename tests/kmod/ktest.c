@@ -932,9 +932,15 @@ static int t_errors(void)
 	big.extra = 1;
 	ok(ioctl(fd, TPROF_IOC_ENABLE, &big) && errno == EINVAL,
 	   "errors: larger struct with non-zero tail EINVAL");
-	E0(); e.flags = 1U << 7;
+	E0(); e.flags = 1U << 8;
 	ok(enable_e(fd, &e) == -EINVAL, "errors: unknown flag EINVAL");
-	E0(); e.__reserved[2] = 1;
+	E0(); e.flags = TPROF_F_NO_CPU_SAMPLES;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: NO_CPU_SAMPLES without OFF_CPU EINVAL");
+	E0(); e.off_cpu_period_ns = 1 * MS;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: off-CPU period without OFF_CPU EINVAL");
+	E0(); e.flags = TPROF_F_OFF_CPU; e.off_cpu_period_ns = TPROF_MIN_PERIOD_NS - 1;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: off-CPU period under 10 us EINVAL");
+	E0(); e.__reserved[1] = 1;
 	ok(enable_e(fd, &e) == -EINVAL, "errors: non-zero reserved EINVAL");
 	E0(); e.__pad = 1;
 	ok(enable_e(fd, &e) == -EINVAL, "errors: non-zero pad EINVAL");

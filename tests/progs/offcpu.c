@@ -11,9 +11,11 @@
  * LIFE_NS is CLOCK_MONOTONIC from the first to the last line of the
  * worker's function (the samples to compare are those under it), CPU_NS
  * the CPU time it ran there (its own CPU clock, sum_exec_runtime), and
- * RUN_DELAY_NS its runqueue wait (/proc/thread-self/schedstat). BLOCK_NS and
- * SLEEP_NS are schedstats' sum_block_runtime and sum_sleep_runtime (the
- * latter includes the former) when kernel.sched_schedstats is on, else -1.
+ * RUN_DELAY_NS its runqueue wait (/proc/thread-self/schedstat) from just
+ * before to just after that function. BLOCK_NS and SLEEP_NS are
+ * schedstats' sum_block_runtime and sum_sleep_runtime (the latter includes
+ * the former) of its whole life when kernel.sched_schedstats is on, else
+ * -1.
  *
  *   offcpu sleep N          one worker: N x (50 ms spinning, 50 ms
  *                           nanosleep in sleep_phase())
@@ -127,16 +129,32 @@ static void truth_begin(void)
 static void truth_end(void)
 {
 	struct truth *t = self;
-	unsigned long long rt = 0;
-	static __thread char text[8192];
-	char buf[64];
 
 	t->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t->cpu_start;
 	t->life = clock_ns(CLOCK_MONOTONIC) - t->start;
 	t->tid = (long)gettid();
+}
+
+/* schedstat's run delay of this thread so far, 0 if unknown */
+static unsigned long long run_delay(void)
+{
+	unsigned long long rt, delay;
+	char buf[64];
+
 	if (read_text("/proc/thread-self/schedstat", buf, sizeof(buf)) ||
-	    sscanf(buf, "%llu %llu", &rt, &t->delay) != 2)
-		t->delay = 0;
+	    sscanf(buf, "%llu %llu", &rt, &delay) != 2)
+		return 0;
+	return delay;
+}
+
+/* After the worker function: what the kernel counted of its waits. */
+static void truth_kernel(void)
+{
+	struct truth *t = self;
+	static __thread char text[8192];
+	char buf[16];
+
+	t->delay = run_delay() - t->delay;
 	t->block = t->sleep = -1;
 	if (!read_text("/proc/sys/kernel/sched_schedstats", buf, sizeof(buf)) &&
 	    atoi(buf) && !read_text("/proc/thread-self/sched", text, sizeof(text))) {
@@ -258,12 +276,20 @@ struct start {
 	struct truth *t;
 };
 
+/*
+ * The worker function with the kernel's figures read around it: its run
+ * delay in between, and schedstats' totals (its whole life) after it.
+ */
 static void *thread_main(void *p)
 {
 	struct start *st = p;
+	void *ret;
 
 	self = st->t;
-	return st->fn(st->arg);
+	self->delay = run_delay();
+	ret = st->fn(st->arg);
+	truth_kernel();
+	return ret;
 }
 
 static void run(long nthreads, void *(*fn)(void *), void *arg)
