@@ -5,8 +5,8 @@
  * Each thread has an off-CPU clock: the time from each of its switch-outs
  * to its next switch-in, on the scheduler's own stamps (where its runtime
  * stopped and where it starts again: tprof_sched_stamp()), so that on-CPU
- * plus off-CPU time tile its life (less irq time, which on-CPU time leaves
- * out with CONFIG_IRQ_TIME_ACCOUNTING). The clock has sample points every
+ * plus off-CPU time tile its life exactly (with CONFIG_IRQ_TIME_ACCOUNTING
+ * on-CPU time leaves irq time out, and the stamps are the probe's clock). The clock has sample points every
  * period, the first one uniform in (0, P], as CPU time has. A switch-in
  * whose time away crossed n points owes one sample of weight n * P; the
  * sampler takes it once the thread is back in its own mm, before it
@@ -111,6 +111,7 @@ void tprof_off_fill(const struct tprof_thread *t,
 	rec->sleeping_ns = o->ns[TPROF_OFF_SLEEPING - 1];
 	rec->blocked_ns = o->ns[TPROF_OFF_BLOCKED - 1];
 	rec->runnable_ns = o->ns[TPROF_OFF_RUNNABLE - 1];
+	rec->irq_ns = o->irq_ns;
 	rec->samples = o->samples;
 	rec->weight_ns = o->weight_ns;
 	rec->lost_samples = o->lost_samples;

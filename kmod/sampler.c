@@ -505,18 +505,23 @@ static void tprof_off_work(struct irq_work *work)
 /*
  * Where @p's runtime stopped (its switch-out) or starts again (its
  * switch-in): the scheduler's own stamp, se.exec_start, which
- * pick_next_task() and update_curr() have just set, on the scheduler's
- * clock. Not local_clock() in the probe: between the scheduler's clock
- * update and the probe (a vCPU descheduled there, under emulation: ms) it
- * would count time twice or never, since on-CPU time is the scheduler's.
- * exec_start is rq_clock_task(), which with irq or steal time accounting
- * lags the CPU's clock by what kcpustat counted of them on this CPU:
- * added back, an interval from one CPU to another is on one clock.
+ * pick_next_task() and update_curr() have just set. Not local_clock() in
+ * the probe: between the scheduler's clock update and the probe (a vCPU
+ * descheduled there, under emulation: ms) it would count time twice or
+ * never, since on-CPU time is the scheduler's. exec_start is
+ * rq_clock_task(): with irq or steal time accounting that lags each CPU's
+ * clock by the CPU's own irq and steal time since boot (not quite what
+ * kcpustat shows: ksoftirqd's ticks count there too), so an interval from
+ * one CPU to another would be off by their difference. There the probe's
+ * local_clock() it is (Debian's kernels have neither).
  * Context: IRQs off, on the CPU @p leaves or comes in on.
  */
 static u64 tprof_sched_stamp(struct task_struct *p)
 {
-	return READ_ONCE(p->se.exec_start) + tprof_cpu_untask_ns();
+	if (IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) ||
+	    IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING))
+		return local_clock();
+	return READ_ONCE(p->se.exec_start);
 }
 
 /*
@@ -705,6 +710,11 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 	lockdep_assert_irqs_disabled();
 	tprof_off_flush(c, regs);
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
+	/* what its runtime left out of the slice (irq time accounting) */
+	if (c->sess->off_period_ns &&
+	    (IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) ||
+	     IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING)))
+		t->off.irq_ns += tprof_cpu_untask_ns() - c->untask_base;
 	/* A point passed while the timer could not fire: prev is current. */
 	tprof_maybe_sample(c, regs, t->on_cpu_ns);
 	/* Parked, it resumes at its next switch-in (no room: it ends now). */

@@ -18,6 +18,7 @@ struct tprof_proc;
  * @state: TPROF_OFF_* of that switch-out.
  * @begin_ns: CLOCK_MONOTONIC: where its time in the session began.
  * @ns: off-CPU time by state, [TPROF_OFF_* - 1].
+ * @irq_ns: irq and steal time in its on-CPU slices (tprof_cpu_untask_ns()).
  * @clock: their sum: the clock the sample points are on.
  * @next_point: @clock of the next sample point.
  * @period_ns: its period.
@@ -32,6 +33,7 @@ struct tprof_off {
 	u32 state;
 	u64 begin_ns;
 	u64 ns[3];
+	u64 irq_ns;
 	u64 clock;
 	u64 next_point;
 	u64 period_ns;

@@ -562,15 +562,16 @@ static void add_proc_comments(struct builder *b)
 static void add_off_comment(struct builder *b, const struct thread_info *t)
 {
 	const struct tprof_rec_thread_off *o = &t->off;
-	char w[32], s[32], d[32], r[32], on[32], span[32];
+	char w[32], s[32], d[32], r[32], q[32], on[32], span[32];
 	uint64_t end = o->hdr.time_ns;
 
-	comment(b, "tid %d off-CPU samples=%llu sampled=%s exact: sleeping=%s uninterruptible=%s runnable=%s on-CPU=%s span=%s",
+	comment(b, "tid %d off-CPU samples=%llu sampled=%s exact: sleeping=%s uninterruptible=%s runnable=%s irq=%s on-CPU=%s span=%s",
 		t->tid, (unsigned long long)t->off_samples,
 		fmt_ns(w, sizeof(w), t->off_weight_ns),
 		fmt_ns(s, sizeof(s), o->sleeping_ns),
 		fmt_ns(d, sizeof(d), o->blocked_ns),
 		fmt_ns(r, sizeof(r), o->runnable_ns),
+		fmt_ns(q, sizeof(q), o->irq_ns),
 		t->have_stat ? fmt_ns(on, sizeof(on), t->stat.on_cpu_ns) : "?",
 		fmt_ns(span, sizeof(span),
 		       end > o->begin_ns ? end - o->begin_ns : 0));

@@ -1316,18 +1316,19 @@ static void report_procs(const struct profile *p)
  */
 static void report_off(const struct profile *p)
 {
-	char on[32], s[32], d[32], r[32], sum[32], span[32], w[32];
+	char on[32], s[32], d[32], r[32], q[32], sum[32], span[32], w[32];
 	size_t i;
 
-	fprintf(stderr, "%8s %-16s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
+	fprintf(stderr, "%8s %-16s %12s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
 		"TID", "COMM", "ON-CPU", "SLEEPING", "UNINTERR", "RUNNABLE",
-		"SUM", "LIFETIME", "SUM%", "OFF-SAMPLED", "ERROR%");
+		"IRQ", "SUM", "LIFETIME", "SUM%", "OFF-SAMPLED", "ERROR%");
 	for (i = 0; i < p->nthreads; i++) {
 		const struct thread_info *t = &p->threads[i];
 		const struct tprof_rec_thread_off *o = &t->off;
 		const char *comm = thread__comm_at(t, UINT64_MAX);
 		uint64_t oncpu = t->have_stat ? t->stat.on_cpu_ns : 0;
 		uint64_t off = o->sleeping_ns + o->blocked_ns + o->runnable_ns;
+		uint64_t all = oncpu + off + o->irq_ns;
 		uint64_t life = o->hdr.time_ns > o->begin_ns ?
 				o->hdr.time_ns - o->begin_ns : 0;
 		uint64_t sampled_off = off > o->unsampled_ns ?
@@ -1338,19 +1339,20 @@ static void report_off(const struct profile *p)
 			continue;
 		if (life)
 			snprintf(pct, sizeof(pct), "%.2f",
-				 (double)(oncpu + off) * 100.0 / (double)life);
+				 (double)all * 100.0 / (double)life);
 		if (sampled_off)
 			snprintf(err, sizeof(err), "%+.2f",
 				 ((double)t->off_weight_ns + o->lost_weight_ns -
 				  (double)sampled_off) * 100.0 /
 				 (double)sampled_off);
-		fprintf(stderr, "%8d %-16s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
+		fprintf(stderr, "%8d %-16s %12s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
 			t->tid, *comm ? comm : "-",
 			t->have_stat ? fmt_ns(on, sizeof(on), oncpu) : "-",
 			fmt_ns(s, sizeof(s), o->sleeping_ns),
 			fmt_ns(d, sizeof(d), o->blocked_ns),
 			fmt_ns(r, sizeof(r), o->runnable_ns),
-			fmt_ns(sum, sizeof(sum), oncpu + off),
+			fmt_ns(q, sizeof(q), o->irq_ns),
+			fmt_ns(sum, sizeof(sum), all),
 			fmt_ns(span, sizeof(span), life), pct,
 			fmt_ns(w, sizeof(w), t->off_weight_ns), err);
 	}

@@ -445,8 +445,9 @@ struct tprof_rec_thread_stat {
  *	process that never ran while the session was enabled (all of its
  *	time off-CPU, in the state it is in then, unsampled).
  *	@begin_ns to the record's hdr.time_ns is the thread's time in the
- *	session, which on-CPU time (THREAD_EXIT/STAT) plus the three off-CPU
- *	times fill; they are the scheduler's clock, the span CLOCK_MONOTONIC.
+ *	session, which on-CPU time (THREAD_EXIT/STAT), the three off-CPU
+ *	times and @irq_ns fill; they are the scheduler's clock, the span
+ *	CLOCK_MONOTONIC.
  * @hdr: type TPROF_REC_THREAD_OFF.
  * @pid: thread-group id.
  * @tid: thread id.
@@ -455,6 +456,9 @@ struct tprof_rec_thread_stat {
  * @blocked_ns: ditto TPROF_OFF_BLOCKED.
  * @runnable_ns: ditto TPROF_OFF_RUNNABLE (and a new thread's wait for its
  *	first run).
+ * @irq_ns: neither: time the thread was on a CPU that served interrupts
+ *	(and steal time), which its on-CPU time leaves out on kernels with
+ *	CONFIG_IRQ_TIME_ACCOUNTING (or PARAVIRT_TIME_ACCOUNTING); else 0.
  * @samples: off-CPU SAMPLE records produced for it (delivered or lost).
  * @weight_ns: their weight.
  * @lost_samples: of @samples, how many were dropped (or could not be
@@ -473,6 +477,7 @@ struct tprof_rec_thread_off {
 	__u64 sleeping_ns;
 	__u64 blocked_ns;
 	__u64 runnable_ns;
+	__u64 irq_ns;
 	__u64 samples;
 	__u64 weight_ns;
 	__u64 lost_samples;
@@ -616,6 +621,6 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_REC_USTACK		176
 #define TPROF_SIZEOF_REC_MMAP		72
 #define TPROF_SIZEOF_REC_PROC		40
-#define TPROF_SIZEOF_REC_THREAD_OFF	104
+#define TPROF_SIZEOF_REC_THREAD_OFF	112
 
 #endif /* _UAPI_TPROF_H */

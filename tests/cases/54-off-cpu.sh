@@ -3,12 +3,13 @@
 # timeout: 600
 # Off-CPU and wall time (issue 15): tprof-read --mode wall samples where
 # each thread waits, and why. Truth is what the kernel says of each worker
-# thread of tests/progs/offcpu.c, read by the thread itself: the time it
-# ran its worker function (CLOCK_MONOTONIC) less the CPU time it had there
-# (its own CPU clock: sum_exec_runtime) is its off-CPU time, to compare
-# with its samples under that function; schedstat's run delay and
-# schedstats' block time (its whole life) split it. Profiles are read
-# with lab/pprofsum (google/pprof's parser).
+# thread of tests/progs/offcpu.c, read by the thread around its worker
+# function (the samples compared are those under it): schedstats' sleep
+# time plus schedstat's run delay is the kernel's own off-CPU time there;
+# the time the function ran (CLOCK_MONOTONIC) less its CPU time (its own
+# CPU clock: sum_exec_runtime) is the same, where the kernel leaves no irq
+# time out of task time. Profiles are read with lab/pprofsum (google/
+# pprof's parser).
 #  - 50 ms spinning, 50 ms nanosleep: off-CPU samples within 1% of the
 #    kernel's off-CPU time, asleep, under sleep_phase() calling nanosleep;
 #  - 8 threads on one pthread_mutex: the wait under take_lock() calling
@@ -21,9 +22,13 @@
 #    1% of the kernel's off-CPU time, and within 3% of schedstat's run
 #    delay (which also counts the wakeup latency of the waits they have);
 #  - --mode off-cpu: no CPU sample, the same off-CPU samples.
-# On the debug kernel (irq time accounting: on-CPU time leaves irq time
-# out, and KASAN's interrupts are long) on- plus off-CPU against the
-# lifetime is checked within 5%.
+# The debug kernel accounts irq time apart (CONFIG_IRQ_TIME_ACCOUNTING):
+# there a thread's lifetime is its CPU time, its waits and that irq time
+# (tprof's THREAD_OFF irq_ns), so lifetimes are compared with the kernel's
+# CPU time plus waits, and the off-CPU stamps are the probe's clock, which
+# under emulation can lag the scheduler's by a descheduled vCPU's turn and
+# lockdep's and KASAN's work in __schedule(): the tolerance is 5% there,
+# and 20% for the spinners, switched every few ms.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -31,7 +36,9 @@ TR=$B/tprof-read
 SUM=$B/lab/pprofsum
 P=$B/progs/offcpu
 light=0; [ "${CASE_TIMEOUT_SCALE:-1}" -gt 1 ] && light=1
-life_tol=1; [ $light = 1 ] && life_tol=5
+tol=1; [ $light = 1 ] && tol=5
+# spinners: a stamp per switch, each as late as the probe (see above)
+spin_tol=2; [ $light = 1 ] && spin_tol=20
 save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] && [ -x "$P" ] || { skip "off-cpu: build/tprof-read or progs/offcpu missing"; exit 0; }
 [ -x "$SUM" ] || { skip "off-cpu: pprofsum not built (make lab)"; exit 0; }
@@ -75,42 +82,56 @@ sums() {
 # ---- 50 ms spinning, 50 ms asleep ----
 if run sleep --mode wall -- "$P" sleep 20; then
 	sums sleep sleeper sleep_phase
-	read -r _ tid life cpu _ < <(grep '^worker ' sleep.txt)
-	truth=$((life - cpu))
+	read -r _ tid life cpu delay _ slept < <(grep '^worker ' sleep.txt)
+	truth=$((slept + delay))
 	got=$(sumval sleep.off tidfunc "$tid" sleeper)
-	if within "$got" "$truth" 1; then ok "sleep: worker $tid off-CPU sampled $got ns, kernel $truth ns ($(diffpct "$got" "$truth"))"
-	else fail "sleep: worker $tid off-CPU sampled $got ns, kernel $truth ns ($(diffpct "$got" "$truth"))"; fi
+	if within "$got" "$truth" $tol; then ok "sleep: worker $tid off-CPU sampled $got ns, kernel $truth ns asleep and waiting to run ($(diffpct "$got" "$truth"))"
+	else fail "sleep: worker $tid off-CPU sampled $got ns, kernel $truth ns asleep and waiting to run ($(diffpct "$got" "$truth"))"; fi
+	if [ $light = 0 ]; then
+		if within "$got" $((life - cpu)) 1; then ok "sleep: and its lifetime less its CPU time: $((life - cpu)) ns ($(diffpct "$got" $((life - cpu))))"
+		else fail "sleep: and its lifetime less its CPU time: $((life - cpu)) ns ($(diffpct "$got" $((life - cpu))))"; fi
+	fi
+	# asleep: from the kernel's sleep time to it plus the run delay (a
+	# wait's wakeup latency is the wait's, here; preemptions while
+	# spinning are runnable)
 	asleep=$(sumval sleep.off labelfunc sleeping sleep_phase)
-	if within "$asleep" "$got" 3; then ok "sleep: $asleep of its $got ns off-CPU are asleep under sleep_phase ($(diffpct "$asleep" "$got"))"
-	else fail "sleep: $asleep of its $got ns off-CPU are asleep under sleep_phase ($(diffpct "$asleep" "$got"))"; grep -E '^(label|below)' sleep.off | sed 's/^/    /'; fi
+	if awk -v a="$asleep" -v lo="$slept" -v hi=$((slept + delay)) \
+		'BEGIN { exit !(a >= 0.99 * lo - 2000000 && a <= 1.01 * hi + 2000000) }'; then
+		ok "sleep: $asleep ns asleep under sleep_phase: the kernel's $slept ns asleep, $delay ns waiting to run"
+	else
+		fail "sleep: $asleep ns asleep under sleep_phase: the kernel's $slept ns asleep, $delay ns waiting to run"
+		grep -E '^(label|below)' sleep.off | sed 's/^/    /'
+	fi
 	ns=$(below_re sleep.off sleep_phase 'nanosleep')
-	if within "$ns" "$asleep" 1; then ok "sleep: sleep_phase's off-CPU time is in the nanosleep it calls ($ns ns)"
-	else fail "sleep: sleep_phase's off-CPU time is in the nanosleep it calls ($ns of $asleep ns)"; grep '^below' sleep.off | sed 's/^/    /'; fi
+	if within "$ns" "$(sumval sleep.off func sleep_phase)" 1; then ok "sleep: sleep_phase's off-CPU time is in the nanosleep it calls ($ns ns)"
+	else fail "sleep: sleep_phase's off-CPU time is in the nanosleep it calls ($ns ns)"; grep '^below' sleep.off | sed 's/^/    /'; fi
 	on=$(sumval sleep.cpu tidfunc "$tid" sleeper)
-	if within $((on + got)) "$life" $life_tol; then ok "sleep: on- plus off-CPU samples $((on + got)) ns, its lifetime $life ns ($(diffpct $((on + got)) "$life"))"
+	[ $light = 1 ] && life=$((cpu + truth))
+	if within $((on + got)) "$life" $tol; then ok "sleep: on- plus off-CPU samples $((on + got)) ns, its lifetime $life ns ($(diffpct $((on + got)) "$life"))"
 	else fail "sleep: on- plus off-CPU samples $((on + got)) ns, its lifetime $life ns ($(diffpct $((on + got)) "$life"))"; fi
 	# the report: the kernel's exact split fills its time in the session
-	sumpct=$(awk -v t="$tid" '$1 == t && NF == 11 { print $9 }' sleep.err)
-	if awk -v p="${sumpct:-0}" -v tol=$life_tol 'BEGIN { exit !(p >= 100 - tol && p <= 100 + tol) }'; then ok "sleep: --report: on- plus off-CPU is $sumpct% of the thread's time"
-	else fail "sleep: --report: on- plus off-CPU is ${sumpct:-no row}% of the thread's time"; grep -A30 'ON-CPU' sleep.err | sed 's/^/    /' | head -8; fi
+	sumpct=$(awk -v t="$tid" '$1 == t && NF == 12 { print $10 }' sleep.err)
+	if awk -v p="${sumpct:-0}" -v tol=$tol 'BEGIN { exit !(p >= 100 - tol && p <= 100 + tol) }'; then ok "sleep: --report: on-CPU, off-CPU and irq time are $sumpct% of the thread's time"
+	else fail "sleep: --report: on-CPU, off-CPU and irq time are ${sumpct:-no row}% of the thread's time"; grep -A30 'ON-CPU' sleep.err | sed 's/^/    /' | head -8; fi
 fi
 
 # ---- 8 threads, one mutex ----
 if run mutex --mode wall -- "$P" mutex 8 400 200; then
 	sums mutex contender take_lock
 	nbad=0 woff=0
-	while read -r _ tid life cpu _; do
+	while read -r _ tid life cpu delay _ slept; do
 		off=$(sumval mutex.off tidfunc "$tid" contender)
 		on=$(sumval mutex.cpu tidfunc "$tid" contender)
 		woff=$((woff + off))
-		if ! within $((on + off)) "$life" $life_tol; then
+		[ $light = 1 ] && life=$((cpu + slept + delay))
+		if ! within $((on + off)) "$life" $tol; then
 			nbad=$((nbad + 1))
 			echo "    tid $tid: on $on + off $off = $((on + off)) ns, lifetime $life ns ($(diffpct $((on + off)) "$life"))"
 		fi
 	done < <(grep '^worker ' mutex.txt)
 	n=$(grep -c '^worker ' mutex.txt)
-	if [ "$n" = 8 ] && [ $nbad = 0 ]; then ok "mutex: each of 8 threads' on- plus off-CPU samples within $life_tol% of its lifetime"
-	else fail "mutex: $nbad of $n threads' on- plus off-CPU samples not within $life_tol% of their lifetime"; fi
+	if [ "$n" = 8 ] && [ $nbad = 0 ]; then ok "mutex: each of 8 threads' on- plus off-CPU samples within $tol% of its lifetime"
+	else fail "mutex: $nbad of $n threads' on- plus off-CPU samples not within $tol% of their lifetime"; fi
 	waited=$(sumval mutex.off labelfunc sleeping take_lock)
 	inlock=$(below_re mutex.off take_lock 'pthread_mutex_lock|lll_lock')
 	if [ "$waited" -gt 0 ] && awk -v a="$waited" -v b="$woff" 'BEGIN { exit !(a >= 0.8 * b) }'; then ok "mutex: $waited of the workers' $woff ns off-CPU asleep under take_lock"
@@ -152,8 +173,9 @@ nsp=$((2 * ${NCPU:-1}))
 if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin $nsp 800; then
 	sums spin spinner spin_cpu
 	truth=0 delays=0 woff=0 wall=0
-	while read -r _ tid life cpu delay _; do
-		truth=$((truth + life - cpu))
+	while read -r _ tid life cpu delay _ slept; do
+		truth=$((truth + slept + delay))
+		life_cpu=$((${life_cpu:-0} + life - cpu))
 		delays=$((delays + delay))
 		woff=$((woff + $(sumval spin.off tidfunc "$tid" spinner)))
 		wall=$((wall + $(sumval spin.off tid "$tid")))
@@ -161,8 +183,14 @@ if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin
 	lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' spin.err)
 	if [ "$lost" = 0 ]; then ok "spin: no sample lost"
 	else fail "spin: ${lost:-?} samples lost (the rings overflowed)"; fi
-	if within "$woff" "$truth" 1; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
+	# the kernel's figures are read around spinner(), and a busy guest
+	# preempts a reader there as anywhere: 2%
+	if within "$woff" "$truth" $spin_tol; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
 	else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi
+	if [ $light = 0 ]; then
+		if within "$woff" "$life_cpu" 1; then ok "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"
+		else fail "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"; fi
+	fi
 	inrun=$(sumval spin.off labelfunc runnable spinner)
 	if within "$inrun" "$woff" 2; then ok "spin: $inrun of it runnable (preempted)"
 	else fail "spin: $inrun of $woff ns runnable (preempted)"; grep -E '^label' spin.off | sed 's/^/    /'; fi
@@ -171,17 +199,17 @@ if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin
 	# (a few ms a thread: hence the long spin); it also counts the
 	# wakeup latency of the few waits a spinner has (here: their state)
 	runnable=$inrun
-	if within "$runnable" "$delays" 3; then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"
+	if within "$runnable" "$delays" $((spin_tol > 3 ? spin_tol : 3)); then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"
 	else fail "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"; fi
 fi
 
 # ---- --mode off-cpu: off-CPU samples only ----
 if run offonly --mode off-cpu -- "$P" sleep 6; then
 	sums offonly sleeper sleep_phase
-	read -r _ tid life cpu _ < <(grep '^worker ' offonly.txt)
-	truth=$((life - cpu))
+	read -r _ tid life cpu delay _ slept < <(grep '^worker ' offonly.txt)
+	truth=$((slept + delay))
 	got=$(sumval offonly.off tidfunc "$tid" sleeper)
 	cpus=$(sumval offonly.cpu total)
-	if [ "$cpus" = 0 ] && within "$got" "$truth" 1; then ok "off-cpu mode: no CPU sample; off-CPU $got ns, kernel $truth ns ($(diffpct "$got" "$truth"))"
+	if [ "$cpus" = 0 ] && within "$got" "$truth" $tol; then ok "off-cpu mode: no CPU sample; off-CPU $got ns, kernel $truth ns ($(diffpct "$got" "$truth"))"
 	else fail "off-cpu mode: CPU samples $cpus ns (want 0); off-CPU $got ns, kernel $truth ns ($(diffpct "$got" "$truth"))"; fi
 fi

@@ -11,11 +11,12 @@
  * LIFE_NS is CLOCK_MONOTONIC from the first to the last line of the
  * worker's function (the samples to compare are those under it), CPU_NS
  * the CPU time it ran there (its own CPU clock, sum_exec_runtime), and
- * RUN_DELAY_NS its runqueue wait (/proc/thread-self/schedstat) from just
- * before to just after that function. BLOCK_NS and SLEEP_NS are
- * schedstats' sum_block_runtime and sum_sleep_runtime (the latter includes
- * the former) of its whole life when kernel.sched_schedstats is on, else
- * -1.
+ * RUN_DELAY_NS its runqueue wait (/proc/thread-self/schedstat), BLOCK_NS
+ * and SLEEP_NS schedstats' sum_block_runtime and sum_sleep_runtime (the
+ * latter includes the former; -1 unless kernel.sched_schedstats is on),
+ * each from just before to just after that function: SLEEP_NS +
+ * RUN_DELAY_NS is the kernel's own off-CPU time of it, which leaves out
+ * irq time (CONFIG_IRQ_TIME_ACCOUNTING: neither CPU_NS nor a wait).
  *
  *   offcpu sleep N          one worker: N x (50 ms spinning, 50 ms
  *                           nanosleep in sleep_phase())
@@ -147,19 +148,22 @@ static unsigned long long run_delay(void)
 	return delay;
 }
 
-/* After the worker function: what the kernel counted of its waits. */
-static void truth_kernel(void)
+/*
+ * What the kernel counted of this thread's waits so far: its run delay,
+ * and schedstats' block and sleep time (-1 where schedstats are off).
+ */
+static void kernel_waits(unsigned long long *delay, int64_t *block,
+			 int64_t *sleep)
 {
-	struct truth *t = self;
 	static __thread char text[8192];
 	char buf[16];
 
-	t->delay = run_delay() - t->delay;
-	t->block = t->sleep = -1;
+	*delay = run_delay();
+	*block = *sleep = -1;
 	if (!read_text("/proc/sys/kernel/sched_schedstats", buf, sizeof(buf)) &&
 	    atoi(buf) && !read_text("/proc/thread-self/sched", text, sizeof(text))) {
-		t->block = sched_field(text, "sum_block_runtime");
-		t->sleep = sched_field(text, "sum_sleep_runtime");
+		*block = sched_field(text, "sum_block_runtime");
+		*sleep = sched_field(text, "sum_sleep_runtime");
 	}
 }
 
@@ -285,10 +289,16 @@ static void *thread_main(void *p)
 	struct start *st = p;
 	void *ret;
 
+	unsigned long long d0, d1;
+	int64_t b0, b1, s0, s1;
+
 	self = st->t;
-	self->delay = run_delay();
+	kernel_waits(&d0, &b0, &s0);
 	ret = st->fn(st->arg);
-	truth_kernel();
+	kernel_waits(&d1, &b1, &s1);
+	self->delay = d1 - d0;
+	self->block = b0 < 0 || b1 < 0 ? -1 : b1 - b0;
+	self->sleep = s0 < 0 || s1 < 0 ? -1 : s1 - s0;
 	return ret;
 }
 
