@@ -6,8 +6,9 @@
  * to its next switch-in, on the scheduler's own stamps (where its runtime
  * stopped and where it starts again: tprof_sched_stamp()), so that on-CPU
  * plus off-CPU time tile its life exactly (with CONFIG_IRQ_TIME_ACCOUNTING
- * on-CPU time leaves irq time out, and the stamps are the probe's clock). The clock has sample points every
- * period, the first one uniform in (0, P], as CPU time has. A switch-in
+ * on-CPU time leaves irq time out, and the stamps are the probe's clock).
+ * The clock has sample points every period, the first one uniform in
+ * (0, P], as CPU time has. A switch-in
  * whose time away crossed n points owes one sample of weight n * P; the
  * sampler takes it once the thread is back in its own mm, before it
  * returns to user space (sampler.c). A ping-pong that crosses no point

@@ -428,7 +428,7 @@ static int make_denied_stream(const char *out, unsigned int reason)
 	for (i = 0; i < 30; i++)
 		sb_sample(&b, DPID, DPID, 1000000, 1000000, 2000 + i, 0, NULL,
 			  2, u);
-	sb_unknown(&b, TPROF_REC_PROC + 1, 20, 2500);
+	sb_unknown(&b, TEST_REC_UNKNOWN, 20, 2500);
 	sb_unknown(&b, TPROF_UREC_BASE + 0x7ff, 0, 2501);
 	sb_denied(&b, DPID, reason, 1501000);
 	sb_stat(&b, TPROF_REC_THREAD_STAT, DPID, DPID, 30000000, 30, 30000000,
@@ -573,6 +573,100 @@ static int64_t nlabel(const PbProfile *p, size_t i, const char *key)
  * named from its own process's maps and labelled with its program; the
  * report and the comments total each process; 300 and 400 are said.
  */
+/*
+ * An off-CPU session (--mode wall): CPU and off-CPU samples of one thread
+ * become one profile with cpu, off_cpu and samples columns, each weight in
+ * its own column, a state label on every sample, and --report's per-thread
+ * off-CPU table with the exact totals filling the thread's time.
+ */
+static void test_replay_off_cpu(void)
+{
+	const char *raw = build_path("unit/offcpu.raw");
+	const char *pb = build_path("unit/offcpu.pb.gz");
+	uint64_t spin[1] = { 0x401010 }, wait[1] = { 0x401020 };
+	const uint64_t ns[3] = { 30000000, 5000000, 2000000 };
+	int64_t cpu = 0, off = 0, count = 0, by_state[4] = { 0 };
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	PbProfile *p;
+	size_t i;
+	int st;
+
+	sb_session(&b, 100, 1000000, 1700000000000000000ULL, 1000);
+	/* the SESSION record's flags: ENABLE's */
+	((struct tprof_urec_session *)b.p)->flags = TPROF_F_OFF_CPU;
+	sb_thread(&b, 100, 100, "w", 1000);
+	sb_maps(&b, 100, 1001,
+		"00400000-00402000 r-xp 00000000 08:01 1 /nonexistent/w\n");
+	for (i = 0; i < 10; i++)
+		sb_sample(&b, 100, 100, 1000000, 1000000, 2000 + i, 0, NULL, 1, spin);
+	sb_off_sample(&b, 100, 100, TPROF_OFF_SLEEPING, 1000000, 30000000,
+		      3000, 1, wait);
+	sb_off_sample(&b, 100, 100, TPROF_OFF_BLOCKED, 1000000, 5000000,
+		      3001, 1, wait);
+	sb_off_sample(&b, 100, 100, TPROF_OFF_RUNNABLE, 1000000, 2000000,
+		      3002, 1, spin);
+	/* 10 + 37 ms of a 47 ms life */
+	sb_thread_off(&b, 100, 100, 1000000, ns, 0, 3, 37000000, 1000000,
+		      48000000);
+	sb_stat(&b, TPROF_REC_THREAD_EXIT, 100, 100, 10000000, 10, 10000000,
+		0, 0, 1000000, "w", 48000001);
+	sb_proc_exit(&b, 100, 0, 48000002);
+	CHECK_EQ(sb_write(&b, raw), 0);
+	sb_free(&b);
+
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o '%s' 2>&1",
+		     tprof_read(), raw, pb);
+	CHECK_EQ(st, 0);
+	/* TID COMM ON-CPU SLEEPING UNINTERR RUNNABLE IRQ SUM LIFETIME SUM% ... */
+	CHECK(out && strstr(out, "10.000ms     30.000ms      5.000ms      2.000ms          0ns     47.000ms     47.000ms  100.00     37.000ms    +0.00"));
+	CHECK(out && strstr(out, "off-CPU: 3 samples, 37.000ms sampled"));
+	CHECK(out && strstr(out, "total: 10 samples, 10.000ms sampled"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK_EQ(p->n_sample_type, 3);
+	if (p->n_sample_type == 3) {
+		CHECK_STR(p->string_table[p->sample_type[0]->type], "cpu");
+		CHECK_STR(p->string_table[p->sample_type[1]->type], "off_cpu");
+		CHECK_STR(p->string_table[p->sample_type[1]->unit], "nanoseconds");
+		CHECK_STR(p->string_table[p->sample_type[2]->type], "samples");
+		for (i = 0; i < p->n_sample; i++) {
+			const char *state = slabel(p, i, "state");
+			int64_t *v = p->sample[i]->value;
+
+			cpu += v[0];
+			off += v[1];
+			count += v[2];
+			/* a sample is CPU or off-CPU time, never both */
+			CHECK(!v[0] || !v[1]);
+			if (!state)
+				by_state[0] = -1;
+			else if (!strcmp(state, "running"))
+				by_state[0] += v[0];
+			else if (!strcmp(state, "sleeping"))
+				by_state[1] += v[1];
+			else if (!strcmp(state, "uninterruptible"))
+				by_state[2] += v[1];
+			else if (!strcmp(state, "runnable"))
+				by_state[3] += v[1];
+		}
+	}
+	CHECK_EQ(cpu, 10000000);
+	CHECK_EQ(off, 37000000);
+	CHECK_EQ(count, 13);
+	CHECK_EQ(by_state[0], 10000000);
+	CHECK_EQ(by_state[1], 30000000);
+	CHECK_EQ(by_state[2], 5000000);
+	CHECK_EQ(by_state[3], 2000000);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 static void test_replay_tree(void)
 {
 	const char *raw = build_path("unit/tree.raw");
@@ -790,6 +884,7 @@ const struct unit_test e2e_tests[] = {
 	{ "e2e: protoc --decode agrees on totals", test_replay_protoc },
 	{ "e2e: cut/garbage/empty input, bad output, usage, terminal, no module", test_replay_errors },
 	{ "e2e: --save-raw reproduces the stream byte for byte", test_save_raw_roundtrip },
+	{ "e2e: an off-CPU session: cpu, off_cpu and samples columns, a state label, the off-CPU report", test_replay_off_cpu },
 	{ "e2e: a DENIED record: one line, the profile of what came before, comments, --report, --save-raw; unknown types skipped", test_replay_denied },
 	{ "e2e: refused before a session: no profile, no --save-raw file", test_refused_leaves_no_file },
 	{ "e2e: a stream of ABI or record version 99 is refused in one line", test_replay_versions },

@@ -196,7 +196,7 @@ static void test_profile_denied(void)
 
 	sb_sample(&b, 10, 10, 1000, 1000, 100, 0, NULL, 1, u);
 	sb_sample(&b, 10, 10, 1000, 1000, 200, 0, NULL, 1, u);
-	sb_unknown(&b, TPROF_REC_PROC + 1, 12, 250);
+	sb_unknown(&b, TEST_REC_UNKNOWN, 12, 250);
 	sb_denied(&b, 10, TPROF_DENIED_CREDS, 1100);
 	sb_denied(&b, 10, TPROF_DENIED_DUMPABLE, 1200);
 	sb_stat(&b, TPROF_REC_THREAD_EXIT, 10, 10, 2100, 2, 2000, 0, 0, 1000,

@@ -241,6 +241,39 @@ void sb_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint64_t period_ns,
 		sb_raw(b, uips, 8 * nu);
 }
 
+void sb_off_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint32_t state,
+		   uint64_t period_ns, uint64_t weight_ns, uint64_t time_ns,
+		   unsigned int nu, const uint64_t *uips)
+{
+	struct tprof_rec_sample s = {
+		.pid = pid, .tid = tid, .cpu = 1, .nr_user = nu,
+		.weight_ns = weight_ns, .period_ns = period_ns,
+		.abi = TPROF_ABI_X86_64, .off_state = state,
+	};
+
+	hdr(&s, TPROF_REC_SAMPLE, sizeof(s) + 8 * nu, time_ns);
+	s.hdr.flags |= TPROF_RF_OFF_CPU;
+	sb_raw(b, &s, sizeof(s));
+	if (nu)
+		sb_raw(b, uips, 8 * nu);
+}
+
+void sb_thread_off(struct sbuf *b, uint32_t pid, uint32_t tid,
+		   uint64_t begin_ns, const uint64_t ns[3], uint64_t irq_ns,
+		   uint64_t samples, uint64_t weight_ns, uint64_t period_ns,
+		   uint64_t time_ns)
+{
+	struct tprof_rec_thread_off o = {
+		.pid = pid, .tid = tid, .begin_ns = begin_ns,
+		.sleeping_ns = ns[0], .blocked_ns = ns[1], .runnable_ns = ns[2],
+		.irq_ns = irq_ns, .samples = samples, .weight_ns = weight_ns,
+		.period_ns = period_ns,
+	};
+
+	hdr(&o, TPROF_REC_THREAD_OFF, sizeof(o), time_ns);
+	sb_raw(b, &o, sizeof(o));
+}
+
 void sb_sample_ustack(struct sbuf *b, uint32_t pid, uint32_t tid,
 		      uint32_t abi, uint64_t period_ns, uint64_t time_ns,
 		      unsigned int nu, const uint64_t *uips, uint16_t sflags,

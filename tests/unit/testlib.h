@@ -114,6 +114,15 @@ void sb_sample_ustack(struct sbuf *b, uint32_t pid, uint32_t tid,
 		      unsigned int nu, const uint64_t *uips, uint16_t sflags,
 		      const uint64_t regs[TPROF_UREG_NR], uint32_t stack_req,
 		      const void *stack, uint32_t stack_bytes);
+/* An off-CPU SAMPLE (TPROF_RF_OFF_CPU) of state TPROF_OFF_*, user ips only. */
+void sb_off_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint32_t state,
+		   uint64_t period_ns, uint64_t weight_ns, uint64_t time_ns,
+		   unsigned int nu, const uint64_t *uips);
+/* A THREAD_OFF record: ns[] by TPROF_OFF_* - 1, then irq time. */
+void sb_thread_off(struct sbuf *b, uint32_t pid, uint32_t tid,
+		   uint64_t begin_ns, const uint64_t ns[3], uint64_t irq_ns,
+		   uint64_t samples, uint64_t weight_ns, uint64_t period_ns,
+		   uint64_t time_ns);
 void sb_stat(struct sbuf *b, unsigned int type, uint32_t pid, uint32_t tid,
 	     uint64_t on_cpu_ns, uint64_t samples, uint64_t weight_ns,
 	     uint64_t lost_samples, uint64_t lost_weight_ns,
@@ -123,6 +132,8 @@ void sb_lost(struct sbuf *b, uint64_t n, uint64_t w, uint64_t recs,
 void sb_proc_exit(struct sbuf *b, uint32_t pid, int code, uint64_t time_ns);
 void sb_denied(struct sbuf *b, uint32_t pid, uint32_t reason, uint64_t time_ns);
 /* a record of a type this reader does not know, with body_len payload bytes */
+/* A record type no module writes (readers skip it by its size). */
+#define TEST_REC_UNKNOWN	0x0777
 void sb_unknown(struct sbuf *b, unsigned int type, size_t body_len,
 		uint64_t time_ns);
 int sb_write(const struct sbuf *b, const char *path);
