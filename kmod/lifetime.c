@@ -425,14 +425,15 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	ring_bytes = e.ring_bytes ? e.ring_bytes : TPROF_DEFAULT_RING_BYTES;
 	/* The rings and the thread table: what the session pins until close. */
 	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
-				  num_possible_cpus() + tprof_threads_bytes() +
+				  num_possible_cpus() +
+				  tprof_threads_bytes(e.flags & TPROF_F_OFF_CPU) +
 				  tprof_procs_bytes(e.flags & TPROF_F_CHILDREN));
 	if (ret)
 		goto err_free;
 	ret = tprof_rings_alloc(&s->rings, ring_bytes, tprof_session_notify, s);
 	if (ret)
 		goto err_free;
-	ret = tprof_threads_alloc(&s->threads);
+	ret = tprof_threads_alloc(&s->threads, e.flags & TPROF_F_OFF_CPU);
 	if (ret)
 		goto err_free;
 	ret = tprof_procs_alloc(&s->procs, e.flags & TPROF_F_CHILDREN);

@@ -97,17 +97,15 @@ void tprof_off_close(struct tprof_off *o, u64 now)
 	o->since = 0;
 }
 
-/* The THREAD_OFF record of @t (hdr.time_ns is the caller's). */
-void tprof_off_fill(const struct tprof_thread *t,
+/* The THREAD_OFF record of thread @vtid (hdr.time_ns is the caller's). */
+void tprof_off_fill(const struct tprof_off *o, u32 vpid, u32 vtid,
 		    struct tprof_rec_thread_off *rec)
 {
-	const struct tprof_off *o = &t->off;
-
 	memset(rec, 0, sizeof(*rec));
 	rec->hdr.type = TPROF_REC_THREAD_OFF;
 	rec->hdr.size = sizeof(*rec);
-	rec->pid = t->vpid;
-	rec->tid = t->vtid;
+	rec->pid = vpid;
+	rec->tid = vtid;
 	rec->begin_ns = o->begin_ns;
 	rec->sleeping_ns = o->ns[TPROF_OFF_SLEEPING - 1];
 	rec->blocked_ns = o->ns[TPROF_OFF_BLOCKED - 1];

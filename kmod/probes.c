@@ -86,15 +86,13 @@ static void tprof_fill_stat(struct tprof_session *s, struct tprof_thread *t,
 	memcpy(rec->comm, t->comm, sizeof(rec->comm));
 }
 
-/* Its THREAD_OFF record (TPROF_F_OFF_CPU), into this CPU's ring or @any. */
-static void tprof_thread_emit_off(struct tprof_session *s,
-				  const struct tprof_thread *t, bool any)
+/* A THREAD_OFF record (TPROF_F_OFF_CPU), into this CPU's ring or @any. */
+static void tprof_emit_off(struct tprof_session *s, const struct tprof_off *o,
+			   u32 vpid, u32 vtid, bool any)
 {
 	struct tprof_rec_thread_off rec;
 
-	if (!s->off_period_ns)
-		return;
-	tprof_off_fill(t, &rec);
+	tprof_off_fill(o, vpid, vtid, &rec);
 	rec.hdr.time_ns = ktime_get_mono_fast_ns();
 	if (any)
 		tprof_rings_emit_any(&s->rings, &rec, sizeof(rec));
@@ -108,7 +106,9 @@ static void tprof_thread_emit_exit(struct tprof_session *s,
 {
 	struct tprof_rec_thread_stat rec;
 
-	tprof_thread_emit_off(s, t, false);
+	if (s->off_period_ns)
+		tprof_emit_off(s, tprof_thread_off(&s->threads, t), t->vpid,
+			       t->vtid, false);
 	tprof_fill_stat(s, t, type, &rec);
 	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
 }
@@ -307,7 +307,7 @@ void tprof_procs_emit_existing(struct tprof_session *s)
 static void tprof_emit_never_ran(struct tprof_session *s, u64 end)
 {
 	u32 i, n = 1U << s->procs.bits;
-	struct tprof_thread t;
+	struct tprof_off o;
 
 	rcu_read_lock();
 	for (i = 0; i < n; i++) {
@@ -327,16 +327,16 @@ static void tprof_emit_never_ran(struct tprof_session *s, u64 end)
 			if ((p->flags & PF_EXITING) ||
 			    tprof_thread_get(&s->threads, p->pid, false))
 				continue;
-			memset(&t, 0, sizeof(t));
-			t.vpid = pr->vpid;
-			t.vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
-			t.off.period_ns = s->off_period_ns;
-			t.off.begin_ns = begin;
-			t.off.state = st == TASK_RUNNING ? TPROF_OFF_RUNNABLE :
-				      tprof_off_state(false, st, p);
-			t.off.ns[t.off.state - 1] = end > begin ? end - begin : 0;
-			t.off.unsampled_ns = t.off.ns[t.off.state - 1];
-			tprof_thread_emit_off(s, &t, true);
+			memset(&o, 0, sizeof(o));
+			o.period_ns = s->off_period_ns;
+			o.begin_ns = begin;
+			o.state = st == TASK_RUNNING ? TPROF_OFF_RUNNABLE :
+				  tprof_off_state(false, st, p);
+			o.ns[o.state - 1] = end > begin ? end - begin : 0;
+			o.unsampled_ns = o.ns[o.state - 1];
+			tprof_emit_off(s, &o, pr->vpid,
+				       __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns),
+				       true);
 		}
 	}
 	rcu_read_unlock();
@@ -368,8 +368,12 @@ void tprof_threads_emit_stats(struct tprof_session *s)
 		}
 		if (!t->key || (t->key & TPROF_TID_DEAD) || !t->started)
 			continue;	/* CLAIMING has the DEAD bit */
-		tprof_off_close(&t->off, now);
-		tprof_thread_emit_off(s, t, true);
+		if (s->off_period_ns) {
+			struct tprof_off *o = tprof_thread_off(&s->threads, t);
+
+			tprof_off_close(o, now);
+			tprof_emit_off(s, o, t->vpid, t->vtid, true);
+		}
 		tprof_fill_stat(s, t, TPROF_REC_THREAD_STAT, &rec);
 		tprof_rings_emit_any(&s->rings, &rec, sizeof(rec));
 		cond_resched();

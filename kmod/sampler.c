@@ -322,8 +322,8 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	    tprof_write_snapshot(c, r, rec, len, uregs, weight) :
 	    tprof_ring_write(r, rec, len, true, weight)) {
 		if (off_state) {
-			t->off.lost_samples++;
-			t->off.lost_weight_ns += weight;
+			tprof_thread_off(&s->threads, t)->lost_samples++;
+			tprof_thread_off(&s->threads, t)->lost_weight_ns += weight;
 		} else {
 			t->lost_samples++;
 			t->lost_weight_ns += weight;
@@ -478,8 +478,8 @@ static void tprof_off_flush(struct tprof_cpu *c, struct pt_regs *regs)
 	if (may && !later) {
 		tprof_take_sample(c, regs, w, c->off_period, 0, c->off_state);
 	} else {	/* denied, or an exec deciding: counted, not taken */
-		t->off.lost_samples++;
-		t->off.lost_weight_ns += w;
+		tprof_thread_off(&c->sess->threads, t)->lost_samples++;
+		tprof_thread_off(&c->sess->threads, t)->lost_weight_ns += w;
 	}
 }
 
@@ -537,7 +537,7 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 			 struct tprof_thread *t, struct task_struct *p,
 			 bool first, u64 clk)
 {
-	struct tprof_off *o = &t->off;
+	struct tprof_off *o = tprof_thread_off(&s->threads, t);
 	u64 w, now, begin, in;
 	u32 state;
 
@@ -714,7 +714,8 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 	if (c->sess->off_period_ns &&
 	    (IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) ||
 	     IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING)))
-		t->off.irq_ns += tprof_cpu_untask_ns() - c->untask_base;
+		tprof_thread_off(&c->sess->threads, t)->irq_ns +=
+			tprof_cpu_untask_ns() - c->untask_base;
 	/* A point passed while the timer could not fire: prev is current. */
 	tprof_maybe_sample(c, regs, t->on_cpu_ns);
 	/* Parked, it resumes at its next switch-in (no room: it ends now). */
@@ -777,8 +778,10 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 		hrtimer_try_to_cancel(&c->timer);
 	/* Off the CPU from where its runtime stopped (update_curr()). */
 	if (s->off_period_ns && !dead && !t) {
-		thr->off.since = tprof_sched_stamp(prev);
-		thr->off.state = tprof_off_state(preempt, prev_state, prev);
+		struct tprof_off *o = tprof_thread_off(&s->threads, thr);
+
+		o->since = tprof_sched_stamp(prev);
+		o->state = tprof_off_state(preempt, prev_state, prev);
 	}
 	return t;
 }

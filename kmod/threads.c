@@ -23,13 +23,17 @@ MODULE_PARM_DESC(table_bits, "log2 of per-session thread slots (8..20, default 1
 /* Longest probe sequence; a longer one counts the thread as dropped. */
 #define TPROF_MAX_PROBES	256
 
-/* What a table of the current table_bits takes (charged, policy.c). */
-unsigned long tprof_threads_bytes(void)
+/*
+ * What a table of the current table_bits takes (charged, policy.c), with
+ * @off the off-CPU clocks too.
+ */
+unsigned long tprof_threads_bytes(bool off)
 {
-	return sizeof(struct tprof_thread) << clamp(table_bits, 8U, 20U);
+	return (sizeof(struct tprof_thread) +
+		(off ? sizeof(struct tprof_off) : 0)) << clamp(table_bits, 8U, 20U);
 }
 
-int tprof_threads_alloc(struct tprof_threads *tt)
+int tprof_threads_alloc(struct tprof_threads *tt, bool off)
 {
 	tt->bits = clamp(table_bits, 8U, 20U);
 	atomic64_set(&tt->exited_on_cpu, 0);
@@ -40,13 +44,23 @@ int tprof_threads_alloc(struct tprof_threads *tt)
 	tt->npend = 0;
 	/* Charged to the caller's memory cgroup, like the rings. */
 	tt->slots = kvzalloc(sizeof(*tt->slots) << tt->bits, GFP_KERNEL_ACCOUNT);
-	return tt->slots ? 0 : -ENOMEM;
+	tt->off = NULL;
+	if (tt->slots && off)
+		tt->off = kvzalloc(sizeof(*tt->off) << tt->bits,
+				   GFP_KERNEL_ACCOUNT);
+	if (!tt->slots || (off && !tt->off)) {
+		tprof_threads_free(tt);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void tprof_threads_free(struct tprof_threads *tt)
 {
 	kvfree(tt->slots);
 	tt->slots = NULL;
+	kvfree(tt->off);
+	tt->off = NULL;
 }
 
 /* Takes a never-used or dead slot for @tid; false if someone was faster. */
@@ -69,7 +83,8 @@ static void tprof_thread_claim(struct tprof_threads *tt, struct tprof_thread *t,
 	t->lost_samples = 0;
 	t->lost_weight_ns = 0;
 	memset(t->comm, 0, sizeof(t->comm));
-	memset(&t->off, 0, sizeof(t->off));
+	if (tt->off)
+		memset(tprof_thread_off(tt, t), 0, sizeof(*tt->off));
 	t->parked = NULL;
 	/* Pairs with the acquire in tprof_thread_find(): fields are reset. */
 	smp_store_release(&t->key, tid);

@@ -87,7 +87,6 @@ struct tprof_off {
  * @lost_samples: of @samples, dropped.
  * @lost_weight_ns: of @weight_ns, dropped.
  * @comm: comm at first sched-in or exec.
- * @off: off-CPU accounting (TPROF_F_OFF_CPU; offcpu.h).
  * @parked: an EXITING slot's thread, switched out on its way out but not
  *	for the last time (do_exit() may block or be preempted after the
  *	exit probe): its next switch-in resumes the slot
@@ -109,7 +108,6 @@ struct tprof_thread {
 	u64 lost_samples;
 	u64 lost_weight_ns;
 	char comm[TASK_COMM_LEN];
-	struct tprof_off off;
 	struct task_struct *parked;
 };
 
@@ -130,6 +128,9 @@ struct tprof_thread {
  * @park: slots whose thread is parked (tprof_thread_park()), found by
  *	task, not by tid: an exec may hand a parked leader's tid to another
  *	thread (de_thread()). Protected by @claim_lock.
+ * @off: with TPROF_F_OFF_CPU, each slot's off-CPU clock, by slot index
+ *	(tprof_thread_off()), owned as the slot is; else NULL (CPU-only
+ *	sessions pin no memory for it).
  */
 struct tprof_threads {
 	struct tprof_thread *slots;
@@ -146,7 +147,15 @@ struct tprof_threads {
 	} pend[TPROF_MAX_PENDING];
 	unsigned int nparked;
 	struct tprof_thread *park[TPROF_MAX_PARKED];
+	struct tprof_off *off;
 };
+
+/* @t's off-CPU clock (@tt has them: TPROF_F_OFF_CPU). */
+static inline struct tprof_off *tprof_thread_off(struct tprof_threads *tt,
+						 const struct tprof_thread *t)
+{
+	return &tt->off[t - tt->slots];
+}
 
 /* The period requested for @t's own thread, or 0. Context: any. */
 static inline u64 tprof_thread_req_period(const struct tprof_thread *t)
@@ -162,8 +171,8 @@ static inline u64 tprof_req(u32 tid, u64 period)
 	return (u64)tid << TPROF_REQ_TID_SHIFT | period;
 }
 
-unsigned long tprof_threads_bytes(void);
-int tprof_threads_alloc(struct tprof_threads *tt);
+unsigned long tprof_threads_bytes(bool off);
+int tprof_threads_alloc(struct tprof_threads *tt, bool off);
 void tprof_threads_free(struct tprof_threads *tt);
 struct tprof_thread *tprof_thread_get(struct tprof_threads *tt, u32 tid,
 				      bool claim);
