@@ -42,6 +42,9 @@ light=0; [ "${CASE_TIMEOUT_SCALE:-1}" -gt 1 ] && light=1
 tol=1; [ $light = 1 ] && tol=10
 # spinners: a stamp per switch, each as late as the probe (see above)
 spin_tol=2; [ $light = 1 ] && spin_tol=20
+# the debug kernel runs the same paths with half the work each
+sleeps=20 iters=400 reads=3000 spin_ms=800
+[ $light = 1 ] && sleeps=10 iters=200 reads=1500 spin_ms=400
 save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] && [ -x "$P" ] || { skip "off-cpu: build/tprof-read or progs/offcpu missing"; exit 0; }
 [ -x "$SUM" ] || { skip "off-cpu: pprofsum not built (make lab)"; exit 0; }
@@ -83,7 +86,7 @@ sums() {
 }
 
 # ---- 50 ms spinning, 50 ms asleep ----
-if run sleep --mode wall -- "$P" sleep 20; then
+if run sleep --mode wall -- "$P" sleep $sleeps; then
 	sums sleep sleeper sleep_phase
 	read -r _ tid life cpu delay _ slept < <(grep '^worker ' sleep.txt)
 	truth=$((slept + delay))
@@ -119,7 +122,7 @@ if run sleep --mode wall -- "$P" sleep 20; then
 fi
 
 # ---- 8 threads, one mutex ----
-if run mutex --mode wall -- "$P" mutex 8 400 200; then
+if run mutex --mode wall -- "$P" mutex 8 $iters 200; then
 	sums mutex contender take_lock
 	nbad=0 woff=0
 	while read -r _ tid life cpu delay _ slept; do
@@ -149,7 +152,7 @@ dd if=/dev/zero of=dio.img bs=1M count=8 status=none
 loopdev=$(losetup -f --show dio.img 2>losetup.err)
 if [ -z "$loopdev" ]; then
 	fail "dio: a loop device for the O_DIRECT reads: $(cat losetup.err)"
-elif run dio --mode wall --off-cpu-period 50us -- "$P" dio "$loopdev" 3000; then
+elif run dio --mode wall --off-cpu-period 50us -- "$P" dio "$loopdev" $reads; then
 	sums dio dio_reader read_direct
 	read -r _ tid life cpu delay block _ < <(grep '^worker ' dio.txt)
 	off=$(sumval dio.off tid "$tid")
@@ -173,7 +176,7 @@ fi
 # A busy guest leaves tprof-read little CPU to drain the rings: bigger
 # rings and 4 ms CPU periods, so that nothing is lost.
 nsp=$((2 * ${NCPU:-1}))
-if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin $nsp 800; then
+if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin $nsp $spin_ms; then
 	sums spin spinner spin_cpu
 	truth=0 delays=0 woff=0 wall=0
 	while read -r _ tid life cpu delay _ slept; do
