@@ -574,6 +574,20 @@ static int64_t nlabel(const PbProfile *p, size_t i, const char *key)
  * report and the comments total each process; 300 and 400 are said.
  */
 /*
+ * Write the stream in b (freed) to raw, replay it into pb with --report and
+ * no symbolization: tprof-read's exit status, its output in *out.
+ */
+static int replay_report(struct sbuf *b, const char *raw, const char *pb,
+			 char **out)
+{
+	CHECK_EQ(sb_write(b, raw), 0);
+	sb_free(b);
+	unlink(pb);
+	return run_fmt(out, "'%s' --input '%s' --no-symbolize --report -o '%s' 2>&1",
+		       tprof_read(), raw, pb);
+}
+
+/*
  * An off-CPU session (--mode wall): CPU and off-CPU samples of one thread
  * become one profile with cpu, off_cpu and samples columns, each weight in
  * its own column, a state label on every sample, and --report's per-thread
@@ -612,12 +626,7 @@ static void test_replay_off_cpu(void)
 	sb_stat(&b, TPROF_REC_THREAD_EXIT, 100, 100, 10000000, 10, 10000000,
 		0, 0, 1000000, "w", 48000001);
 	sb_proc_exit(&b, 100, 0, 48000002);
-	CHECK_EQ(sb_write(&b, raw), 0);
-	sb_free(&b);
-
-	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o '%s' 2>&1",
-		     tprof_read(), raw, pb);
+	st = replay_report(&b, raw, pb, &out);
 	CHECK_EQ(st, 0);
 	/* TID COMM ON-CPU SLEEPING UNINTERR RUNNABLE IRQ SUM LIFETIME SUM% ... */
 	CHECK(out && strstr(out, "10.000ms     30.000ms      5.000ms      2.000ms          0ns     47.000ms     47.000ms  100.00     37.000ms    +0.00"));
@@ -706,12 +715,7 @@ static void test_replay_tree(void)
 	sb_stat(&b, TPROF_REC_THREAD_EXIT, 100, 100, 10000000, 10, 10000000,
 		0, 0, 1000000, "a", 7000);
 	sb_proc_exit(&b, 100, 3 << 8, 7001);
-	CHECK_EQ(sb_write(&b, raw), 0);
-	sb_free(&b);
-
-	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o '%s' 2>&1",
-		     tprof_read(), raw, pb);
+	st = replay_report(&b, raw, pb, &out);
 	CHECK_EQ(st, 0);
 	CHECK(out && strstr(out, "processes: 4, 1 not followed, 1 denied"));
 	CHECK(out && strstr(out, "tprof-read: pid 400 (a) became non-profilable: its user or group ids changed"));
