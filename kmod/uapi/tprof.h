@@ -189,7 +189,8 @@ struct tprof_ioc_thread_period {
 
 /**
  * struct tprof_ioc_stats - TPROF_IOC_STATS reply (session-wide totals).
- * @samples: SAMPLE records written.
+ * @samples: SAMPLE records written (with TPROF_F_OFF_CPU, off-CPU ones too:
+ *	THREAD_OFF counts those per thread).
  * @samples_weight_ns: sum of their weight_ns.
  * @lost_samples: samples dropped (ring full or record too large).
  * @lost_weight_ns: CPU time those samples stood for.
