@@ -30,8 +30,8 @@
 # CPU time plus waits, and the off-CPU stamps are the probe's clock, which
 # under emulation can lag the scheduler's by a descheduled vCPU's turn and
 # lockdep's and KASAN's work in __schedule(): the tolerance is 10% there
-# (-5% seen for 6 sleeps of 50 ms), and 20% for the spinners, switched
-# every few ms (-12% seen).
+# (-5% seen for 6 sleeps of 50 ms), and for the spinners, preempted for
+# about as long as that work takes, only their state is checked.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -40,8 +40,6 @@ SUM=$B/lab/pprofsum
 P=$B/progs/offcpu
 light=0; [ "${CASE_TIMEOUT_SCALE:-1}" -gt 1 ] && light=1
 tol=1; [ $light = 1 ] && tol=10
-# spinners: a stamp per switch, each as late as the probe (see above)
-spin_tol=2; [ $light = 1 ] && spin_tol=20
 # the debug kernel runs the same paths with half the work each
 sleeps=20 iters=400 reads=3000 spin_ms=800
 [ $light = 1 ] && sleeps=10 iters=200 reads=1500 spin_ms=400
@@ -190,23 +188,27 @@ if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin
 	if [ "$lost" = 0 ]; then ok "spin: no sample lost"
 	else fail "spin: ${lost:-?} samples lost (the rings overflowed)"; fi
 	# the kernel's figures are read around spinner(), and a busy guest
-	# preempts a reader there as anywhere: 2%
-	if within "$woff" "$truth" $spin_tol; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
-	else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi
+	# preempts a reader there as anywhere: 2%. Not on the debug kernel:
+	# its stamps are the probe's (see above), and a preemption there is
+	# often shorter than lockdep's work in the switch around it.
 	if [ $light = 0 ]; then
+		if within "$woff" "$truth" 2; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
+		else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi
 		if within "$woff" "$life_cpu" 1; then ok "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"
 		else fail "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"; fi
 	fi
 	inrun=$(sumval spin.off labelfunc runnable spinner)
-	if within "$inrun" "$woff" 2; then ok "spin: $inrun of it runnable (preempted)"
+	if [ "$woff" -gt 0 ] && within "$inrun" "$woff" 2; then ok "spin: $inrun of it runnable (preempted)"
 	else fail "spin: $inrun of $woff ns runnable (preempted)"; grep -E '^label' spin.off | sed 's/^/    /'; fi
 	# the run delay from just before to just after spinner(), read
 	# around it: a preemption while reading it is on one side only
 	# (a few ms a thread: hence the long spin); it also counts the
 	# wakeup latency of the few waits a spinner has (here: their state)
 	runnable=$inrun
-	if within "$runnable" "$delays" $((spin_tol > 3 ? spin_tol : 3)); then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"
-	else fail "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"; fi
+	if [ $light = 0 ]; then
+		if within "$runnable" "$delays" 3; then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"
+		else fail "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"; fi
+	fi
 fi
 
 # ---- --mode off-cpu: off-CPU samples only ----
