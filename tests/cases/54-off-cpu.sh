@@ -43,6 +43,11 @@ tol=1; [ $light = 1 ] && tol=10
 # the debug kernel runs the same paths with half the work each
 sleeps=20 iters=400 reads=3000 spin_ms=800
 [ $light = 1 ] && sleeps=10 iters=200 reads=1500 spin_ms=400
+# 8 threads sampled 2000 times a second of their lives: rings that hold
+# a burst (none may be lost for the sums to hold); the debug kernel's
+# reader is slower still: 4 ms periods there
+mutex_opts=(--ring-bytes 2M)
+[ $light = 1 ] && mutex_opts+=(-F 250 --off-cpu-period 4ms)
 save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] && [ -x "$P" ] || { skip "off-cpu: build/tprof-read or progs/offcpu missing"; exit 0; }
 [ -x "$SUM" ] || { skip "off-cpu: pprofsum not built (make lab)"; exit 0; }
@@ -120,8 +125,12 @@ if run sleep --mode wall -- "$P" sleep $sleeps; then
 fi
 
 # ---- 8 threads, one mutex ----
-if run mutex --mode wall -- "$P" mutex 8 $iters 200; then
+if run mutex --mode wall "${mutex_opts[@]}" -- "$P" mutex 8 $iters 200; then
 	sums mutex contender take_lock
+	# STATS: CPU and off-CPU samples alike
+	lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' mutex.err)
+	if [ "$lost" = 0 ]; then ok "mutex: no sample lost"
+	else fail "mutex: ${lost:-?} samples lost (the rings overflowed)"; fi
 	nbad=0 woff=0
 	while read -r _ tid life cpu delay _ slept; do
 		off=$(sumval mutex.off tidfunc "$tid" contender)
