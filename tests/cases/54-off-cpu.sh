@@ -40,9 +40,12 @@ SUM=$B/lab/pprofsum
 P=$B/progs/offcpu
 light=0; [ "${CASE_TIMEOUT_SCALE:-1}" -gt 1 ] && light=1
 tol=1; [ $light = 1 ] && tol=10
-# the debug kernel runs the same paths with half the work each
+# The debug kernel runs the module's paths (switches both ways, the
+# irq_work, no CPU timer, a thread that never runs) with less work, and
+# not the O_DIRECT reads and the spinners: the same paths again, for
+# checks its stamps are too coarse for (10 minutes of its 15 here).
 sleeps=20 iters=400 reads=3000 spin_ms=800
-[ $light = 1 ] && sleeps=10 iters=200 reads=1500 spin_ms=400
+[ $light = 1 ] && sleeps=10 iters=100
 # 8 threads sampled 2000 times a second of their lives: rings that hold
 # a burst (none may be lost for the sums to hold); the debug kernel's
 # reader is slower still: 4 ms periods there
@@ -154,70 +157,84 @@ if run mutex --mode wall "${mutex_opts[@]}" -- "$P" mutex 8 $iters 200; then
 fi
 
 # ---- O_DIRECT reads of a loop device ----
-modprobe loop 2>/dev/null
-dd if=/dev/zero of=dio.img bs=1M count=8 status=none
-loopdev=$(losetup -f --show dio.img 2>losetup.err)
-if [ -z "$loopdev" ]; then
-	fail "dio: a loop device for the O_DIRECT reads: $(cat losetup.err)"
-elif run dio --mode wall --off-cpu-period 50us -- "$P" dio "$loopdev" $reads; then
-	sums dio dio_reader read_direct
-	read -r _ tid life cpu delay block _ < <(grep '^worker ' dio.txt)
-	off=$(sumval dio.off tid "$tid")
-	d=$(sumval dio.off labelfunc uninterruptible read_direct)
-	if [ "$d" -gt 0 ] && awk -v a="$d" -v b="$off" 'BEGIN { exit !(a >= 0.8 * b) }'; then ok "dio: $d of the reader's $off ns off-CPU uninterruptible under read_direct"
-	else fail "dio: $d of the reader's $off ns off-CPU uninterruptible under read_direct"; grep -E '^(label|below|tid)' dio.off | sed 's/^/    /'; fi
-	inread=$(below_re dio.off read_direct 'pread')
-	if within "$inread" "$(sumval dio.off func read_direct)" 1; then ok "dio: read_direct's wait is in the pread it calls"
-	else fail "dio: read_direct's wait is in the pread it calls ($inread ns)"; grep '^below' dio.off | sed 's/^/    /'; fi
-	# the wait from blocking to wakeup, and then to running again
-	dall=$(sumval dio.off labelfunc uninterruptible dio_reader)
-	if [ "${block:--1}" -ge 0 ] && awk -v a="$dall" -v lo="$block" -v hi=$((block + delay)) \
-		'BEGIN { exit !(a >= 0.97 * lo - 100000 && a <= 1.03 * hi + 100000) }'; then
-		ok "dio: uninterruptible $dall ns, between schedstats' block time $block ns and it plus the run delay $((block + delay)) ns"
-	else
-		fail "dio: uninterruptible $dall ns, not between schedstats' block time ${block:-?} ns and it plus the run delay $((block + delay)) ns"
+dio_case() {
+	modprobe loop 2>/dev/null
+	dd if=/dev/zero of=dio.img bs=1M count=8 status=none
+	loopdev=$(losetup -f --show dio.img 2>losetup.err)
+	if [ -z "$loopdev" ]; then
+		fail "dio: a loop device for the O_DIRECT reads: $(cat losetup.err)"
+	elif run dio --mode wall --off-cpu-period 50us -- "$P" dio "$loopdev" $reads; then
+		sums dio dio_reader read_direct
+		read -r _ tid life cpu delay block _ < <(grep '^worker ' dio.txt)
+		off=$(sumval dio.off tid "$tid")
+		d=$(sumval dio.off labelfunc uninterruptible read_direct)
+		if [ "$d" -gt 0 ] && awk -v a="$d" -v b="$off" 'BEGIN { exit !(a >= 0.8 * b) }'; then ok "dio: $d of the reader's $off ns off-CPU uninterruptible under read_direct"
+		else fail "dio: $d of the reader's $off ns off-CPU uninterruptible under read_direct"; grep -E '^(label|below|tid)' dio.off | sed 's/^/    /'; fi
+		inread=$(below_re dio.off read_direct 'pread')
+		if within "$inread" "$(sumval dio.off func read_direct)" 1; then ok "dio: read_direct's wait is in the pread it calls"
+		else fail "dio: read_direct's wait is in the pread it calls ($inread ns)"; grep '^below' dio.off | sed 's/^/    /'; fi
+		# the wait from blocking to wakeup, and then to running again
+		dall=$(sumval dio.off labelfunc uninterruptible dio_reader)
+		if [ "${block:--1}" -ge 0 ] && awk -v a="$dall" -v lo="$block" -v hi=$((block + delay)) \
+			'BEGIN { exit !(a >= 0.97 * lo - 100000 && a <= 1.03 * hi + 100000) }'; then
+			ok "dio: uninterruptible $dall ns, between schedstats' block time $block ns and it plus the run delay $((block + delay)) ns"
+		else
+			fail "dio: uninterruptible $dall ns, not between schedstats' block time ${block:-?} ns and it plus the run delay $((block + delay)) ns"
+		fi
 	fi
+}
+if [ $light = 1 ]; then
+	skip "dio: O_DIRECT reads: the debug kernel runs these paths above"
+else
+	dio_case
 fi
 
 # ---- 2 x NCPU spinners ----
-# A busy guest leaves tprof-read little CPU to drain the rings: bigger
-# rings and 4 ms CPU periods, so that nothing is lost.
-nsp=$((2 * ${NCPU:-1}))
-if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin $nsp $spin_ms; then
-	sums spin spinner spin_cpu
-	truth=0 delays=0 woff=0 wall=0
-	while read -r _ tid life cpu delay _ slept; do
-		truth=$((truth + slept + delay))
-		life_cpu=$((${life_cpu:-0} + life - cpu))
-		delays=$((delays + delay))
-		woff=$((woff + $(sumval spin.off tidfunc "$tid" spinner)))
-		wall=$((wall + $(sumval spin.off tid "$tid")))
-	done < <(grep '^worker ' spin.txt)
-	lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' spin.err)
-	if [ "$lost" = 0 ]; then ok "spin: no sample lost"
-	else fail "spin: ${lost:-?} samples lost (the rings overflowed)"; fi
-	# the kernel's figures are read around spinner(), and a busy guest
-	# preempts a reader there as anywhere: 2%. Not on the debug kernel:
-	# its stamps are the probe's (see above), and a preemption there is
-	# often shorter than lockdep's work in the switch around it.
-	if [ $light = 0 ]; then
-		if within "$woff" "$truth" 2; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
-		else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi
-		if within "$woff" "$life_cpu" 1; then ok "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"
-		else fail "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"; fi
+spin_case() {
+	# A busy guest leaves tprof-read little CPU to drain the rings: bigger
+	# rings and 4 ms CPU periods, so that nothing is lost.
+	nsp=$((2 * ${NCPU:-1}))
+	if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin $nsp $spin_ms; then
+		sums spin spinner spin_cpu
+		truth=0 delays=0 woff=0 wall=0
+		while read -r _ tid life cpu delay _ slept; do
+			truth=$((truth + slept + delay))
+			life_cpu=$((${life_cpu:-0} + life - cpu))
+			delays=$((delays + delay))
+			woff=$((woff + $(sumval spin.off tidfunc "$tid" spinner)))
+			wall=$((wall + $(sumval spin.off tid "$tid")))
+		done < <(grep '^worker ' spin.txt)
+		lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' spin.err)
+		if [ "$lost" = 0 ]; then ok "spin: no sample lost"
+		else fail "spin: ${lost:-?} samples lost (the rings overflowed)"; fi
+		# the kernel's figures are read around spinner(), and a busy guest
+		# preempts a reader there as anywhere: 2%. Not on the debug kernel:
+		# its stamps are the probe's (see above), and a preemption there is
+		# often shorter than lockdep's work in the switch around it.
+		if [ $light = 0 ]; then
+			if within "$woff" "$truth" 2; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
+			else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi
+			if within "$woff" "$life_cpu" 1; then ok "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"
+			else fail "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"; fi
+		fi
+		inrun=$(sumval spin.off labelfunc runnable spinner)
+		if [ "$woff" -gt 0 ] && within "$inrun" "$woff" 2; then ok "spin: $inrun of it runnable (preempted)"
+		else fail "spin: $inrun of $woff ns runnable (preempted)"; grep -E '^label' spin.off | sed 's/^/    /'; fi
+		# the run delay from just before to just after spinner(), read
+		# around it: a preemption while reading it is on one side only
+		# (a few ms a thread: hence the long spin); it also counts the
+		# wakeup latency of the few waits a spinner has (here: their state)
+		runnable=$inrun
+		if [ $light = 0 ]; then
+			if within "$runnable" "$delays" 3; then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"
+			else fail "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"; fi
+		fi
 	fi
-	inrun=$(sumval spin.off labelfunc runnable spinner)
-	if [ "$woff" -gt 0 ] && within "$inrun" "$woff" 2; then ok "spin: $inrun of it runnable (preempted)"
-	else fail "spin: $inrun of $woff ns runnable (preempted)"; grep -E '^label' spin.off | sed 's/^/    /'; fi
-	# the run delay from just before to just after spinner(), read
-	# around it: a preemption while reading it is on one side only
-	# (a few ms a thread: hence the long spin); it also counts the
-	# wakeup latency of the few waits a spinner has (here: their state)
-	runnable=$inrun
-	if [ $light = 0 ]; then
-		if within "$runnable" "$delays" 3; then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"
-		else fail "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"; fi
-	fi
+}
+if [ $light = 1 ]; then
+	skip "spin: oversubscribed spinners: the debug kernel runs these paths above"
+else
+	spin_case
 fi
 
 # ---- --mode off-cpu: off-CPU samples only ----
