@@ -814,7 +814,7 @@ def offcpu_section(rows):
         extra = got["wall"] / got["cpu"] - 1
         out.append("Target (issue 15): wall mode under 10%% more than cpu mode on the "
                    "ping-pong: %+.1f%% (%s).\n" % (extra * 100, "met" if extra < 0.10 else "not met"))
-    return out
+    return out + [""]
 
 
 def replace_section(doc_path, head, section):
