@@ -79,6 +79,13 @@ u64 tprof_off_add(struct tprof_off *o, u64 away, u32 state)
 	return n * o->period_ns;
 }
 
+/* A sample it owed was dropped (ring full) or not allowed then. */
+void tprof_off_lost(struct tprof_off *o, u64 weight)
+{
+	o->lost_samples++;
+	o->lost_weight_ns += weight;
+}
+
 /*
  * The session ends while the thread is away (@now: the scheduler's clock,
  * local_clock()): the wait is accounted up to now. Its points are not

@@ -19,6 +19,7 @@ u32 tprof_off_state(bool preempt, unsigned int prev_state,
 void tprof_off_begin(struct tprof_off *o, u64 period, u64 begin_ns,
 		     struct rnd_state *rnd);
 u64 tprof_off_add(struct tprof_off *o, u64 away, u32 state);
+void tprof_off_lost(struct tprof_off *o, u64 weight);
 void tprof_off_close(struct tprof_off *o, u64 now);
 void tprof_off_fill(const struct tprof_off *o, u32 vpid, u32 vtid,
 		    struct tprof_rec_thread_off *rec);

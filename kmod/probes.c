@@ -330,8 +330,8 @@ static void tprof_emit_never_ran(struct tprof_session *s, u64 end)
 			memset(&o, 0, sizeof(o));
 			o.period_ns = s->off_period_ns;
 			o.begin_ns = begin;
-			o.state = st == TASK_RUNNING ? TPROF_OFF_RUNNABLE :
-				  tprof_off_state(false, st, p);
+			/* runnable if TASK_RUNNING: preempted, or woken */
+			o.state = tprof_off_state(false, st, p);
 			o.ns[o.state - 1] = end > begin ? end - begin : 0;
 			o.unsampled_ns = o.ns[o.state - 1];
 			tprof_emit_off(s, &o, pr->vpid,

@@ -134,6 +134,10 @@ struct tprof_cpu {
 
 static struct tprof_cpu __percpu *tprof_cpus;
 
+/* The scheduler leaves irq or steal time out of task runtime here. */
+#define TPROF_UNTASKED_TIME	(IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) || \
+				 IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING))
+
 /*
  * Time this CPU spent, since boot, that the scheduler leaves out of task
  * runtime: irq time with CONFIG_IRQ_TIME_ACCOUNTING (kcpustat counts it at
@@ -322,8 +326,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	    tprof_write_snapshot(c, r, rec, len, uregs, weight) :
 	    tprof_ring_write(r, rec, len, true, weight)) {
 		if (off_state) {
-			tprof_thread_off(&s->threads, t)->lost_samples++;
-			tprof_thread_off(&s->threads, t)->lost_weight_ns += weight;
+			tprof_off_lost(tprof_thread_off(&s->threads, t), weight);
 		} else {
 			t->lost_samples++;
 			t->lost_weight_ns += weight;
@@ -478,8 +481,7 @@ static void tprof_off_flush(struct tprof_cpu *c, struct pt_regs *regs)
 	if (may && !later) {
 		tprof_take_sample(c, regs, w, c->off_period, 0, c->off_state);
 	} else {	/* denied, or an exec deciding: counted, not taken */
-		tprof_thread_off(&c->sess->threads, t)->lost_samples++;
-		tprof_thread_off(&c->sess->threads, t)->lost_weight_ns += w;
+		tprof_off_lost(tprof_thread_off(&c->sess->threads, t), w);
 	}
 }
 
@@ -518,8 +520,7 @@ static void tprof_off_work(struct irq_work *work)
  */
 static u64 tprof_sched_stamp(struct task_struct *p)
 {
-	if (IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) ||
-	    IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING))
+	if (TPROF_UNTASKED_TIME)
 		return local_clock();
 	return READ_ONCE(p->se.exec_start);
 }
@@ -711,9 +712,7 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 	tprof_off_flush(c, regs);
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* what its runtime left out of the slice (irq time accounting) */
-	if (c->sess->off_period_ns &&
-	    (IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) ||
-	     IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING)))
+	if (c->sess->off_period_ns && TPROF_UNTASKED_TIME)
 		tprof_thread_off(&c->sess->threads, t)->irq_ns +=
 			tprof_cpu_untask_ns() - c->untask_base;
 	/* A point passed while the timer could not fire: prev is current. */

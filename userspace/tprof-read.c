@@ -228,6 +228,18 @@ static void print_version(void)
 		fclose(f);
 }
 
+/* A period option's value, within what the module takes; 0 or -EINVAL. */
+static int parse_period(const char *opt, const char *arg, uint64_t *ns)
+{
+	if (parse_duration_ns(arg, ns) || *ns < TPROF_MIN_PERIOD_NS ||
+	    *ns > MAX_PERIOD_NS) {
+		pr_err("%s %s: need a duration from 10us to 100s (e.g. 250us, 1ms)",
+		       opt, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * Options of a live session (sampling, the device): remember the first one
  * given, so --input can refuse it by name rather than ignore it.
@@ -318,13 +330,8 @@ static int parse_args(int argc, char **argv)
 			env.period_ns = 1000000000ULL / v;
 			break;
 		case OPT_PERIOD:
-			if (parse_duration_ns(optarg, &env.period_ns) ||
-			    env.period_ns < TPROF_MIN_PERIOD_NS ||
-			    env.period_ns > MAX_PERIOD_NS) {
-				pr_err("--period %s: need a duration from 10us to 100s (e.g. 250us, 1ms)",
-				       optarg);
+			if (parse_period("--period", optarg, &env.period_ns))
 				return -EINVAL;
-			}
 			break;
 		case OPT_THREAD_PERIOD: {
 			char *eq = strchr(optarg, '=');
@@ -397,13 +404,9 @@ static int parse_args(int argc, char **argv)
 			}
 			break;
 		case OPT_OFF_PERIOD:
-			if (parse_duration_ns(optarg, &env.off_period_ns) ||
-			    env.off_period_ns < TPROF_MIN_PERIOD_NS ||
-			    env.off_period_ns > MAX_PERIOD_NS) {
-				pr_err("--off-cpu-period %s: need a duration from 10us to 100s (e.g. 1ms)",
-				       optarg);
+			if (parse_period("--off-cpu-period", optarg,
+					 &env.off_period_ns))
 				return -EINVAL;
-			}
 			break;
 		case OPT_CALL_GRAPH:
 			if (parse_call_graph(optarg))
