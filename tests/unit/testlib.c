@@ -45,6 +45,49 @@ bool have_cmd(const char *cmd)
 	return system(buf) == 0;
 }
 
+int exec_errno(const char *path)
+{
+	int pfd[2], err = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return errno;
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		/* no mode: the program prints its usage and exits */
+		char *const argv[] = { (char *)path, (char *)"--exec-probe", NULL };
+		int fd = open("/dev/null", O_RDWR);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(path, argv);
+		err = errno;
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pfd[1]);
+	/* EOF (0 bytes): the exec succeeded and closed the pipe */
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(err))
+		err = 0;
+	close(pfd[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return err;
+}
+
 const char *modern_go(void)
 {
 	static char path[256];

@@ -65,6 +65,9 @@ unsigned char *read_whole(const char *path, size_t *len);
 const char *build_path(const char *rel);
 const char *root_path(const char *rel);
 bool have_cmd(const char *cmd);
+/* errno of execv(path) on this host (0: it runs). ENOEXEC for a 32-bit
+ * program where the host kernel has no IA32 emulation. */
+int exec_errno(const char *path);
 /* the newest Go >= 1.21 toolchain (PGO, DW_AT_decl_line), e.g. Debian
  * golang-1.23-go, as /usr/lib/go-1.N/bin/go; NULL: none */
 const char *modern_go(void);
