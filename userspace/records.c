@@ -69,6 +69,8 @@ const char *tprof_denied_reason(unsigned int reason)
 		return "its user or group ids changed (a setuid/setgid program, or a set*id call)";
 	case TPROF_DENIED_DUMPABLE:
 		return "it is no longer dumpable (prctl(PR_SET_DUMPABLE, 0), or it ran a program you may not read)";
+	case TPROF_DENIED_PTRACE:
+		return "you may not ptrace it (Yama's ptrace_scope, an LSM, or its capabilities)";
 	default:
 		return "the module no longer lets you profile it";
 	}

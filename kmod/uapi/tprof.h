@@ -581,10 +581,14 @@ struct tprof_rec_proc_exit {
 /*
  * DENIED reasons: CREDS, the target's uids or gids changed (a setuid/setgid
  * exec, a set*id() call); DUMPABLE, its mm is no longer SUID_DUMP_USER
- * (prctl(PR_SET_DUMPABLE), or an exec of a file the user may not read).
+ * (prctl(PR_SET_DUMPABLE), or an exec of a file the user may not read);
+ * PTRACE, a descendant (TPROF_F_CHILDREN) the session's caller may not
+ * ptrace as its proof stands for: ptrace_may_access() in attach mode for
+ * snapshot sessions, read mode otherwise (Yama, LSMs, capabilities).
  */
 #define TPROF_DENIED_CREDS	1
 #define TPROF_DENIED_DUMPABLE	2
+#define TPROF_DENIED_PTRACE	3
 
 /**
  * struct tprof_rec_denied - a process of an unprivileged session stopped
