@@ -9,6 +9,7 @@
 #include <linux/sched/user.h>
 #include <linux/uaccess.h>
 
+#include "children.h"
 #include "lifetime.h"
 #include "policy.h"
 #include "ring.h"
@@ -21,6 +22,7 @@ static_assert(sizeof(struct tprof_ioc_enable) == TPROF_SIZEOF_IOC_ENABLE);
 static_assert(sizeof(struct tprof_ioc_thread_period) ==
 	      TPROF_SIZEOF_IOC_THREAD_PERIOD);
 static_assert(sizeof(struct tprof_ioc_stats) == TPROF_SIZEOF_IOC_STATS);
+static_assert(sizeof(struct tprof_ioc_prove) == TPROF_SIZEOF_IOC_PROVE);
 static_assert(sizeof(struct tprof_rec_hdr) == TPROF_SIZEOF_REC_HDR);
 static_assert(sizeof(struct tprof_rec_sample) == TPROF_SIZEOF_REC_SAMPLE);
 static_assert(sizeof(struct tprof_rec_lost) == TPROF_SIZEOF_REC_LOST);
@@ -94,6 +96,7 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	    (_IOC_NR(cmd) == _IOC_NR(TPROF_IOC_ENABLE) ?
 	     _IOC_DIR(cmd) != _IOC_WRITE : !(cmd == TPROF_IOC_DISABLE ||
 					     cmd == TPROF_IOC_STATS ||
+					     cmd == TPROF_IOC_PROVE ||
 					     cmd == TPROF_IOC_SET_THREAD_PERIOD)))
 		return -ENOTTY;
 
@@ -115,6 +118,9 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case _IOC_NR(TPROF_IOC_STATS):
 		ret = tprof_session_stats(s, uarg);
+		break;
+	case _IOC_NR(TPROF_IOC_PROVE):
+		ret = tprof_children_prove(s, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

@@ -16,6 +16,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
+#include "children.h"
 #include "lifetime.h"
 #include "probes.h"
 #include "sampler.h"
@@ -288,38 +289,8 @@ static int tprof_enable_root(struct tprof_session *s)
 {
 	bool existed;
 
-	return tprof_procs_claim(&s->procs, s->tgid, s->vpid, &existed) ?
+	return tprof_procs_claim(&s->procs, s->tgid, s->vpid, 0, &existed) ?
 	       0 : -ENOMEM;
-}
-
-/*
- * The target's side of the permission check, and publish, with the
- * target's exec_update_lock held for read (as mm_access() checks): an exec
- * either completed before (its new mm fails the auxv proof) or switches mm
- * and credentials after the probes see the session (the exec probe and
- * the sampling path check it). Context: process, tprof_sessions_mutex
- * held, probes registered.
- */
-static int tprof_enable_publish(struct tprof_session *s,
-				const struct tprof_ioc_enable *e)
-{
-	struct task_struct *task;
-	int ret;
-
-	lockdep_assert_held(&tprof_sessions_mutex);
-	task = get_pid_task(s->tgid, PIDTYPE_TGID);
-	if (!task)
-		return -ESRCH;
-	ret = down_read_killable(&task->signal->exec_update_lock);
-	if (ret)
-		goto out_put;
-	ret = tprof_policy_target(&s->grant, task, e);
-	if (!ret)
-		ret = tprof_session_publish(s);
-	up_read(&task->signal->exec_update_lock);
-out_put:
-	put_task_struct(task);
-	return ret;
 }
 
 /*
@@ -328,13 +299,15 @@ out_put:
  * the threads that exist, sampling of those already running, and group
  * death that happened before the probes could see it.
  */
-static void tprof_enable_start(struct tprof_session *s)
+static void tprof_enable_start(struct tprof_session *s, struct tprof_walk *w)
 {
 	u32 i, n = 1U << s->procs.bits;
 	bool any = false;
 
 	lockdep_assert_held(&tprof_sessions_mutex);
 	tprof_procs_emit_existing(s);
+	if (s->flags & TPROF_F_CHILDREN)
+		tprof_children_join_existing(s, w);
 	tprof_sampler_start(s);
 	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
 	/* signal->live drops before the exit probe: see it ourselves. */
@@ -357,6 +330,57 @@ static void tprof_enable_start(struct tprof_session *s)
 	}
 }
 
+/*
+ * The target's side of the permission check, probes, publish and start,
+ * with the target's exec_update_lock held for read (as mm_access() checks):
+ * an exec either completed before (its new mm fails the proof) or
+ * switches mm and credentials after the probes see the session (the exec
+ * probe and the sampling path check it). The proof is checked first,
+ * without waiting on anything, and the lock is taken before
+ * tprof_sessions_mutex: nobody waits on another process's lock (a user
+ * may hold their own process's in an exec) while holding the lock every
+ * user needs. Context: process, s->lock held.
+ */
+static int tprof_enable_publish(struct tprof_session *s,
+				const struct tprof_ioc_enable *e,
+				struct tprof_walk *w)
+{
+	struct task_struct *task;
+	int ret;
+
+	task = get_pid_task(s->tgid, PIDTYPE_TGID);
+	if (!task)
+		return -ESRCH;
+	ret = tprof_policy_target(&s->grant, task, e);
+	if (ret)
+		goto out_put;
+	ret = down_read_killable(&task->signal->exec_update_lock);
+	if (ret)
+		goto out_put;
+	ret = tprof_policy_target(&s->grant, task, e);
+	if (ret)
+		goto out_up;
+	mutex_lock(&tprof_sessions_mutex);
+	ret = tprof_probes_get();
+	if (ret)
+		goto out_unlock;
+	/* off-CPU time counts from here: no wait began earlier */
+	s->start_ns = ktime_get_ns();
+	ret = tprof_session_publish(s);
+	if (ret) {
+		tprof_probes_put();
+		goto out_unlock;
+	}
+	tprof_enable_start(s, w);
+out_unlock:
+	mutex_unlock(&tprof_sessions_mutex);
+out_up:
+	up_read(&task->signal->exec_update_lock);
+out_put:
+	put_task_struct(task);
+	return ret;
+}
+
 /**
  * tprof_session_enable() - TPROF_IOC_ENABLE.
  * @s: session of the file.
@@ -364,10 +388,10 @@ static void tprof_enable_start(struct tprof_session *s)
  * @uarg: struct tprof_ioc_enable.
  *
  * Order: the caller's privilege; the target; the memory, charged before it
- * is allocated; then, under tprof_sessions_mutex, the probes, the target's
- * permission check and publish (tprof_enable_publish()), and the start, so
- * that nothing the target does between the check and the probes seeing the
- * session goes unchecked.
+ * is allocated; then the target's permission check and, under
+ * tprof_sessions_mutex, the probes, publish and the start
+ * (tprof_enable_publish()), so that nothing the target does between the
+ * check and the probes seeing the session goes unchecked.
  *
  * Context: process, s->lock held.
  * Return: 0 or -errno.
@@ -375,6 +399,7 @@ static void tprof_enable_start(struct tprof_session *s)
 int tprof_session_enable(struct tprof_session *s, struct file *file,
 			 const void __user *uarg)
 {
+	struct tprof_walk w = {};
 	struct tprof_ioc_enable e;
 	u32 usize, ring_bytes;
 	int ret;
@@ -442,19 +467,14 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	ret = tprof_enable_root(s);
 	if (ret)
 		goto err_free;
-
-	mutex_lock(&tprof_sessions_mutex);
-	ret = tprof_probes_get();
-	if (!ret) {
-		/* off-CPU time counts from here: no wait began earlier */
-		s->start_ns = ktime_get_ns();
-		ret = tprof_enable_publish(s, &e);
+	if (e.flags & TPROF_F_CHILDREN) {
+		ret = tprof_walk_alloc(&w);
 		if (ret)
-			tprof_probes_put();
+			goto err_free;
+		s->inherit = tprof_children_inherit(s);
 	}
-	if (!ret)
-		tprof_enable_start(s);
-	mutex_unlock(&tprof_sessions_mutex);
+	ret = tprof_enable_publish(s, &e, &w);
+	tprof_walk_free(&w);
 	if (ret)
 		goto err_free;
 	return 0;
@@ -469,6 +489,7 @@ err_free:
 	s->max_kernel_frames = 0;
 	s->snapshot_bytes = 0;
 	s->off_period_ns = 0;
+	s->inherit = false;
 	if (s->tgid)
 		put_pid(s->tgid);
 	s->tgid = NULL;

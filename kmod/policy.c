@@ -209,6 +209,47 @@ void tprof_policy_release(struct tprof_grant *g)
 }
 
 /**
+ * tprof_policy_prove() - a pending descendant's proof (TPROF_IOC_PROVE).
+ * @g: the session's grant.
+ * @task: the descendant's leader (pinned).
+ * @fd: the caller's /proc/PID/mem (or, unless @attach, auxv) of it.
+ * @attach: the session reads raw stacks (TPROF_F_USER_SNAPSHOT): only an
+ *	attach-mode proof (mem) stands for that.
+ *
+ * As ENABLE's proof of the target: procfs did the ptrace check of the
+ * caller when it opened @fd, for the mm it keeps; that must be @task's
+ * mm now. Then the session's rule: the target's ids, dumpable.
+ * Context: process; @task's exec_update_lock held for read (its mm and
+ * credentials are not being switched).
+ * Return: 0, TPROF_DENIED_* (> 0), -EPERM or -EBADF (@fd proves
+ *	nothing), -ESRCH (no mm: exiting).
+ */
+int tprof_policy_prove(const struct tprof_grant *g, struct task_struct *task,
+		       int fd, bool attach)
+{
+	struct mm_struct *mm = get_task_mm(task);
+	bool same;
+	int ret;
+
+	if (!mm)
+		return -ESRCH;
+	ret = tprof_check_proc_fd(fd, "mem", mm);
+	if (ret == -EPERM && !attach)
+		ret = tprof_check_proc_fd(fd, "auxv", mm);
+	if (!ret && !g->privileged) {
+		rcu_read_lock();
+		same = tprof_ids_equal(&g->ids, __task_cred(task));
+		rcu_read_unlock();
+		if (!same)
+			ret = TPROF_DENIED_CREDS;
+		else if (get_dumpable(mm) != SUID_DUMP_USER)
+			ret = TPROF_DENIED_DUMPABLE;
+	}
+	mmput(mm);
+	return ret;
+}
+
+/**
  * tprof_policy_check_other() - tprof_policy_check() of a task that is not
  *	current (a descendant joining a TPROF_F_CHILDREN session at ENABLE).
  * @g: the session's grant.

@@ -55,6 +55,8 @@ int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes);
 void tprof_policy_release(struct tprof_grant *g);
 int tprof_policy_check_other(const struct tprof_grant *g,
 			     struct task_struct *p);
+int tprof_policy_prove(const struct tprof_grant *g, struct task_struct *task,
+		       int fd, bool attach);
 unsigned int tprof_policy_max_user_sessions(void);
 unsigned int tprof_policy_ring_kb_per_cpu(void);
 
@@ -66,6 +68,15 @@ static inline bool tprof_ids_equal(const struct tprof_ids *a,
 	       gid_eq(a->egid, c->egid) && gid_eq(a->sgid, c->sgid);
 }
 
+/* Dumpable as SUID_DUMP_USER, or no mm (exiting: nothing of the user is read). */
+static inline int tprof_policy_check_mm(struct task_struct *p)
+{
+	struct mm_struct *mm = READ_ONCE(p->mm);
+
+	return mm && get_dumpable(mm) != SUID_DUMP_USER ?
+	       TPROF_DENIED_DUMPABLE : 0;
+}
+
 /**
  * tprof_policy_check() - may an unprivileged session sample @p now?
  * @g: the session's grant.
@@ -75,11 +86,12 @@ static inline bool tprof_ids_equal(const struct tprof_ids *a,
  * mm and credentials (exec_update_lock held for write, from exec_mmap()
  * until after commit_creds()), the new mm is live with the old ids,
  * registers and possibly dumpability: nothing can be decided, so the
- * caller defers (readers of that rwsem defer it too, briefly). A setuid
- * exec makes the new mm non-dumpable before its ids change: checked
- * before the lock, dumpability gave such an exec the wrong reason. Then
- * dumpability, final too. Without an mm (exiting) nothing of the user is
- * read, so only the ids matter.
+ * caller defers (readers of that rwsem defer it too, briefly: the lock
+ * does not say which; "later" never means "allowed"). A setuid exec makes
+ * the new mm non-dumpable before its ids change: checked before the lock,
+ * dumpability gave such an exec the wrong reason. Then dumpability, final
+ * too. Without an mm (exiting) nothing of the user is read, so only the
+ * ids matter.
  *
  * Context: any (hardirq, probes); reads @p's own creds and mm.
  * Return: 0 (allowed), -EAGAIN (decide later), or TPROF_DENIED_* (> 0).
@@ -87,8 +99,6 @@ static inline bool tprof_ids_equal(const struct tprof_ids *a,
 static inline int tprof_policy_check(const struct tprof_grant *g,
 				     struct task_struct *p)
 {
-	struct mm_struct *mm;
-
 	if (g->privileged)
 		return 0;
 	/* Objective creds, as ptrace checks them; RCU-freed, IRQs are off. */
@@ -96,10 +106,29 @@ static inline int tprof_policy_check(const struct tprof_grant *g,
 		return TPROF_DENIED_CREDS;
 	if (rwsem_is_locked(&p->signal->exec_update_lock))
 		return -EAGAIN;
-	mm = READ_ONCE(p->mm);
-	if (mm && get_dumpable(mm) != SUID_DUMP_USER)
-		return TPROF_DENIED_DUMPABLE;
-	return 0;
+	return tprof_policy_check_mm(p);
+}
+
+/**
+ * tprof_policy_check_settled() - tprof_policy_check() of current where it
+ *	cannot be inside an exec's switch of mm and credentials: the fork
+ *	probe (de_thread() left no other thread to exec, and a forking
+ *	thread is not exec'ing) and the exec probe (past the switch). A holder
+ *	of exec_update_lock there is a reader elsewhere (/proc/PID/maps, a
+ *	ptrace attach), which must not make "allowed" of anything: the ids
+ *	and the mm decide now.
+ * @g: the session's grant.
+ *
+ * Context: probes (preemption or IRQs off).
+ * Return: 0 (allowed) or TPROF_DENIED_* (> 0).
+ */
+static inline int tprof_policy_check_settled(const struct tprof_grant *g)
+{
+	if (g->privileged)
+		return 0;
+	if (!tprof_ids_equal(&g->ids, rcu_dereference_raw(current->real_cred)))
+		return TPROF_DENIED_CREDS;
+	return tprof_policy_check_mm(current);
 }
 
 #endif /* _TPROF_POLICY_H */

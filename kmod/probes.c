@@ -158,8 +158,8 @@ void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t)
 }
 
 /* The PROC record of @task (TPROF_F_CHILDREN). Context: IRQs off. */
-static void tprof_emit_proc(struct tprof_session *s, struct task_struct *task,
-			    u32 vpid, u32 ppid, u16 flags)
+void tprof_emit_proc(struct tprof_session *s, struct task_struct *task,
+		     u32 vpid, u32 ppid, u16 flags)
 {
 	struct tprof_rec_proc rec = {
 		.hdr.type = TPROF_REC_PROC,
@@ -170,42 +170,56 @@ static void tprof_emit_proc(struct tprof_session *s, struct task_struct *task,
 		.ppid = ppid,
 	};
 
-	tprof_fill_comm(rec.comm, task->comm);
+	if (task)
+		tprof_fill_comm(rec.comm, task->comm);
 	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
 }
 
 /* @task's parent's tgid in @s's namespace. Context: RCU read side. */
-static u32 tprof_vppid(struct tprof_session *s, struct task_struct *task)
+u32 tprof_vppid(struct tprof_session *s, struct task_struct *task)
 {
 	return __task_pid_nr_ns(rcu_dereference(task->real_parent),
 				PIDTYPE_TGID, s->pid_ns);
 }
 
-/*
- * A process joins @s (TPROF_F_CHILDREN): its slot, then its PROC record;
- * past TPROF_MAX_PROCS a PROC record that says it is not followed.
- * Context: IRQs off (this CPU's ring); @task's pids are attached.
+/**
+ * tprof_proc_join() - a process joins @s (TPROF_F_CHILDREN): its slot,
+ *	then its PROC record; past TPROF_MAX_PROCS a PROC record that says
+ *	it is not followed.
+ * @s: session.
+ * @task: the process's leader (pids attached).
+ * @ppid: the PROC record's ppid.
+ * @flags: TPROF_RF_PROC_* of the record.
+ * @pending: it joins pending (TPROF_RF_PROC_PENDING): nothing of it is
+ *	reported until the caller proves it may ptrace it.
+ *
+ * Context: IRQs off (this CPU's ring).
  * Return: its slot, or NULL if it was followed already or is not now.
  */
-static struct tprof_proc *tprof_proc_join(struct tprof_session *s,
-					  struct task_struct *task, u32 ppid,
-					  u16 flags)
+struct tprof_proc *tprof_proc_join(struct tprof_session *s,
+				   struct task_struct *task, u32 ppid,
+				   u16 flags, bool pending)
 {
 	u32 vpid = __task_pid_nr_ns(task, PIDTYPE_TGID, s->pid_ns);
 	struct tprof_proc *pr;
 	bool existed;
 
 	lockdep_assert_irqs_disabled();
-	pr = tprof_procs_claim(&s->procs, task_tgid(task), vpid, &existed);
+	pr = tprof_procs_claim(&s->procs, task_tgid(task), vpid,
+			       pending ? BIT(TPROF_P_PENDING) : 0, &existed);
 	if (existed)
 		return NULL;
-	tprof_emit_proc(s, task, vpid, ppid, pr ? flags : TPROF_RF_PROC_DROPPED);
+	if (!pr)
+		flags = TPROF_RF_PROC_DROPPED;
+	else if (pending)
+		flags |= TPROF_RF_PROC_PENDING;
+	tprof_emit_proc(s, task, vpid, ppid, flags);
 	return pr;
 }
 
 /* Context: process, RCU read side; THREAD records of @leader's threads. */
-static void tprof_emit_threads_of(struct tprof_session *s,
-				  struct task_struct *leader, u32 vpid)
+void tprof_emit_threads_of(struct tprof_session *s, struct task_struct *leader,
+			   u32 vpid)
 {
 	struct task_struct *t;
 	unsigned long flags;
@@ -220,62 +234,10 @@ static void tprof_emit_threads_of(struct tprof_session *s,
 	}
 }
 
-/* Is @p a descendant of the process of @root? Context: RCU read side. */
-static bool tprof_descends(struct task_struct *p, struct pid *root)
-{
-	struct task_struct *q;
-
-	for (q = rcu_dereference(p->real_parent); q->pid;
-	     q = rcu_dereference(q->real_parent))
-		if (task_tgid(q) == root)
-			return true;
-	return false;
-}
-
-/*
- * TPROF_F_CHILDREN: the descendants of the target that exist now join,
- * each checked as the target was (a DENIED record for one that may not
- * be profiled), but none another session follows, nor its children. A
- * process forked meanwhile joins here or in the fork probe (a followed
- * parent), never twice: tasks are added to the task list before their
- * fork probe runs, at its tail.
- * Context: process, RCU read side, after publish.
- */
-static void tprof_join_descendants(struct tprof_session *s)
-{
-	struct task_struct *g;
-	unsigned long flags;
-
-	for_each_process(g) {
-		struct task_struct *parent;
-		struct tprof_proc *pr = NULL;
-		u32 vpid;
-		int why;
-
-		if ((g->flags & PF_KTHREAD) || !tprof_descends(g, s->tgid))
-			continue;
-		/* followed by another session, or forked into one */
-		parent = rcu_dereference(g->real_parent);
-		if (tprof_session_other_has(s, task_tgid(g)) ||
-		    tprof_session_other_has(s, task_tgid(parent)))
-			continue;
-		why = tprof_policy_check_other(&s->grant, g);
-		vpid = __task_pid_nr_ns(g, PIDTYPE_TGID, s->pid_ns);
-		local_irq_save(flags);
-		if (why > 0)
-			tprof_session_emit_denied(s, vpid, why);
-		else
-			pr = tprof_proc_join(s, g, tprof_vppid(s, g),
-					     TPROF_RF_PROC_EXISTING);
-		local_irq_restore(flags);
-		if (pr)
-			tprof_emit_threads_of(s, g, pr->vpid);
-	}
-}
-
 /*
  * Context: process, right after ENABLE published the session: the PROC
- * (TPROF_F_CHILDREN) and THREAD records of what exists.
+ * (TPROF_F_CHILDREN) and THREAD records of the target; its descendants
+ * are children.c's.
  */
 void tprof_procs_emit_existing(struct tprof_session *s)
 {
@@ -293,8 +255,6 @@ void tprof_procs_emit_existing(struct tprof_session *s)
 	}
 	if (leader)
 		tprof_emit_threads_of(s, leader, s->vpid);
-	if (s->flags & TPROF_F_CHILDREN)
-		tprof_join_descendants(s);
 	rcu_read_unlock();
 }
 
@@ -388,7 +348,10 @@ void tprof_threads_emit_stats(struct tprof_session *s)
  * thread of a followed process gets its THREAD record; with
  * TPROF_F_CHILDREN a new process joins the session (PROC, THREAD) and is
  * sampled from its first instruction, under the same rule as its parent
- * (its credentials and mm are the parent's until it changes them).
+ * (its credentials and mm are the parent's until it changes them). It
+ * joins pending (no THREAD record, nothing sampled) where the caller's
+ * proof for the parent does not stand for it (@s->inherit), or its parent
+ * is pending itself.
  */
 static void tprof_probe_fork(void *data, struct task_struct *parent,
 			     struct task_struct *child)
@@ -396,7 +359,7 @@ static void tprof_probe_fork(void *data, struct task_struct *parent,
 	struct tprof_proc *pr, *cpr;
 	struct tprof_session *s;
 	unsigned long flags;
-	bool later;
+	bool may, pending;
 	u32 vtid;
 
 	s = tprof_session_find(current, &pr);
@@ -404,17 +367,18 @@ static void tprof_probe_fork(void *data, struct task_struct *parent,
 		return;
 	vtid = __task_pid_nr_ns(child, PIDTYPE_PID, s->pid_ns);
 	local_irq_save(flags);
-	/* The child's comm is the parent's: no news while an exec decides. */
-	if (!tprof_session_may_sample(s, pr, current, &later) && !later)
-		goto out;
+	may = tprof_session_may_report(s, pr);
+	pending = !may && test_bit(TPROF_P_PENDING, &pr->bits) &&
+		  !test_bit(TPROF_P_DENIED, &pr->bits);
 	if (task_tgid(child) == task_tgid(current)) {
-		tprof_emit_thread(s, pr->vpid, vtid, child->comm, 0);
-	} else if (s->flags & TPROF_F_CHILDREN) {
-		cpr = tprof_proc_join(s, child, pr->vpid, 0);
-		if (cpr)
+		if (may)
+			tprof_emit_thread(s, pr->vpid, vtid, child->comm, 0);
+	} else if ((may || pending) && (s->flags & TPROF_F_CHILDREN)) {
+		pending = pending || !READ_ONCE(s->inherit);
+		cpr = tprof_proc_join(s, child, pr->vpid, 0, pending);
+		if (cpr && !pending)
 			tprof_emit_thread(s, cpr->vpid, vtid, child->comm, 0);
 	}
-out:
 	local_irq_restore(flags);
 }
 
@@ -440,16 +404,11 @@ static s32 tprof_exit_code(struct task_struct *p)
  * (every thread past exit_notify()); PROC_EXIT comes after that and after
  * the last THREAD_EXIT (@s->exiting).
  */
-static void tprof_probe_exit(void *data, struct task_struct *p)
+static void tprof_exit_one(struct tprof_session *s, struct tprof_proc *pr,
+			   struct task_struct *p)
 {
-	struct tprof_proc *pr;
-	struct tprof_session *s = __tprof_session_find(p, &pr, true);
 	struct tprof_thread *t;
-	unsigned long flags;
 
-	if (!s || p != current)
-		return;
-	local_irq_save(flags);
 	/*
 	 * Denied processes too: THREAD_EXIT is accounting, which may follow
 	 * DENIED, and their slots must be freed (the tid comes back).
@@ -469,40 +428,44 @@ static void tprof_probe_exit(void *data, struct task_struct *p)
 		set_bit(TPROF_S_EXIT_PENDING, &s->bits);
 		tprof_session_kick(s);
 	}
+}
+
+static void tprof_probe_exit(void *data, struct task_struct *p)
+{
+	struct tprof_session *s;
+	struct tprof_proc *pr;
+	unsigned long flags;
+	unsigned int i;
+
+	if (p != current)
+		return;
+	local_irq_save(flags);
+	/* a process one session denied may be another's now */
+	for (i = 0; (s = tprof_session_next(p, &pr, true, &i));)
+		tprof_exit_one(s, pr, p);
 	local_irq_restore(flags);
 }
 
 /*
- * sched_process_exec: after the new image is set up, in @p (== current).
- * @old_pid is the global tid before exec (a non-leader that exec'd takes
- * the leader's tid). Context: preemption disabled.
- *
- * The new credentials and dumpability are final here: an unprivileged
- * session that may not see the new image ends before any record of it
- * (tprof_session_may_sample()); a setuid/setgid or file-capability exec
- * (secureexec) ends it too.
+ * One session's part of an exec of @p (== current): a non-leader's exec
+ * hands it the leader's tid, so the slot of its old tid is closed, in a
+ * denied process too (else a thread that gets that tid later would find
+ * the stale slot, with this process in it). Context: IRQs off.
  */
-static void tprof_probe_exec(void *data, struct task_struct *p,
-			     pid_t old_pid, struct linux_binprm *bprm)
+static void tprof_exec_one(struct tprof_session *s, struct tprof_proc *pr,
+			   struct task_struct *p, pid_t old_pid,
+			   struct linux_binprm *bprm)
 {
-	struct tprof_proc *pr;
-	struct tprof_session *s = tprof_session_find(p, &pr);
 	struct tprof_rec_exec rec = {
 		.hdr.type = TPROF_REC_EXEC,
 		.hdr.size = sizeof(rec),
 	};
+	u32 vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
 	struct tprof_thread *old, *t;
-	unsigned long flags;
-	bool may, later;
 	u64 rt, clk;
-	u32 vtid;
+	bool may;
 
-	if (!s || p != current)
-		return;
-	vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
-	local_irq_save(flags);
-	/* Past commit_creds(): only readers may hold exec_update_lock now. */
-	may = tprof_session_may_sample(s, pr, p, &later) || later;
+	may = tprof_session_may_report(s, pr);
 	if (may && !s->grant.privileged && bprm->secureexec) {
 		tprof_session_deny(s, pr, TPROF_DENIED_CREDS);
 		may = false;
@@ -518,11 +481,12 @@ static void tprof_probe_exec(void *data, struct task_struct *p,
 						       TPROF_REC_THREAD_EXIT);
 			tprof_thread_bury(&s->threads, old);
 		}
-		if (may)
+		/* a pending process is accounted, only not reported */
+		if (!test_bit(TPROF_P_DENIED, &pr->bits))
 			tprof_sampler_attach(s, pr, p, rt, clk);
 	}
 	if (!may)
-		goto out;
+		return;
 	t = tprof_thread_get(&s->threads, p->pid, false);
 	if (t && t->started)
 		tprof_fill_comm(t->comm, p->comm);
@@ -532,7 +496,31 @@ static void tprof_probe_exec(void *data, struct task_struct *p,
 	tprof_fill_comm(rec.comm, p->comm);
 	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
 	tprof_emit_thread(s, pr->vpid, vtid, p->comm, 0);
-out:
+}
+
+/*
+ * sched_process_exec: after the new image is set up, in @p (== current).
+ * @old_pid is the global tid before exec (a non-leader that exec'd takes
+ * the leader's tid). Context: preemption disabled.
+ *
+ * The new credentials and dumpability are final here: an unprivileged
+ * session that may not see the new image ends before any record of it
+ * (tprof_session_may_report()); a setuid/setgid or file-capability exec
+ * (secureexec) ends it too.
+ */
+static void tprof_probe_exec(void *data, struct task_struct *p,
+			     pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct tprof_session *s;
+	struct tprof_proc *pr;
+	unsigned long flags;
+	unsigned int i;
+
+	if (p != current)
+		return;
+	local_irq_save(flags);
+	for (i = 0; (s = tprof_session_next(p, &pr, true, &i));)
+		tprof_exec_one(s, pr, p, old_pid, bprm);
 	local_irq_restore(flags);
 }
 
@@ -577,9 +565,9 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 	/* A target's thread is gone for good: its group may be too. */
 	if (unlikely(prev_state == TASK_DEAD)) {
 		struct tprof_proc *prev_pr;
+		unsigned int i;
 
-		s = __tprof_session_find(prev, &prev_pr, true);
-		if (s)
+		for (i = 0; (s = tprof_session_next(prev, &prev_pr, true, &i));)
 			tprof_session_kick(s);
 	}
 	if (sn)

@@ -89,6 +89,7 @@ struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid)
  * @pt: the table.
  * @tgid: its thread-group pid.
  * @vpid: its tgid in the session's namespace.
+ * @bits: its TPROF_P_* bits to start with (TPROF_P_PENDING, or 0).
  * @existed: set when it was there already.
  *
  * Context: any (the fork probe: preemption off).
@@ -96,7 +97,8 @@ struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid)
  *	says so: a PROC record with TPROF_RF_PROC_DROPPED).
  */
 struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
-				     u32 vpid, bool *existed)
+				     u32 vpid, unsigned long bits,
+				     bool *existed)
 {
 	u32 mask = (1U << pt->bits) - 1, i = hash_ptr(tgid, pt->bits), n;
 	struct tprof_proc *reuse = NULL, *p = NULL;
@@ -125,7 +127,7 @@ struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 	p->tgid = get_pid(tgid);
 	p->vpid = vpid;
 	p->tgid_nr = pid_nr(tgid);
-	p->bits = 0;
+	p->bits = bits;
 	p->exit_code = 0;
 	atomic_set(&p->exiting, 1);
 	atomic_inc(&pt->live);

@@ -21,6 +21,7 @@ struct pid;
 #define TPROF_P_EXITED		2	/* PROC_EXIT emitted (or due, if denied) */
 #define TPROF_P_DENIED		3	/* DENIED emitted: nothing more of it */
 #define TPROF_P_LEFT		4	/* no longer counted in tprof_procs.live */
+#define TPROF_P_PENDING		5	/* not reported until proven (PROVE) */
 
 /**
  * struct tprof_proc - one process of a session: its target, and with
@@ -70,7 +71,8 @@ int tprof_procs_alloc(struct tprof_procs *pt, bool children);
 void tprof_procs_free(struct tprof_procs *pt);
 struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid);
 struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
-				     u32 vpid, bool *existed);
+				     u32 vpid, unsigned long bits,
+				     bool *existed);
 bool tprof_proc_leave(struct tprof_procs *pt, struct tprof_proc *p);
 void tprof_procs_sweep(struct tprof_procs *pt);
 

@@ -26,36 +26,38 @@ static struct tprof_session *tprof_slot(unsigned int i)
 }
 
 /**
- * __tprof_session_find() - the active session following @p's process.
+ * tprof_session_next() - the next active session that has @p's process.
  * @p: any task.
  * @pp: set to the process's slot (valid until the RCU-sched section ends).
- * @denied_too: also a process that was denied (its exit is still watched).
+ * @denied_too: also a process that was denied. A denied process is
+ *	nobody's to sample any more, so another session may take it
+ *	(tprof_session_follows()): it can be in two sessions, denied in one,
+ *	and the lookups that account its exit visit both.
+ * @i: the session index to start at; set past the one returned.
  *
  * Sessions without TPROF_F_CHILDREN have one process, their target: one
  * compare each, the cost at every context switch of the system.
  * Context: preemption or IRQs off (probes).
  * Return: the session or NULL.
  */
-struct tprof_session *__tprof_session_find(struct task_struct *p,
-					   struct tprof_proc **pp,
-					   bool denied_too)
+struct tprof_session *tprof_session_next(struct task_struct *p,
+					 struct tprof_proc **pp,
+					 bool denied_too, unsigned int *i)
 {
 	struct pid *tgid = task_tgid(p);
-	unsigned int i;
 
-	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
-		struct tprof_session *s = rcu_dereference_sched(tprof_active[i]);
+	for (; *i < TPROF_MAX_SESSIONS; (*i)++) {
+		struct tprof_session *s = rcu_dereference_sched(tprof_active[*i]);
 		struct tprof_proc *pr;
 
 		if (!s || (s->tgid != tgid && !(s->flags & TPROF_F_CHILDREN)) ||
 		    tprof_session_state(s) != TPROF_ACTIVE)
 			continue;
 		pr = tprof_procs_find(&s->procs, tgid);
-		if (!pr)
+		if (!pr || (!denied_too && test_bit(TPROF_P_DENIED, &pr->bits)))
 			continue;
-		if (!denied_too && test_bit(TPROF_P_DENIED, &pr->bits))
-			return NULL;
 		*pp = pr;
+		(*i)++;
 		return s;
 	}
 	return NULL;
@@ -89,10 +91,27 @@ struct tprof_session *tprof_session_find_parked(struct task_struct *p,
 	return NULL;
 }
 
+/*
+ * Does @s follow the process of @tgid, and not as a denied one? Context:
+ * any.
+ */
+bool tprof_session_follows(struct tprof_session *s, struct pid *tgid)
+{
+	struct tprof_proc *pr;
+	bool ret;
+
+	rcu_read_lock_sched();
+	pr = tprof_procs_find(&s->procs, tgid);
+	ret = pr && !test_bit(TPROF_P_DENIED, &pr->bits);
+	rcu_read_unlock_sched();
+	return ret;
+}
+
 /**
  * tprof_session_other_has() - does a published session other than @s
  *	follow the process of @tgid? One process, one session: the probes
- *	report a process to the first session they find.
+ *	report a process to the first session they find. A process another
+ *	session denied is free (item: a denied child must not lock root out).
  * @s: a session.
  * @tgid: a thread-group pid.
  *
@@ -107,13 +126,13 @@ bool tprof_session_other_has(struct tprof_session *s, struct pid *tgid)
 	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
 		struct tprof_session *o = tprof_slot(i);
 
-		if (o && o != s && (o->tgid == tgid || tprof_session_has(o, tgid)))
+		if (o && o != s && tprof_session_follows(o, tgid))
 			return true;
 	}
 	return false;
 }
 
-/* Does @s follow the process of @tgid? Context: any. */
+/* Does @s follow the process of @tgid (denied or not)? Context: any. */
 bool tprof_session_has(struct tprof_session *s, struct pid *tgid)
 {
 	bool ret;
@@ -304,6 +323,7 @@ bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
 	 * final stretch is still @p's CPU time.
 	 */
 	if (test_bit(TPROF_P_DENIED, &pr->bits) ||
+	    test_bit(TPROF_P_PENDING, &pr->bits) ||
 	    READ_ONCE(pr->tgid_nr) != (u32)p->tgid)
 		return false;
 	ret = tprof_policy_check(&s->grant, p);
@@ -313,5 +333,33 @@ bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
 		*later = true;
 	else
 		tprof_session_deny(s, pr, ret);
+	return false;
+}
+
+/**
+ * tprof_session_may_report() - may @s report what current, a thread of
+ *	@pr, does now (a fork, an exec)? The probes of those events run where
+ *	current cannot be inside an exec's switch of mm and credentials
+ *	(tprof_policy_check_settled()): the rule decides at once, and a
+ *	process that fails it leaves the session with a DENIED record.
+ * @s: session.
+ * @pr: current's process in @s.
+ *
+ * Context: IRQs off (fork and exec probes).
+ * Return: true if it may; false for a denied or pending process too.
+ */
+bool tprof_session_may_report(struct tprof_session *s, struct tprof_proc *pr)
+{
+	int why;
+
+	lockdep_assert_irqs_disabled();
+	if (test_bit(TPROF_P_DENIED, &pr->bits) ||
+	    test_bit(TPROF_P_PENDING, &pr->bits) ||
+	    READ_ONCE(pr->tgid_nr) != (u32)current->tgid)
+		return false;
+	why = tprof_policy_check_settled(&s->grant);
+	if (!why)
+		return true;
+	tprof_session_deny(s, pr, why);
 	return false;
 }

@@ -58,6 +58,9 @@ enum tprof_state {
  * @vpid: target tgid in @pid_ns.
  * @flags: TPROF_F_* from ENABLE.
  * @grant: what ENABLE allowed (privilege, the target's ids) and charged.
+ * @inherit: with TPROF_F_CHILDREN, a process forked by an admitted one is
+ *	admitted too: the session is privileged, or its caller is an
+ *	ancestor of the target (children.c); else it joins pending.
  * @period_ns: default period.
  * @max_user_frames: user stack depth cap.
  * @max_kernel_frames: kernel stack depth cap; 0 = no kernel stacks.
@@ -85,6 +88,7 @@ struct tprof_session {
 	u32 vpid;
 	u32 flags;
 	struct tprof_grant grant;
+	bool inherit;
 	u64 period_ns;
 	u32 max_user_frames;
 	u32 max_kernel_frames;
@@ -126,9 +130,9 @@ static inline bool tprof_session_exit_pending(struct tprof_session *s)
 int tprof_session_publish(struct tprof_session *s);
 void tprof_session_unpublish(struct tprof_session *s);
 void tprof_session_finish(struct tprof_session *s);
-struct tprof_session *__tprof_session_find(struct task_struct *p,
-					   struct tprof_proc **pp,
-					   bool denied_too);
+struct tprof_session *tprof_session_next(struct task_struct *p,
+					 struct tprof_proc **pp,
+					 bool denied_too, unsigned int *i);
 
 /*
  * The active session following @p's process, and that process (@pp);
@@ -137,10 +141,13 @@ struct tprof_session *__tprof_session_find(struct task_struct *p,
 static inline struct tprof_session *tprof_session_find(struct task_struct *p,
 						       struct tprof_proc **pp)
 {
-	return __tprof_session_find(p, pp, false);
+	unsigned int i = 0;
+
+	return tprof_session_next(p, pp, false, &i);
 }
 
 bool tprof_session_has(struct tprof_session *s, struct pid *tgid);
+bool tprof_session_follows(struct tprof_session *s, struct pid *tgid);
 bool tprof_session_other_has(struct tprof_session *s, struct pid *tgid);
 struct tprof_session *tprof_session_find_parked(struct task_struct *p,
 						struct tprof_thread **tp);
@@ -154,5 +161,6 @@ void tprof_session_leave(struct tprof_session *s, struct tprof_proc *pr);
 void tprof_session_emit_denied(struct tprof_session *s, u32 vpid, u32 reason);
 bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
 			      struct task_struct *p, bool *later);
+bool tprof_session_may_report(struct tprof_session *s, struct tprof_proc *pr);
 
 #endif /* _TPROF_SESSION_H */

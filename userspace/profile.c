@@ -441,8 +441,15 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 					  r->u.lost.lost_records);
 		break;
 	case TPROF_REC_PROC: {
-		struct proc_info *pi = profile__proc(p, (int)r->u.proc.pid);
+		struct proc_info *pi;
 
+		/* ENABLE's count of the descendants past the limit */
+		if ((r->hdr.flags & TPROF_RF_PROC_COUNT) &&
+		    (r->hdr.flags & TPROF_RF_PROC_DROPPED)) {
+			p->procs_dropped += r->u.proc.ppid;
+			break;
+		}
+		pi = profile__proc(p, (int)r->u.proc.pid);
 		pi->ppid = (int)r->u.proc.ppid;
 		if (r->hdr.flags & TPROF_RF_PROC_DROPPED) {
 			pi->dropped = true;

@@ -243,6 +243,7 @@ int session__try_enable(struct session *s, struct tprof_ioc_enable *en)
 		return -errno;
 	s->pid = en->pid;
 	s->enabled = true;
+	s->attach_proofs = en->flags & TPROF_F_USER_SNAPSHOT;
 	/* -v: from here on the target's CPU time is sampled */
 	pr_debug("pid %d: session enabled", en->pid);
 	return 0;
@@ -304,6 +305,26 @@ int session__disable(struct session *s)
 	if (ioctl(s->fd, TPROF_IOC_DISABLE, 0))
 		return -errno;
 	return 0;
+}
+
+int session__prove(struct session *s, int pid)
+{
+	struct tprof_ioc_prove pv = { .pid = pid };
+	char path[64];
+	int tries, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid,
+		 s->attach_proofs ? "mem" : "auxv");
+	/* EPERM: it exec'd between our open and the ioctl; once more */
+	for (tries = 0; tries < 3; tries++) {
+		pv.fd = open(path, O_RDONLY | O_CLOEXEC);
+		ret = ioctl(s->fd, TPROF_IOC_PROVE, &pv) ? -errno : 0;
+		if (pv.fd >= 0)
+			close(pv.fd);
+		if (ret != -EPERM || pv.fd < 0)
+			break;
+	}
+	return ret;
 }
 
 int session__stats(struct session *s, struct tprof_ioc_stats *st)

@@ -19,6 +19,8 @@ struct session {
 	int proof_err;
 	/* errno of opening /proc/PID/mem (the ptrace-attach proof), or 0 */
 	int mem_proof_err;
+	/* the session reads raw stacks: descendants are proven by mem */
+	bool attach_proofs;
 };
 
 /*
@@ -58,6 +60,12 @@ int session__set_thread_period(struct session *s, int tid,
 /* bytes read, 0 at EOF, -EAGAIN when empty, other -errno. */
 ssize_t session__read(struct session *s, void *buf, size_t len);
 int session__disable(struct session *s);
+/*
+ * TPROF_IOC_PROVE of a pending descendant (TPROF_RF_PROC_PENDING): our
+ * /proc/PID/mem (snapshot sessions) or auxv, or -1 when procfs refuses
+ * it (the module then denies the process). 0 or -errno.
+ */
+int session__prove(struct session *s, int pid);
 int session__stats(struct session *s, struct tprof_ioc_stats *st);
 void session__close(struct session *s);
 

@@ -791,8 +791,12 @@ static size_t process_bytes(struct run *r, const unsigned char *buf,
 			 r->prof.maps_reused)
 			snapshot_maps_of(r, (int)rec.u.mmap.pid, false);
 		else if (r->live && rec.hdr.type == TPROF_REC_PROC &&
-			 !(rec.hdr.flags & TPROF_RF_PROC_DROPPED))
+			 !(rec.hdr.flags & TPROF_RF_PROC_DROPPED)) {
+			/* nothing of it comes before we prove we may see it */
+			if (rec.hdr.flags & TPROF_RF_PROC_PENDING)
+				session__prove(&r->sess, (int)rec.u.proc.pid);
 			snapshot_maps_of(r, (int)rec.u.proc.pid, false);
+		}
 		r->prof.maps_reused = false;
 		off += n;
 	}

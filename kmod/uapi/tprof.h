@@ -107,10 +107,22 @@ struct tprof_ioc_info {
  * instruction. Each has its PROC record, its threads, EXEC, MMAP and
  * PROC_EXIT records. The rule above holds per process: one that stops
  * qualifying (a setuid exec) leaves the session with a DENIED record of its
- * own, and nothing more of it, or of what it forks, is reported. The
- * session ends when the last process left (PROC_EXIT or DENIED). At most
- * TPROF_MAX_PROCS processes are followed at once; a fork past that gets a
- * PROC record with TPROF_RF_PROC_DROPPED and is not followed.
+ * own, and nothing more of it, or of what it forks, is reported; it is
+ * then free for another session (root's, say). The session ends when the
+ * last process left (PROC_EXIT or DENIED). At most TPROF_MAX_PROCS
+ * processes are followed at once; a fork past that gets a PROC record with
+ * TPROF_RF_PROC_DROPPED and is not followed, and the descendants ENABLE
+ * finds past it are counted in one PROC record (TPROF_RF_PROC_COUNT).
+ *
+ * A descendant is profiled only as far as the caller may ptrace it, as
+ * its proof stands for (attach with TPROF_F_USER_SNAPSHOT, read
+ * otherwise). Privileged sessions need no proof. In an unprivileged one,
+ * a process forked by an admitted process is admitted when the caller is
+ * an ancestor of the target (what it may ptrace of the parent, it may of
+ * the child: same ids, LSM label and dumpability, and still its
+ * descendant); every other descendant joins pending (TPROF_RF_PROC_PENDING):
+ * its CPU time is accounted, and nothing of it (THREAD, EXEC, MMAP,
+ * SAMPLE) is reported until the caller proves it with TPROF_IOC_PROVE.
  *
  * With TPROF_F_OFF_CPU each thread also has an off-CPU clock: the time
  * from each switch-out to its next switch-in (the scheduler's clock), by
@@ -188,6 +200,28 @@ struct tprof_ioc_thread_period {
 };
 
 /**
+ * struct tprof_ioc_prove - TPROF_IOC_PROVE argument: the caller's proof
+ *	that it may ptrace a pending descendant (TPROF_RF_PROC_PENDING) as
+ *	the session's own proof stands for.
+ * @pid: the process, in the caller's pid namespace.
+ * @fd: an open /proc/@pid/mem (snapshot sessions) or /proc/@pid/auxv or
+ *	mem (others) of its current mm: procfs opened it only after the
+ *	kernel's ptrace check of the caller (Yama, LSMs, capabilities); or
+ *	-1: the caller could not open one, and the process is denied
+ *	(DENIED, TPROF_DENIED_PTRACE).
+ *
+ * Return: 0 (admitted: THREAD records of its threads follow, and its
+ * samples), -ESRCH (not a pending process of the session), -EPERM (@fd
+ * proves nothing of its current mm: it exec'd since, say; it stays
+ * pending), a DENIED record and 0 when it fails the session's rule (ids,
+ * dumpability) or @fd is -1, -EINVAL.
+ */
+struct tprof_ioc_prove {
+	__s32 pid;
+	__s32 fd;
+};
+
+/**
  * struct tprof_ioc_stats - TPROF_IOC_STATS reply (session-wide totals).
  * @samples: SAMPLE records written (with TPROF_F_OFF_CPU, off-CPU ones too:
  *	THREAD_OFF counts those per thread).
@@ -235,6 +269,7 @@ struct tprof_ioc_stats {
 	_IOW(TPROF_IOC_MAGIC, 2, struct tprof_ioc_thread_period)
 #define TPROF_IOC_DISABLE	_IO(TPROF_IOC_MAGIC, 3)
 #define TPROF_IOC_STATS		_IOR(TPROF_IOC_MAGIC, 4, struct tprof_ioc_stats)
+#define TPROF_IOC_PROVE		_IOW(TPROF_IOC_MAGIC, 5, struct tprof_ioc_prove)
 
 /*
  * Records, returned by read() whole (never split), native-endian, each
@@ -546,6 +581,9 @@ struct tprof_rec_mmap {
 /* PROC flags */
 #define TPROF_RF_PROC_EXISTING		0x1U  /* a descendant already there at ENABLE */
 #define TPROF_RF_PROC_DROPPED		0x2U  /* not followed: TPROF_MAX_PROCS */
+#define TPROF_RF_PROC_PENDING		0x4U  /* followed once proven (TPROF_IOC_PROVE) */
+/* With DROPPED: @pid 0, @ppid the number of descendants ENABLE did not follow */
+#define TPROF_RF_PROC_COUNT		0x8U
 
 /**
  * struct tprof_rec_proc - a process joined a TPROF_F_CHILDREN session
@@ -615,6 +653,7 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_IOC_ENABLE		72
 #define TPROF_SIZEOF_IOC_THREAD_PERIOD	16
 #define TPROF_SIZEOF_IOC_STATS		128
+#define TPROF_SIZEOF_IOC_PROVE		8
 #define TPROF_SIZEOF_REC_HDR		16
 #define TPROF_SIZEOF_REC_SAMPLE		56
 #define TPROF_SIZEOF_REC_LOST		40
