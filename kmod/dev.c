@@ -38,9 +38,10 @@ static_assert(sizeof(struct tprof_rec_mmap) == TPROF_SIZEOF_REC_MMAP);
 static_assert(sizeof(struct tprof_rec_proc) == TPROF_SIZEOF_REC_PROC);
 static_assert(sizeof(struct tprof_rec_thread_off) ==
 	      TPROF_SIZEOF_REC_THREAD_OFF);
+static_assert(sizeof(struct tprof_rec_throttle) == TPROF_SIZEOF_REC_THROTTLE);
 
 /* Context: process. The limits an unprivileged caller meets, and its use. */
-static long tprof_ioctl_info(void __user *arg)
+static long tprof_ioctl_info(struct file *file, void __user *arg)
 {
 	struct user_struct *user = current_user();
 	struct tprof_ioc_info info = {
@@ -52,7 +53,7 @@ static long tprof_ioctl_info(void __user *arg)
 		.max_user_frames = TPROF_MAX_USER_FRAMES,
 		.max_kernel_frames = TPROF_MAX_KERNEL_FRAMES,
 		.default_ring_bytes = TPROF_DEFAULT_RING_BYTES,
-		.min_period_ns = TPROF_MIN_PERIOD_NS,
+		.min_period_ns = tprof_policy_min_period(tprof_policy_privileged(file)),
 		.ring_kb_per_cpu = tprof_policy_ring_kb_per_cpu(),
 		.max_user_sessions = tprof_policy_max_user_sessions(),
 		.user_sessions = tprof_sessions_of_user(user),
@@ -90,7 +91,7 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	long ret;
 
 	if (cmd == TPROF_IOC_INFO)
-		return tprof_ioctl_info(uarg);
+		return tprof_ioctl_info(file, uarg);
 	/* ENABLE is growable: its size is in the struct, not in cmd. */
 	if (_IOC_TYPE(cmd) != TPROF_IOC_MAGIC ||
 	    (_IOC_NR(cmd) == _IOC_NR(TPROF_IOC_ENABLE) ?

@@ -402,6 +402,7 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	struct tprof_walk w = {};
 	struct tprof_ioc_enable e;
 	u32 usize, ring_bytes;
+	u64 floor;
 	int ret;
 
 	if (get_user(usize, (const u32 __user *)uarg))
@@ -431,10 +432,18 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 		ret = -EBUSY;
 		goto err_free;
 	}
+	/* what an unprivileged session may cost the machine (policy.c) */
+	floor = tprof_policy_min_period(s->grant.privileged);
+	if ((e.period_ns && e.period_ns < floor) ||
+	    (e.off_cpu_period_ns && e.off_cpu_period_ns < floor)) {
+		ret = -EINVAL;
+		goto err_free;
+	}
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	s->vpid = e.pid;
 	s->flags = e.flags;
-	s->period_ns = e.period_ns ? e.period_ns : TPROF_DEFAULT_PERIOD_NS;
+	s->period_ns = e.period_ns ? e.period_ns :
+		       max_t(u64, TPROF_DEFAULT_PERIOD_NS, floor);
 	s->max_user_frames = e.max_user_frames ? e.max_user_frames :
 			     TPROF_DEFAULT_USER_FRAMES;
 	if (e.flags & TPROF_F_KERNEL_STACK)
@@ -490,6 +499,8 @@ err_free:
 	s->snapshot_bytes = 0;
 	s->off_period_ns = 0;
 	s->inherit = false;
+	s->throttle_shift = 0;
+	atomic_set(&s->throttles, 0);
 	if (s->tgid)
 		put_pid(s->tgid);
 	s->tgid = NULL;
@@ -516,7 +527,8 @@ int tprof_session_set_period(struct tprof_session *s,
 	if (tprof_session_state(s) != TPROF_ACTIVE)
 		return -EINVAL;
 	period = tp.period_ns ? tp.period_ns : s->period_ns;
-	if (period < TPROF_MIN_PERIOD_NS || period > TPROF_MAX_PERIOD_NS)
+	if (period < tprof_policy_min_period(s->grant.privileged) ||
+	    period > TPROF_MAX_PERIOD_NS)
 		return -EINVAL;
 	pid = find_get_pid(tp.tid);
 	if (!pid)

@@ -36,6 +36,44 @@ module_param(max_user_sessions, uint, 0644);
 MODULE_PARM_DESC(max_user_sessions,
 		 "unprivileged sessions one user may hold at once (default 4)");
 
+/*
+ * What one unprivileged session may cost the machine, as perf bounds it
+ * with perf_event_max_sample_rate and perf_cpu_time_max_percent: a floor
+ * under its periods, and a budget of each CPU's time for taking its
+ * samples (stack walks, snapshot copies, ring writes: hard-irq time).
+ */
+static unsigned int unpriv_min_period_us = 100;
+module_param(unpriv_min_period_us, uint, 0644);
+MODULE_PARM_DESC(unpriv_min_period_us,
+		 "shortest sampling period (us) an unprivileged session may ask for (default 100)");
+
+static unsigned int sample_cpu_percent = 25;
+module_param(sample_cpu_percent, uint, 0644);
+MODULE_PARM_DESC(sample_cpu_percent,
+		 "share of each CPU (percent) unprivileged sessions' sampling may take; past it a session's periods are stretched (THROTTLE record); 0 or 100: no bound (default 25)");
+
+/* The shortest period a caller of this privilege may ask for. */
+u64 tprof_policy_min_period(bool privileged)
+{
+	u64 floor = (u64)READ_ONCE(unpriv_min_period_us) * NSEC_PER_USEC;
+
+	if (privileged || floor < TPROF_MIN_PERIOD_NS)
+		return TPROF_MIN_PERIOD_NS;
+	return min_t(u64, floor, TPROF_MAX_PERIOD_NS);
+}
+
+unsigned int tprof_policy_sample_cpu_percent(void)
+{
+	return READ_ONCE(sample_cpu_percent);
+}
+
+/* CAP_PERFMON or CAP_SYS_ADMIN on the opener's creds of @file. */
+bool tprof_policy_privileged(struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
 unsigned int tprof_policy_max_user_sessions(void)
 {
 	return READ_ONCE(max_user_sessions);
@@ -63,8 +101,7 @@ int tprof_policy_caller(struct tprof_grant *g, struct file *file,
 {
 	int ret;
 
-	g->privileged = file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
-			file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+	g->privileged = tprof_policy_privileged(file);
 	if (kernel_stacks) {
 		if (!g->privileged)
 			return -EPERM;

@@ -58,6 +58,9 @@ int tprof_policy_check_other(const struct tprof_grant *g,
 int tprof_policy_prove(const struct tprof_grant *g, struct task_struct *task,
 		       int fd, bool attach);
 unsigned int tprof_policy_max_user_sessions(void);
+u64 tprof_policy_min_period(bool privileged);
+unsigned int tprof_policy_sample_cpu_percent(void);
+bool tprof_policy_privileged(struct file *file);
 unsigned int tprof_policy_ring_kb_per_cpu(void);
 
 static inline bool tprof_ids_equal(const struct tprof_ids *a,

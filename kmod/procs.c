@@ -28,7 +28,21 @@ static_assert(TPROF_MAX_PROCS * 2 <= (1U << TPROF_PROCS_BITS));
 /* What a session's table takes (charged with its rings). */
 unsigned long tprof_procs_bytes(bool children)
 {
-	return sizeof(struct tprof_proc) << (children ? TPROF_PROCS_BITS : 1);
+	if (!children)
+		return sizeof(struct tprof_proc) << 1;
+	return (sizeof(struct tprof_proc) << TPROF_PROCS_BITS) +
+	       (1UL << TPROF_PROCS_FILTER_BITS);
+}
+
+/* @nr's bucket count: a process of it joins (+1) or leaves (-1). */
+static void tprof_procs_filter_add(struct tprof_procs *pt, u32 nr, int d)
+{
+	u8 *f;
+
+	if (!pt->filter)
+		return;
+	f = &pt->filter[nr & ((1U << TPROF_PROCS_FILTER_BITS) - 1)];
+	WRITE_ONCE(*f, *f + d);
 }
 
 /* Context: process. Return: 0 or -ENOMEM. */
@@ -41,7 +55,14 @@ int tprof_procs_alloc(struct tprof_procs *pt, bool children)
 	raw_spin_lock_init(&pt->lock);
 	pt->slots = kvzalloc(sizeof(*pt->slots) << pt->bits,
 			     GFP_KERNEL_ACCOUNT);
-	return pt->slots ? 0 : -ENOMEM;
+	pt->filter = NULL;
+	if (pt->slots && children)
+		pt->filter = kvzalloc(1UL << TPROF_PROCS_FILTER_BITS,
+				      GFP_KERNEL_ACCOUNT);
+	if (pt->slots && (pt->filter || !children))
+		return 0;
+	tprof_procs_free(pt);
+	return -ENOMEM;
 }
 
 /* Context: process; no probe or work can reach the table any more. */
@@ -49,6 +70,8 @@ void tprof_procs_free(struct tprof_procs *pt)
 {
 	u32 i;
 
+	kvfree(pt->filter);
+	pt->filter = NULL;
 	if (!pt->slots)
 		return;
 	for (i = 0; i < (1U << pt->bits); i++)
@@ -131,6 +154,7 @@ struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 	p->exit_code = 0;
 	atomic_set(&p->exiting, 1);
 	atomic_inc(&pt->live);
+	tprof_procs_filter_add(pt, p->tgid_nr, 1);
 	/* Pairs with the acquire in tprof_procs_find(): fields first. */
 	smp_store_release(&p->state, TPROF_PROC_LIVE);
 out:
@@ -176,7 +200,10 @@ void tprof_procs_sweep(struct tprof_procs *pt)
 		struct tprof_proc *p = &pt->slots[i];
 
 		if (READ_ONCE(p->state) == TPROF_PROC_LIVE && tprof_proc_over(p)) {
+			raw_spin_lock_irq(&pt->lock);
 			WRITE_ONCE(p->state, TPROF_PROC_RETIRED);
+			tprof_procs_filter_add(pt, p->tgid_nr, -1);
+			raw_spin_unlock_irq(&pt->lock);
 			any = true;
 		}
 	}

@@ -46,6 +46,16 @@ struct tprof_proc {
 	s32 exit_code;
 };
 
+/*
+ * TPROF_F_CHILDREN tables keep a count of their live processes per bucket
+ * of global tgid numbers, so that the sched_switch probe turns away a task
+ * of no followed tree with one load and a compare, whatever the table
+ * holds (tombstones lengthen its probe sequences). A bucket holds at most
+ * PID_MAX_LIMIT >> TPROF_PROCS_FILTER_BITS = 128 tgids: a u8 count never
+ * wraps. Of a table's 1024 processes at most 3% of the buckets are taken.
+ */
+#define TPROF_PROCS_FILTER_BITS	15
+
 /**
  * struct tprof_procs - a session's processes.
  * @slots: open addressing by tgid pointer, linear probing; the first FREE
@@ -55,16 +65,29 @@ struct tprof_proc {
  * @used: processes held now.
  * @live: processes still in the session (not exited, not denied): the
  *	session stops when the last one leaves.
+ * @filter: with TPROF_F_CHILDREN, live processes per bucket of tgid
+ *	numbers (tprof_procs_may_have()); else NULL.
  * @lock: serializes claims and sweeps (lookups are lock-free, RCU-sched).
  */
 struct tprof_procs {
 	struct tprof_proc *slots;
+	u8 *filter;
 	u32 bits;
 	u32 max;
 	u32 used;
 	atomic_t live;
 	raw_spinlock_t lock;
 };
+
+/*
+ * Might @pt follow the process of global tgid @nr? false is certain: the
+ * sched_switch probe's cost for a task of no followed tree. Context: any.
+ */
+static inline bool tprof_procs_may_have(const struct tprof_procs *pt, u32 nr)
+{
+	return !pt->filter ||
+	       READ_ONCE(pt->filter[nr & ((1U << TPROF_PROCS_FILTER_BITS) - 1)]);
+}
 
 unsigned long tprof_procs_bytes(bool children);
 int tprof_procs_alloc(struct tprof_procs *pt, bool children);

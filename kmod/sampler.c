@@ -61,6 +61,10 @@
 
 /* Never re-arm closer than this (clock skew between timer and accounting). */
 #define TPROF_MIN_REARM_NS	2000
+/* Unprivileged sessions' sampling budget: sample_cpu_percent of each window. */
+#define TPROF_BUDGET_WINDOW_NS	(10 * NSEC_PER_MSEC)
+/* A throttled session's periods grow at most 2^this times (and to the max). */
+#define TPROF_MAX_THROTTLE_SHIFT	16
 
 #define TPROF_SCRATCH_BYTES	(sizeof(struct tprof_rec_sample) + \
 				 sizeof(u64) * (TPROF_MAX_USER_FRAMES + \
@@ -101,6 +105,8 @@ struct tprof_slot_cache {
  * @off_weight: that sample's weight, or 0: it belongs to @thr.
  * @off_period: its period.
  * @off_state: its TPROF_OFF_* state.
+ * @budget_start: local_clock() where this CPU's budget window began.
+ * @budget_used: time unprivileged sessions' samples took here in it.
  * @rnd: first-budget randomness (prandom: no locks).
  * @cache: recent switch-ins' slots (tprof_slot_of()).
  * @scratch: one SAMPLE record under construction.
@@ -125,6 +131,8 @@ struct tprof_cpu {
 	u64 off_weight;
 	u64 off_period;
 	u32 off_state;
+	u64 budget_start;
+	u64 budget_used;
 	struct rnd_state rnd;
 	struct tprof_slot_cache cache[1 << TPROF_CACHE_BITS];
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
@@ -250,6 +258,59 @@ static int tprof_write_snapshot(struct tprof_cpu *c, struct tprof_ring *r,
  * one (taken right after the switch-in that ended the wait).
  * Context: hardirq or IRQs off; c's thread is current.
  */
+/* @base stretched by 2^@shift, within the accepted periods. */
+static u64 tprof_stretched(u64 base, u32 shift)
+{
+	if (!shift)
+		return base;
+	return base > (TPROF_MAX_PERIOD_NS >> shift) ? TPROF_MAX_PERIOD_NS :
+	       base << shift;
+}
+
+/*
+ * An unprivileged session's sample took @dt of this CPU at @now: past
+ * sample_cpu_percent of the window, the session is throttled (periods
+ * x2 from each thread's next point, a THROTTLE record), rather than the
+ * machine slowed: perf's perf_cpu_time_max_percent, per session.
+ * Context: IRQs off, on @c's CPU.
+ */
+static void tprof_budget(struct tprof_cpu *c, struct tprof_session *s,
+			 u64 dt, u64 now)
+{
+	unsigned int pct = tprof_policy_sample_cpu_percent();
+	struct tprof_rec_throttle rec = {
+		.hdr.type = TPROF_REC_THROTTLE,
+		.hdr.size = sizeof(rec),
+		.window_ns = TPROF_BUDGET_WINDOW_NS,
+	};
+	u32 shift;
+
+	if (!pct || pct >= 100)
+		return;
+	if (now - c->budget_start >= TPROF_BUDGET_WINDOW_NS) {
+		c->budget_start = now;
+		c->budget_used = 0;
+	}
+	c->budget_used += dt;
+	if (c->budget_used * 100 <= (u64)TPROF_BUDGET_WINDOW_NS * pct)
+		return;
+	rec.path_ns = c->budget_used;
+	/* a new window: the stretch shows in the next one */
+	c->budget_start = now;
+	c->budget_used = 0;
+	shift = READ_ONCE(s->throttle_shift);
+	if (shift >= TPROF_MAX_THROTTLE_SHIFT)
+		return;
+	/* several CPUs may find it over at once: one doubling each */
+	if (cmpxchg(&s->throttle_shift, shift, shift + 1) != shift)
+		return;
+	rec.hdr.time_ns = ktime_get_mono_fast_ns();
+	rec.cpu = smp_processor_id();
+	rec.shift = shift + 1;
+	rec.count = atomic_inc_return(&s->throttles);
+	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
+}
+
 static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 			      u64 weight, u64 period, u64 late, u32 off_state)
 {
@@ -261,8 +322,9 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	u64 *ips = (u64 *)(rec + 1);
 	struct pt_regs *uregs = NULL;
 	unsigned int nk = 0, nu = 0;
-	bool timed = s->flags & TPROF_F_PATH_TIMING;
-	u64 t0 = timed ? local_clock() : 0;
+	bool budget = !s->grant.privileged;
+	bool timed = (s->flags & TPROF_F_PATH_TIMING) || budget;
+	u64 t0 = timed ? local_clock() : 0, t1;
 	u16 rflags = (late ? TPROF_RF_LATE : 0) |
 		     (off_state ? TPROF_RF_OFF_CPU : 0);
 	u32 abi = TPROF_ABI_NONE;
@@ -333,10 +395,15 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		}
 	}
 	r->st.late_timer_periods += late;
-	if (timed) {
-		r->st.sample_path_ns += local_clock() - t0;
+	if (!timed)
+		return;
+	t1 = local_clock();
+	if (s->flags & TPROF_F_PATH_TIMING) {
+		r->st.sample_path_ns += t1 - t0;
 		r->st.sample_path_calls++;
 	}
+	if (budget)
+		tprof_budget(c, s, t1 - t0, t1);
 }
 
 /*
@@ -365,7 +432,10 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	if (may)
 		tprof_take_sample(c, regs, n * p, p, n - 1, 0);
 	req = tprof_thread_req_period(t);
-	if (req && req != p) {
+	if (req)
+		t->base_period = req;
+	req = tprof_stretched(t->base_period, READ_ONCE(c->sess->throttle_shift));
+	if (req != p) {
 		/* The last passed point stays; the next one is req after it. */
 		t->next_point = t->next_point - p + req;
 		t->period_ns = req;
@@ -591,6 +661,8 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 	t->proc = pr;
 	memcpy(t->comm, p->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = 0;
+	t->base_period = period;
+	period = tprof_stretched(period, READ_ONCE(s->throttle_shift));
 	t->period_ns = period;
 	r = (u64)prandom_u32_state(&c->rnd) << 32 | prandom_u32_state(&c->rnd);
 	/* First budget uniform in (0, P]. */

@@ -36,7 +36,9 @@ static struct tprof_session *tprof_slot(unsigned int i)
  * @i: the session index to start at; set past the one returned.
  *
  * Sessions without TPROF_F_CHILDREN have one process, their target: one
- * compare each, the cost at every context switch of the system.
+ * compare each, the cost at every context switch of the system; those
+ * with it turn away a task of no followed tree with one load and a
+ * compare too (tprof_procs_may_have()).
  * Context: preemption or IRQs off (probes).
  * Return: the session or NULL.
  */
@@ -51,6 +53,7 @@ struct tprof_session *tprof_session_next(struct task_struct *p,
 		struct tprof_proc *pr;
 
 		if (!s || (s->tgid != tgid && !(s->flags & TPROF_F_CHILDREN)) ||
+		    !tprof_procs_may_have(&s->procs, p->tgid) ||
 		    tprof_session_state(s) != TPROF_ACTIVE)
 			continue;
 		pr = tprof_procs_find(&s->procs, tgid);

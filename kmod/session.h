@@ -61,6 +61,9 @@ enum tprof_state {
  * @inherit: with TPROF_F_CHILDREN, a process forked by an admitted one is
  *	admitted too: the session is privileged, or its caller is an
  *	ancestor of the target (children.c); else it joins pending.
+ * @throttle_shift: periods are stretched by 2^this (unprivileged sessions
+ *	whose sampling exceeded a CPU's budget, sampler.c); only grows.
+ * @throttles: how often it grew.
  * @period_ns: default period.
  * @max_user_frames: user stack depth cap.
  * @max_kernel_frames: kernel stack depth cap; 0 = no kernel stacks.
@@ -89,6 +92,8 @@ struct tprof_session {
 	u32 flags;
 	struct tprof_grant grant;
 	bool inherit;
+	u32 throttle_shift;
+	atomic_t throttles;
 	u64 period_ns;
 	u32 max_user_frames;
 	u32 max_kernel_frames;

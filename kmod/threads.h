@@ -77,7 +77,9 @@ struct tprof_off {
  * @started: budget initialized (first sched-in).
  * @on_cpu_ns: exact on-CPU time while the session was active.
  * @next_point: thread CPU time (in @on_cpu_ns terms) of the next sample.
- * @period_ns: the period of the current budget.
+ * @period_ns: the period of the current budget: @base_period, stretched
+ *	while the session is throttled (sampler.c).
+ * @base_period: the period asked for (the session's, or SET_THREAD_PERIOD).
  * @req: SET_THREAD_PERIOD request, applied at the next budget: the tid it
  *	is for above TPROF_REQ_TID_SHIFT, the period below; 0 = none. One word,
  *	so a request that races the slot's reuse names its own thread
@@ -102,6 +104,7 @@ struct tprof_thread {
 	u64 on_cpu_ns;
 	u64 next_point;
 	u64 period_ns;
+	u64 base_period;
 	u64 req;
 	u64 samples;
 	u64 weight_ns;

@@ -514,6 +514,11 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		}
 		break;
 	}
+	case TPROF_REC_THROTTLE:
+		p->throttles++;
+		if (r->u.throttle.shift >= p->throttle.shift)
+			p->throttle = r->u.throttle;
+		break;
 	case TPROF_REC_DENIED: {
 		struct proc_info *pi = profile__proc(p, (int)r->u.denied.pid);
 

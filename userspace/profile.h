@@ -83,6 +83,9 @@ struct profile {
 	struct hindex proc_idx;
 	uint64_t procs_dropped;		/* PROC records with DROPPED */
 	uint64_t procs_denied;		/* DENIED records (any process) */
+	/* THROTTLE records: the module stretched the periods (their last) */
+	uint64_t throttles;
+	struct tprof_rec_throttle throttle;
 
 	struct agg_sample *samples;
 	size_t nsamples, capsamples;

@@ -27,6 +27,7 @@ TPROF_ASSERT_SIZE(struct tprof_rec_ustack, TPROF_SIZEOF_REC_USTACK);
 TPROF_ASSERT_SIZE(struct tprof_rec_mmap, TPROF_SIZEOF_REC_MMAP);
 TPROF_ASSERT_SIZE(struct tprof_rec_proc, TPROF_SIZEOF_REC_PROC);
 TPROF_ASSERT_SIZE(struct tprof_rec_thread_off, TPROF_SIZEOF_REC_THREAD_OFF);
+TPROF_ASSERT_SIZE(struct tprof_rec_throttle, TPROF_SIZEOF_REC_THROTTLE);
 
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 {
@@ -51,6 +52,7 @@ const char *tprof_record_type_name(unsigned int type)
 	case TPROF_REC_MMAP: return "MMAP";
 	case TPROF_REC_PROC: return "PROC";
 	case TPROF_REC_THREAD_OFF: return "THREAD_OFF";
+	case TPROF_REC_THROTTLE: return "THROTTLE";
 	case TPROF_UREC_SESSION: return "SESSION";
 	case TPROF_UREC_MAPS: return "MAPS";
 	case TPROF_UREC_STATS: return "STATS";
@@ -92,6 +94,7 @@ static size_t min_size(unsigned int type)
 	case TPROF_REC_MMAP: return sizeof(struct tprof_rec_mmap);
 	case TPROF_REC_PROC: return sizeof(struct tprof_rec_proc);
 	case TPROF_REC_THREAD_OFF: return sizeof(struct tprof_rec_thread_off);
+	case TPROF_REC_THROTTLE: return sizeof(struct tprof_rec_throttle);
 	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
 	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
 	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);

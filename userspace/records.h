@@ -138,6 +138,7 @@ struct tprof_record {
 		struct tprof_rec_mmap mmap;
 		struct tprof_rec_proc proc;
 		struct tprof_rec_thread_off thread_off;
+		struct tprof_rec_throttle throttle;
 		struct tprof_rec_proc_exit proc_exit;
 		struct tprof_rec_denied denied;
 		struct tprof_urec_session session;

@@ -221,7 +221,16 @@ void session__explain_enable(char *buf, size_t len, int err,
 		explain_enomem(buf, len, err, en, w);
 		break;
 	case EINVAL:
-		if (en->flags & TPROF_F_OFF_CPU)
+		/* INFO's min_period_ns is the floor for this caller */
+		if (in->min_period_ns &&
+		    ((en->period_ns && en->period_ns < in->min_period_ns) ||
+		     (en->off_cpu_period_ns &&
+		      en->off_cpu_period_ns < in->min_period_ns)))
+			snprintf(buf, len, "pid %d: enable: %s: the period is below %llu us, the shortest tprof.ko allows you (unpriv_min_period_us; root and CAP_PERFMON may go to %llu us)",
+				 en->pid, strerror(err),
+				 (unsigned long long)in->min_period_ns / 1000,
+				 (unsigned long long)TPROF_MIN_PERIOD_NS / 1000);
+		else if (en->flags & TPROF_F_OFF_CPU)
 			snprintf(buf, len, "pid %d: enable: %s (a tprof.ko without off-CPU sampling? --mode cpu works with it; or a kernel thread, or a setting out of range)",
 				 en->pid, strerror(err));
 		else if (en->flags & TPROF_F_USER_SNAPSHOT)

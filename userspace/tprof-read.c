@@ -1229,6 +1229,8 @@ out_disable:
 	if (session__stats(&r->sess, &st) == 0)
 		emit_urec(r, TPROF_UREC_STATS, &st, sizeof(st), NULL, 0);
 	progress(r, 0, true);
+	if (r->prof.throttles)
+		pr_err("warning: %s", throttle_line(&r->prof));
 	if (r->prof.procs_dropped)
 		pr_err("warning: %llu processes of the tree were not followed: more than %d at once (the module's limit)",
 		       (unsigned long long)r->prof.procs_dropped,
@@ -1277,6 +1279,20 @@ static void note_unwind(struct profile *p)
 		pr_err("warning: %llu samples came without their USTACK record and %llu USTACK records without their sample: those samples keep their frame-pointer stacks",
 		       (unsigned long long)p->ustack_missing,
 		       (unsigned long long)p->ustack_orphans);
+}
+
+/* What the module's sampling budget did to the session, in one line. */
+static const char *throttle_line(const struct profile *p)
+{
+	static char line[256];
+	const struct tprof_rec_throttle *t = &p->throttle;
+
+	snprintf(line, sizeof(line),
+		 "the module throttled sampling %llu time%s: it took %.0f%% of CPU %u (over its sample_cpu_percent), so periods were stretched %llux; weights stay exact",
+		 (unsigned long long)p->throttles, p->throttles == 1 ? "" : "s",
+		 t->window_ns ? 100.0 * (double)t->path_ns / (double)t->window_ns : 0,
+		 t->cpu, 1ULL << (t->shift < 63 ? t->shift : 63));
+	return line;
 }
 
 /* A process tree: per-process totals, in the order processes appeared. */
@@ -1408,6 +1424,8 @@ static void report(struct profile *p)
 			p->denied_rec.pid,
 			fmt_ns(b1, sizeof(b1), profile__denied_after_ns(p)),
 			tprof_denied_reason(p->denied_rec.reason));
+	if (p->throttles)
+		fprintf(stderr, "throttled: %s\n", throttle_line(p));
 	if ((p->session.flags & TPROF_F_OFF_CPU) || p->off_records)
 		report_off(p);
 	report_procs(p);

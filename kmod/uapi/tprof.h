@@ -44,7 +44,9 @@
  * @max_user_frames: TPROF_MAX_USER_FRAMES.
  * @max_kernel_frames: TPROF_MAX_KERNEL_FRAMES.
  * @default_ring_bytes: per-CPU ring size used when ENABLE passes 0.
- * @min_period_ns: TPROF_MIN_PERIOD_NS.
+ * @min_period_ns: the shortest period ENABLE and SET_THREAD_PERIOD accept
+ *	from this caller: TPROF_MIN_PERIOD_NS, or for an unprivileged one
+ *	the module parameter unpriv_min_period_us if longer.
  * @ring_kb_per_cpu: module parameter: the locked memory (KiB per possible
  *	CPU) each user may hold in unprivileged sessions' rings on top of
  *	RLIMIT_MEMLOCK; 0 in replies of modules that predate it.
@@ -290,6 +292,7 @@ enum tprof_rec_type {
 	TPROF_REC_MMAP		= 10,
 	TPROF_REC_PROC		= 11,
 	TPROF_REC_THREAD_OFF	= 12,
+	TPROF_REC_THROTTLE	= 13,
 };
 
 /*
@@ -523,6 +526,29 @@ struct tprof_rec_thread_off {
 };
 
 /**
+ * struct tprof_rec_throttle - an unprivileged session's sampling took more
+ *	of a CPU than the module allows (module parameter sample_cpu_percent
+ *	of each window_ns, as perf_cpu_time_max_percent): its periods are
+ *	stretched by 2^@shift from each thread's next sample point on, for
+ *	the rest of the session. Weights stay exact (each SAMPLE carries its
+ *	period); only the sampling rate falls.
+ * @hdr: type TPROF_REC_THROTTLE.
+ * @cpu: the CPU whose budget it exceeded.
+ * @shift: the session's stretch now (periods x 2^@shift).
+ * @path_ns: time its samples took on @cpu in the window.
+ * @window_ns: the window.
+ * @count: throttles of the session so far (this one included).
+ */
+struct tprof_rec_throttle {
+	struct tprof_rec_hdr hdr;
+	__u32 cpu;
+	__u32 shift;
+	__u64 path_ns;
+	__u64 window_ns;
+	__u64 count;
+};
+
+/**
  * struct tprof_rec_exec - the target called execve(); mappings changed.
  * @hdr: type TPROF_REC_EXEC.
  * @pid: thread-group id.
@@ -666,5 +692,6 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_REC_MMAP		72
 #define TPROF_SIZEOF_REC_PROC		40
 #define TPROF_SIZEOF_REC_THREAD_OFF	112
+#define TPROF_SIZEOF_REC_THROTTLE	48
 
 #endif /* _UAPI_TPROF_H */

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 400
+# What one unprivileged session may cost the machine (issue 22, item 3):
+# a floor under its periods (module parameter unpriv_min_period_us, default
+# 100 us) and a budget of each CPU's time for taking its samples
+# (sample_cpu_percent, default 25), past which its periods are stretched
+# (THROTTLE records, a tprof-read line) rather than the machine slowed.
+# The worst request a group member can make: 8 spinning threads, the
+# shortest period allowed, 512 frames, 64 KiB snapshots.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+tr=$TPROF_BUILD/tprof-read
+work=$TPROF_BUILD/lab/lab-work
+par=/sys/module/tprof/parameters
+mode=$(stat -c %a /dev/tprof)
+pct=$(cat $par/sample_cpu_percent 2>/dev/null)
+chmod 0666 /dev/tprof
+trap 'chmod "$mode" /dev/tprof; [ -n "$pct" ] && echo "$pct" > $par/sample_cpu_percent' EXIT
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+chmod 0777 "$PWD"
+units=${BUDGET_UNITS:-3000}
+
+# ---- the floor ----
+if [ "$(cat $par/unpriv_min_period_us 2>/dev/null)" = 100 ]; then
+	ok "module parameter unpriv_min_period_us, default 100"
+else
+	fail "module parameter unpriv_min_period_us, default 100 (got '$(cat $par/unpriv_min_period_us 2>&1)')"
+fi
+if as_nobody "$tr" --period 50us -o "$PWD/floor.pb.gz" -- "$work" shares 20 \
+	2> floor.err; then
+	fail "an unprivileged --period 50us is refused"
+elif grep -qE '^tprof-read: .*below 100 us' floor.err && [ ! -e floor.pb.gz ]; then
+	ok "an unprivileged --period 50us is refused, in one line: $(grep below floor.err)"
+else
+	fail "an unprivileged --period 50us is refused with a line naming the floor"
+	sed 's/^/    /' floor.err
+fi
+if "$tr" --period 50us -o "$PWD/root.pb.gz" -- "$work" shares 20 2> root.err &&
+	[ -s root.pb.gz ]; then
+	ok "root may ask for 50us"
+else
+	fail "root may ask for 50us"
+	sed 's/^/    /' root.err
+fi
+
+# ---- the budget ----
+# One run: every thread's sampled weight against its exact on-CPU time
+# (--report's ERROR%), and whether tprof-read said it was throttled.
+worst() {
+	as_nobody "$tr" --report --period 100us --max-frames 512 \
+		--call-graph dwarf=65528 -o "$PWD/$1.pb.gz" -- \
+		"$work" serial-parallel 8 "$units" > /dev/null 2> "$1.err"
+}
+# the largest |ERROR%| of the report's thread rows that have one
+max_err() {
+	awk '$1 ~ /^[0-9]+$/ && $7 ~ /^[+-][0-9.]+$/ {
+		e = $7 < 0 ? -$7 : $7; if (e > m) m = e } END { printf "%.2f\n", m + 0 }' "$1"
+}
+
+echo 0 > $par/sample_cpu_percent
+if worst free && [ -s free.pb.gz ] && ! grep -q throttled free.err; then
+	ok "no bound (sample_cpu_percent=0): not throttled"
+else
+	fail "no bound (sample_cpu_percent=0): not throttled"
+	sed 's/^/    /' free.err
+fi
+echo 2 > $par/sample_cpu_percent
+if worst bound && [ -s bound.pb.gz ]; then
+	ok "bounded (sample_cpu_percent=2): the profile is written"
+else
+	fail "bounded (sample_cpu_percent=2): the profile is written"
+	sed 's/^/    /' bound.err
+fi
+if [ "$(grep -c '^tprof-read: warning: the module throttled sampling' bound.err)" = 1 ] &&
+	grep -q '^throttled: ' bound.err; then
+	ok "bounded: one line says the module throttled it, and --report shows it: $(grep '^throttled' bound.err)"
+else
+	fail "bounded: one line says the module throttled it, and --report shows it"
+	sed 's/^/    /' bound.err
+fi
+# Stretched periods keep the weights exact: each thread's sampled CPU
+# within 2% of its exact on-CPU time (a few stretched periods of ~1 s).
+e=$(max_err bound.err)
+if awk -v e="$e" 'BEGIN { exit !(e <= 2) }'; then
+	ok "bounded: every thread's sampled CPU within 2% of the kernel's (worst $e%)"
+else
+	fail "bounded: every thread's sampled CPU within 2% of the kernel's (worst $e%)"
+	sed 's/^/    /' bound.err
+fi
+# Samples: the stretch must show (fewer samples than unbounded).
+ns() { awk '/^total: / { print $2 }' "$1"; }
+nf=$(ns free.err) nb=$(ns bound.err)
+if [ -n "$nf" ] && [ -n "$nb" ] && [ "$nb" -lt "$nf" ]; then
+	ok "bounded: fewer samples than unbounded ($nb against $nf)"
+else
+	fail "bounded: fewer samples than unbounded ($nb against $nf)"
+fi
+exit 0
