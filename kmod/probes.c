@@ -16,7 +16,9 @@
  * mmap_lock_released formats a cgroup path at every mmap_lock release of
  * the system). perf_event_mmap() is where the kernel tells perf of each
  * new or mprotect'ed mapping, on both 6.1 and 6.12: a kprobe there gives
- * MMAP records. Without kprobes the sessions just have none.
+ * MMAP records. Without kprobes the sessions just have none. A second
+ * kprobe, on security_bprm_committed_creds(), denies a secure exec where
+ * its credentials are committed, before its image is mapped.
  */
 #include <linux/binfmts.h>
 #include <linux/errno.h>
@@ -623,35 +625,87 @@ static int tprof_kprobe_mmap(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * security_bprm_committed_creds(bprm): in begin_new_exec(), right after
+ * commit_creds() and set_dumpable(), with exec_update_lock still held for
+ * write (samples defer meanwhile): the new credentials and dumpability are
+ * final, and nothing of the new image is mapped yet. A secure exec
+ * (setuid, file capabilities, an LSM domain change that keeps the ids:
+ * bprm->secureexec), or one the session's rule refuses, leaves an
+ * unprivileged session here, before load_elf_binary() maps what an MMAP
+ * record or a snapshot of the new stack (AT_RANDOM) would show; the exec
+ * tracepoint comes only after that.
+ * Context: kprobe pre-handler (preemption and IRQs off), current execs.
+ */
+static int tprof_kprobe_creds(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct linux_binprm *bprm =
+		(struct linux_binprm *)regs_get_kernel_argument(regs, 0);
+	struct tprof_session *s;
+	struct tprof_proc *pr;
+	unsigned long flags;
+	unsigned int i;
+	int why;
+
+	local_irq_save(flags);
+	for (i = 0; (s = tprof_session_next(current, &pr, false, &i));) {
+		if (s->grant.privileged)
+			continue;
+		why = bprm && bprm->secureexec ? TPROF_DENIED_CREDS :
+		      tprof_policy_check_settled(&s->grant);
+		if (why)
+			tprof_session_deny(s, pr, why);
+	}
+	local_irq_restore(flags);
+	return 0;
+}
+
 static struct kprobe tprof_kp_mmap = {
 	.symbol_name = "perf_event_mmap",
 	.pre_handler = tprof_kprobe_mmap,
 };
 
-/* Registered now; protected by tprof_sessions_mutex. */
-static bool tprof_kp_mmap_on;
+static struct kprobe tprof_kp_creds = {
+	.symbol_name = "security_bprm_committed_creds",
+	.pre_handler = tprof_kprobe_creds,
+};
+
+/*
+ * Registered now; protected by tprof_sessions_mutex. Without one, what it
+ * gives is missing (MMAP records; denial before the exec tracepoint: the
+ * exec probe checks secureexec too), not the session.
+ */
+static struct kprobe *tprof_kps[] = { &tprof_kp_mmap, &tprof_kp_creds };
+static bool tprof_kps_on[ARRAY_SIZE(tprof_kps)];
 
 /* Context: process, tprof_sessions_mutex held. */
 static void tprof_kprobe_get(void)
 {
+	unsigned int i;
 	int ret;
 
-	/* a kprobe is registered anew from a clean struct */
-	tprof_kp_mmap.addr = NULL;
-	tprof_kp_mmap.flags = 0;
-	ret = register_kprobe(&tprof_kp_mmap);
-	tprof_kp_mmap_on = !ret;
-	if (ret)
-		pr_warn_once("no MMAP records: kprobe on perf_event_mmap: %d\n",
-			     ret);
+	for (i = 0; i < ARRAY_SIZE(tprof_kps); i++) {
+		/* a kprobe is registered anew from a clean struct */
+		tprof_kps[i]->addr = NULL;
+		tprof_kps[i]->flags = 0;
+		ret = register_kprobe(tprof_kps[i]);
+		tprof_kps_on[i] = !ret;
+		if (ret)
+			pr_warn_once("kprobe on %s: %d\n",
+				     tprof_kps[i]->symbol_name, ret);
+	}
 }
 
 /* Context: process, tprof_sessions_mutex held; waits for handlers. */
 static void tprof_kprobe_put(void)
 {
-	if (tprof_kp_mmap_on)
-		unregister_kprobe(&tprof_kp_mmap);
-	tprof_kp_mmap_on = false;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tprof_kps); i++) {
+		if (tprof_kps_on[i])
+			unregister_kprobe(tprof_kps[i]);
+		tprof_kps_on[i] = false;
+	}
 }
 
 struct tprof_tp {
