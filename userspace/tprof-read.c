@@ -716,6 +716,20 @@ static void on_launch_stop(void *ctx, enum launch_event ev)
  * The module ended the session (a DENIED record): say why, once. The samples
  * before it still make the profile; the exit status does not change.
  */
+/* What the module's sampling budget did to the session, in one line. */
+static const char *throttle_line(const struct profile *p)
+{
+	static char line[256];
+	const struct tprof_rec_throttle *t = &p->throttle;
+
+	snprintf(line, sizeof(line),
+		 "the module throttled sampling %llu time%s: it took %.0f%% of CPU %u (over its sample_cpu_percent), so periods were stretched %llux; weights stay exact",
+		 (unsigned long long)p->throttles, p->throttles == 1 ? "" : "s",
+		 t->window_ns ? 100.0 * (double)t->path_ns / (double)t->window_ns : 0,
+		 t->cpu, 1ULL << (t->shift < 63 ? t->shift : 63));
+	return line;
+}
+
 static void note_denied(struct run *r, const struct tprof_rec_denied *rd)
 {
 	const struct tprof_rec_denied *d = &r->prof.denied_rec;
@@ -1279,20 +1293,6 @@ static void note_unwind(struct profile *p)
 		pr_err("warning: %llu samples came without their USTACK record and %llu USTACK records without their sample: those samples keep their frame-pointer stacks",
 		       (unsigned long long)p->ustack_missing,
 		       (unsigned long long)p->ustack_orphans);
-}
-
-/* What the module's sampling budget did to the session, in one line. */
-static const char *throttle_line(const struct profile *p)
-{
-	static char line[256];
-	const struct tprof_rec_throttle *t = &p->throttle;
-
-	snprintf(line, sizeof(line),
-		 "the module throttled sampling %llu time%s: it took %.0f%% of CPU %u (over its sample_cpu_percent), so periods were stretched %llux; weights stay exact",
-		 (unsigned long long)p->throttles, p->throttles == 1 ? "" : "s",
-		 t->window_ns ? 100.0 * (double)t->path_ns / (double)t->window_ns : 0,
-		 t->cpu, 1ULL << (t->shift < 63 ? t->shift : 63));
-	return line;
 }
 
 /* A process tree: per-process totals, in the order processes appeared. */

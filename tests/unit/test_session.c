@@ -116,6 +116,25 @@ static void test_enospc(void)
 		  "pid 1234: No space left on device: all tprof sessions are in use (some are kept for root and CAP_PERFMON); try again when one ends");
 }
 
+/* EINVAL below the caller's floor (INFO's min_period_ns) names the floor. */
+static void test_floor(void)
+{
+	struct tprof_ioc_enable en;
+	struct enable_why w;
+
+	fake(&w, &en);
+	w.info.min_period_ns = 100000;
+	en.period_ns = 50000;
+	CHECK_STR(msg(EINVAL, &en, &w),
+		  "pid 1234: enable: Invalid argument: the period is below 100 us, the shortest tprof.ko allows you (unpriv_min_period_us; root and CAP_PERFMON may go to 10 us)");
+	en.period_ns = 0;
+	en.flags |= TPROF_F_OFF_CPU;
+	en.off_cpu_period_ns = 20000;
+	CHECK(strstr(msg(EINVAL, &en, &w), "below 100 us"));
+	en.off_cpu_period_ns = 0;
+	CHECK(!strstr(msg(EINVAL, &en, &w), "below"));
+}
+
 static void test_eperm(void)
 {
 	struct tprof_ioc_enable en;
@@ -188,6 +207,7 @@ const struct unit_test session_tests[] = {
 	{ "session: ENOMEM names the locked-memory limit and how to raise it", test_enomem },
 	{ "session: EBUSY tells max_user_sessions from another session", test_ebusy },
 	{ "session: ENOSPC says all sessions are in use", test_enospc },
+	{ "session: EINVAL below the caller's period floor names it", test_floor },
 	{ "session: EPERM: ptrace/dumpable, or --kernel-stacks: CAP_PERFMON, lockdown", test_eperm },
 	{ "session: ESRCH, EINVAL, others", test_other },
 	{ "session: the explanation reads INFO (or the one from open) and ulimit -l", test_gather },
