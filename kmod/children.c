@@ -192,6 +192,7 @@ void tprof_children_join_existing(struct tprof_session *s,
 	}
 	rcu_read_unlock();
 	if (dropped) {
+		atomic_add(dropped, &s->procs.not_followed);
 		local_irq_save(flags);
 		tprof_emit_proc(s, NULL, 0, dropped, TPROF_RF_PROC_EXISTING |
 				TPROF_RF_PROC_DROPPED | TPROF_RF_PROC_COUNT);

@@ -308,7 +308,7 @@ static void tprof_emit_never_ran(struct tprof_session *s, u64 end)
  * Context: process, session stopped (no producer left): THREAD_STAT for
  * every thread still alive; THREAD_EXIT for one parked on its way out.
  * With TPROF_F_OFF_CPU each comes with its THREAD_OFF, a wait going on
- * now closed at the end.
+ * now closed at the end. With TPROF_F_CHILDREN, the process totals.
  */
 void tprof_threads_emit_stats(struct tprof_session *s)
 {
@@ -342,6 +342,18 @@ void tprof_threads_emit_stats(struct tprof_session *s)
 	}
 	if (s->off_period_ns)
 		tprof_emit_never_ran(s, ktime_get_ns());
+	if (s->flags & TPROF_F_CHILDREN) {
+		struct tprof_rec_proc rec = {
+			.hdr.type = TPROF_REC_PROC,
+			.hdr.flags = TPROF_RF_PROC_TOTALS,
+			.hdr.size = sizeof(rec),
+			.hdr.time_ns = ktime_get_mono_fast_ns(),
+			.pid = atomic_read(&s->procs.joined),
+			.ppid = atomic_read(&s->procs.not_followed),
+		};
+
+		tprof_rings_emit_any(&s->rings, &rec, sizeof(rec));
+	}
 }
 
 /*

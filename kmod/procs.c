@@ -52,6 +52,8 @@ int tprof_procs_alloc(struct tprof_procs *pt, bool children)
 	pt->max = children ? TPROF_MAX_PROCS : 1;
 	pt->used = 0;
 	atomic_set(&pt->live, 0);
+	atomic_set(&pt->joined, 0);
+	atomic_set(&pt->not_followed, 0);
 	raw_spin_lock_init(&pt->lock);
 	pt->slots = kvzalloc(sizeof(*pt->slots) << pt->bits,
 			     GFP_KERNEL_ACCOUNT);
@@ -143,10 +145,13 @@ struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 		if (q->state == TPROF_PROC_FREE)
 			break;
 	}
-	if (!reuse || pt->used >= pt->max)
+	if (!reuse || pt->used >= pt->max) {
+		atomic_inc(&pt->not_followed);
 		goto out;
+	}
 	p = reuse;
 	pt->used++;
+	atomic_inc(&pt->joined);
 	p->tgid = get_pid(tgid);
 	p->vpid = vpid;
 	p->tgid_nr = pid_nr(tgid);

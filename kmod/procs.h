@@ -65,6 +65,8 @@ struct tprof_proc {
  * @used: processes held now.
  * @live: processes still in the session (not exited, not denied): the
  *	session stops when the last one leaves.
+ * @joined: processes that had a slot, in all.
+ * @not_followed: forks and descendants found past @max, in all.
  * @filter: with TPROF_F_CHILDREN, live processes per bucket of tgid
  *	numbers (tprof_procs_may_have()); else NULL.
  * @lock: serializes claims and sweeps (lookups are lock-free, RCU-sched).
@@ -76,6 +78,8 @@ struct tprof_procs {
 	u32 max;
 	u32 used;
 	atomic_t live;
+	atomic_t joined;
+	atomic_t not_followed;
 	raw_spinlock_t lock;
 };
 

@@ -533,10 +533,13 @@ static void add_proc_comments(struct builder *b)
 	char t1[32], t2[32], end[96];
 	size_t i;
 
-	if (p->nprocs < 2 && !p->procs_dropped && !p->procs_denied)
+	uint64_t nprocs, ndropped;
+
+	profile__proc_counts(p, &nprocs, &ndropped);
+	if (nprocs < 2 && !ndropped && !p->procs_denied)
 		return;
-	comment(b, "tprof: %zu processes, %llu not followed, %llu denied",
-		p->nprocs, (unsigned long long)p->procs_dropped,
+	comment(b, "tprof: %llu processes, %llu not followed, %llu denied",
+		(unsigned long long)nprocs, (unsigned long long)ndropped,
 		(unsigned long long)p->procs_denied);
 	for (i = 0; i < p->nprocs && i < MAX_PROC_COMMENTS; i++) {
 		const struct proc_info *pi = &p->procs[i];

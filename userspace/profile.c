@@ -140,6 +140,18 @@ const char *profile__proc_end(const struct proc_info *pi, char *buf,
 	return buf;
 }
 
+void profile__proc_counts(const struct profile *p, uint64_t *procs,
+			  uint64_t *dropped)
+{
+	if (p->have_proc_totals) {
+		*procs = p->procs_followed_k + p->procs_dropped_k;
+		*dropped = p->procs_dropped_k;
+	} else {
+		*procs = p->nprocs;
+		*dropped = p->procs_dropped;
+	}
+}
+
 int profile__target(const struct profile *p)
 {
 	if (p->have_session)
@@ -443,6 +455,12 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	case TPROF_REC_PROC: {
 		struct proc_info *pi;
 
+		if (r->hdr.flags & TPROF_RF_PROC_TOTALS) {
+			p->have_proc_totals = true;
+			p->procs_followed_k = r->u.proc.pid;
+			p->procs_dropped_k = r->u.proc.ppid;
+			break;
+		}
 		/* ENABLE's count of the descendants past the limit */
 		if ((r->hdr.flags & TPROF_RF_PROC_COUNT) &&
 		    (r->hdr.flags & TPROF_RF_PROC_DROPPED)) {

@@ -82,6 +82,9 @@ struct profile {
 	size_t nprocs, capprocs;
 	struct hindex proc_idx;
 	uint64_t procs_dropped;		/* PROC records with DROPPED */
+	/* the module's own totals (PROC with TPROF_RF_PROC_TOTALS) */
+	bool have_proc_totals;
+	uint64_t procs_followed_k, procs_dropped_k;
 	uint64_t procs_denied;		/* DENIED records (any process) */
 	/* THROTTLE records: the module stretched the periods (their last) */
 	uint64_t throttles;
@@ -153,6 +156,14 @@ const struct thread_info *profile__find_thread(const struct profile *p,
 /* The process of pid, added if new. */
 struct proc_info *profile__proc(struct profile *p, int pid);
 /* The target's pid: the SESSION record's, else the first process seen. */
+/*
+ * A process tree's counts, the one rule for --report and the comments:
+ * processes (followed and not) and those not followed, by the module's
+ * totals where the stream has them (a PROC record lost with a full ring
+ * leaves the records' own count short), else by the records.
+ */
+void profile__proc_counts(const struct profile *p, uint64_t *procs,
+			  uint64_t *dropped);
 int profile__target(const struct profile *p);
 /* A process's threads, summed. */
 struct proc_totals {

@@ -805,7 +805,8 @@ static size_t process_bytes(struct run *r, const unsigned char *buf,
 			 r->prof.maps_reused)
 			snapshot_maps_of(r, (int)rec.u.mmap.pid, false);
 		else if (r->live && rec.hdr.type == TPROF_REC_PROC &&
-			 !(rec.hdr.flags & TPROF_RF_PROC_DROPPED)) {
+			 !(rec.hdr.flags & (TPROF_RF_PROC_DROPPED |
+					    TPROF_RF_PROC_TOTALS))) {
 			/* nothing of it comes before we prove we may see it */
 			if (rec.hdr.flags & TPROF_RF_PROC_PENDING)
 				session__prove(&r->sess, (int)rec.u.proc.pid);
@@ -1027,6 +1028,7 @@ static int collect(struct run *r)
 	size_t cap = 4 << 20;
 	unsigned char *buf = NULL;
 	uint64_t start, deadline = 0, last_progress = 0, exited_at = 0;
+	uint64_t nprocs, ndropped;
 	int auxv_fd = -1, mem_fd = -1, ret, i;
 	bool eof = false;
 
@@ -1245,9 +1247,10 @@ out_disable:
 	progress(r, 0, true);
 	if (r->prof.throttles)
 		pr_err("warning: %s", throttle_line(&r->prof));
-	if (r->prof.procs_dropped)
+	profile__proc_counts(&r->prof, &nprocs, &ndropped);
+	if (ndropped)
 		pr_err("warning: %llu processes of the tree were not followed: more than %d at once (the module's limit)",
-		       (unsigned long long)r->prof.procs_dropped,
+		       (unsigned long long)ndropped,
 		       TPROF_MAX_PROCS);
 	if (env.argv) {
 		/* let the command finish; its exit stop snapshots the maps */
@@ -1301,7 +1304,10 @@ static void report_procs(const struct profile *p)
 	char b1[32], b2[32], end[96];
 	size_t i;
 
-	if (p->nprocs < 2 && !p->procs_dropped && !p->procs_denied)
+	uint64_t nprocs, ndropped;
+
+	profile__proc_counts(p, &nprocs, &ndropped);
+	if (nprocs < 2 && !ndropped && !p->procs_denied)
 		return;
 	fprintf(stderr, "%8s %8s %-16s %7s %9s %12s %12s %8s  %s\n", "PID",
 		"PPID", "PROCESS", "THREADS", "SAMPLES", "SAMPLED", "EXACT",
@@ -1327,8 +1333,8 @@ static void report_procs(const struct profile *p)
 			fmt_ns(b2, sizeof(b2), pt.on_cpu_ns) : "-", err,
 			profile__proc_end(pi, end, sizeof(end)));
 	}
-	fprintf(stderr, "processes: %zu, %llu not followed, %llu denied\n",
-		p->nprocs, (unsigned long long)p->procs_dropped,
+	fprintf(stderr, "processes: %llu, %llu not followed, %llu denied\n",
+		(unsigned long long)nprocs, (unsigned long long)ndropped,
 		(unsigned long long)p->procs_denied);
 }
 

@@ -610,6 +610,13 @@ struct tprof_rec_mmap {
 #define TPROF_RF_PROC_PENDING		0x4U  /* followed once proven (TPROF_IOC_PROVE) */
 /* With DROPPED: @pid 0, @ppid the number of descendants ENABLE did not follow */
 #define TPROF_RF_PROC_COUNT		0x8U
+/*
+ * The session's last PROC record (TPROF_F_CHILDREN): @pid the processes it
+ * followed in all (the target included), @ppid those it did not
+ * (TPROF_MAX_PROCS): exact, where a PROC record lost with a full ring
+ * would leave a reader's own count short.
+ */
+#define TPROF_RF_PROC_TOTALS		0x10U
 
 /**
  * struct tprof_rec_proc - a process joined a TPROF_F_CHILDREN session

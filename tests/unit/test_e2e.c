@@ -676,6 +676,60 @@ static void test_replay_off_cpu(void)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/*
+ * The module's own counts (#22): ENABLE's count of descendants past the
+ * limit (TPROF_RF_PROC_COUNT) and the session's totals at its end
+ * (TPROF_RF_PROC_TOTALS) rule over the PROC records a reader saw (one
+ * DROPPED record lost with a full ring here), in --report and in the
+ * comments alike; a THROTTLE record is said in --report.
+ */
+static void test_replay_tree_totals(void)
+{
+	const char *raw = build_path("unit/totals.raw");
+	const char *pb = build_path("unit/totals.pb.gz");
+	struct tprof_rec_throttle th = {
+		.hdr.type = TPROF_REC_THROTTLE, .hdr.size = sizeof(th),
+		.hdr.time_ns = 2500, .cpu = 3, .shift = 2, .path_ns = 4000000,
+		.window_ns = 10000000, .count = 2,
+	};
+	long long cpu, n;
+	char comments[8192];
+	struct sbuf b = { 0 };
+	char *out = NULL;
+
+	sb_session(&b, 100, 1000000, 1700000000000000000ULL, 1000);
+	sb_proc(&b, 100, 1, "a", TPROF_RF_PROC_EXISTING, 1000);
+	sb_thread(&b, 100, 100, "a", 1000);
+	/* 5 existing descendants past the limit, counted at ENABLE */
+	sb_proc(&b, 0, 5, "", TPROF_RF_PROC_EXISTING | TPROF_RF_PROC_DROPPED |
+		TPROF_RF_PROC_COUNT, 1100);
+	sb_proc(&b, 200, 100, "a", 0, 2000);
+	sb_thread(&b, 200, 200, "a", 2000);
+	/* two forks past the limit: one record of them lost */
+	sb_proc(&b, 300, 100, "a", TPROF_RF_PROC_DROPPED, 2100);
+	sb_raw(&b, &th, sizeof(th));
+	th.hdr.time_ns = 2600;
+	th.shift = 3;
+	th.count = 3;
+	sb_raw(&b, &th, sizeof(th));
+	sb_stat(&b, TPROF_REC_THREAD_EXIT, 200, 200, 0, 0, 0, 0, 0, 1000000,
+		"a", 6000);
+	sb_proc_exit(&b, 200, 0, 6001);
+	sb_stat(&b, TPROF_REC_THREAD_EXIT, 100, 100, 0, 0, 0, 0, 0, 1000000,
+		"a", 7000);
+	sb_proc_exit(&b, 100, 0, 7001);
+	/* followed 2, not followed 5 + 2 */
+	sb_proc(&b, 2, 7, "", TPROF_RF_PROC_TOTALS, 7002);
+	CHECK_EQ(replay_report(&b, raw, pb, &out), 0);
+	CHECK(out && strstr(out, "processes: 9, 7 not followed, 0 denied"));
+	CHECK(out && strstr(out, "throttled: the module throttled sampling 2 times: it took 40% of CPU 3 (over its sample_cpu_percent), so periods were stretched 8x; weights stay exact"));
+	CHECK_EQ(read_profile(pb, &cpu, &n, comments, sizeof(comments)), 0);
+	CHECK(strstr(comments, "tprof: 9 processes, 7 not followed, 0 denied"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n%s", out ? out : "", comments);
+	free(out);
+}
+
 static void test_replay_tree(void)
 {
 	const char *raw = build_path("unit/tree.raw");
@@ -883,6 +937,7 @@ static void test_refused_leaves_no_file(void)
 
 const struct unit_test e2e_tests[] = {
 	{ "e2e: seed stream", test_seed },
+	{ "e2e: a process tree's counts are the module's totals (a lost PROC record, ENABLE's count); a throttled session is said", test_replay_tree_totals },
 	{ "e2e: a process tree: each process named from its own maps (one address, two programs), labelled, totalled; not followed and denied said", test_replay_tree },
 	{ "e2e: --input replay read by go tool pprof (-top, -traces, -tagfocus, -raw, -proto)", test_replay_go_pprof },
 	{ "e2e: protoc --decode agrees on totals", test_replay_protoc },
