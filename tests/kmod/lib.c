@@ -370,6 +370,11 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 		s->denied_time = h->time_ns;
 		break;
 	}
+	case TPROF_REC_THROTTLE:
+		/* the sampling budget stretched the periods (case 56) */
+		if (h->size != sizeof(struct tprof_rec_throttle))
+			s->bad++;
+		break;
 	default:
 		s->bad++;
 	}
