@@ -102,6 +102,12 @@ static bool tprof_walk_join(struct tprof_session *s, struct task_struct *g)
 	pr = tprof_proc_join(s, g, tprof_vppid(s, g), TPROF_RF_PROC_EXISTING,
 			     !s->grant.privileged);
 	local_irq_restore(flags);
+	/*
+	 * The claim before the rest of the list is read, as a fork links its
+	 * child before its probe looks the parent up: one of the two sees
+	 * the other (the child joins here or in the fork probe).
+	 */
+	smp_mb();
 	return pr;
 }
 
@@ -109,7 +115,9 @@ static bool tprof_walk_join(struct tprof_session *s, struct task_struct *g)
  * After the walk, outside its RCU section, one process at a time: the
  * THREAD records of an admitted descendant; a pending one that fails the
  * session's rule for good (ids, dumpability) is denied now, the rest wait
- * for their proof. Context: process, tprof_sessions_mutex held.
+ * for their proof (and meet the rule at each of their samples and events,
+ * one that could not be decided here, in an exec, included).
+ * Context: process, tprof_sessions_mutex held.
  */
 static void tprof_walk_settle(struct tprof_session *s, struct pid *tgid)
 {
@@ -235,9 +243,15 @@ static int tprof_children_decide(struct tprof_session *s,
 	}
 	local_irq_restore(flags);
 	if (pr && !why) {
-		tprof_emit_threads_of(s, task, pr->vpid);
-		/* after its THREAD records: pairs with test_bit() in the probes */
+		/*
+		 * Admitted, then its threads: one created meanwhile has its
+		 * THREAD record from the fork probe, or from this walk, or
+		 * both (a second one is harmless, as at ENABLE).
+		 */
 		clear_bit_unlock(TPROF_P_PENDING, &pr->bits);
+		/* the bit before the thread list: a fork links, then looks */
+		smp_mb__after_atomic();
+		tprof_emit_threads_of(s, task, pr->vpid);
 	}
 	rcu_read_unlock();
 out_unlock:
@@ -300,6 +314,7 @@ int tprof_children_prove(struct tprof_session *s, const void __user *uarg)
 	ret = -ESRCH;
 	if (!tprof_children_pending(s, task))
 		goto out_put;
+	/* held across decide: no exec between the proof and admission */
 	ret = down_read_killable(&task->signal->exec_update_lock);
 	if (ret)
 		goto out_put;

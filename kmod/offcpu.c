@@ -61,6 +61,18 @@ void tprof_off_begin(struct tprof_off *o, u64 period, u64 begin_ns,
 }
 
 /*
+ * The period grows to @period (a throttled session, sampler.c): the last
+ * point passed stays, the next one is @period after it.
+ */
+void tprof_off_stretch(struct tprof_off *o, u64 period)
+{
+	if (period <= o->period_ns)
+		return;
+	o->next_point += period - o->period_ns;
+	o->period_ns = period;
+}
+
+/*
  * @away ns off the CPU in @state: returns the weight of the sample it owes
  * (every point crossed), or 0.
  */

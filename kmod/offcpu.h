@@ -18,6 +18,7 @@ u32 tprof_off_state(bool preempt, unsigned int prev_state,
 		    struct task_struct *prev);
 void tprof_off_begin(struct tprof_off *o, u64 period, u64 begin_ns,
 		     struct rnd_state *rnd);
+void tprof_off_stretch(struct tprof_off *o, u64 period);
 u64 tprof_off_add(struct tprof_off *o, u64 away, u32 state);
 void tprof_off_lost(struct tprof_off *o, u64 weight);
 void tprof_off_close(struct tprof_off *o, u64 now);

@@ -133,7 +133,9 @@ void tprof_emit_proc_exit(struct tprof_session *s, struct tprof_proc *pr)
 	lockdep_assert_irqs_disabled();
 	if (test_and_set_bit(TPROF_P_EXITED, &pr->bits))
 		return;
-	if (!test_bit(TPROF_P_DENIED, &pr->bits))
+	/* an exit status is what ptrace may see: not of a pending one */
+	if (!test_bit(TPROF_P_DENIED, &pr->bits) &&
+	    !test_bit(TPROF_P_PENDING, &pr->bits))
 		tprof_rings_emit(&s->rings, &rec, sizeof(rec));
 	tprof_session_leave(s, pr);
 	set_bit(TPROF_S_EXIT_PENDING, &s->bits);
@@ -215,7 +217,8 @@ struct tprof_proc *tprof_proc_join(struct tprof_session *s,
 		flags = TPROF_RF_PROC_DROPPED;
 	else if (pending)
 		flags |= TPROF_RF_PROC_PENDING;
-	tprof_emit_proc(s, task, vpid, ppid, flags);
+	/* a pid and a parent, no name, until the caller proves it */
+	tprof_emit_proc(s, pr && pending ? NULL : task, vpid, ppid, flags);
 	return pr;
 }
 
@@ -373,7 +376,8 @@ static void tprof_probe_fork(void *data, struct task_struct *parent,
 	struct tprof_proc *pr, *cpr;
 	struct tprof_session *s;
 	unsigned long flags;
-	bool may, pending;
+	bool pending;
+	int may;
 	u32 vtid;
 
 	s = tprof_session_find(current, &pr);
@@ -382,17 +386,19 @@ static void tprof_probe_fork(void *data, struct task_struct *parent,
 	vtid = __task_pid_nr_ns(child, PIDTYPE_PID, s->pid_ns);
 	local_irq_save(flags);
 	may = tprof_session_may_report(s, pr);
-	pending = !may && test_bit(TPROF_P_PENDING, &pr->bits) &&
-		  !test_bit(TPROF_P_DENIED, &pr->bits);
+	if (may == TPROF_REPORT_NO)
+		goto out;
 	if (task_tgid(child) == task_tgid(current)) {
-		if (may)
+		/* a pending process's threads: at its proof (children.c) */
+		if (may == TPROF_REPORT_YES)
 			tprof_emit_thread(s, pr->vpid, vtid, child->comm, 0);
-	} else if ((may || pending) && (s->flags & TPROF_F_CHILDREN)) {
-		pending = pending || !READ_ONCE(s->inherit);
+	} else if (s->flags & TPROF_F_CHILDREN) {
+		pending = may == TPROF_REPORT_PENDING || !READ_ONCE(s->inherit);
 		cpr = tprof_proc_join(s, child, pr->vpid, 0, pending);
 		if (cpr && !pending)
 			tprof_emit_thread(s, cpr->vpid, vtid, child->comm, 0);
 	}
+out:
 	local_irq_restore(flags);
 }
 
@@ -476,30 +482,24 @@ static void tprof_exec_one(struct tprof_session *s, struct tprof_proc *pr,
 	};
 	u32 vtid = __task_pid_nr_ns(p, PIDTYPE_PID, s->pid_ns);
 	struct tprof_thread *old, *t;
-	u64 rt, clk;
-	bool may;
+	int may;
 
 	may = tprof_session_may_report(s, pr);
-	if (may && !s->grant.privileged && bprm->secureexec) {
+	/* pending or not: the kprobe at commit_creds() may be missing */
+	if (may != TPROF_REPORT_NO && !s->grant.privileged &&
+	    bprm->secureexec) {
 		tprof_session_deny(s, pr, TPROF_DENIED_CREDS);
-		may = false;
+		may = TPROF_REPORT_NO;
 	}
 	old = tprof_thread_get(&s->threads, old_pid, false);
 	rec.old_tid = old && old->started ? old->vtid : vtid;
-	if (old_pid != p->pid) {
-		/* The old tid is gone: close its slot, start one for the new. */
-		tprof_sampler_detach(s, p, __builtin_frame_address(0), &rt, &clk);
-		if (old) {
-			if (old->started)
-				tprof_thread_emit_exit(s, old,
-						       TPROF_REC_THREAD_EXIT);
-			tprof_thread_bury(&s->threads, old);
-		}
-		/* a pending process is accounted, only not reported */
-		if (!test_bit(TPROF_P_DENIED, &pr->bits))
-			tprof_sampler_attach(s, pr, p, rt, clk);
+	if (old_pid != p->pid && old) {
+		/* The old tid is gone: close its slot. */
+		if (old->started)
+			tprof_thread_emit_exit(s, old, TPROF_REC_THREAD_EXIT);
+		tprof_thread_bury(&s->threads, old);
 	}
-	if (!may)
+	if (may != TPROF_REPORT_YES)
 		return;
 	t = tprof_thread_get(&s->threads, p->pid, false);
 	if (t && t->started)
@@ -520,7 +520,10 @@ static void tprof_exec_one(struct tprof_session *s, struct tprof_proc *pr,
  * The new credentials and dumpability are final here: an unprivileged
  * session that may not see the new image ends before any record of it
  * (tprof_session_may_report()); a setuid/setgid or file-capability exec
- * (secureexec) ends it too.
+ * (secureexec) ends it too. A process may be in two sessions (denied in
+ * one, another's now): a non-leader's exec ends its accounting here once,
+ * whichever session it ran under, and starts it again under the session
+ * that follows it, with no CPU time between the two.
  */
 static void tprof_probe_exec(void *data, struct task_struct *p,
 			     pid_t old_pid, struct linux_binprm *bprm)
@@ -529,12 +532,20 @@ static void tprof_probe_exec(void *data, struct task_struct *p,
 	struct tprof_proc *pr;
 	unsigned long flags;
 	unsigned int i;
+	u64 rt, clk;
 
 	if (p != current)
 		return;
 	local_irq_save(flags);
+	if (old_pid != p->pid)
+		tprof_sampler_detach(p, __builtin_frame_address(0), &rt, &clk);
 	for (i = 0; (s = tprof_session_next(p, &pr, true, &i));)
 		tprof_exec_one(s, pr, p, old_pid, bprm);
+	if (old_pid != p->pid) {
+		s = tprof_session_find(p, &pr);
+		if (s)
+			tprof_sampler_attach(s, pr, p, rt, clk);
+	}
 	local_irq_restore(flags);
 }
 

@@ -105,8 +105,6 @@ struct tprof_slot_cache {
  * @off_weight: that sample's weight, or 0: it belongs to @thr.
  * @off_period: its period.
  * @off_state: its TPROF_OFF_* state.
- * @budget_start: local_clock() where this CPU's budget window began.
- * @budget_used: time unprivileged sessions' samples took here in it.
  * @rnd: first-budget randomness (prandom: no locks).
  * @cache: recent switch-ins' slots (tprof_slot_of()).
  * @scratch: one SAMPLE record under construction.
@@ -131,8 +129,6 @@ struct tprof_cpu {
 	u64 off_weight;
 	u64 off_period;
 	u32 off_state;
-	u64 budget_start;
-	u64 budget_used;
 	struct rnd_state rnd;
 	struct tprof_slot_cache cache[1 << TPROF_CACHE_BITS];
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
@@ -269,12 +265,14 @@ static u64 tprof_stretched(u64 base, u32 shift)
 
 /*
  * An unprivileged session's sample took @dt of this CPU at @now: past
- * sample_cpu_percent of the window, the session is throttled (periods
- * x2 from each thread's next point, a THROTTLE record), rather than the
- * machine slowed: perf's perf_cpu_time_max_percent, per session.
- * Context: IRQs off, on @c's CPU.
+ * sample_cpu_percent of the window (its own time here: one user's heavy
+ * session throttles nobody else's), the session is throttled, rather than
+ * the machine slowed: its periods, CPU and off-CPU, x2 from each thread's
+ * next point, and a THROTTLE record; once per window, however many CPUs
+ * find it over at once. perf's perf_cpu_time_max_percent, per session.
+ * Context: IRQs off, on this CPU (@r is its ring of @s).
  */
-static void tprof_budget(struct tprof_cpu *c, struct tprof_session *s,
+static void tprof_budget(struct tprof_session *s, struct tprof_ring *r,
 			 u64 dt, u64 now)
 {
 	unsigned int pct = tprof_policy_sample_cpu_percent();
@@ -283,27 +281,31 @@ static void tprof_budget(struct tprof_cpu *c, struct tprof_session *s,
 		.hdr.size = sizeof(rec),
 		.window_ns = TPROF_BUDGET_WINDOW_NS,
 	};
+	u64 last;
 	u32 shift;
 
 	if (!pct || pct >= 100)
 		return;
-	if (now - c->budget_start >= TPROF_BUDGET_WINDOW_NS) {
-		c->budget_start = now;
-		c->budget_used = 0;
+	if (now - r->budget_start >= TPROF_BUDGET_WINDOW_NS) {
+		r->budget_start = now;
+		r->budget_used = 0;
 	}
-	c->budget_used += dt;
-	if (c->budget_used * 100 <= (u64)TPROF_BUDGET_WINDOW_NS * pct)
+	r->budget_used += dt;
+	if (r->budget_used * 100 <= (u64)TPROF_BUDGET_WINDOW_NS * pct)
 		return;
-	rec.path_ns = c->budget_used;
+	rec.path_ns = r->budget_used;
 	/* a new window: the stretch shows in the next one */
-	c->budget_start = now;
-	c->budget_used = 0;
+	r->budget_start = now;
+	r->budget_used = 0;
 	shift = READ_ONCE(s->throttle_shift);
-	if (shift >= TPROF_MAX_THROTTLE_SHIFT)
+	last = READ_ONCE(s->throttle_ns);
+	if (shift >= TPROF_MAX_THROTTLE_SHIFT ||
+	    (shift && now - last < TPROF_BUDGET_WINDOW_NS))
 		return;
-	/* several CPUs may find it over at once: one doubling each */
+	/* several CPUs may find it over at once: one doubling */
 	if (cmpxchg(&s->throttle_shift, shift, shift + 1) != shift)
 		return;
+	WRITE_ONCE(s->throttle_ns, now);
 	rec.hdr.time_ns = ktime_get_mono_fast_ns();
 	rec.cpu = smp_processor_id();
 	rec.shift = shift + 1;
@@ -403,7 +405,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		r->st.sample_path_calls++;
 	}
 	if (budget)
-		tprof_budget(c, s, t1 - t0, t1);
+		tprof_budget(s, r, t1 - t0, t1);
 }
 
 /*
@@ -615,8 +617,9 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 	if (first) {
 		now = ktime_get_ns();
 		begin = max(p->start_time, s->start_ns);
-		tprof_off_begin(o, s->off_period_ns, p == current ? now : begin,
-				&c->rnd);
+		tprof_off_begin(o, tprof_stretched(s->off_period_ns,
+						   READ_ONCE(s->throttle_shift)),
+				p == current ? now : begin, &c->rnd);
 		if (p == current)
 			return;
 		/* CLOCK_MONOTONIC when it was picked to run */
@@ -629,6 +632,8 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 					       TPROF_OFF_SLEEPING;
 		w = tprof_off_add(o, now > begin ? now - begin : 0, state);
 	} else if (o->since) {
+		tprof_off_stretch(o, tprof_stretched(s->off_period_ns,
+						     READ_ONCE(s->throttle_shift)));
 		state = o->state;
 		in = tprof_sched_stamp(p);
 		w = tprof_off_add(o, in > o->since ? in - o->since : 0, state);
@@ -979,8 +984,8 @@ void tprof_sampler_stop(struct tprof_session *s,
 }
 
 /**
- * tprof_sampler_detach() - end @p's accounting here (exec changes its tid).
- * @s: session.
+ * tprof_sampler_detach() - end @p's accounting here (exec changes its tid),
+ *	under whichever session it ran.
  * @p: current.
  * @kfrom: the calling probe's frame: kernel walks start above it.
  * @rt: set to @p's runtime now, for tprof_sampler_attach().
@@ -988,12 +993,12 @@ void tprof_sampler_stop(struct tprof_session *s,
  *
  * Context: IRQs off (exec probe).
  */
-void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p,
-			  unsigned long *kfrom, u64 *rt, u64 *clk)
+void tprof_sampler_detach(struct task_struct *p, unsigned long *kfrom,
+			  u64 *rt, u64 *clk)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
-	if (c->task == p && c->sess == s) {
+	if (c->task == p) {
 		c->kfrom = kfrom;
 		*rt = tprof_runtime_now(c, U64_MAX, clk);
 		/* An exec'ing thread is not exiting: nothing to report. */

@@ -31,8 +31,8 @@ void tprof_sampler_start(struct tprof_session *s);
 void tprof_sampler_stop(struct tprof_session *s,
 			void (*exited)(struct tprof_session *s,
 				       struct tprof_thread *t));
-void tprof_sampler_detach(struct tprof_session *s, struct task_struct *p,
-			  unsigned long *kfrom, u64 *rt, u64 *clk);
+void tprof_sampler_detach(struct task_struct *p, unsigned long *kfrom,
+			  u64 *rt, u64 *clk);
 bool tprof_sampler_exiting(struct tprof_session *s, struct task_struct *p);
 void tprof_sampler_attach(struct tprof_session *s, struct tprof_proc *pr,
 			  struct task_struct *p, u64 rt, u64 clk);

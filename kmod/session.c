@@ -326,16 +326,19 @@ bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
 	 * final stretch is still @p's CPU time.
 	 */
 	if (test_bit(TPROF_P_DENIED, &pr->bits) ||
-	    test_bit(TPROF_P_PENDING, &pr->bits) ||
 	    READ_ONCE(pr->tgid_nr) != (u32)p->tgid)
 		return false;
+	/* a pending process is held to the rule too: only reports wait */
 	ret = tprof_policy_check(&s->grant, p);
+	if (ret > 0) {
+		tprof_session_deny(s, pr, ret);
+		return false;
+	}
+	if (test_bit(TPROF_P_PENDING, &pr->bits))
+		return false;
 	if (!ret)
 		return true;
-	if (ret == -EAGAIN)
-		*later = true;
-	else
-		tprof_session_deny(s, pr, ret);
+	*later = true;
 	return false;
 }
 
@@ -343,26 +346,31 @@ bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
  * tprof_session_may_report() - may @s report what current, a thread of
  *	@pr, does now (a fork, an exec)? The probes of those events run where
  *	current cannot be inside an exec's switch of mm and credentials
- *	(tprof_policy_check_settled()): the rule decides at once, and a
- *	process that fails it leaves the session with a DENIED record.
+ *	(tprof_policy_check_settled()): the rule decides at once, for a
+ *	pending process too, and a process that fails it leaves the session
+ *	with a DENIED record.
  * @s: session.
  * @pr: current's process in @s.
  *
  * Context: IRQs off (fork and exec probes).
- * Return: true if it may; false for a denied or pending process too.
+ * Return: TPROF_REPORT_YES, TPROF_REPORT_PENDING (allowed, not proven:
+ *	nothing of it is reported yet), or TPROF_REPORT_NO (denied); one
+ *	read of @pr's bits decides between the first two.
  */
-bool tprof_session_may_report(struct tprof_session *s, struct tprof_proc *pr)
+int tprof_session_may_report(struct tprof_session *s, struct tprof_proc *pr)
 {
+	unsigned long bits = READ_ONCE(pr->bits);
 	int why;
 
 	lockdep_assert_irqs_disabled();
-	if (test_bit(TPROF_P_DENIED, &pr->bits) ||
-	    test_bit(TPROF_P_PENDING, &pr->bits) ||
+	if ((bits & BIT(TPROF_P_DENIED)) ||
 	    READ_ONCE(pr->tgid_nr) != (u32)current->tgid)
-		return false;
+		return TPROF_REPORT_NO;
 	why = tprof_policy_check_settled(&s->grant);
-	if (!why)
-		return true;
-	tprof_session_deny(s, pr, why);
-	return false;
+	if (why) {
+		tprof_session_deny(s, pr, why);
+		return TPROF_REPORT_NO;
+	}
+	return bits & BIT(TPROF_P_PENDING) ? TPROF_REPORT_PENDING :
+	       TPROF_REPORT_YES;
 }

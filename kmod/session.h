@@ -64,6 +64,8 @@ enum tprof_state {
  * @throttle_shift: periods are stretched by 2^this (unprivileged sessions
  *	whose sampling exceeded a CPU's budget, sampler.c); only grows.
  * @throttles: how often it grew.
+ * @throttle_ns: local_clock() when it last grew: one doubling per budget
+ *	window, however many CPUs find the session over it at once.
  * @period_ns: default period.
  * @max_user_frames: user stack depth cap.
  * @max_kernel_frames: kernel stack depth cap; 0 = no kernel stacks.
@@ -94,6 +96,7 @@ struct tprof_session {
 	bool inherit;
 	u32 throttle_shift;
 	atomic_t throttles;
+	u64 throttle_ns;
 	u64 period_ns;
 	u32 max_user_frames;
 	u32 max_kernel_frames;
@@ -166,6 +169,10 @@ void tprof_session_leave(struct tprof_session *s, struct tprof_proc *pr);
 void tprof_session_emit_denied(struct tprof_session *s, u32 vpid, u32 reason);
 bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
 			      struct task_struct *p, bool *later);
-bool tprof_session_may_report(struct tprof_session *s, struct tprof_proc *pr);
+/* tprof_session_may_report()'s answers */
+#define TPROF_REPORT_NO		0
+#define TPROF_REPORT_YES	1
+#define TPROF_REPORT_PENDING	2
+int tprof_session_may_report(struct tprof_session *s, struct tprof_proc *pr);
 
 #endif /* _TPROF_SESSION_H */
