@@ -51,7 +51,7 @@ worst() {
 		--call-graph dwarf=65528 -o "$PWD/$1.pb.gz" -- \
 		"$work" serial-parallel 8 "$units" > /dev/null 2> "$1.err"
 }
-# Thread rows of --report where |SAMPLED - EXACT| is more than one PERIOD
+# Thread rows of --report where |SAMPLED + LOST - EXACT| is more than one PERIOD
 # (the module's invariant: a thread's weights are within one period of its
 # on-CPU time, stretched or not), and how many rows there were.
 off_by_more() {
@@ -62,7 +62,8 @@ off_by_more() {
 		if (v ~ /s$/) return substr(v, 1, length(v) - 1) * 1e9
 		return -1 }
 	$1 ~ /^[0-9]+$/ && $7 ~ /^[+-][0-9.]+$/ {
-		n++; d = ns($5) - ns($6); if (d < 0) d = -d
+		# ERROR% counts the weight of lost samples too (ring full)
+		n++; d = $7 * ns($6) / 100; if (d < 0) d = -d
 		if (d > ns($3)) bad++ }
 	END { printf "%d %d\n", bad, n }' "$1"
 }
