@@ -5,7 +5,8 @@
 # profilable, and ends with a DENIED record saying why: a setuid-root exec
 # racing ENABLE (large rings widen the window), an exec of a 0711 root
 # binary, prctl(PR_SET_DUMPABLE, 0) (public code sampled before it as the
-# control). Then tprof-read's one line for it.
+# control), an exec of a file with capabilities (a secure exec that keeps
+# the ids). Then tprof-read's one line for it.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 kt=$TPROF_BUILD/kmod-tests/tprof-ktest
 mode=$(stat -c %a /dev/tprof)
@@ -24,6 +25,15 @@ prlimit --memlock=unlimited:unlimited setpriv --reuid=65534 --regid=65534 \
 as_nobody ./tprof-ktest deny 0711 "$PWD/secret-0711" ||
 	fail "tprof-ktest deny 0711 exited $?"
 as_nobody ./tprof-ktest deny prctl || fail "tprof-ktest deny prctl exited $?"
+# A secure exec that keeps the ids (file capabilities; an LSM domain
+# change is another): denied where its credentials are committed.
+install -m 0755 "$TPROF_BUILD/kmod-tests/secret" ./secret-caps
+if command -v setcap > /dev/null && setcap cap_net_raw+ep ./secret-caps; then
+	as_nobody ./tprof-ktest deny caps "$PWD/secret-caps" ||
+		fail "tprof-ktest deny caps exited $?"
+else
+	skip "deny caps: no setcap, or /tmp keeps no file capabilities"
+fi
 
 # tprof-read says why the session ended, in one line, and keeps the profile
 # (attach mode: launch mode traces the command, and the kernel does not

@@ -226,9 +226,16 @@ int t_deny(const char *kind, const char *path)
 {
 	/* Under TCG, allocating large rings takes up to seconds. */
 	static const u64 race_pre_ms[] = { 0, 0, 100, 400, 1000, 2000, 3000 };
-	static const char *const why[] = { "?", "CREDS", "DUMPABLE" };
+	static const char *const why[] = { "?", "CREDS", "DUMPABLE", "PTRACE" };
 	bool race = !strcmp(kind, "setuid");
-	u32 want = race ? TPROF_DENIED_CREDS : TPROF_DENIED_DUMPABLE;
+	/*
+	 * caps: an exec of a file with capabilities keeps the ids, and is a
+	 * secure exec: denied where its credentials are committed (CREDS),
+	 * before the new image is mapped: no MMAP record of it.
+	 */
+	bool caps = !strcmp(kind, "caps");
+	u32 want = race || caps ? TPROF_DENIED_CREDS : TPROF_DENIED_DUMPABLE;
+	size_t new_maps = 0;
 	int iters = race ? (int)(sizeof(race_pre_ms) / sizeof(race_pre_ms[0])) : 1;
 	size_t secret = 0, pub = 0, after = 0, bad = 0;
 	int enabled = 0, refused = 0, denied = 0, eof = 0, nexec = 0, i;
@@ -267,11 +274,15 @@ int t_deny(const char *kind, const char *path)
 			else
 				note("deny %s #%d: %d DENIED records, reason %s",
 				     kind, i, s.ndenied,
-				     s.denied_reason < 3 ? why[s.denied_reason] : "?");
+				     s.denied_reason < 4 ? why[s.denied_reason] : "?");
 			if (!rep.has_x)
 				note("deny %s #%d: the secret code never named its range",
 				     kind, i);
 			secret += pcs_in(&p, rep.x_start, rep.x_end);
+			for (size_t j = 0; j < (size_t)s.nmmap && j < 16; j++)
+				if (rep.has_x && s.mmap[j].start < rep.x_end &&
+				    s.mmap[j].end > rep.x_start)
+					new_maps++;
 			pub += pcs_in(&p, (u64)(uintptr_t)__start_tprof_public,
 				      (u64)(uintptr_t)__stop_tprof_public);
 			if (s.ndenied)
@@ -298,9 +309,12 @@ int t_deny(const char *kind, const char *path)
 	   kind, why[want], denied, enabled);
 	ok(eof == enabled, "deny %s: each session reached EOF (%d of %d)", kind,
 	   eof, enabled);
-	if (race)
-		ok(nexec == 0, "deny %s: no EXEC record of the setuid image (%d)",
+	if (race || caps)
+		ok(nexec == 0, "deny %s: no EXEC record of the new image (%d)",
 		   kind, nexec);
+	if (caps)
+		ok(new_maps == 0, "deny %s: no MMAP record of the new image (%zu)",
+		   kind, new_maps);
 	ok(bad == 0, "deny %s: no malformed or foreign records (%zu)", kind, bad);
 	if (!race)
 		ok(pub > 0, "deny %s: control: samples of the public code before the change (%zu)",
