@@ -12,7 +12,7 @@ kmod-tests: $(KT_DIR)/tprof-ktest $(KT_DIR)/tprof-ktest32 $(KT_DIR)/stacktarget6
 	$(KT_DIR)/stacktarget32 $(KT_DIR)/secret
 
 KT_SRCS := tests/kmod/ktest.c tests/kmod/security.c tests/kmod/snapshot.c \
-	tests/kmod/mmap.c tests/kmod/lib.c
+	tests/kmod/mmap.c tests/kmod/trust.c tests/kmod/lib.c
 KT_DEPS := $(KT_SRCS) tests/kmod/ktest.h kmod/uapi/tprof.h
 
 $(KT_DIR)/tprof-ktest: $(KT_DEPS)

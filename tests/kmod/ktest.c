@@ -1512,6 +1512,17 @@ int main(int argc, char **argv)
 		return t_exec_after(atoi(argv[2]), argv[3]);
 	else if (!strcmp(t, "lockdown") && argc > 2)
 		t_lockdown(atoi(argv[2]));
+	else if (!strcmp(t, "trust") && argc > 3 && !strcmp(argv[2], "chain"))
+		t_trust_chain(argc - 3, argv + 3);
+	else if (!strcmp(t, "trust") && argc > 3 &&
+		 !strcmp(argv[2], "denied-child"))
+		t_trust_denied_child(argv[3]);
+	else if (!strcmp(t, "trust") && argc > 2 && !strcmp(argv[2], "yama"))
+		t_trust_yama();
+	else if (!strcmp(t, "trust") && argc > 2 && !strcmp(argv[2], "eagain"))
+		t_trust_eagain(argc > 3 ? atoi(argv[3]) : 100,
+			       argc > 4 ? atoi(argv[4]) : 2,
+			       argc > 5 ? atoi(argv[5]) : 4);
 	else {
 		fprintf(stderr, "usage: tprof-ktest TEST [ARGS]\n");
 		return 2;

@@ -162,4 +162,10 @@ int t_period_race(int n);
 int t_pingpong(int n);
 int t_mmap(void);
 
+/* trust.c */
+int t_trust_chain(int argc, char **argv);
+int t_trust_denied_child(const char *path);
+int t_trust_yama(void);
+int t_trust_eagain(int iters, int forks, int nreaders);
+
 #endif
