@@ -14,11 +14,13 @@
 #      the cases of the per-switch table: 20 30 50 60; its lines carry
 #      mod=base),
 #      BENCH_PERF=0 (no perf runs: tprof's figures only, much faster),
-#      BENCH_DOC=switch, snapshot or offcpu (rewrite only the per-switch
-#      section, the snapshot section or the off-CPU section, of
-#      docs/benchmarks.md, from every kernel's (offcpu: this kernel's)
-#      results; for runs of a few cases, which would leave the other
-#      sections empty).
+#      BENCH_DOC=switch, snapshot, offcpu or trust (rewrite only the
+#      per-switch section, the snapshot section, the off-CPU section or the
+#      section of issue 22's costs (9, bench/guest/90-trust.sh), of
+#      docs/benchmarks.md, from every kernel's (offcpu, trust: this
+#      kernel's) results; for runs of a few cases, which would leave the
+#      other sections empty). BENCH_BASE's module is also measured by
+#      90-trust.sh's process-table runs (section 9's "before").
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}

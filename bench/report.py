@@ -817,6 +817,153 @@ def offcpu_section(rows):
     return out + [""]
 
 
+TRUST_HEAD = "## 9. What one user's session may cost (issue 22)"
+
+
+def trust_section(rows, base_rev=None):
+    """Benchmark 9 (bench/guest/90-trust.sh): (a) the sampling budget of
+    unprivileged sessions, unbounded against bounded; (b) what a CHILDREN
+    session's process table costs an unprofiled ping-pong, per switch,
+    before and after the per-bucket filter."""
+    out = [TRUST_HEAD + "\n",
+           "**(a) The sampling budget (item 3).** The worst request an "
+           "unprivileged user can make, on 8 vCPUs: `bench-work spin 8 30 "
+           "UNITS` (8 threads, 30-frame stacks) under tprof-read run as uid "
+           "65534 (`setpriv`, `/dev/tprof` opened to all), `--period 100us` "
+           "(the floor, module parameter `unpriv_min_period_us`), "
+           "`--max-frames 512`, `--call-graph dwarf=65528`, with the module "
+           "parameter `sample_cpu_percent` at 0 (no bound) and at 25 (the "
+           "default), between unprofiled runs (`bench/guest/90-trust.sh`). "
+           "*Sampling path per CPU-second*: STATS `sample_path_ns / on_cpu_ns` "
+           "(`TPROF_F_PATH_TIMING`: stack walk, snapshot copy and ring write, "
+           "in hard-irq context, per second of the workload's own on-CPU time). "
+           "Under single-threaded TCG a vCPU's clock runs on while the other "
+           "vCPUs are emulated, so these path times are inflated many times "
+           "over (the reason the budget trips here); the counts are not. "
+           "*Samples per CPU-second*: samples taken (`sample_path_calls`, lost "
+           "ones included) per second of the threads' on-CPU time (nominal "
+           "10,000: one per period of each thread's CPU time). *Throttles*: THROTTLE records (tprof-read's `throttled:` "
+           "line), and the periods' final stretch. *tprof-read CPU*: the "
+           "reader's own CPU time (rusage of the tree minus the workload's), "
+           "mostly copying and unwinding the 64 KiB snapshots; under "
+           "single-threaded TCG its vCPU's turns also run on the spinning "
+           "threads' clocks, so it shows in their CPU time too. *Workload CPU*: against the "
+           "unprofiled runs just before and after (bracketed; median, min … "
+           "max). Medians over runs.\n",
+           "| sample_cpu_percent | runs | sampling path per CPU-second | path per sample | samples per CPU-second | lost | throttles (median, max) | final stretch | tprof-read CPU | workload CPU vs unprofiled |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    base = [r for r in rows if ok(r) and r.get("exp") == "budget" and r.get("case") == "none"]
+    if not base:
+        out += ["(not measured)", ""]
+    else:
+        out.append("| unprofiled | %d | – | – | – | – | – | – | – | %s ms (median) |" % (
+            len(base), fmt(med([num(r, "work_cpu_ns") / 1e6 for r in base]))))
+    for case, label in (("free", "0 (no bound)"), ("bound", "25 (default)")):
+        rs = [r for r in rows if ok(r) and r.get("exp") == "budget" and r.get("case") == case]
+        if not rs:
+            continue
+        share = med([num(r, "sample_path_ns") / num(r, "on_cpu_ns")
+                     for r in rs if num(r, "on_cpu_ns") and num(r, "sample_path_ns") is not None])
+        per = med([num(r, "sample_path_ns") / num(r, "sample_path_calls")
+                   for r in rs if num(r, "sample_path_calls")])
+        rate = med([num(r, "sample_path_calls") / (num(r, "on_cpu_ns") / 1e9)
+                    for r in rs if num(r, "on_cpu_ns") and num(r, "sample_path_calls") is not None])
+        lost = med([(num(r, "lost_samples") or 0) / num(r, "sample_path_calls") * 100
+                    for r in rs if num(r, "sample_path_calls")])
+        thr = [num(r, "throttles") or 0 for r in rs]
+        st = med([num(r, "stretch") for r in rs if num(r, "stretch")])
+        pairs = bracketed(rows, {"exp": "budget"}, lambda r, c=case: r.get("case") == c,
+                          is_base=lambda r: r.get("case") == "none")
+        rr = ratios(pairs)
+        pc = med([profiler_cpu(r) for r in rs])
+        out.append("| %s | %d | %s | %s | %s | %s | %s, %s | %s | %s | %s%s |" % (
+            label, len(rs), fmt(share * 100 if share is not None else None, "{:.1f}%"),
+            fmt(per / 1e3 if per is not None else None, "{:.0f} µs"),
+            fmt(rate), fmt(lost, "{:.1f}%"), fmt(med(thr)), fmt(max(thr)),
+            fmt(st, "{:.0f}x"), fmt(pc / 1e6 if pc is not None else None, "{:.0f} ms"),
+            pct(med(rr)), rng(rr)))
+    out.append("")
+    out += ["**(b) A CHILDREN session's cost to everyone else (item 3b).** "
+            "An *unprofiled* pipe ping-pong between two threads, pinned to CPU 0, "
+            "ROUNDS round trips, while root's tprof-read (also on CPU 0) follows "
+            "an unrelated idle process tree in launch mode (`--children`, its "
+            "default): `bench-work forks N` forks N short-lived children one at "
+            "a time, then sleeps. *Fresh*: N = 0 (the table holds the target "
+            "alone); *after 10,000 children*: 10,000 slots claimed and "
+            "retired (a lookup of a process the table does not hold reads "
+            "slots until a never-used one, so dead slots left in the way "
+            "lengthen it). *No session*: the "
+            "unprofiled runs around them. *Lookups per switch*: calls of the "
+            "module's `tprof_procs_find` (a kprobe event, "
+            "`p:kprobes/tprof_lookup tprof:tprof_procs_find`, counted with a "
+            "hist trigger) over `sched:sched_switch` events, all CPUs, in a "
+            "separate run of the same ping-pong (the kprobe's own cost stays "
+            "out of the timed runs). *Slots probed*: a second kprobe event at "
+            "the head of `tprof_procs_find`'s probe loop (the target of the "
+            "function's first jump, from the module's disassembly), one hit "
+            "per slot read. *Before* is the module of %s "
+            "(`BENCH_BASE`), where every switch of every task probes the "
+            "table; *after* this tree's, which first reads the task's bucket "
+            "of the table's per-bucket count of live tgids "
+            "(`tprof_procs_may_have`) and probes only when it is not 0. Both "
+            "in the same boot (`bench.sh` builds the baseline, the script "
+            "swaps it in with rmmod and insmod), one module after the other: "
+            "10,000 forks take minutes of emulation, so each module has one "
+            "session of each kind, with REPS timed and REPS counted runs in "
+            "it. *CPU per round trip*: both threads' "
+            "CPU time (scheduler clock) over ROUNDS, median; *vs no session*: "
+            "against the runs with no session just before and after the "
+            "session (bracketed; median, min … max).\n" % (
+                "commit " + base_rev if base_rev else "the baseline"),
+            "| module | session | runs | CPU per round trip | vs no session | lookups per switch | slots probed per lookup | slots probed per switch | lookups, slots, switches (median run) |",
+            "|---|---|---:|---:|---|---:|---:|---:|---:|"]
+    per_rt = lambda r: num(r, "work_cpu_ns") / num(r, "rounds")  # noqa: E731
+    found = False
+    forks = []
+    for mod, mlabel in (("base", "before"), ("head", "after")):
+        for table, tlabel in (("none", "no session"), ("fresh", "CHILDREN, table fresh"),
+                              ("forked", "CHILDREN, after 10,000 children")):
+            grp = {"exp": "tables", "mod": mod}
+            rt = [r for r in rows if ok(r) and r.get("exp") == "tables" and r.get("mod") == mod
+                  and r.get("table") == table and r.get("run") == "time"]
+            rc = [r for r in rows if ok(r) and r.get("exp") == "tables" and r.get("mod") == mod
+                  and r.get("table") == table and r.get("run") == "count"]
+            if not rt and not rc:
+                continue
+            found = True
+            if table == "none":
+                vs = "–"
+            else:
+                pairs = bracketed(rows, dict(grp, run="time"), lambda r, t=table: r.get("table") == t,
+                                  is_base=lambda r: r.get("table") == "none")
+                rr = ratios(pairs)
+                vs = pct(med(rr)) + rng(rr)
+            lps = med([num(r, "lk") / num(r, "sw") for r in rc if num(r, "sw")])
+            spl = med([num(r, "sl") / num(r, "lk") for r in rc
+                       if num(r, "lk") and num(r, "sl") is not None])
+            sps = med([num(r, "sl") / num(r, "sw") for r in rc
+                       if num(r, "sw") and num(r, "sl") is not None])
+            mid = sorted(rc, key=lambda r: num(r, "lk") or 0)
+            mid = mid[len(mid) // 2] if mid else None
+            out.append("| %s | %s | %d | %s ns | %s | %s | %s | %s | %s |" % (
+                mlabel, tlabel, len(rt), fmt(med([per_rt(r) for r in rt])), vs,
+                fmt(lps, "{:.3f}"), fmt(spl, "{:.1f}"), fmt(sps, "{:.2f}"),
+                "%s, %s, %s" % (fmt(num(mid, "lk")), fmt(num(mid, "sl")), fmt(num(mid, "sw")))
+                if mid else "–"))
+            fw = med([num(r, "forks_wall_ns") for r in rt if r.get("table") == "forked"])
+            if fw:
+                forks.append("%s, %s s" % (mlabel, fmt(fw / 1e9)))
+    if not found:
+        out.append("| – | not measured | | | | | | | |")
+    out.append("")
+    if forks:
+        out.append("The 10,000 children (fork, exit at once, waited for, one at a "
+                   "time, while the session follows them; tprof-read reads each "
+                   "one's maps) took, in guest wall time: %s.\n" % "; ".join(forks))
+    # a blank line before the next section, when this one replaces its old self
+    return out + [""]
+
+
 def replace_section(doc_path, head, section):
     """Put a section into an existing docs/benchmarks.md in place of its
     old one (or before ## Reproduce), leaving the rest."""
@@ -848,8 +995,8 @@ def main():
     ap.add_argument("--notes", default=os.path.join(os.path.dirname(__file__), "notes.md"))
     ap.add_argument("--all-kernels", help="build/bench: every kernel's results, for section 6")
     ap.add_argument("--sections", default="full",
-                    choices=("full", "switch", "snapshot", "offcpu"),
-                    help="switch, snapshot, offcpu: rewrite only section 6, 7 or 8 of --doc")
+                    choices=("full", "switch", "snapshot", "offcpu", "trust"),
+                    help="switch, snapshot, offcpu, trust: rewrite only section 6, 7, 8 or 9 of --doc")
     ap.add_argument("--unwind", help="bench/unwind-rate.sh's output, for section 7")
     a = ap.parse_args()
     os.makedirs(a.png_dir, exist_ok=True)
@@ -870,6 +1017,12 @@ def main():
     s8 = offcpu_section(by_mod(parse(os.path.join(a.guest, "results.txt")), "head"))
     if a.sections == "offcpu":
         replace_section(a.doc, OFF_HEAD, s8)
+        return
+    bp = os.path.join(a.guest, "base")
+    s9 = trust_section(parse(os.path.join(a.guest, "results.txt")),
+                       open(bp).read().strip() if os.path.exists(bp) else None)
+    if a.sections == "trust":
+        replace_section(a.doc, TRUST_HEAD, s9)
         return
     # sections 1-5 are this tree's module (lines of BENCH_BASE's boot carry mod=base)
     rows = by_mod(parse(os.path.join(a.guest, "results.txt")), "head")
@@ -933,7 +1086,7 @@ def main():
     doc += targets(chart, pp_res, pts, rings, reader)
     if os.path.exists(a.notes):
         doc.append(open(a.notes).read())
-    doc += s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8
+    doc += s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8 + s9
     doc.append("## Reproduce\n\n```sh\n%s   # BENCH_REPS=N, BENCH_QUICK=1, "
                "BENCH_KERNEL=6.1, BENCH_BASE=62d288b (section 6's before), BENCH_PERF=0\n```\n\nRaw results: `build/bench/NAME/guest/"
                "results.txt` (one line per run) and `build/bench/NAME/reader.txt`; "

@@ -14,6 +14,10 @@
  *       two processes (fork) or two threads of one process, both pinned to
  *       CPU 0 so the cost is the context switch itself.
  *   bench-work idle SECONDS                sleep (an unrelated profiled target)
+ *   bench-work forks N FILE SECONDS        fork N short-lived children, one
+ *       at a time (each exits at once, and is waited for), then create FILE
+ *       and sleep: a process tree that has had N children and is now idle
+ *       (a CHILDREN session's table after N exits).
  *   bench-work clock MS                    spin MS ms of CLOCK_MONOTONIC and
  *       print the thread's CPU time against it (the guest's clocks agree?)
  *   bench-work run FILE -- CMD...          run CMD, append its tree's rusage
@@ -219,6 +223,33 @@ static int pingpong(const char *mode, long rounds)
 	return 0;
 }
 
+/* ---- forks: N short-lived children, then idle ---- */
+
+static int forks(long n, const char *file, int seconds)
+{
+	uint64_t w0 = now_ns(CLOCK_MONOTONIC);
+	FILE *f;
+
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0)
+			_exit(0);
+		if (waitpid(pid, NULL, 0) != pid)
+			return 1;
+	}
+	f = fopen(file, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "forked=%ld forks_wall_ns=%llu\n", n,
+		(unsigned long long)(now_ns(CLOCK_MONOTONIC) - w0));
+	fclose(f);
+	sleep(seconds);
+	return 0;
+}
+
 /* ---- run: the rusage of a whole command tree ---- */
 
 static int run(const char *file, char **argv)
@@ -357,7 +388,8 @@ static int clockcheck(int ms)
 static int usage(void)
 {
 	fprintf(stderr, "usage: bench-work spin THREADS DEPTH UNITS | pingpong proc|thread ROUNDS |\n"
-		"       idle SECONDS | clock MS | run FILE -- CMD... | rawstats FILE\n");
+		"       idle SECONDS | forks N FILE SECONDS | clock MS | run FILE -- CMD... |\n"
+		"       rawstats FILE\n");
 	return 2;
 }
 
@@ -373,6 +405,8 @@ int main(int argc, char **argv)
 		sleep(atoi(argv[2]));
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "forks"))
+		return forks(atol(argv[2]), argv[3], atoi(argv[4]));
 	if (argc >= 5 && !strcmp(argv[1], "run") && !strcmp(argv[3], "--"))
 		return run(argv[2], argv + 4);
 	if (argc == 3 && !strcmp(argv[1], "rawstats"))
