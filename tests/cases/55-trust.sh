@@ -12,6 +12,8 @@
 #  - yama: under ptrace_scope 1, a child the user may not attach to never
 #    has its stack copied into a snapshot session: it waits for a proof
 #    the user cannot give (then DENIED, reason PTRACE);
+#  - stale-tid: a non-leader exec in a denied descendant closes its old
+#    tid's slot: a thread of the target that gets that tid is the target's;
 #  - eagain: a target whose exec_update_lock readers of its /proc files
 #    hold is not thereby allowed: nothing of a non-dumpable process's new
 #    threads and children, nor of a non-dumpable descendant at ENABLE.
@@ -68,6 +70,9 @@ else
 fi
 
 # sessions (one trial each), forks in each, reader threads
+./tprof-ktest trust stale-tid || fail "tprof-ktest trust stale-tid exited $?"
+took stale-tid
+
 eagain="100 2 4"; [ $light = 1 ] && eagain="20 2 4"
 # shellcheck disable=SC2086 # a list
 ./tprof-ktest trust eagain $eagain || fail "tprof-ktest trust eagain exited $?"

@@ -1519,6 +1519,9 @@ int main(int argc, char **argv)
 		t_trust_denied_child(argv[3]);
 	else if (!strcmp(t, "trust") && argc > 2 && !strcmp(argv[2], "yama"))
 		t_trust_yama();
+	else if (!strcmp(t, "trust") && argc > 2 &&
+		 !strcmp(argv[2], "stale-tid"))
+		t_trust_stale_tid();
 	else if (!strcmp(t, "trust") && argc > 2 && !strcmp(argv[2], "eagain"))
 		t_trust_eagain(argc > 3 ? atoi(argv[3]) : 100,
 			       argc > 4 ? atoi(argv[4]) : 2,

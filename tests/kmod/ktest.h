@@ -167,5 +167,6 @@ int t_trust_chain(int argc, char **argv);
 int t_trust_denied_child(const char *path);
 int t_trust_yama(void);
 int t_trust_eagain(int iters, int forks, int nreaders);
+int t_trust_stale_tid(void);
 
 #endif

@@ -26,6 +26,10 @@
  *                       the caller, unable to prove it, says so (PROVE -1):
  *                       DENIED (PTRACE); controls: read mode follows it
  *                       once proven, the caller's own tree at once
+ *   trust stale-tid     a non-leader exec in a denied descendant D closes
+ *                       the slot of its old tid: a thread of the target
+ *                       that gets that tid next (ns_last_pid, set by a
+ *                       root helper) is sampled as the target's
  *   trust eagain [SESSIONS FORKS READERS]
  *                       "decide later" (the target's exec_update_lock held
  *                       for read, by other processes of the user reading
@@ -93,6 +97,8 @@ struct ev {
 	u16 type;
 	u16 flags;
 	u32 aux;		/* DENIED: reason; SAMPLE: EV_*; PROC: ppid */
+	u32 tid;		/* SAMPLE, THREAD_EXIT/STAT: the thread */
+	u64 val;		/* SAMPLE: weight; THREAD_EXIT/STAT: on-CPU */
 };
 
 struct evs {
@@ -127,6 +133,8 @@ static struct ev *ev_add(struct evs *e, const struct tprof_rec_hdr *h, u32 pid)
 	v->type = h->type;
 	v->flags = h->flags;
 	v->aux = 0;
+	v->tid = 0;
+	v->val = 0;
 	return v;
 }
 
@@ -150,6 +158,8 @@ static void ev_parse(struct evs *e, const char *buf, size_t len)
 			const u64 *ips = (const u64 *)(r + 1);
 
 			v = ev_add(e, h, r->pid);
+			v->tid = r->tid;
+			v->val = r->weight_ns;
 			if (r->nr_user)
 				v->aux |= EV_USER;
 			if (r->nr_user && ips[r->nr_kernel] >= e->xlo &&
@@ -182,10 +192,17 @@ static void ev_parse(struct evs *e, const char *buf, size_t len)
 			break;
 		}
 		case TPROF_REC_THREAD:
-		case TPROF_REC_THREAD_EXIT:
-		case TPROF_REC_THREAD_STAT:
 			ev_add(e, h, ((const struct tprof_rec_thread *)h)->pid);
 			break;
+		case TPROF_REC_THREAD_EXIT:
+		case TPROF_REC_THREAD_STAT: {
+			const struct tprof_rec_thread_stat *r = (const void *)h;
+
+			v = ev_add(e, h, r->pid);
+			v->tid = r->tid;
+			v->val = r->on_cpu_ns;
+			break;
+		}
 		case TPROF_REC_EXEC:
 			ev_add(e, h, ((const struct tprof_rec_exec *)h)->pid);
 			break;
@@ -505,7 +522,8 @@ static void *info_loop(void *arg)
 /*
  * Commands: "E PID" ENABLE a privileged session on PID (no proof) and
  * keep it, "C" close it, "I" start the INFO loop on a fresh /dev/tprof,
- * "S" stop it and report its worst latency.
+ * "S" stop it and report its worst latency, "N PID" make PID + 1 the next
+ * pid handed out (ns_last_pid).
  */
 static void root_main(void *arg)
 {
@@ -535,6 +553,14 @@ static void root_main(void *arg)
 			if (pthread_create(&th, NULL, info_loop, &ifd))
 				_exit(90);
 			say("I\n");
+		} else if (sscanf(line, "N %d", &pid) == 1) {
+			/* the next pid the kernel hands out is pid + 1 */
+			FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+			int ret = f && fprintf(f, "%d", pid) > 0 ? 0 : -1;
+
+			if (f && fclose(f))
+				ret = -1;
+			say("N %d\n", ret);
 		} else if (line[0] == 'S') {
 			info_run = 0;
 			pthread_join(th, NULL);
@@ -1784,5 +1810,207 @@ int t_trust_eagain(int iters, int forks, int nreaders)
 	proc_end(&idle);
 	eshm->stop = 1;
 	proc_end(&rd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * stale-tid: P (the target) forks D; D's second thread T2 runs while D is
+ * followed, D becomes non-dumpable (DENIED at its next sample), then T2
+ * execs: it takes D's pid, and its own tid is free. Then P starts a thread
+ * that gets T2's old tid. Before #22 the exec probe skipped a denied
+ * process, T2's slot stayed, and P's new thread found it: never sampled
+ * (D's process, denied), its records under D's pid.
+ */
+
+static volatile int st_go;
+
+static void *st_t2(void *arg)
+{
+	(void)arg;
+	say("T %d\n", gettid_());
+	spin_cpu(60 * MS);
+	while (!st_go)
+		spin_cpu(1 * MS);
+	execl("/bin/sleep", "sleep", "30", (char *)NULL);
+	_exit(97);
+}
+
+static void *st_new(void *arg)
+{
+	(void)arg;
+	say("U %d\n", gettid_());
+	spin_cpu(200 * MS);
+	return NULL;
+}
+
+static void st_on_usr1(int sig)
+{
+	(void)sig;
+	st_go = 1;
+}
+
+/*
+ * D: T2 and its own CPU while followed, then not dumpable, then (SIGUSR1:
+ * P's command pipe is P's to read) T2 execs.
+ */
+static void st_d(void)
+{
+	pthread_t th;
+
+	signal(SIGUSR1, st_on_usr1);
+	if (pthread_create(&th, NULL, st_t2, NULL))
+		_exit(90);
+	spin_cpu(60 * MS);
+	prctl(PR_SET_DUMPABLE, 0);
+	spin_cpu(30 * MS);	/* a sample: DENIED (DUMPABLE) */
+	say("D\n");
+	pthread_join(th, NULL);	/* the exec ends this thread */
+	_exit(96);
+}
+
+/* P: "F" forks D ("C pid"), "U" starts the new thread ("U tid"), "Q". */
+static void st_p(void *arg)
+{
+	char line[64];
+	pthread_t th;
+	pid_t d;
+
+	(void)arg;
+	say("R %d\n", getpid());
+	while (hear(line, sizeof(line))) {
+		if (line[0] == 'F') {
+			d = fork();
+			if (d == 0)
+				st_d();
+			say("C %d\n", d);
+		} else if (line[0] == 'U') {
+			if (pthread_create(&th, NULL, st_new, NULL))
+				_exit(91);
+			pthread_join(th, NULL);
+			say("W\n");
+		} else if (line[0] == 'Q') {
+			break;
+		}
+	}
+	_exit(0);
+}
+
+int t_trust_stale_tid(void)
+{
+	struct evs e = { 0 };
+	struct proc p;
+	const struct ev *dn;
+	char line[128];
+	int fd, ret, t2 = 0, u = 0, nret = -1, tries;
+	pid_t d = 0;
+	u64 t0, samples = 0, other = 0;
+
+	become_nobody(true);
+	if (!have_root_h) {
+		printf("skip - stale-tid: needs root for ns_last_pid\n");
+		return 0;
+	}
+	proc_spawn(&p, st_p, NULL);
+	if (!await_prefix(&p, "R ", line, sizeof(line), 60000, -1, NULL))
+		die("stale-tid: P not ready");
+	fd = dev_open();
+	ret = enable_as_user(fd, p.pid, TPROF_F_CHILDREN | TPROF_F_AUXV_PROOF,
+			     1 * MS, 0, 0);
+	ok(ret == 0, "stale-tid: unprivileged ENABLE with CHILDREN on P %d (%s)",
+	   p.pid, strerror(-ret));
+	if (ret)
+		goto out;
+	tell(&p, "F\n");
+	while ((!d || !t2) && await(&p, line, sizeof(line), 60000, fd, &e)) {
+		sscanf(line, "C %d", &d);
+		sscanf(line, "T %d", &t2);
+	}
+	if (!d || !t2)
+		die("stale-tid: no D or T2");
+	await_prefix(&p, "D", line, sizeof(line), 60000, fd, &e);
+	t0 = now_ns();
+	while (!ev_denied(&e, d) && now_ns() - t0 < 30 * SEC) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		if (ev_drain(fd, &e))
+			break;
+		poll(&pf, 1, 50);
+	}
+	dn = ev_denied(&e, d);
+	ok(dn && dn->aux == TPROF_DENIED_DUMPABLE,
+	   "stale-tid: D %d, no longer dumpable, has a DENIED record (%s)", d,
+	   dn ? why_name(dn->aux) : "none");
+	/* D's T2 (tid t2) execs: it takes D's pid; t2 is free */
+	kill(d, SIGUSR1);
+	for (tries = 0; tries < 100; tries++) {
+		char path[64];
+		int fdt;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", d, t2);
+		fdt = open(path, O_RDONLY | O_CLOEXEC);
+		if (fdt < 0)
+			break;
+		close(fdt);
+		usleep(50000);
+	}
+	/* P's next thread: tid t2 */
+	for (tries = 0; tries < 5 && u != t2; tries++) {
+		snprintf(line, sizeof(line), "N %d", t2 - 1);
+		if (root_cmd(line, line, sizeof(line)))
+			sscanf(line, "N %d", &nret);
+		tell(&p, "U\n");
+		if (!await_prefix(&p, "U ", line, sizeof(line), 60000, fd, &e))
+			die("stale-tid: no new thread");
+		sscanf(line, "U %d", &u);
+		await_prefix(&p, "W", line, sizeof(line), 60000, fd, &e);
+	}
+	ok(nret == 0 && u == t2,
+	   "stale-tid: P's new thread got T2's old tid %d (got %d, %d tries)",
+	   t2, u, tries);
+	ev_drain(fd, &e);
+	kill(d, SIGKILL);
+	tell(&p, "Q\n");
+	ok(ev_to_eof(fd, &e, 60000), "stale-tid: the session ends when P exits");
+	/*
+	 * The thread with T2's old tid, as P's: its samples' weight within
+	 * a period of its exact on-CPU time, and its THREAD_EXIT under P's
+	 * pid (a stale slot gave D's pid and no sample).
+	 */
+	{
+		u64 w = 0, on = 0;
+		u32 exit_pid = 0;
+
+		for (size_t i = 0; i < e.n; i++) {
+			const struct ev *v = &e.v[i];
+
+			if (v->type == TPROF_REC_SAMPLE && v->time >= t0 &&
+			    v->pid == (u32)d)
+				other++;
+			if (v->tid != (u32)t2 || v->time < t0)
+				continue;
+			if (v->type == TPROF_REC_SAMPLE && v->pid == (u32)p.pid) {
+				samples++;
+				w += v->val;
+			} else if (v->type == TPROF_REC_THREAD_EXIT) {
+				exit_pid = v->pid;
+				on = v->val;
+			}
+		}
+		ok(u == t2 && exit_pid == (u32)p.pid && on >= 100 * MS &&
+		   w + 1 * MS >= on && w <= on + 1 * MS,
+		   "stale-tid: the thread with T2's old tid is P's: THREAD_EXIT under pid %u (P %d), %llu samples weigh %llu ns of its %llu ns on CPU",
+		   exit_pid, p.pid, (unsigned long long)samples,
+		   (unsigned long long)w, (unsigned long long)on);
+	}
+	ok(other == 0, "stale-tid: no sample under D's pid after its DENIED (%llu)",
+	   (unsigned long long)other);
+	ok(e.bad == 0, "stale-tid: no malformed records (%llu)",
+	   (unsigned long long)e.bad);
+out:
+	close(fd);
+	proc_end(&p);
+	proc_end(&root_h);
+	evs_free(&e);
 	return 0;
 }
