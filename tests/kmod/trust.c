@@ -314,6 +314,21 @@ static const struct ev *ev_denied(const struct evs *e, u32 pid)
 	return NULL;
 }
 
+/* Reads @fd until @pid's DENIED record (30 s at most, or EOF). */
+static const struct ev *ev_wait_denied(int fd, struct evs *e, u32 pid)
+{
+	u64 t0 = now_ns();
+
+	while (!ev_denied(e, pid) && now_ns() - t0 < 30 * SEC) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		if (ev_drain(fd, e))
+			break;
+		poll(&pf, 1, 50);
+	}
+	return ev_denied(e, pid);
+}
+
 /* What must never follow DENIED: records that report the process. */
 static bool ev_reports(u16 type)
 {
@@ -1030,7 +1045,6 @@ int t_trust_denied_child(const char *path)
 	int fd, ret, rret = -1;
 	pid_t c = 0;
 	unsigned long long lo, hi;
-	u64 t0;
 
 	become_nobody(true);
 	proc_spawn(&p, dc_parent, (void *)path);
@@ -1057,15 +1071,7 @@ int t_trust_denied_child(const char *path)
 	if (!e.xhi)
 		note("denied-child: the setuid image never named its range");
 	/* The DENIED record of C, from its exec. */
-	t0 = now_ns();
-	while (!ev_denied(&e, c) && now_ns() - t0 < 30 * SEC) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-
-		if (ev_drain(fd, &e))
-			break;
-		poll(&pf, 1, 50);
-	}
-	d = ev_denied(&e, c);
+	d = ev_wait_denied(fd, &e, c);
 	ok(d && d->aux == TPROF_DENIED_CREDS,
 	   "denied-child: C %d, exec'ing a setuid-root image, has a DENIED record, reason CREDS (%s)",
 	   c, d ? why_name(d->aux) : "no DENIED record");
@@ -1930,14 +1936,7 @@ int t_trust_stale_tid(void)
 		die("stale-tid: no D or T2");
 	await_prefix(&p, "D", line, sizeof(line), 60000, fd, &e);
 	t0 = now_ns();
-	while (!ev_denied(&e, d) && now_ns() - t0 < 30 * SEC) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-
-		if (ev_drain(fd, &e))
-			break;
-		poll(&pf, 1, 50);
-	}
-	dn = ev_denied(&e, d);
+	dn = ev_wait_denied(fd, &e, d);
 	ok(dn && dn->aux == TPROF_DENIED_DUMPABLE,
 	   "stale-tid: D %d, no longer dumpable, has a DENIED record (%s)", d,
 	   dn ? why_name(dn->aux) : "none");
