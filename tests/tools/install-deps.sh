@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages of .ci/packages that are missing, then the
 # kernels of tests/kernels (building the debug kernel once: it is cached
-# outside the tree, see tests/vm/debug-kernel.sh). Idempotent; needs root (apt).
+# outside the tree, see tests/vm/debug-kernel.sh), or with --kernels NAME...
+# only those. Idempotent; needs root (apt).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mapfile -t pkgs < <(grep -v '^#' "$root/.ci/packages" | sed '/^$/d')
@@ -37,4 +38,11 @@ EOS
 	apt-get "${bpo[@]}" install -y -q --no-install-recommends \
 		-o DPkg::Lock::Timeout=600 golang-1.23-go
 fi
-"$root/tests/vm/kernels.sh" --install --all > /dev/null
+# --kernels NAME...: only those kernels (make demo: its one, not the
+# debug kernel's 20-minute build); default: all of them.
+if [ "${1:-}" = --kernels ]; then
+	shift
+	"$root/tests/vm/kernels.sh" --install "$@" > /dev/null
+else
+	"$root/tests/vm/kernels.sh" --install --all > /dev/null
+fi
