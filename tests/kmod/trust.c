@@ -1942,19 +1942,23 @@ int t_trust_stale_tid(void)
 	   dn ? why_name(dn->aux) : "none");
 	/* D's T2 (tid t2) execs: it takes D's pid; t2 is free */
 	kill(d, SIGUSR1);
-	for (tries = 0; tries < 100; tries++) {
+	/*
+	 * t2 is free once no task has it: the exec swaps tids with D's old
+	 * leader, which de_thread() then releases (a while later on a slow
+	 * kernel). /proc/PID finds threads too.
+	 */
+	for (tries = 0; tries < 200; tries++) {
 		char path[64];
-		int fdt;
 
-		snprintf(path, sizeof(path), "/proc/%d/task/%d", d, t2);
-		fdt = open(path, O_RDONLY | O_CLOEXEC);
-		if (fdt < 0)
+		snprintf(path, sizeof(path), "/proc/%d", t2);
+		if (access(path, F_OK))
 			break;
-		close(fdt);
 		usleep(50000);
 	}
 	/* P's next thread: tid t2 */
-	for (tries = 0; tries < 5 && u != t2; tries++) {
+	for (tries = 0; tries < 10 && u != t2; tries++) {
+		if (tries)
+			usleep(200000);
 		snprintf(line, sizeof(line), "N %d", t2 - 1);
 		if (root_cmd(line, line, sizeof(line)))
 			sscanf(line, "N %d", &nret);
