@@ -196,7 +196,7 @@ int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
 			.gid = c->gid, .egid = c->egid, .sgid = c->sgid,
 		};
 		rcu_read_unlock();
-		if (get_dumpable(mm) != SUID_DUMP_USER)
+		if (tprof_policy_mm(mm))
 			ret = -EPERM;
 	}
 	mmput(mm);
@@ -265,7 +265,6 @@ int tprof_policy_prove(const struct tprof_grant *g, struct task_struct *task,
 		       int fd, bool attach)
 {
 	struct mm_struct *mm = get_task_mm(task);
-	bool same;
 	int ret;
 
 	if (!mm)
@@ -275,12 +274,10 @@ int tprof_policy_prove(const struct tprof_grant *g, struct task_struct *task,
 		ret = tprof_check_proc_fd(fd, "auxv", mm);
 	if (!ret && !g->privileged) {
 		rcu_read_lock();
-		same = tprof_ids_equal(&g->ids, __task_cred(task));
+		ret = tprof_policy_ids(g, __task_cred(task));
 		rcu_read_unlock();
-		if (!same)
-			ret = TPROF_DENIED_CREDS;
-		else if (get_dumpable(mm) != SUID_DUMP_USER)
-			ret = TPROF_DENIED_DUMPABLE;
+		if (!ret)
+			ret = tprof_policy_mm(mm);
 	}
 	mmput(mm);
 	return ret;

@@ -71,11 +71,20 @@ static inline bool tprof_ids_equal(const struct tprof_ids *a,
 	       gid_eq(a->egid, c->egid) && gid_eq(a->sgid, c->sgid);
 }
 
-/* Dumpable as SUID_DUMP_USER, or no mm (exiting: nothing of the user is read). */
-static inline int tprof_policy_check_mm(struct task_struct *p)
+/*
+ * The two halves of the rule, each final: the ids the target had at
+ * ENABLE (objective creds, as ptrace checks them), and an mm dumpable as
+ * SUID_DUMP_USER (none, exiting: nothing of the user is read).
+ * Return: 0 or TPROF_DENIED_*.
+ */
+static inline int tprof_policy_ids(const struct tprof_grant *g,
+				   const struct cred *c)
 {
-	struct mm_struct *mm = READ_ONCE(p->mm);
+	return tprof_ids_equal(&g->ids, c) ? 0 : TPROF_DENIED_CREDS;
+}
 
+static inline int tprof_policy_mm(struct mm_struct *mm)
+{
 	return mm && get_dumpable(mm) != SUID_DUMP_USER ?
 	       TPROF_DENIED_DUMPABLE : 0;
 }
@@ -102,14 +111,17 @@ static inline int tprof_policy_check_mm(struct task_struct *p)
 static inline int tprof_policy_check(const struct tprof_grant *g,
 				     struct task_struct *p)
 {
+	int ret;
+
 	if (g->privileged)
 		return 0;
-	/* Objective creds, as ptrace checks them; RCU-freed, IRQs are off. */
-	if (!tprof_ids_equal(&g->ids, rcu_dereference_raw(p->real_cred)))
-		return TPROF_DENIED_CREDS;
+	/* RCU-freed, IRQs are off */
+	ret = tprof_policy_ids(g, rcu_dereference_raw(p->real_cred));
+	if (ret)
+		return ret;
 	if (rwsem_is_locked(&p->signal->exec_update_lock))
 		return -EAGAIN;
-	return tprof_policy_check_mm(p);
+	return tprof_policy_mm(READ_ONCE(p->mm));
 }
 
 /**
@@ -129,9 +141,8 @@ static inline int tprof_policy_check_settled(const struct tprof_grant *g)
 {
 	if (g->privileged)
 		return 0;
-	if (!tprof_ids_equal(&g->ids, rcu_dereference_raw(current->real_cred)))
-		return TPROF_DENIED_CREDS;
-	return tprof_policy_check_mm(current);
+	return tprof_policy_ids(g, rcu_dereference_raw(current->real_cred)) ?:
+	       tprof_policy_mm(READ_ONCE(current->mm));
 }
 
 #endif /* _TPROF_POLICY_H */
