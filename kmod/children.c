@@ -213,6 +213,13 @@ void tprof_children_join_existing(struct tprof_session *s,
 	}
 }
 
+/* Is @pr (or NULL) waiting for its proof, and not denied? */
+static bool tprof_proc_pending(struct tprof_proc *pr)
+{
+	return pr && test_bit(TPROF_P_PENDING, &pr->bits) &&
+	       !test_bit(TPROF_P_DENIED, &pr->bits);
+}
+
 /*
  * Admit or deny pending @task (@why: 0 or TPROF_DENIED_*): its THREAD
  * records, then its samples. Context: process, @task's exec_update_lock
@@ -233,8 +240,7 @@ static int tprof_children_decide(struct tprof_session *s,
 	rcu_read_lock();
 	local_irq_save(flags);
 	pr = tprof_procs_find(&s->procs, task_tgid(task));
-	if (pr && test_bit(TPROF_P_PENDING, &pr->bits) &&
-	    !test_bit(TPROF_P_DENIED, &pr->bits)) {
+	if (tprof_proc_pending(pr)) {
 		ret = 0;
 		if (why)
 			tprof_session_deny(s, pr, why);
@@ -263,13 +269,10 @@ out_unlock:
 static bool tprof_children_pending(struct tprof_session *s,
 				   struct task_struct *task)
 {
-	struct tprof_proc *pr;
 	bool ret;
 
 	rcu_read_lock_sched();
-	pr = tprof_procs_find(&s->procs, task_tgid(task));
-	ret = pr && test_bit(TPROF_P_PENDING, &pr->bits) &&
-	      !test_bit(TPROF_P_DENIED, &pr->bits);
+	ret = tprof_proc_pending(tprof_procs_find(&s->procs, task_tgid(task)));
 	rcu_read_unlock_sched();
 	return ret;
 }
@@ -292,7 +295,6 @@ int tprof_children_prove(struct tprof_session *s, const void __user *uarg)
 {
 	struct tprof_ioc_prove pv;
 	struct task_struct *task;
-	struct pid *pid;
 	int ret;
 
 	if (copy_from_user(&pv, uarg, sizeof(pv)))
@@ -302,13 +304,7 @@ int tprof_children_prove(struct tprof_session *s, const void __user *uarg)
 	if (tprof_session_state(s) != TPROF_ACTIVE ||
 	    !(s->flags & TPROF_F_CHILDREN))
 		return -EINVAL;
-	rcu_read_lock();
-	pid = get_pid(find_pid_ns(pv.pid, s->pid_ns));
-	rcu_read_unlock();
-	if (!pid)
-		return -ESRCH;
-	task = get_pid_task(pid, PIDTYPE_TGID);
-	put_pid(pid);
+	task = tprof_task_get(s->pid_ns, pv.pid, PIDTYPE_TGID);
 	if (!task)
 		return -ESRCH;
 	ret = -ESRCH;

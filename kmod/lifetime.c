@@ -266,14 +266,9 @@ static int tprof_enable_check(const struct tprof_ioc_enable *e)
 static int tprof_enable_resolve(struct tprof_session *s, pid_t nr)
 {
 	struct task_struct *task;
-	struct pid *pid;
 	int ret = 0;
 
-	pid = find_get_pid(nr);
-	if (!pid)
-		return -ESRCH;
-	task = get_pid_task(pid, PIDTYPE_TGID);
-	put_pid(pid);
+	task = tprof_task_get(task_active_pid_ns(current), nr, PIDTYPE_TGID);
 	if (!task)
 		return -ESRCH;
 	if (task->flags & PF_KTHREAD)
@@ -516,7 +511,6 @@ int tprof_session_set_period(struct tprof_session *s,
 {
 	struct tprof_ioc_thread_period tp;
 	struct task_struct *task;
-	struct pid *pid;
 	u32 gtid = 0;
 	u64 period;
 
@@ -530,11 +524,7 @@ int tprof_session_set_period(struct tprof_session *s,
 	if (period < tprof_policy_min_period(s->grant.privileged) ||
 	    period > TPROF_MAX_PERIOD_NS)
 		return -EINVAL;
-	pid = find_get_pid(tp.tid);
-	if (!pid)
-		return -ESRCH;
-	task = get_pid_task(pid, PIDTYPE_PID);
-	put_pid(pid);
+	task = tprof_task_get(task_active_pid_ns(current), tp.tid, PIDTYPE_PID);
 	if (!task)
 		return -ESRCH;
 	if (tprof_session_has(s, task_tgid(task)) &&

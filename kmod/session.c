@@ -9,6 +9,7 @@
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/timekeeping.h>
 
 #include "session.h"
@@ -144,6 +145,24 @@ bool tprof_session_has(struct tprof_session *s, struct pid *tgid)
 	ret = !!tprof_procs_find(&s->procs, tgid);
 	rcu_read_unlock_sched();
 	return ret;
+}
+
+/*
+ * The task numbered @nr in @ns, pinned (put_task_struct()): the leader
+ * of its thread group (PIDTYPE_TGID) or that thread (PIDTYPE_PID); NULL
+ * if there is none. Context: process.
+ */
+struct task_struct *tprof_task_get(struct pid_namespace *ns, pid_t nr,
+				   enum pid_type type)
+{
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = pid_task(find_pid_ns(nr, ns), type);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	return task;
 }
 
 /**

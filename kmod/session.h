@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -154,6 +155,8 @@ static inline struct tprof_session *tprof_session_find(struct task_struct *p,
 	return tprof_session_next(p, pp, false, &i);
 }
 
+struct task_struct *tprof_task_get(struct pid_namespace *ns, pid_t nr,
+				   enum pid_type type);
 bool tprof_session_has(struct tprof_session *s, struct pid *tgid);
 bool tprof_session_follows(struct tprof_session *s, struct pid *tgid);
 bool tprof_session_other_has(struct tprof_session *s, struct pid *tgid);

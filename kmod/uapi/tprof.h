@@ -205,7 +205,8 @@ struct tprof_ioc_thread_period {
  * struct tprof_ioc_prove - TPROF_IOC_PROVE argument: the caller's proof
  *	that it may ptrace a pending descendant (TPROF_RF_PROC_PENDING) as
  *	the session's own proof stands for.
- * @pid: the process, in the caller's pid namespace.
+ * @pid: the process, as its PROC record gave it (the ENABLE caller's pid
+ *	namespace).
  * @fd: an open /proc/@pid/mem (snapshot sessions) or /proc/@pid/auxv or
  *	mem (others) of its current mm: procfs opened it only after the
  *	kernel's ptrace check of the caller (Yama, LSMs, capabilities); or
