@@ -647,6 +647,24 @@ static int enable_as_user(int fd, pid_t pid, u32 flags, u64 period,
 	return ret;
 }
 
+/*
+ * @test's unprivileged CHILDREN session on its target P, 1 ms periods,
+ * said with ok(). Return: its fd, or -1 (ENABLE refused).
+ */
+static int tree_session(const char *test, pid_t pid)
+{
+	int fd = dev_open();
+	int ret = enable_as_user(fd, pid, TPROF_F_CHILDREN | TPROF_F_AUXV_PROOF,
+				 1 * MS, 0, 0);
+
+	ok(ret == 0, "%s: unprivileged ENABLE with CHILDREN on P %d (%s)",
+	   test, pid, strerror(-ret));
+	if (!ret)
+		return fd;
+	close(fd);
+	return -1;
+}
+
 /* An idle process of the user: "R pid", then nothing until EOF. */
 static void idle_main(void *arg)
 {
@@ -1042,7 +1060,7 @@ int t_trust_denied_child(const char *path)
 	struct proc p;
 	const struct ev *d;
 	char line[128];
-	int fd, ret, rret = -1;
+	int fd, rret = -1;
 	pid_t c = 0;
 	unsigned long long lo, hi;
 
@@ -1050,12 +1068,8 @@ int t_trust_denied_child(const char *path)
 	proc_spawn(&p, dc_parent, (void *)path);
 	if (!await(&p, line, sizeof(line), 60000, -1, NULL))
 		die("denied-child: P not ready");
-	fd = dev_open();
-	ret = enable_as_user(fd, p.pid, TPROF_F_CHILDREN | TPROF_F_AUXV_PROOF,
-			     1 * MS, 0, 0);
-	ok(ret == 0, "denied-child: unprivileged ENABLE with CHILDREN on P %d (%s)",
-	   p.pid, strerror(-ret));
-	if (ret)
+	fd = tree_session("denied-child", p.pid);
+	if (fd < 0)
 		goto out;
 	tell(&p, "F\n");
 	/* "C pid" from P and "X lo hi" from the image, in either order */
@@ -1908,7 +1922,7 @@ int t_trust_stale_tid(void)
 	struct proc p;
 	const struct ev *dn;
 	char line[128];
-	int fd, ret, t2 = 0, u = 0, nret = -1, tries;
+	int fd, t2 = 0, u = 0, nret = -1, tries;
 	pid_t d = 0;
 	u64 t0, samples = 0, other = 0;
 
@@ -1925,12 +1939,8 @@ int t_trust_stale_tid(void)
 	proc_spawn(&p, st_p, NULL);
 	if (!await_prefix(&p, "R ", line, sizeof(line), 60000, -1, NULL))
 		die("stale-tid: P not ready");
-	fd = dev_open();
-	ret = enable_as_user(fd, p.pid, TPROF_F_CHILDREN | TPROF_F_AUXV_PROOF,
-			     1 * MS, 0, 0);
-	ok(ret == 0, "stale-tid: unprivileged ENABLE with CHILDREN on P %d (%s)",
-	   p.pid, strerror(-ret));
-	if (ret)
+	fd = tree_session("stale-tid", p.pid);
+	if (fd < 0)
 		goto out;
 	tell(&p, "F\n");
 	while ((!d || !t2) && await(&p, line, sizeof(line), 60000, fd, &e)) {
