@@ -10,7 +10,7 @@ $(BUILD)/unit/obj/%.o: tests/unit/%.c tests/unit/testlib.h tests/unit/pbload.h $
 	$(CC) $(US_CPPFLAGS) -Itests/unit $(WARN_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 
 $(BUILD)/unit/unit-tests: $(UNIT_OBJS) $(call us_objs,$(BUILD)/us-san)
-	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS) -lm
 
 # LD_PRELOAD'ed into tprof-read: a fake /dev/tprof for live-mode tests
 $(BUILD)/unit/fakedev.so: tests/unit/fakedev.c kmod/uapi/tprof.h
