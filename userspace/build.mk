@@ -11,8 +11,10 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 
 US_GEN := $(BUILD)/gen
-US_LIB_SRCS := util.c utf8.c parse.c outfile.c demangle.c buildid.c records.c debuginfod.c perfmap.c perfmap_follow.c maps.c profile.c resolve.c symbolize.c names.c symtab.c pprof.c unwind.c \
-	session.c launch.c target_files.c
+# The reader's layers, lowest first (userspace/README.md): a folder includes
+# only itself and the folders before it (`make check`: layers).
+US_LAYERS := lib stream model object analyze output live
+US_LIB_SRCS := $(foreach l,$(US_LAYERS),$(patsubst userspace/%,%,$(sort $(wildcard userspace/$(l)/*.c))))
 # -lstdc++: __cxa_demangle (demangle.c)
 US_LIBS := -lprotobuf-c -ldw -lelf -ldebuginfod -lz -lstdc++
 # The release, from dkms.conf (packaging/version.sh): tprof-read --version.
@@ -21,12 +23,12 @@ TPROF_PKG_VERSION := $(shell packaging/version.sh)
 # "uapi/tprof.h" is meant to come from there.
 US_CPPFLAGS := -Iuserspace $(CPPFLAGS_COMMON) -I$(US_GEN) \
 	-DTPROF_READ_VERSION='"$(TPROF_PKG_VERSION)"'
-US_HDRS := $(wildcard userspace/*.h) $(US_GEN)/profile.pb-c.h kmod/uapi/tprof.h
+US_HDRS := $(wildcard userspace/*/*.h) $(US_GEN)/profile.pb-c.h kmod/uapi/tprof.h
 
 # objects of one build flavour: $(call us_objs,DIR)
 us_objs = $(addprefix $(1)/,$(US_LIB_SRCS:.c=.o)) $(1)/profile.pb-c.o
 
-.PHONY: userspace userspace-werror fuzz
+.PHONY: userspace userspace-werror fuzz layers
 .SECONDARY:
 
 userspace: $(BUILD)/tprof-read
@@ -61,14 +63,20 @@ $(BUILD)/tprof-read-san: $(BUILD)/us-san/tprof-read.o $(call us_objs,$(BUILD)/us
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS)
 
 # -Werror flavour for `make check`: every userspace and unit-test source
-US_WERROR_SRCS := $(wildcard userspace/*.c tests/unit/*.c tests/progs/*.c)
+US_WERROR_SRCS := $(wildcard userspace/*.c userspace/*/*.c tests/unit/*.c tests/progs/*.c)
 userspace-werror: $(US_GEN)/profile.pb-c.h
 	@mkdir -p $(BUILD)/werror
 	@set -e; for f in $(US_WERROR_SRCS); do \
 		echo "  CC -Werror $$f"; \
 		$(CC) $(US_CPPFLAGS) $(WARN_CFLAGS) $(USER_CFLAGS) -Werror \
-			-c -o $(BUILD)/werror/$$(basename $$f .c).o $$f; \
+			-c -o $(BUILD)/werror/$$(echo $${f%.c} | tr / _).o $$f; \
 	done
+
+# the layer rule (US_LAYERS) and no include cycles, in the reader and the
+# module
+layers:
+	python3 tests/tools/check-layers.py userspace $(US_LAYERS)
+	python3 tests/tools/check-layers.py kmod
 
 # libFuzzer on the record decoder + aggregation + encoder, bounded in time
 FUZZ_SRCS := tests/unit/fuzz_records.c $(addprefix userspace/,$(US_LIB_SRCS)) \

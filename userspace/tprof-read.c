@@ -13,21 +13,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "debuginfod.h"
-#include "launch.h"
-#include "names.h"
-#include "outfile.h"
-#include "parse.h"
-#include "perfmap_follow.h"
-#include "pprof.h"
-#include "profile.h"
-#include "records.h"
-#include "resolve.h"
-#include "session.h"
-#include "symbolize.h"
-#include "target_files.h"
-#include "unwind.h"
-#include "util.h"
+#include "object/debuginfod.h"
+#include "live/launch.h"
+#include "analyze/symbolize.h"
+#include "lib/outfile.h"
+#include "lib/parse.h"
+#include "live/perfmap_follow.h"
+#include "output/pprof.h"
+#include "model/profile.h"
+#include "stream/records.h"
+#include "analyze/resolve.h"
+#include "live/session.h"
+#include "object/symbols.h"
+#include "live/target_files.h"
+#include "analyze/unwind.h"
+#include "lib/util.h"
 
 #ifndef TPROF_READ_VERSION
 #error "TPROF_READ_VERSION: userspace/build.mk sets it from dkms.conf"
@@ -87,6 +87,7 @@ struct last_maps {
 /* Everything one run accumulates. */
 struct run {
 	struct profile prof;
+	struct unwinder *unwind;	/* the profile's snapshots' unwinder */
 	FILE *raw;			/* --save-raw, on raw_out's temp file */
 	struct outfile raw_out;
 	int raw_err;
@@ -1278,9 +1279,9 @@ out:
 /* ---- output ---- */
 
 /* -v: what became of the snapshots; always: USTACKs that went astray. */
-static void note_unwind(struct profile *p)
+static void note_unwind(struct profile *p, struct unwinder *u)
 {
-	const struct unwind_stats *st = unwinder__stats(p->unwind);
+	const struct unwind_stats *st = unwinder__stats(u);
 
 	if (st->samples)
 		pr_debug("unwound %llu snapshots in %.1f ms (%.0f/s): %llu whole, %llu spliced to the FP chain, %llu FP chain only, %llu truncated; %llu CFI rows computed, %llu reused",
@@ -1440,7 +1441,7 @@ static void report(struct profile *p)
 static int write_profile(struct run *r)
 {
 	struct pprof_opts o = { .default_period_ns = TPROF_DEFAULT_PERIOD_NS };
-	struct names_opts no = { .live = r->live };
+	struct symbolize_opts no = { .view.live = r->live };
 	uint8_t *pb = NULL, *gz = NULL;
 	struct resolved res;
 	size_t pblen, gzlen;
@@ -1471,15 +1472,15 @@ static int write_profile(struct run *r)
 	 * root held since the last maps read, which outlives the target */
 	if (r->root_fd >= 0) {
 		snprintf(root, sizeof(root), "/proc/self/fd/%d", r->root_fd);
-		no.root = root;
+		no.view.root = root;
 	} else if (r->prof.have_session && r->prof.session.pid) {
 		snprintf(root, sizeof(root), "/proc/%u/root",
 			 r->prof.session.pid);
-		no.root = root;
+		no.view.root = root;
 	}
 	/* profile -> resolve -> symbolize -> encode, as separate passes */
 	resolve__run(&res, &r->prof);
-	names__run(&res, &r->prof, &no);
+	symbolize__run(&res, &r->prof, &no);
 	ret = pprof__encode(&r->prof, &res, &o, &pb, &pblen);
 	resolve__free(&res);
 	if (!ret)
@@ -1634,15 +1635,15 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	r.prof.unwind = unwinder__new(!env.input);
-	if (env.call_graph_given)
-		r.prof.unwind_mode = env.call_graph;
+	r.unwind = unwinder__new(!env.input);
+	unwinder__attach(r.unwind, &r.prof,
+			 env.call_graph_given ? (int)env.call_graph : -1);
 	if (env.input)
 		ret = replay(&r);
 	else
 		ret = collect(&r);
 	profile__flush(&r.prof);
-	note_unwind(&r.prof);
+	note_unwind(&r.prof, r.unwind);
 	/* no session ran (refused, no device, not a stream): leave no file */
 	if (r.raw)
 		raw_failed = close_raw(&r, !ret || r.live ||
@@ -1671,7 +1672,7 @@ cleanup:
 	while (r.nlast--)
 		free(r.last[r.nlast].text);
 	free(r.last);
-	unwinder__free(r.prof.unwind);
+	unwinder__free(r.unwind);
 	if (r.root_fd >= 0)
 		close(r.root_fd);
 	profile__free(&r.prof);

@@ -44,7 +44,7 @@
 
 #include "uapi/tprof.h"
 
-#define UREC_STATS	0xF003	/* userspace/records.h TPROF_UREC_STATS */
+#define UREC_STATS	0xF003	/* userspace/stream/records.h TPROF_UREC_STATS */
 
 static volatile uint64_t sink;
 

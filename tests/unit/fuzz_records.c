@@ -5,10 +5,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "pprof.h"
-#include "profile.h"
-#include "records.h"
-#include "resolve.h"
+#include "output/pprof.h"
+#include "analyze/unwind.h"
+#include "model/profile.h"
+#include "stream/records.h"
+#include "analyze/resolve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,13 +19,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tprof_record r;
 	struct resolved res;
 	struct profile p;
+	struct unwinder *u;
 	size_t off = 0;
 	uint8_t *out = NULL;
 	size_t outlen;
 	long n;
 
 	profile__init(&p);
-	p.unwind = unwinder__new(false);
+	u = unwinder__new(false);
+	unwinder__attach(u, &p, -1);
 	while ((n = tprof_record_decode(data + off, size - off, &r)) > 0) {
 		if ((size_t)n > size - off)
 			abort();	/* the decoder overran its input */
@@ -36,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!pprof__encode(&p, &res, &o, &out, &outlen))
 		free(out);
 	resolve__free(&res);
-	unwinder__free(p.unwind);
+	unwinder__free(u);
 	profile__free(&p);
 	return 0;
 }

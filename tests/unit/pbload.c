@@ -4,9 +4,9 @@
 #include <stdlib.h>
 
 #include "pbload.h"
-#include "pprof.h"
+#include "output/pprof.h"
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 PbProfile *load_profile(const char *path)
 {

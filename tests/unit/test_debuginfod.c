@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buildid.h"
+#include "lib/buildid.h"
 #include "pbload.h"
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define PID 4194998
 #define PIE_BASE 0x555555554000ULL

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pprof.h"
+#include "output/pprof.h"
 #include "profile.pb-c.h"
 #include "pbload.h"
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define PID 4242
 #define TID2 4243

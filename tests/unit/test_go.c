@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pprof.h"
+#include "output/pprof.h"
 #include "pbload.h"
-#include "symbolize.h"
+#include "object/symbols.h"
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 static const char *S(const PbProfile *p, int64_t i)
 {

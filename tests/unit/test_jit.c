@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "pbload.h"
-#include "perfmap.h"
-#include "perfmap_follow.h"
+#include "model/perfmap.h"
+#include "live/perfmap_follow.h"
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* a pid no process has (above the 2^22 pid_max limit) */
 #define PID 4194999

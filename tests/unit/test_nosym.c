@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buildid.h"
+#include "lib/buildid.h"
 #include "pbload.h"
 #include "testlib.h"
 

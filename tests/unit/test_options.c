@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse.h"
+#include "lib/parse.h"
 #include "testlib.h"
 
 /* tprof-read ARGS against the fake device; stderr and stdout in *out */

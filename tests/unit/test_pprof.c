@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pprof.h"
+#include "output/pprof.h"
 #include "profile.pb-c.h"
 #include "testlib.h"
-#include "utf8.h"
+#include "lib/utf8.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 

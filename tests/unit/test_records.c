@@ -5,10 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "maps.h"
-#include "parse.h"
-#include "profile.h"
-#include "records.h"
+#include "model/maps.h"
+#include "lib/parse.h"
+#include "analyze/unwind.h"
+#include "model/profile.h"
+#include "stream/records.h"
 #include "testlib.h"
 
 static void build_stream(struct sbuf *b)
@@ -574,10 +575,12 @@ static void test_profile_ustack_pairing(void)
 	struct sbuf b = { 0 }, one = { 0 };
 	struct tprof_record r;
 	struct profile p;
+	struct unwinder *uw;
 
 	regs[TPROF_UREG_IP] = u[0];
 	profile__init(&p);
-	p.unwind = unwinder__new(false);
+	uw = unwinder__new(false);
+	unwinder__attach(uw, &p, -1);
 	/* 1: paired (no maps: the unwinder keeps the FP chain) */
 	sb_sample_ustack(&b, 5, 5, TPROF_ABI_X86_64, 1000, 10, 1, u, 0, regs,
 			 16, stack, 16);
@@ -620,8 +623,8 @@ static void test_profile_ustack_pairing(void)
 	CHECK_EQ(p.ustack_orphans, 3);
 	/* one stack; the THREAD record at 40 starts a comm generation */
 	CHECK_EQ(p.nsamples, 2);
-	CHECK_EQ(unwinder__stats(p.unwind)->samples, 1);
-	unwinder__free(p.unwind);
+	CHECK_EQ(unwinder__stats(uw)->samples, 1);
+	unwinder__free(uw);
 	profile__free(&p);
 	sb_free(&b);
 }

@@ -14,12 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildid.h"
-#include "pprof.h"
+#include "lib/buildid.h"
+#include "output/pprof.h"
 #include "pbload.h"
-#include "symbolize.h"
+#include "object/symbols.h"
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define PID 6161
 #define PIE_BASE 0x555555554000ULL

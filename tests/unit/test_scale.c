@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define PID 4194997
 #define BASE 0x555555554000ULL

@@ -5,7 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "live/session.h"
 #include "testlib.h"
 
 #define PID 1234

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "demangle.h"
-#include "symbolize.h"
+#include "lib/demangle.h"
+#include "object/symbols.h"
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define MAXF 16
 

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symtab.h"
+#include "object/symtab.h"
 #include "testlib.h"
 
 static const Dwfl_Callbacks cb = {

@@ -26,11 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildid.h"
-#include "maps.h"
+#include "lib/buildid.h"
+#include "model/maps.h"
 #include "pbload.h"
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define NSAMPLES 600
 #define PERIOD_NS 1000000ULL

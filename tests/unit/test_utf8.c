@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "testlib.h"
-#include "utf8.h"
+#include "lib/utf8.h"
 
 #define FFFD "\xef\xbf\xbd"
 

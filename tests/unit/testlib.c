@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "util.h"
+#include "lib/util.h"
 
 int t_checks_failed;
 const char *t_skip_reason;

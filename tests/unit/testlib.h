@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "records.h"
+#include "stream/records.h"
 
 extern int t_checks_failed;
 extern const char *t_skip_reason;

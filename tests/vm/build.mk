@@ -38,6 +38,6 @@ module-w1:
 		echo "W=1 clean: $$name ($$kver)"; \
 	done
 
-check: style module-w1 userspace-werror
+check: style module-w1 userspace-werror layers
 
 .PHONY: kernels vm-test vm-selftest style module-w1

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: the resolve pass: frames to (mapping, address) at each
+ * sample's own time, then merge samples that resolve alike. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/resolve.h"
+
+static uint32_t loc_index(struct resolved *r, enum rloc_kind kind,
+			  uint32_t map, uint64_t addr, const char *pseudo)
+{
+	uint64_t h = hash_u64(addr ^ hash_u64(((uint64_t)map << 2) | kind));
+	struct hiter it = { 0 };
+	struct rloc *l;
+	uint32_t item;
+
+	if (pseudo)
+		h ^= hash_bytes(pseudo, strlen(pseudo), 7);
+	while (hindex_next(&r->loc_idx, h, &it, &item)) {
+		l = &r->locs[item - 1];
+		if (l->kind == kind && l->map == map && l->addr == addr &&
+		    (!pseudo || !strcmp(l->pseudo, pseudo)))
+			return item - 1;
+	}
+	GROW(r->locs, r->caplocs, r->nlocs + 1);
+	l = &r->locs[r->nlocs++];
+	memset(l, 0, sizeof(*l));
+	l->kind = kind;
+	l->map = map;
+	l->addr = addr;
+	l->pseudo = pseudo;
+	hindex_put(&r->loc_idx, h, r->nlocs);
+	if (kind == RLOC_USER && map)
+		r->maps[map - 1].used = true;
+	if (kind == RLOC_KERNEL)
+		r->kernel_used = true;
+	return r->nlocs - 1;
+}
+
+static void add_rsample(struct resolved *r, const struct agg_sample *a,
+			const char *comm, const char *pcomm,
+			const uint32_t *locs, uint32_t n)
+{
+	uint64_t h = hash_bytes(locs, (size_t)n * sizeof(*locs),
+				hash_u64(((uint64_t)(uint32_t)a->tid << 32) ^
+					 (uint32_t)a->pid) ^
+				hash_u64(a->period_ns ^
+					 (uint64_t)a->off_state << 60) ^
+				hash_bytes(comm, strlen(comm), 3) ^
+				hash_bytes(pcomm, strlen(pcomm), 5));
+	struct hiter it = { 0 };
+	struct rsample *s;
+	uint32_t item;
+
+	while (hindex_next(&r->sample_idx, h, &it, &item)) {
+		s = &r->samples[item - 1];
+		if (s->tid == a->tid && s->pid == a->pid &&
+		    s->period_ns == a->period_ns &&
+		    s->off_state == a->off_state && s->nlocs == n &&
+		    !strcmp(s->comm, comm) && !strcmp(s->pcomm, pcomm) &&
+		    !memcmp(s->locs, locs, (size_t)n * sizeof(*locs)))
+			goto found;
+	}
+	GROW(r->samples, r->capsamples, r->nsamples + 1);
+	s = &r->samples[r->nsamples++];
+	memset(s, 0, sizeof(*s));
+	s->pid = a->pid;
+	s->tid = a->tid;
+	s->period_ns = a->period_ns;
+	s->off_state = a->off_state;
+	s->comm = comm;
+	s->pcomm = pcomm;
+	s->nlocs = n;
+	s->locs = xmalloc((size_t)n * sizeof(*locs) + 1);
+	memcpy(s->locs, locs, (size_t)n * sizeof(*locs));
+	hindex_put(&r->sample_idx, h, r->nsamples);
+found:
+	s->weight_ns = sat_add(s->weight_ns, a->weight_ns);
+	s->count = sat_add(s->count, a->count);
+}
+
+static void resolve_sample(struct resolved *r, struct profile *p,
+			   const struct agg_sample *a, uint32_t *locs)
+{
+	struct thread_info *t = profile__thread(p, a->tid);
+	/* snapshots before the process's last exec show another program */
+	uint64_t since = profile__exec_before(p, a->pid, a->first_time_ns);
+	struct maps *m = &p->maps;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < a->nr; i++) {
+		bool kernel = i < a->nr_kernel;
+		/* ips[0] and ips[nr_kernel] are pcs; the rest return addrs */
+		bool leaf = i == 0 || i == a->nr_kernel;
+		uint64_t ip = a->ips[i];
+		struct mapping *mp;
+
+		if (a->abi == TPROF_ABI_IA32 && !kernel)
+			ip &= 0xffffffffULL;
+		if (!ip)
+			continue;
+		if (kernel) {
+			locs[n++] = loc_index(r, RLOC_KERNEL, 0,
+					      leaf ? ip : ip - 1, NULL);
+			continue;
+		}
+		mp = maps__find_since(m, a->pid, leaf ? ip : ip - 1,
+				      a->first_time_ns,
+				      since);
+		/*
+		 * A frame-pointer walk through code built without frame
+		 * pointers yields stack or data words: a return address that
+		 * no snapshot maps as code ends the trustworthy part.
+		 */
+		if (!leaf && m->nsnaps && !mp) {
+			locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0,
+					      "[unknown]");
+			break;
+		}
+		locs[n++] = loc_index(r, RLOC_USER,
+				      mp ? (uint32_t)(mp - m->all) + 1 : 0,
+				      leaf ? ip : ip - 1, NULL);
+	}
+	/* the unwinder knows the stack goes on: say so at its root */
+	if (a->truncated && (!n || r->locs[locs[n - 1]].kind != RLOC_PSEUDO))
+		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[truncated]");
+	if (!n)	/* e.g. sampled while exiting, mm gone */
+		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[no stack]");
+	add_rsample(r, a, thread__comm_at(t, a->first_time_ns),
+		    profile__proc_name(p, a->pid, a->first_time_ns), locs, n);
+}
+
+void resolve__run(struct resolved *r, struct profile *p)
+{
+	uint32_t *locs = NULL;
+	size_t cap = 0, i;
+
+	memset(r, 0, sizeof(*r));
+	profile__flush(p);
+	r->nmaps = p->maps.nall;
+	r->maps = xcalloc(r->nmaps + 1, sizeof(*r->maps));
+	for (i = 0; i < p->nsamples; i++) {
+		GROW(locs, cap, (size_t)p->samples[i].nr + 2);
+		resolve_sample(r, p, &p->samples[i], locs);
+		profile__release_stack(p, i);
+	}
+	free(locs);
+}
+
+const char *resolve__strdup(struct resolved *r, const char *str)
+{
+	GROW(r->strs, r->capstrs, r->nstrs + 1);
+	r->strs[r->nstrs] = xstrdup(str);
+	return r->strs[r->nstrs++];
+}
+
+void resolve__free(struct resolved *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nlocs; i++)
+		free(r->locs[i].lines);
+	for (i = 0; i < r->nsamples; i++)
+		free(r->samples[i].locs);
+	for (i = 0; i < r->nstrs; i++)
+		free(r->strs[i]);
+	free(r->locs);
+	free(r->samples);
+	free(r->maps);
+	free(r->strs);
+	hindex_free(&r->loc_idx);
+	hindex_free(&r->sample_idx);
+	memset(r, 0, sizeof(*r));
+}

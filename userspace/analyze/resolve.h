@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tprof-read: the resolve pass. Each aggregated sample's frames, looked up
+ * at the sample's own time, become locations keyed by (mapping, address):
+ * the mapping names one file (path, inode, build-id), so the same address
+ * before and after an exec or a dlclose/dlopen is two locations. Samples
+ * that resolve alike merge. Names come later (analyze/symbolize.c), encoding last
+ * (pprof.c).
+ */
+#ifndef _TPROF_RESOLVE_H
+#define _TPROF_RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+#include "object/symbols.h"
+#include "lib/util.h"
+
+enum rloc_kind { RLOC_USER, RLOC_KERNEL, RLOC_PSEUDO };
+
+struct rloc {
+	enum rloc_kind kind;
+	uint32_t map;		/* RLOC_USER: index into maps.all + 1; 0 none */
+	uint64_t addr;		/* lookup address: callers at return addr - 1 */
+	const char *pseudo;	/* RLOC_PSEUDO: "[unknown]", "[no stack]" */
+	/* from the symbolize pass (analyze/symbolize.c); strings outlive the encoder */
+	struct sym_frame *lines;	/* innermost first */
+	int nlines;
+};
+
+struct rsample {
+	int pid, tid;
+	uint64_t period_ns;
+	uint32_t off_state;	/* TPROF_OFF_* of off-CPU samples, else 0 */
+	const char *comm;	/* at the sample's time; "" if unknown */
+	const char *pcomm;	/* its process's name then; "" if unknown */
+	uint64_t weight_ns, count;
+	uint32_t *locs;		/* indexes into resolved.locs, leaf first */
+	uint32_t nlocs;
+};
+
+/* Per maps.all entry: what the symbolize pass made of its file. */
+struct rmap {
+	bool used;
+	bool loaded;		/* symbolized from a file with the right id */
+	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+	const char *build_id;	/* recorded, else read at write time; "" */
+};
+
+struct resolved {
+	struct rloc *locs;
+	size_t nlocs, caplocs;
+	struct hindex loc_idx;
+	struct rsample *samples;
+	size_t nsamples, capsamples;
+	struct hindex sample_idx;
+	struct rmap *maps;	/* parallel to profile.maps.all */
+	size_t nmaps;
+	bool kernel_used;
+	bool kernel_named;	/* kallsyms were read */
+	char **strs;		/* strings made by the symbolize pass */
+	size_t nstrs, capstrs;
+};
+
+/*
+ * Resolve every aggregated sample of p (complete: all records added), once:
+ * each sample's stack is freed as it is resolved (profile__release_stack).
+ */
+void resolve__run(struct resolved *r, struct profile *p);
+void resolve__free(struct resolved *r);
+/* Keep a copy of str as long as r; returns it. */
+const char *resolve__strdup(struct resolved *r, const char *str);
+
+#endif /* _TPROF_RESOLVE_H */

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: the symbolize pass: names for resolved locations, from the
+ * target's own files, build-id checked. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/buildid.h"
+#include "analyze/symbolize.h"
+#include "lib/util.h"
+
+/*
+ * The symbolizer's name for m's file: its path, or for a recorded vDSO
+ * image one per image content (two kernels' images are two files; the
+ * processes of a tree share one, and each file held costs a descriptor).
+ */
+static const char *file_key(const struct mapping *m, char *buf, size_t len)
+{
+	if (!m->image)
+		return m->path;
+	snprintf(buf, len, "[vdso]@%zx:%016llx", m->image_len,
+		 (unsigned long long)hash_bytes(m->image, m->image_len, 0));
+	return buf;
+}
+
+/* The recorded vDSO image, through a temp file libdw can open. */
+static const struct sym_file_info *open_vdso_image(const struct symbolize_opts *o,
+						   const struct mapping *m)
+{
+	const struct sym_file_info *fi;
+	const char *cands[1];
+	char path[4096], key[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/tprof-vdso.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, m->image, m->image_len) != (ssize_t)m->image_len) {
+		close(fd);
+		unlink(path);
+		return NULL;
+	}
+	close(fd);
+	cands[0] = path;
+	fi = symbolizer__file_checked(o->sym, file_key(m, key, sizeof(key)),
+				      NULL, cands, 1);
+	unlink(path);	/* libelf has it open */
+	return fi;
+}
+
+static const struct sym_file_info *open_file(const struct symbolize_opts *o,
+					     const struct mapping *m)
+{
+	char bufs[LOCATE_MAX_CANDS][4096];
+	const char *cands[LOCATE_MAX_CANDS];
+	size_t n;
+
+	if (m->image)
+		return open_vdso_image(o, m);
+	/* no image recorded (an older stream): this kernel's own */
+	if (!strcmp(m->path, "[vdso]"))
+		return symbolizer__file(o->sym, m->path, NULL);
+	if (m->path[0] != '/')
+		return NULL;
+	n = locate__candidates(&o->view, m, bufs, cands);
+	return symbolizer__file_checked(o->sym, m->path, m->build_id, cands, n);
+}
+
+static void set_lines(struct rloc *l, const struct sym_frame *fr, int n)
+{
+	l->lines = xmalloc((size_t)n * sizeof(*fr));
+	memcpy(l->lines, fr, (size_t)n * sizeof(*fr));
+	l->nlines = n;
+}
+
+static void name_user(struct resolved *r, struct profile *p,
+		      const struct symbolize_opts *o, struct rloc *l)
+{
+	struct sym_frame fr[SYM_MAX_INLINE];
+	struct mapping *m = &p->maps.all[l->map - 1];
+	struct rmap *rm = &r->maps[l->map - 1];
+	const char *base;
+	char key[64];
+	int n;
+
+	if (!rm->loaded)
+		return;
+	if (!m->image && !strcmp(m->path, "[vdso]"))
+		n = symbolizer__lookup(o->sym, m->path, NULL, m->start,
+				       m->offset, l->addr, fr, SYM_MAX_INLINE);
+	else
+		n = symbolizer__lookup_checked(o->sym,
+					       file_key(m, key, sizeof(key)),
+					       m->build_id,
+					       m->start, m->offset, l->addr,
+					       fr, SYM_MAX_INLINE);
+	if (n > 0) {
+		set_lines(l, fr, n);
+		return;
+	}
+	/* no symbol covers it (e.g. a vDSO-internal helper): say which
+	 * object, as perf does */
+	memset(&fr[0], 0, sizeof(fr[0]));
+	base = strrchr(m->path, '/');
+	if (m->path[0] == '[') {
+		fr[0].name = resolve__strdup(r, m->path);
+	} else {
+		char name[256];
+
+		snprintf(name, sizeof(name), "[%s]", base ? base + 1 : m->path);
+		fr[0].name = resolve__strdup(r, name);
+	}
+	fr[0].system_name = fr[0].name;
+	fr[0].file = "";
+	set_lines(l, fr, 1);
+}
+
+static void name_kernel(struct resolved *r, const struct symbolize_opts *o,
+			struct rloc *l)
+{
+	const char *mod = "", *name = ksyms__lookup(o->ksyms, l->addr, &mod);
+	struct sym_frame fr = { .file = "" };
+	char file[160];
+
+	if (!name)
+		return;
+	fr.name = fr.system_name = name;
+	if (*mod) {
+		snprintf(file, sizeof(file), "[%s]", mod);
+		fr.file = resolve__strdup(r, file);
+	}
+	set_lines(l, &fr, 1);
+}
+
+/*
+ * JIT code (anonymous executable memory): its name from the target's perf
+ * map (PERFMAP records), as perf names it. false: not JIT, or no entry.
+ */
+static bool name_jit(struct resolved *r, struct profile *p, struct rloc *l)
+{
+	const struct mapping *m = &p->maps.all[l->map - 1];
+	const struct perfmap_entry *e;
+	struct sym_frame fr = { .file = "" };
+
+	if (!perfmap__jit_path(m->path) ||
+	    !(e = perfmap__lookup(&p->jit, m->pid, l->addr)))
+		return false;
+	fr.name = fr.system_name = e->name;
+	set_lines(l, &fr, 1);
+	r->maps[l->map - 1].has_functions = true;
+	return true;
+}
+
+/*
+ * --no-symbolize, no build-id recorded (an older stream): the build-id of
+ * the file symbolizing would have used, so that pprof, Parca or debuginfod
+ * can find the right file later (issue 13 item 8).
+ */
+static void read_buildid(struct resolved *r, const struct symbolize_opts *o,
+			 const struct mapping *m, struct rmap *rm)
+{
+	char bufs[LOCATE_MAX_CANDS][4096], hex[BUILDID_HEX_LEN];
+	const char *cands[LOCATE_MAX_CANDS];
+	size_t n, i;
+
+	if (m->path[0] != '/')
+		return;
+	n = locate__candidates(&o->view, m, bufs, cands);
+	for (i = 0; i < n; i++) {
+		int fd = open_regular(cands[i]), len;
+
+		if (fd < 0)
+			continue;
+		len = buildid__hex_of_fd(fd, hex);
+		close(fd);
+		if (len < 0)
+			continue;
+		rm->build_id = resolve__strdup(r, hex);
+		return;
+	}
+}
+
+/* Which file each used mapping is symbolized from, and its flags. */
+static void open_maps(struct resolved *r, struct profile *p,
+		      const struct symbolize_opts *o)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nmaps; i++) {
+		struct mapping *m = &p->maps.all[i];
+		struct rmap *rm = &r->maps[i];
+		const struct sym_file_info *fi;
+		bool warned = false;
+
+		if (!rm->used)
+			continue;
+		rm->build_id = m->build_id ? m->build_id : "";
+		if (!o->sym && !m->build_id)
+			read_buildid(r, o, m, rm);
+		if (!o->sym || !(fi = open_file(o, m)))
+			continue;
+		if (!fi->loaded) {
+			/* one line per file, not per mapping of it */
+			for (j = 0; j < i && !warned; j++)
+				warned = r->maps[j].used &&
+					 p->maps.all[j].build_id == m->build_id &&
+					 !strcmp(p->maps.all[j].path, m->path);
+			if (m->build_id && *fi->mismatch && !warned)
+				pr_err("warning: %s: build-id %s, not the profiled %s (rebuilt or replaced since?): its frames are left unsymbolized",
+				       m->path, fi->mismatch,
+				       *m->build_id ? m->build_id : "(none)");
+			continue;
+		}
+		rm->loaded = true;
+		if (!m->build_id)
+			rm->build_id = fi->build_id;
+		rm->has_functions = fi->has_symtab || fi->has_dwarf;
+		rm->has_filenames = fi->has_dwarf;
+		rm->has_line_numbers = fi->has_dwarf;
+		rm->has_inline_frames = fi->has_dwarf;
+	}
+}
+
+void symbolize__run(struct resolved *r, struct profile *p,
+		    const struct symbolize_opts *o)
+{
+	size_t i;
+
+	open_maps(r, p, o);
+	r->kernel_named = o->ksyms != NULL;
+	for (i = 0; i < r->nlocs; i++) {
+		struct rloc *l = &r->locs[i];
+
+		if (l->kind == RLOC_KERNEL && o->ksyms)
+			name_kernel(r, o, l);
+		else if (l->kind == RLOC_USER && l->map && o->sym &&
+			 !name_jit(r, p, l))
+			name_user(r, p, o, l);
+	}
+}

@@ -1,0 +1,891 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof-read: unwind user stack snapshots with the objects' CFI, then
+ * splice the kernel's frame-pointer chain where the snapshot ends.
+ *
+ * libdw computes each CFI row (dwarf_cfi_addrframe); this file caches it
+ * per (object, address) in a compact form and applies it over the snapshot
+ * itself. perf and ddprof drive dwfl_getthread_frames() instead, which
+ * recomputes every row of every frame of every sample (a malloc'd
+ * Dwarf_Frame and an expression evaluation per register): a hot return
+ * address is one hash probe here.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/buildid.h"
+#include "model/maps.h"
+#include "object/locate.h"
+#include "stream/records.h"
+#include "analyze/unwind.h"
+#include "lib/util.h"
+#include "model/profile.h"
+
+/* DWARF registers: x86-64 0..16 (16 = return address), i386 0..8 */
+#define NREGS 17
+#define EXPR_STACK 16
+
+/* Stacks deeper than this are cut (TPROF_MAX_USER_FRAMES as a bound). */
+#define MAX_FRAMES TPROF_MAX_USER_FRAMES
+
+struct uw_obj {
+	char *path;		/* mapping path ("" for a vDSO image) */
+	char *bid;		/* recorded build-id, NULL: none recorded */
+	const unsigned char *image;	/* a recorded vDSO image */
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+	Dwarf_CFI *eh, *dbg;	/* .eh_frame, .debug_frame */
+	GElf_Phdr *loads;
+	size_t nloads;
+};
+
+enum rkind {
+	RK_UNDEF,	/* not recoverable */
+	RK_SAME,	/* unchanged from the callee */
+	RK_AT_CFA,	/* saved at CFA + off */
+	RK_VAL_CFA,	/* is CFA + off */
+	RK_REG,		/* is another register's value */
+	RK_EXPR,	/* saved at the address an expression gives */
+	RK_VAL_EXPR,	/* is an expression's value */
+};
+
+struct uw_reg {
+	uint8_t kind;
+	uint8_t reg;
+	int64_t off;
+	const Dwarf_Op *ops;	/* expressions: libdw keeps them with the CFI */
+	size_t nops;
+};
+
+/* One CFI row, as applied to a frame. */
+struct uw_rule {
+	uint32_t obj;
+	uint64_t vaddr;
+	bool ok;		/* an FDE covers vaddr */
+	bool signal;		/* a signal trampoline: the caller's pc is exact */
+	uint8_t ra;		/* return address column */
+	uint8_t cfa_reg;
+	int64_t cfa_off;
+	const Dwarf_Op *cfa_ops;	/* an expression CFA, else NULL */
+	size_t cfa_nops;
+	struct uw_reg regs[NREGS];
+};
+
+struct unwinder {
+	bool live;
+	int forced_mode;	/* --call-graph's enum unwind_mode, or -1 */
+	struct uw_obj *objs;
+	size_t nobjs, capobjs;
+	/* per maps.all index: 0 not tried, UINT32_MAX no object, else obj + 1 */
+	uint32_t *mapobj;
+	size_t nmapobj;
+	struct uw_rule *rules;
+	size_t nrules, caprules;
+	struct hindex rule_idx;
+	struct unwind_stats st;
+};
+
+/* The registers of one frame, and which are known. */
+struct uw_state {
+	uint64_t r[NREGS];
+	uint32_t valid;
+};
+
+/* The snapshot: stack bytes from sp up; words of 8 bytes, or 4 (IA32). */
+struct snap {
+	uint64_t lo;
+	const unsigned char *bytes;
+	size_t len;
+	unsigned int word;
+};
+
+/* the ABI's DWARF numbers for tprof's register order (enum tprof_ureg) */
+struct abi_regs {
+	int8_t dwarf[TPROF_UREG_NR];
+	uint8_t sp, bp, nregs;
+};
+
+static const struct abi_regs abi64 = {
+	.dwarf = {
+		[TPROF_UREG_AX] = 0, [TPROF_UREG_DX] = 1, [TPROF_UREG_CX] = 2,
+		[TPROF_UREG_BX] = 3, [TPROF_UREG_SI] = 4, [TPROF_UREG_DI] = 5,
+		[TPROF_UREG_BP] = 6, [TPROF_UREG_SP] = 7, [TPROF_UREG_R8] = 8,
+		[TPROF_UREG_R9] = 9, [TPROF_UREG_R10] = 10,
+		[TPROF_UREG_R11] = 11, [TPROF_UREG_R12] = 12,
+		[TPROF_UREG_R13] = 13, [TPROF_UREG_R14] = 14,
+		[TPROF_UREG_R15] = 15, [TPROF_UREG_IP] = 16,
+		[TPROF_UREG_FLAGS] = -1,
+	},
+	.sp = 7, .bp = 6, .nregs = 17,
+};
+
+static const struct abi_regs abi32 = {
+	.dwarf = {
+		[TPROF_UREG_AX] = 0, [TPROF_UREG_CX] = 1, [TPROF_UREG_DX] = 2,
+		[TPROF_UREG_BX] = 3, [TPROF_UREG_SP] = 4, [TPROF_UREG_BP] = 5,
+		[TPROF_UREG_SI] = 6, [TPROF_UREG_DI] = 7, [TPROF_UREG_IP] = 8,
+		[TPROF_UREG_FLAGS] = -1, [TPROF_UREG_R8] = -1,
+		[TPROF_UREG_R9] = -1, [TPROF_UREG_R10] = -1,
+		[TPROF_UREG_R11] = -1, [TPROF_UREG_R12] = -1,
+		[TPROF_UREG_R13] = -1, [TPROF_UREG_R14] = -1,
+		[TPROF_UREG_R15] = -1,
+	},
+	.sp = 4, .bp = 5, .nregs = 9,
+};
+
+struct unwinder *unwinder__new(bool live)
+{
+	struct unwinder *u = xcalloc(1, sizeof(*u));
+
+	u->live = live;
+	elf_version(EV_CURRENT);
+	return u;
+}
+
+void unwinder__set_live(struct unwinder *u, bool live)
+{
+	u->live = live;
+}
+
+struct unwind_stats *unwinder__stats(struct unwinder *u)
+{
+	return &u->st;
+}
+
+/* profile_unwind_fn: as forced, else as the stream's SESSION record says */
+static unsigned int profile_unwind(void *ctx, struct profile *p,
+				   const struct tprof_record *s,
+				   const struct tprof_record *us,
+				   uint64_t *out, unsigned int max,
+				   bool *truncated)
+{
+	struct unwinder *u = ctx;
+	enum unwind_mode mode;
+
+	if (u->forced_mode >= 0)
+		mode = u->forced_mode;
+	else
+		mode = p->session.flags & TPROF_SESSION_F_DWARF ?
+		       UNWIND_DWARF : UNWIND_HYBRID;
+	return unwinder__sample(u, mode, &p->maps, p->session.pid,
+				profile__exec_before(p, s->u.sample.pid,
+						     s->hdr.time_ns),
+				s, us, out, max, truncated);
+}
+
+void unwinder__attach(struct unwinder *u, struct profile *p, int forced_mode)
+{
+	u->forced_mode = forced_mode;
+	p->unwind = profile_unwind;
+	p->unwind_ctx = u;
+}
+
+static void obj_close(struct uw_obj *o)
+{
+	if (o->dw)
+		dwarf_end(o->dw);
+	if (o->eh)
+		dwarf_cfi_end(o->eh);
+	if (o->elf)
+		elf_end(o->elf);
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o->loads);
+	free(o->path);
+	free(o->bid);
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nobjs; i++)
+		obj_close(&u->objs[i]);
+	free(u->objs);
+	free(u->mapobj);
+	free(u->rules);
+	hindex_free(&u->rule_idx);
+	free(u);
+}
+
+/* ---- objects: a mapped file's CFI, from the target's view ---- */
+
+/*
+ * Open path as the file of a mapping with recorded build-id want (NULL:
+ * none recorded, any ELF will do; "": a file without one): a regular
+ * file (open_regular()), never a file of another build.
+ */
+static int open_checked(const char *path, const char *want)
+{
+	char hex[BUILDID_HEX_LEN];
+	int fd = open_regular(path);
+
+	if (fd < 0)
+		return -1;
+	if (want && (buildid__hex_of_fd(fd, hex) < 0 || strcmp(hex, want))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void obj_load_cfi(struct uw_obj *o)
+{
+	size_t i, nph, cap = 0;
+
+	if (elf_kind(o->elf) != ELF_K_ELF || elf_getphdrnum(o->elf, &nph))
+		return;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(o->elf, i, &ph) && ph.p_type == PT_LOAD) {
+			GROW(o->loads, cap, o->nloads + 1);
+			o->loads[o->nloads++] = ph;
+		}
+	}
+	o->eh = dwarf_getcfi_elf(o->elf);
+	/* Go writes .debug_frame only; libdw decompresses it */
+	o->dw = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL);
+	if (o->dw)
+		o->dbg = dwarf_getcfi(o->dw);
+}
+
+static uint32_t find_obj(struct unwinder *u, const struct mapping *m)
+{
+	size_t i;
+
+	for (i = 0; i < u->nobjs; i++) {
+		const struct uw_obj *o = &u->objs[i];
+
+		if (m->image ? o->image == m->image :
+		    !o->image && !strcmp(o->path, m->path) &&
+		    (o->bid ? m->build_id && !strcmp(o->bid, m->build_id) :
+		     !m->build_id))
+			return i + 1;
+	}
+	return 0;
+}
+
+/* The object (index + 1) with m's CFI, or UINT32_MAX when there is none. */
+static uint32_t open_obj(struct unwinder *u, const struct mapping *m,
+			 int root_pid)
+{
+	char bufs[LOCATE_MAX_CANDS][4096], root[64];
+	const char *cands[LOCATE_MAX_CANDS];
+	struct file_view view = { .live = u->live };
+	struct uw_obj o = { .fd = -1 };
+	uint32_t idx = find_obj(u, m);
+	size_t n, i;
+
+	if (idx)
+		return idx;
+	if (m->image) {
+		/* the target's vDSO as recorded; maps keeps the bytes */
+		o.image = m->image;
+		o.elf = elf_memory((char *)m->image, m->image_len);
+	} else if (m->path[0] == '/') {
+		if (root_pid > 0) {
+			snprintf(root, sizeof(root), "/proc/%d/root", root_pid);
+			view.root = root;
+		}
+		n = locate__candidates(&view, m, bufs, cands);
+		for (i = 0; i < n && o.fd < 0; i++)
+			o.fd = open_checked(cands[i], m->build_id);
+		if (o.fd >= 0)
+			o.elf = elf_begin(o.fd, ELF_C_READ_MMAP, NULL);
+	}
+	if (!o.elf) {
+		if (o.fd >= 0)
+			close(o.fd);
+		return UINT32_MAX;
+	}
+	obj_load_cfi(&o);
+	o.path = xstrdup(m->image ? "" : m->path);
+	o.bid = m->build_id ? xstrdup(m->build_id) : NULL;
+	GROW(u->objs, u->capobjs, u->nobjs + 1);
+	u->objs[u->nobjs++] = o;
+	return u->nobjs;
+}
+
+static uint32_t mapping_obj(struct unwinder *u, struct maps *maps,
+			    const struct mapping *m, int root_pid)
+{
+	size_t i = m - maps->all;
+
+	if (i >= u->nmapobj) {
+		size_t old = u->nmapobj;
+
+		u->mapobj = xrealloc(u->mapobj, maps->nall * sizeof(*u->mapobj));
+		memset(u->mapobj + old, 0,
+		       (maps->nall - old) * sizeof(*u->mapobj));
+		u->nmapobj = maps->nall;
+	}
+	if (!u->mapobj[i])
+		u->mapobj[i] = open_obj(u, m, root_pid);
+	return u->mapobj[i];
+}
+
+/* addr in mapping m as an ELF virtual address of o, as object/symbols.c does */
+static bool to_vaddr(const struct uw_obj *o, const struct mapping *m,
+		     uint64_t addr, uint64_t *vaddr)
+{
+	uint64_t fileoff = addr - m->start + m->offset;
+	size_t i;
+
+	for (i = 0; i < o->nloads; i++) {
+		const GElf_Phdr *ph = &o->loads[i];
+
+		if (fileoff >= ph->p_offset &&
+		    fileoff < ph->p_offset + ph->p_memsz) {
+			*vaddr = fileoff - ph->p_offset + ph->p_vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- CFI rows ---- */
+
+static bool is_breg(const Dwarf_Op *op, uint8_t *reg, int64_t *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (int64_t)op->number;
+		return true;
+	}
+	if (op->atom == DW_OP_bregx && op->number < NREGS) {
+		*reg = op->number;
+		*off = (int64_t)op->number2;
+		return true;
+	}
+	return false;
+}
+
+static void rule_reg(Dwarf_Frame *fr, int regno, struct uw_reg *rr)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+
+	memset(rr, 0, sizeof(*rr));
+	rr->kind = RK_UNDEF;
+	if (dwarf_frame_register(fr, regno, mem, &ops, &nops))
+		return;
+	if (!nops) {
+		/* ops NULL: same value; ops_mem: undefined (libdw.h) */
+		rr->kind = ops ? RK_UNDEF : RK_SAME;
+		return;
+	}
+	if (ops != mem) {
+		/* an expression, kept by libdw as long as the CFI */
+		rr->kind = ops[nops - 1].atom == DW_OP_stack_value ?
+			   RK_VAL_EXPR : RK_EXPR;
+		rr->ops = ops;
+		rr->nops = nops;
+		return;
+	}
+	if (ops[0].atom == DW_OP_call_frame_cfa) {
+		bool val = ops[nops - 1].atom == DW_OP_stack_value;
+
+		rr->kind = val ? RK_VAL_CFA : RK_AT_CFA;
+		if (nops > 1 && ops[1].atom == DW_OP_plus_uconst)
+			rr->off = (int64_t)ops[1].number;
+	} else if (ops[0].atom == DW_OP_regx && ops[0].number < NREGS) {
+		rr->kind = RK_REG;
+		rr->reg = ops[0].number;
+	}
+}
+
+static void compute_rule(const struct uw_obj *o, struct uw_rule *ru)
+{
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr start, end;
+	Dwarf_Op *ops;
+	size_t nops;
+	int ra, i;
+
+	if (!(o->eh && !dwarf_cfi_addrframe(o->eh, ru->vaddr, &fr)) &&
+	    !(o->dbg && !dwarf_cfi_addrframe(o->dbg, ru->vaddr, &fr)))
+		return;
+	ra = dwarf_frame_info(fr, &start, &end, &ru->signal);
+	if (ra < 0 || ra >= NREGS || dwarf_frame_cfa(fr, &ops, &nops) ||
+	    !nops)
+		goto out_free;
+	ru->ra = ra;
+	if (nops == 1 && is_breg(&ops[0], &ru->cfa_reg, &ru->cfa_off)) {
+		ru->cfa_ops = NULL;
+	} else {
+		/* DW_CFA_def_cfa_expression: interned with the CFI */
+		ru->cfa_ops = ops;
+		ru->cfa_nops = nops;
+	}
+	for (i = 0; i < NREGS; i++)
+		rule_reg(fr, i, &ru->regs[i]);
+	ru->ok = true;
+out_free:
+	free(fr);
+}
+
+static const struct uw_rule *get_rule(struct unwinder *u, uint32_t obj,
+				      uint64_t vaddr)
+{
+	uint64_t h = hash_u64(vaddr ^ hash_u64(obj));
+	struct hiter it = { 0 };
+	struct uw_rule *ru;
+	uint32_t item;
+
+	while (hindex_next(&u->rule_idx, h, &it, &item)) {
+		ru = &u->rules[item - 1];
+		if (ru->obj == obj && ru->vaddr == vaddr) {
+			u->st.rule_hits++;
+			return ru;
+		}
+	}
+	GROW(u->rules, u->caprules, u->nrules + 1);
+	ru = &u->rules[u->nrules++];
+	memset(ru, 0, sizeof(*ru));
+	ru->obj = obj;
+	ru->vaddr = vaddr;
+	compute_rule(&u->objs[obj - 1], ru);
+	hindex_put(&u->rule_idx, h, u->nrules);
+	u->st.rules++;
+	return ru;
+}
+
+/* ---- the walk ---- */
+
+static bool snap_read(const struct snap *s, uint64_t addr, uint64_t *val)
+{
+	uint64_t off = addr - s->lo;
+
+	if (addr < s->lo || off > s->len || s->len - off < s->word)
+		return false;
+	if (s->word == 8) {
+		memcpy(val, s->bytes + off, 8);
+	} else {
+		uint32_t v;
+
+		memcpy(&v, s->bytes + off, 4);
+		*val = v;
+	}
+	return true;
+}
+
+/*
+ * A DWARF expression of the CFI (signal trampolines, PLT entries) over
+ * the frame's registers and the snapshot. Only what CFI uses on x86.
+ */
+static bool eval(const Dwarf_Op *ops, size_t nops, const struct uw_state *st,
+		 uint64_t cfa, bool have_cfa, const struct snap *sn,
+		 uint64_t *res)
+{
+	uint64_t stk[EXPR_STACK], a, b;
+	size_t i, sp = 0;
+	uint8_t reg;
+	int64_t off;
+
+#define NEED(n) do { if (sp < (n)) return false; } while (0)
+#define PUSH(v) do { uint64_t _v = (v); if (sp == EXPR_STACK) return false; stk[sp++] = _v; } while (0)
+	for (i = 0; i < nops; i++) {
+		const Dwarf_Op *op = &ops[i];
+
+		if (is_breg(op, &reg, &off)) {
+			if (reg >= NREGS || !(st->valid & (1U << reg)))
+				return false;
+			PUSH(st->r[reg] + off);
+			continue;
+		}
+		if (op->atom >= DW_OP_lit0 && op->atom <= DW_OP_lit31) {
+			PUSH(op->atom - DW_OP_lit0);
+			continue;
+		}
+		switch (op->atom) {
+		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s:
+		case DW_OP_const8u: case DW_OP_const8s: case DW_OP_constu:
+		case DW_OP_consts: case DW_OP_addr:
+			PUSH(op->number);
+			break;
+		case DW_OP_call_frame_cfa:
+			if (!have_cfa)
+				return false;
+			PUSH(cfa);
+			break;
+		case DW_OP_plus_uconst:
+			NEED(1);
+			stk[sp - 1] += op->number;
+			break;
+		case DW_OP_deref:
+			NEED(1);
+			if (!snap_read(sn, stk[sp - 1], &stk[sp - 1]))
+				return false;
+			break;
+		case DW_OP_dup:
+			NEED(1);
+			PUSH(stk[sp - 1]);
+			break;
+		case DW_OP_drop:
+			NEED(1);
+			sp--;
+			break;
+		case DW_OP_over:
+			NEED(2);
+			PUSH(stk[sp - 2]);
+			break;
+		case DW_OP_swap:
+			NEED(2);
+			a = stk[sp - 1];
+			stk[sp - 1] = stk[sp - 2];
+			stk[sp - 2] = a;
+			break;
+		case DW_OP_neg:
+			NEED(1);
+			stk[sp - 1] = -stk[sp - 1];
+			break;
+		case DW_OP_not:
+			NEED(1);
+			stk[sp - 1] = ~stk[sp - 1];
+			break;
+		case DW_OP_stack_value:
+			/* a value, not a location: the caller knows which */
+			break;
+		case DW_OP_plus: case DW_OP_minus: case DW_OP_mul:
+		case DW_OP_and: case DW_OP_or: case DW_OP_xor:
+		case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
+		case DW_OP_eq: case DW_OP_ne: case DW_OP_lt: case DW_OP_le:
+		case DW_OP_gt: case DW_OP_ge:
+			NEED(2);
+			b = stk[--sp];
+			a = stk[sp - 1];
+			switch (op->atom) {
+			case DW_OP_plus: a += b; break;
+			case DW_OP_minus: a -= b; break;
+			case DW_OP_mul: a *= b; break;
+			case DW_OP_and: a &= b; break;
+			case DW_OP_or: a |= b; break;
+			case DW_OP_xor: a ^= b; break;
+			case DW_OP_shl: a = b < 64 ? a << b : 0; break;
+			case DW_OP_shr: a = b < 64 ? a >> b : 0; break;
+			case DW_OP_shra:
+				a = (uint64_t)((int64_t)a >> (b < 63 ? b : 63));
+				break;
+			/* DWARF compares as signed */
+			case DW_OP_eq: a = a == b; break;
+			case DW_OP_ne: a = a != b; break;
+			case DW_OP_lt: a = (int64_t)a < (int64_t)b; break;
+			case DW_OP_le: a = (int64_t)a <= (int64_t)b; break;
+			case DW_OP_gt: a = (int64_t)a > (int64_t)b; break;
+			default: a = (int64_t)a >= (int64_t)b; break;
+			}
+			stk[sp - 1] = a;
+			break;
+		default:
+			return false;
+		}
+	}
+#undef NEED
+#undef PUSH
+	if (!sp)
+		return false;
+	*res = stk[sp - 1];
+	return true;
+}
+
+enum walk_end {
+	WALK_END,	/* the outermost frame: the stack is whole */
+	WALK_STOP,	/* memory past the snapshot, no CFI, no mapping */
+	WALK_CAP,	/* max frames */
+};
+
+struct walk {
+	struct unwinder *u;
+	/*
+	 * Each frame's bp, for the splice (bpv: known), and whether the
+	 * frame keeps a frame pointer there (its CFA is bp-based, or it has
+	 * no CFI to say otherwise): in code without frame pointers bp is
+	 * any register, often the same through many frames.
+	 */
+	uint64_t bps[MAX_FRAMES];
+	bool bpv[MAX_FRAMES], fpok[MAX_FRAMES];
+	struct maps *maps;
+	int root_pid;
+	int pid;		/* the sample's process */
+	uint64_t time_ns, since_ns;
+	const struct abi_regs *abi;
+	struct snap sn;
+	uint64_t addr_mask;
+};
+
+/* The CFI row for the code at pc (exact: pc itself, else pc - 1). */
+static const struct uw_rule *rule_at(struct walk *w, uint64_t pc, bool exact)
+{
+	uint64_t lookup = exact ? pc : pc - 1, vaddr;
+	struct mapping *m;
+	uint32_t obj;
+
+	m = maps__find_since(w->maps, w->pid, lookup, w->time_ns, w->since_ns);
+	if (!m)
+		return NULL;
+	obj = mapping_obj(w->u, w->maps, m, w->root_pid);
+	if (obj == UINT32_MAX ||
+	    !to_vaddr(&w->u->objs[obj - 1], m, lookup, &vaddr))
+		return NULL;
+	return get_rule(w->u, obj, vaddr);
+}
+
+/* One frame up: st (the frame at pc) becomes its caller's. */
+static bool step(struct walk *w, const struct uw_rule *ru,
+		 struct uw_state *st, bool *end)
+{
+	struct uw_state nst = { .valid = 0 };
+	uint64_t cfa, v;
+	int i;
+
+	*end = false;
+	if (ru->cfa_ops) {
+		if (!eval(ru->cfa_ops, ru->cfa_nops, st, 0, false, &w->sn, &cfa))
+			return false;
+	} else {
+		if (ru->cfa_reg >= NREGS || !(st->valid & (1U << ru->cfa_reg)))
+			return false;
+		cfa = st->r[ru->cfa_reg] + ru->cfa_off;
+	}
+	cfa &= w->addr_mask;
+	for (i = 0; i < w->abi->nregs; i++) {
+		const struct uw_reg *rr = &ru->regs[i];
+		bool ok = false;
+
+		switch (rr->kind) {
+		case RK_SAME:
+			ok = st->valid & (1U << i);
+			v = st->r[i];
+			break;
+		case RK_AT_CFA:
+			ok = snap_read(&w->sn, (cfa + rr->off) & w->addr_mask,
+				       &v);
+			break;
+		case RK_VAL_CFA:
+			ok = true;
+			v = cfa + rr->off;
+			break;
+		case RK_REG:
+			ok = st->valid & (1U << rr->reg);
+			v = st->r[rr->reg];
+			break;
+		case RK_EXPR:
+			ok = eval(rr->ops, rr->nops, st, cfa, true, &w->sn,
+				  &v) && snap_read(&w->sn, v & w->addr_mask,
+						   &v);
+			break;
+		case RK_VAL_EXPR:
+			ok = eval(rr->ops, rr->nops, st, cfa, true, &w->sn,
+				  &v);
+			break;
+		default:
+			break;
+		}
+		if (ok) {
+			nst.r[i] = v & w->addr_mask;
+			nst.valid |= 1U << i;
+		}
+	}
+	/* _start and clone's child mark the return address undefined */
+	if (ru->regs[ru->ra].kind == RK_UNDEF) {
+		*end = true;
+		return true;
+	}
+	if (!(nst.valid & (1U << ru->ra)))
+		return false;
+	/* the caller's sp is the CFA, unless the row restores it (signals) */
+	if (ru->regs[w->abi->sp].kind == RK_SAME ||
+	    ru->regs[w->abi->sp].kind == RK_UNDEF) {
+		nst.r[w->abi->sp] = cfa;
+		nst.valid |= 1U << w->abi->sp;
+	}
+	/* frames live further up the stack; a loop would never end */
+	if (!ru->signal && nst.r[w->abi->sp] <= st->r[w->abi->sp])
+		return false;
+	if (!nst.r[ru->ra]) {
+		*end = true;
+		return true;
+	}
+	/* the pc column of the caller's state is its return address */
+	nst.r[NREGS - 1] = nst.r[ru->ra];
+	nst.valid |= 1U << (NREGS - 1);
+	*st = nst;
+	return true;
+}
+
+/*
+ * CFI frames of the snapshot into out[0..*n). On WALK_STOP, *last is the
+ * state of out[*n - 1], the frame that could not be stepped.
+ */
+static enum walk_end walk(struct walk *w, struct uw_state *st,
+			  uint64_t *out, unsigned int max, unsigned int *n)
+{
+	bool exact = true, end;
+	uint64_t pc = st->r[NREGS - 1];
+
+	*n = 0;
+	out[(*n)++] = pc;
+	for (;;) {
+		w->bps[*n - 1] = st->r[w->abi->bp];
+		w->bpv[*n - 1] = st->valid & (1U << w->abi->bp);
+		const struct uw_rule *ru = rule_at(w, pc, exact);
+
+		w->fpok[*n - 1] = !ru || !ru->ok ||
+				  (!ru->cfa_ops && ru->cfa_reg == w->abi->bp);
+		if (!ru || !ru->ok || !step(w, ru, st, &end))
+			return WALK_STOP;
+		if (end)
+			return WALK_END;
+		if (*n == max)
+			return WALK_CAP;
+		pc = st->r[NREGS - 1];
+		out[(*n)++] = pc;
+		/* after a signal frame: the interrupted pc, not a return */
+		exact = ru->signal;
+	}
+}
+
+/*
+ * Where the FP chain continues the CFI frames: the kernel's ips[j + 1] is
+ * the return address saved at fp_j + word, fp_0 = regs[BP] and fp_j + 1 =
+ * *fp_j (read from the snapshot, as far as it holds them). A frame whose
+ * restored bp is fp_j continues with ips[j + 1]; with j + 1 == nr_user the
+ * chain has nothing more (it ended at fp_j, e.g. in libc's start code).
+ * Returns j + 1, or 0 when no frame pointer of the chain is bp.
+ */
+static unsigned int splice_at(const struct walk *w, uint64_t bp,
+			      const struct tprof_record *s, uint64_t fp0)
+{
+	unsigned int nk = s->u.sample.nr_kernel, nu = s->u.sample.nr_user, j;
+	uint64_t fp = fp0, next, ret;
+
+	for (j = 0; j < nu; j++) {
+		if (fp == bp)
+			return j + 1;
+		if (j + 1 == nu || !fp)
+			return 0;
+		/* the kernel walked the same words: where we can read them,
+		 * they must agree, else this is not the chain it walked */
+		if (snap_read(&w->sn, fp + w->sn.word, &ret) &&
+		    ret != (tprof_record_ip(s, nk + j + 1) & w->addr_mask))
+			return 0;
+		if (fp % w->sn.word || !snap_read(&w->sn, fp, &next) ||
+		    next <= fp)
+			return 0;
+		fp = next;
+	}
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
+			      struct maps *maps, int root_pid,
+			      uint64_t since_ns, const struct tprof_record *s,
+			      const struct tprof_record *us, uint64_t *out,
+			      unsigned int max, bool *truncated)
+{
+	const struct tprof_rec_ustack *ur = &us->u.ustack;
+	unsigned int nk = s->u.sample.nr_kernel, nu = s->u.sample.nr_user;
+	unsigned int n = 0, i, j;
+	struct uw_state st = { .valid = 0 };
+	struct walk w = {
+		.u = u, .maps = maps, .root_pid = root_pid,
+		.pid = (int)s->u.sample.pid,
+		.time_ns = s->hdr.time_ns, .since_ns = since_ns,
+	};
+	enum walk_end how;
+	uint64_t t0 = now_ns();
+
+	*truncated = false;
+	if (mode == UNWIND_FP || !max || !nu)
+		return 0;
+	if (ur->abi == TPROF_ABI_X86_64) {
+		w.abi = &abi64;
+		w.sn.word = 8;
+		w.addr_mask = UINT64_MAX;
+	} else if (ur->abi == TPROF_ABI_IA32) {
+		w.abi = &abi32;
+		w.sn.word = 4;
+		w.addr_mask = UINT32_MAX;
+	} else {
+		return 0;
+	}
+	for (i = 0; i < TPROF_UREG_NR; i++) {
+		int d = w.abi->dwarf[i];
+
+		if (d < 0)
+			continue;
+		st.r[d] = ur->regs[i] & w.addr_mask;
+		st.valid |= 1U << d;
+	}
+	/* i386's pc column is 8: keep the pc in the last slot either way */
+	st.r[NREGS - 1] = ur->regs[TPROF_UREG_IP] & w.addr_mask;
+	st.valid |= 1U << (NREGS - 1);
+	w.sn.lo = st.r[w.abi->sp];
+	w.sn.bytes = us->stack;
+	w.sn.len = ur->stack_bytes;
+	u->st.samples++;
+
+	if (max > MAX_FRAMES)
+		max = MAX_FRAMES;
+	how = walk(&w, &st, out, max, &n);
+	if (how == WALK_END) {
+		u->st.complete++;
+		goto out;
+	}
+	if (how == WALK_CAP) {
+		*truncated = true;
+		u->st.truncated++;
+		goto out;
+	}
+	/*
+	 * The stop frame's bp first (its FP chain goes on from there); else
+	 * the last frame before it on the chain. Where that chain ended (j ==
+	 * nu), the CFI frames past it are all there is to know.
+	 */
+	for (i = n; i-- > 0;) {
+		/* dwarf: only where bp is known to be a frame pointer */
+		if (!w.bpv[i] || (mode == UNWIND_DWARF && !w.fpok[i]))
+			continue;
+		j = splice_at(&w, w.bps[i], s,
+			      ur->regs[TPROF_UREG_BP] & w.addr_mask);
+		if (!j)
+			continue;
+		if (j < nu)
+			n = i + 1;
+		for (; j < nu && n < max; j++)
+			out[n++] = tprof_record_ip(s, nk + j) & w.addr_mask;
+		u->st.spliced++;
+		goto out;
+	}
+	if (mode == UNWIND_DWARF) {
+		*truncated = true;
+		u->st.truncated++;
+		goto out;
+	}
+	/* hybrid: nothing joins the CFI frames to the chain; keep the chain */
+	u->st.fp_fallback++;
+	n = 0;
+out:
+	u->st.ns += now_ns() - t0;
+	return n;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tprof-read: unwind a sample's user stack from its USTACK snapshot (user
+ * registers and the top of the stack) with the CFI of the objects mapped
+ * at the sample's time (.eh_frame, else .debug_frame: Go), and splice the
+ * kernel's frame-pointer chain where the snapshot ends (hybrid).
+ */
+#ifndef _TPROF_UNWIND_H
+#define _TPROF_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct maps;
+struct profile;
+struct tprof_record;
+
+enum unwind_mode {
+	UNWIND_FP,	/* the kernel's frame-pointer chain only */
+	UNWIND_HYBRID,	/* CFI over the snapshot, then the FP chain; else FP */
+	UNWIND_DWARF,	/* CFI over the snapshot; a cut stack is marked */
+};
+
+/* What became of the samples with a snapshot (and of those without). */
+struct unwind_stats {
+	uint64_t samples;	/* unwound from a snapshot */
+	uint64_t complete;	/* CFI reached the outermost frame */
+	uint64_t spliced;	/* CFI, then the FP chain */
+	uint64_t fp_fallback;	/* no splice point: the FP chain as is */
+	uint64_t truncated;	/* CFI only, cut short: "[truncated]" */
+	uint64_t rules, rule_hits;	/* CFI rows computed / reused */
+	uint64_t ns;		/* time spent in unwinder__sample() */
+};
+
+struct unwinder;
+
+/*
+ * live: the target may still run (its /proc/PID/map_files are worth a
+ * try). Files are found as the symbolize pass finds them
+ * (object/locate.h), from the target's view, with the recorded build-id.
+ */
+struct unwinder *unwinder__new(bool live);
+void unwinder__free(struct unwinder *u);
+void unwinder__set_live(struct unwinder *u, bool live);
+struct unwind_stats *unwinder__stats(struct unwinder *u);
+
+/*
+ * Unwind p's snapshots with u from now on: forced_mode is the mode
+ * --call-graph forced (enum unwind_mode), or -1 for the one the stream's
+ * SESSION record says. u outlives p's aggregation.
+ */
+void unwinder__attach(struct unwinder *u, struct profile *p, int forced_mode);
+
+/*
+ * The user frames of SAMPLE s from its USTACK record us, in the SAMPLE's
+ * user-ip convention (out[0] the pc, then return addresses; IA32 values
+ * are 32-bit), at most max. maps at the sample's time (never a snapshot
+ * before since_ns, the process's exec). root_pid: the session's pid, whose
+ * /proc/PID/root holds the target's files. Sets *truncated when the stack
+ * is known to go on past out[n-1] (mode UNWIND_DWARF, or the cap).
+ * Returns the number of frames; 0 when the snapshot is of no use (then the
+ * caller keeps the FP chain).
+ */
+unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
+			      struct maps *maps, int root_pid,
+			      uint64_t since_ns, const struct tprof_record *s,
+			      const struct tprof_record *us, uint64_t *out,
+			      unsigned int max, bool *truncated);
+
+#endif /* _TPROF_UNWIND_H */

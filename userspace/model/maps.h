@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof-read: /proc/PID/maps snapshots, kept so that code gone later
+ * (exited process, dlclose, exec) still resolves to the right mapping. */
+#ifndef _TPROF_MAPS_H
+#define _TPROF_MAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/util.h"
+
+struct mapping {
+	uint64_t start, limit, offset;
+	char *path;		/* as in maps: absolute path or "[vdso]" etc. */
+	/* which file: a path rebuilt or replaced since is another inode */
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	/*
+	 * GNU build-id from a BUILDID record, lowercase hex; "" when the
+	 * file has none; NULL when no record names this file.
+	 */
+	const char *build_id;
+	bool bid_tried;		/* live: the writer looked for one */
+	/* [vdso]: the target's image from a VDSO record, else NULL */
+	const unsigned char *image;
+	size_t image_len;
+	uint32_t id;		/* pprof Mapping.id, 0 until used */
+	int pid;
+};
+
+/* A BUILDID record: the file (dev, inode, path) has this build-id. */
+struct maps_buildid {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	char *path;
+	char *hex;
+};
+
+struct maps_snapshot {
+	uint64_t time_ns;	/* CLOCK_MONOTONIC when read */
+	/*
+	 * Bumped when this snapshot drops or replaces a mapping the pid's
+	 * previous one had (exec, dlclose, munmap): only then can an address
+	 * mean other code. Snapshots that only add (dlopen, JIT growth) keep
+	 * it, so aggregation does not split on them.
+	 */
+	uint32_t epoch;
+	int pid;
+	uint32_t *idx;		/* indexes into maps.all, executable only */
+	size_t n;
+};
+
+/*
+ * An MMAP record that put other code where an earlier snapshot of the pid
+ * showed code (another file, or another offset of it: a dlopen where a
+ * dlclose'd library was). Samples after it at those addresses resolve
+ * only against snapshots read after it.
+ */
+struct maps_mark {
+	uint64_t time_ns;
+	uint64_t start, end;
+	int pid;
+};
+
+/* A PROC record: pid was forked by ppid (a copy of its maps then). */
+struct maps_parent {
+	int pid, ppid;
+};
+
+/* A VDSO record: pid's vDSO image, mapped at start. */
+struct maps_vdso {
+	int pid;
+	uint64_t start;
+	unsigned char *image;
+	size_t len;
+};
+
+struct maps {
+	struct mapping *all;	/* unique mappings of every snapshot */
+	size_t nall, capall;
+	struct hindex all_idx;	/* all by identity: snapshots of thousands
+				 * of mappings intern in O(1) per line */
+	struct maps_snapshot *snaps;
+	size_t nsnaps, capsnaps;
+	struct maps_buildid *bids;
+	size_t nbids, capbids;
+	struct maps_vdso *vdsos;
+	size_t nvdsos, capvdsos;
+	struct maps_mark *marks;	/* in the order they came */
+	size_t nmarks, capmarks;
+	struct maps_parent *parents;	/* process trees */
+	size_t nparents, capparents;
+	/* every mapping by start, with the largest limit so far: whether any
+	 * snapshot covers an address, without a scan over the snapshots */
+	uint32_t *byaddr;
+	uint64_t *maxlim;
+	size_t nindexed;
+};
+
+void maps__init(struct maps *m);
+void maps__free(struct maps *m);
+
+/*
+ * Add a snapshot from the text of /proc/PID/maps. Only executable mappings
+ * are kept. Returns the number of executable mappings, or -EINVAL if a line
+ * cannot be parsed (the lines before it are kept).
+ */
+int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
+		       const char *text, size_t len);
+
+/*
+ * An MMAP record: pid mapped code of the file (dev, inode; 0 for anonymous
+ * memory) at file offset pgoff on [start, end) at time_ns. Returns whether
+ * it reuses addresses an earlier snapshot showed as other code (then it is
+ * kept as a mark: a snapshot read after it is needed to name them).
+ */
+bool maps__add_mmap(struct maps *m, int pid, uint64_t time_ns,
+		    uint64_t start, uint64_t end, uint64_t pgoff,
+		    uint32_t dev_major, uint32_t dev_minor, uint64_t inode);
+
+/*
+ * The epoch at time_ns: of the newest snapshot taken at or before it, plus
+ * the marks before it. It changes only where an address may have come to
+ * mean other code: samples of different epochs are not merged.
+ */
+uint32_t maps__epoch_at(const struct maps *m, uint64_t time_ns);
+
+/* Does any snapshot map addr? O(log n) over the unique mappings. */
+bool maps__covered(struct maps *m, uint64_t addr);
+
+/*
+ * The mapping holding addr in process pid for a sample taken at time_ns:
+ * pid's newest snapshot taken before the sample first, then older ones,
+ * then newer; never one taken before a mark at addr that precedes the
+ * sample. Another process's snapshots never answer (a tree's programs
+ * share addresses), except a parent's for a child that has none there and
+ * no exec before the sample: a fork is a copy of its parent's maps.
+ */
+struct mapping *maps__find(struct maps *m, int pid, uint64_t addr,
+			   uint64_t time_ns);
+
+/*
+ * Same, never from a snapshot taken before since_ns (the process's exec
+ * before the sample: older snapshots show the previous program's code at
+ * possibly the same addresses).
+ */
+struct mapping *maps__find_since(struct maps *m, int pid, uint64_t addr,
+				 uint64_t time_ns, uint64_t since_ns);
+
+/* A PROC record: pid is a child of ppid (maps__find's fallback). */
+void maps__set_parent(struct maps *m, int pid, int ppid);
+
+/*
+ * Record that the file (dev, inode, path) has GNU build-id hex ("" for
+ * none); mappings of that file, present and future, carry it.
+ */
+void maps__add_buildid(struct maps *m, uint32_t dev_major, uint32_t dev_minor,
+		       uint64_t inode, const char *path, size_t plen,
+		       const char *hex);
+
+/* Record pid's vDSO image at start: its [vdso] mappings carry it. */
+void maps__add_vdso(struct maps *m, int pid, uint64_t start,
+		    const unsigned char *image, size_t len);
+
+/* Read /proc/PID/maps into a malloc'd buffer; 0 or -errno. */
+int maps__read_proc(int pid, char **text, size_t *len);
+
+#endif /* _TPROF_MAPS_H */

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: aggregate a record stream into per-thread samples. */
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "lib/buildid.h"
+#include "model/profile.h"
+
+void profile__init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	maps__init(&p->maps);
+	perfmap__init(&p->jit);
+	p->first_time_ns = UINT64_MAX;
+}
+
+void profile__free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nthreads; i++)
+		free(p->threads[i].comms);
+	for (i = 0; i < p->nsamples; i++)
+		free(p->samples[i].ips);
+	free(p->threads);
+	free(p->samples);
+	free(p->procs);
+	hindex_free(&p->proc_idx);
+	hindex_free(&p->thread_idx);
+	hindex_free(&p->sample_idx);
+	maps__free(&p->maps);
+	perfmap__free(&p->jit);
+	free(p->kallsyms);
+	free(p->modules);
+	free(p->pending);
+	memset(p, 0, sizeof(*p));
+}
+
+struct thread_info *profile__thread(struct profile *p, int tid)
+{
+	uint64_t h = hash_u64((uint32_t)tid);
+	struct hiter it = { 0 };
+	uint32_t item;
+	struct thread_info *t;
+
+	while (hindex_next(&p->thread_idx, h, &it, &item))
+		if (p->threads[item - 1].tid == tid)
+			return &p->threads[item - 1];
+	GROW(p->threads, p->capthreads, p->nthreads + 1);
+	t = &p->threads[p->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	hindex_put(&p->thread_idx, h, p->nthreads);
+	return t;
+}
+
+static struct thread_info *find_thread(struct profile *p, int tid)
+{
+	struct hiter it = { 0 };
+	uint32_t item;
+
+	while (hindex_next(&p->thread_idx, hash_u64((uint32_t)tid), &it, &item))
+		if (p->threads[item - 1].tid == tid)
+			return &p->threads[item - 1];
+	return NULL;
+}
+
+const struct thread_info *profile__find_thread(const struct profile *p,
+					       int tid)
+{
+	return find_thread((struct profile *)p, tid);
+}
+
+struct proc_info *profile__proc(struct profile *p, int pid)
+{
+	uint64_t h = hash_u64((uint32_t)pid ^ 0x9e3779b9U);
+	struct hiter it = { 0 };
+	struct proc_info *pi;
+	uint32_t item;
+
+	while (hindex_next(&p->proc_idx, h, &it, &item))
+		if (p->procs[item - 1].pid == pid)
+			return &p->procs[item - 1];
+	GROW(p->procs, p->capprocs, p->nprocs + 1);
+	pi = &p->procs[p->nprocs++];
+	memset(pi, 0, sizeof(*pi));
+	pi->pid = pid;
+	hindex_put(&p->proc_idx, h, p->nprocs);
+	return pi;
+}
+
+void profile__proc_totals(const struct profile *p, int pid,
+			  struct proc_totals *pt)
+{
+	size_t i;
+
+	memset(pt, 0, sizeof(*pt));
+	pt->exact = true;
+	for (i = 0; i < p->nthreads; i++) {
+		const struct thread_info *t = &p->threads[i];
+
+		if (t->pid != pid)
+			continue;
+		pt->threads++;
+		pt->samples += t->samples;
+		pt->weight_ns = sat_add(pt->weight_ns, t->weight_ns);
+		if (t->have_stat) {
+			pt->on_cpu_ns = sat_add(pt->on_cpu_ns,
+						t->stat.on_cpu_ns);
+			pt->lost_weight_ns = sat_add(pt->lost_weight_ns,
+						     t->stat.lost_weight_ns);
+		} else {
+			pt->exact = false;
+		}
+	}
+}
+
+const char *profile__proc_end(const struct proc_info *pi, char *buf,
+			      size_t len)
+{
+	if (pi->dropped)
+		snprintf(buf, len, "not followed (more than %d processes)",
+			 TPROF_MAX_PROCS);
+	else if (pi->denied)
+		snprintf(buf, len, "denied: %s",
+			 tprof_denied_reason(pi->denied_reason));
+	else if (!pi->exited)
+		snprintf(buf, len, "running");
+	else if (WIFSIGNALED(pi->exit_code))
+		snprintf(buf, len, "killed by signal %d",
+			 WTERMSIG(pi->exit_code));
+	else
+		snprintf(buf, len, "exit %d", WEXITSTATUS(pi->exit_code));
+	return buf;
+}
+
+void profile__proc_counts(const struct profile *p, uint64_t *procs,
+			  uint64_t *dropped)
+{
+	if (p->have_proc_totals) {
+		*procs = p->procs_followed_k + p->procs_dropped_k;
+		*dropped = p->procs_dropped_k;
+	} else {
+		*procs = p->nprocs;
+		*dropped = p->procs_dropped;
+	}
+}
+
+int profile__target(const struct profile *p)
+{
+	if (p->have_session)
+		return (int)p->session.pid;
+	return p->nprocs ? p->procs[0].pid : 0;
+}
+
+const char *profile__proc_name(const struct profile *p, int pid,
+			       uint64_t time_ns)
+{
+	const struct thread_info *t = profile__find_thread(p, pid);
+
+	return t ? thread__comm_at(t, time_ns) : "";
+}
+
+/* exec: a new program, even one of the same name, starts a new entry */
+static void set_comm(struct thread_info *t, uint64_t time_ns,
+		     const __u8 comm[16], bool exec)
+{
+	struct comm_change *c;
+
+	if (!exec && t->ncomms && !strncmp(t->comms[t->ncomms - 1].comm,
+					   (const char *)comm, 16))
+		return;
+	GROW(t->comms, t->capcomms, t->ncomms + 1);
+	c = &t->comms[t->ncomms++];
+	c->time_ns = time_ns;
+	memcpy(c->comm, comm, 16);
+	c->comm[16] = 0;
+	c->exec = exec;
+}
+
+uint64_t profile__exec_before(struct profile *p, int pid, uint64_t time_ns)
+{
+	const struct thread_info *t = find_thread(p, pid);
+	uint64_t best = 0;
+	size_t i;
+
+	for (i = 0; t && i < t->ncomms; i++)
+		if (t->comms[i].exec && t->comms[i].time_ns <= time_ns &&
+		    t->comms[i].time_ns > best)
+			best = t->comms[i].time_ns;
+	return best;
+}
+
+/* Comm changes of t at or before time_ns: part of the aggregation key. */
+static uint32_t comm_gen(const struct thread_info *t, uint64_t time_ns)
+{
+	uint32_t n = 0;
+	size_t i;
+
+	for (i = 0; t && i < t->ncomms; i++)
+		n += t->comms[i].time_ns <= time_ns;
+	return n;
+}
+
+const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns)
+{
+	const char *best = NULL;
+	uint64_t best_time = 0;
+	size_t i;
+
+	/* records from different CPUs arrive out of order: pick by time */
+	for (i = 0; i < t->ncomms; i++)
+		if (t->comms[i].time_ns <= time_ns &&
+		    (!best || t->comms[i].time_ns >= best_time)) {
+			best = t->comms[i].comm;
+			best_time = t->comms[i].time_ns;
+		}
+	if (!best && t->ncomms)
+		best = t->comms[0].comm;
+	return best ? best : "";
+}
+
+/*
+ * The sample's stack: kernel ips, then the user frames unwound from its
+ * snapshot us when there is one that helps, else the FP chain.
+ */
+static uint32_t sample_ips(struct profile *p, const struct tprof_record *r,
+			   const struct tprof_record *us, uint64_t *ips,
+			   bool *truncated)
+{
+	const struct tprof_rec_sample *s = &r->u.sample;
+	uint32_t nr = (uint32_t)s->nr_user + s->nr_kernel, i, n = 0;
+
+	*truncated = false;
+	for (i = 0; i < s->nr_kernel; i++)
+		ips[i] = tprof_record_ip(r, i);
+	if (us && p->unwind)
+		n = p->unwind(p->unwind_ctx, p, r, us, ips + s->nr_kernel,
+			      TPROF_MAX_USER_FRAMES, truncated);
+	if (n)
+		return s->nr_kernel + n;
+	for (i = s->nr_kernel; i < nr; i++)
+		ips[i] = tprof_record_ip(r, i);
+	return nr;
+}
+
+static void add_sample(struct profile *p, const struct tprof_record *r,
+		       const struct tprof_record *us)
+{
+	const struct tprof_rec_sample *s = &r->u.sample;
+	uint64_t ips[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES];
+	uint32_t epoch = maps__epoch_at(&p->maps, r->hdr.time_ns);
+	uint32_t gen = comm_gen(find_thread(p, s->tid), r->hdr.time_ns);
+	struct hiter it = { 0 };
+	struct agg_sample *a;
+	struct thread_info *t;
+	uint32_t nr, item;
+	bool trunc;
+	uint64_t h;
+
+	nr = sample_ips(p, r, us, ips, &trunc);
+	h = hash_bytes(ips, (size_t)nr * 8,
+		       hash_u64(((uint64_t)s->tid << 32) ^ s->nr_kernel) ^
+		       hash_u64(s->period_ns ^ trunc ^
+				(uint64_t)s->off_state << 1) ^
+		       hash_u64(((uint64_t)epoch << 32) ^ gen));
+	while (hindex_next(&p->sample_idx, h, &it, &item)) {
+		a = &p->samples[item - 1];
+		if (a->tid == (int)s->tid && a->period_ns == s->period_ns &&
+		    a->off_state == s->off_state && a->nr == nr && a->nr_kernel == s->nr_kernel &&
+		    a->snap_epoch == epoch && a->comm_gen == gen &&
+		    a->truncated == trunc &&
+		    !memcmp(a->ips, ips, (size_t)nr * 8))
+			goto found;
+	}
+	GROW(p->samples, p->capsamples, p->nsamples + 1);
+	a = &p->samples[p->nsamples++];
+	memset(a, 0, sizeof(*a));
+	a->pid = s->pid;
+	a->tid = s->tid;
+	a->period_ns = s->period_ns;
+	a->nr = nr;
+	a->nr_kernel = s->nr_kernel;
+	a->abi = s->abi;
+	a->off_state = s->off_state;
+	a->snap_epoch = epoch;
+	a->comm_gen = gen;
+	a->truncated = trunc;
+	a->first_time_ns = r->hdr.time_ns;
+	a->ips = xmalloc((size_t)nr * 8 + 1);
+	memcpy(a->ips, ips, (size_t)nr * 8);
+	hindex_put(&p->sample_idx, h, p->nsamples);
+found:
+	if (r->hdr.time_ns < a->first_time_ns)
+		a->first_time_ns = r->hdr.time_ns;
+	a->weight_ns = sat_add(a->weight_ns, s->weight_ns);
+	a->count++;
+
+	t = profile__thread(p, s->tid);
+	t->pid = s->pid;
+	if (!p->nprocs || p->procs[p->nprocs - 1].pid != (int)s->pid)
+		profile__proc(p, (int)s->pid);
+	p->sample_records++;
+	p->sample_weight_ns = sat_add(p->sample_weight_ns, s->weight_ns);
+	if (s->off_state) {
+		t->off_samples++;
+		t->off_weight_ns = sat_add(t->off_weight_ns, s->weight_ns);
+		p->off_records++;
+		p->off_weight_ns = sat_add(p->off_weight_ns, s->weight_ns);
+		return;
+	}
+	t->period_ns = s->period_ns;
+	t->samples++;
+	t->weight_ns = sat_add(t->weight_ns, s->weight_ns);
+}
+
+void profile__release_stack(struct profile *p, size_t i)
+{
+	if (!p->stacks_released) {
+		hindex_free(&p->sample_idx);
+		p->stacks_released = true;
+	}
+	free(p->samples[i].ips);
+	p->samples[i].ips = NULL;
+}
+
+/* The waiting SAMPLE, decoded from its copy. */
+static void pending_decode(struct profile *p, struct tprof_record *r)
+{
+	const struct tprof_rec_hdr *h = (const void *)p->pending;
+
+	tprof_record_decode(p->pending, h->size, r);
+}
+
+void profile__flush(struct profile *p)
+{
+	struct tprof_record r;
+
+	if (!p->have_pending)
+		return;
+	p->have_pending = false;
+	p->ustack_missing++;
+	pending_decode(p, &r);
+	add_sample(p, &r, NULL);
+}
+
+/*
+ * A SAMPLE with TPROF_RF_GROUP is added with the record right after it
+ * when that is its USTACK (same tid, same time); with anything else, or
+ * nothing, it keeps its FP chain and counts as missing its partner.
+ * Returns whether r was consumed.
+ */
+static bool pair(struct profile *p, const struct tprof_record *r)
+{
+	struct tprof_record s;
+
+	if (p->stacks_released)	/* resolved: profile__add() refuses */
+		return false;
+
+	if (p->have_pending) {
+		pending_decode(p, &s);
+		if (r->hdr.type == TPROF_REC_USTACK &&
+		    r->u.ustack.tid == s.u.sample.tid &&
+		    r->hdr.time_ns == s.hdr.time_ns) {
+			p->have_pending = false;
+			p->ustack_paired++;
+			add_sample(p, &s, r);
+			return true;
+		}
+		profile__flush(p);
+	}
+	if (r->hdr.type == TPROF_REC_SAMPLE &&
+	    (r->hdr.flags & TPROF_RF_GROUP)) {
+		GROW(p->pending, p->pending_cap, r->hdr.size);
+		memcpy(p->pending, r->raw, r->hdr.size);
+		p->have_pending = true;
+		return true;
+	}
+	if (r->hdr.type == TPROF_REC_USTACK) {
+		p->ustack_orphans++;
+		return true;
+	}
+	return false;
+}
+
+bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r)
+{
+	const struct tprof_rec_sample *s = &r->u.sample;
+	unsigned int i;
+
+	for (i = s->nr_kernel; i < (unsigned int)s->nr_kernel + s->nr_user;
+	     i++) {
+		uint64_t ip = tprof_record_ip(r, i);
+
+		if (ip && !maps__find(&p->maps, (int)r->u.sample.pid, ip,
+				      r->hdr.time_ns))
+			return true;
+	}
+	return false;
+}
+
+uint64_t profile__denied_after_ns(const struct profile *p)
+{
+	uint64_t t = p->denied_rec.hdr.time_ns;
+
+	return p->denied && t > p->first_time_ns ? t - p->first_time_ns : 0;
+}
+
+int profile__add(struct profile *p, const struct tprof_record *r)
+{
+	struct thread_info *t;
+
+	p->nrecords++;
+	if (r->hdr.type < TPROF_UREC_BASE && r->hdr.time_ns) {
+		if (r->hdr.time_ns < p->first_time_ns)
+			p->first_time_ns = r->hdr.time_ns;
+		if (r->hdr.time_ns > p->last_time_ns)
+			p->last_time_ns = r->hdr.time_ns;
+	}
+	if (pair(p, r))
+		return 0;
+	switch (r->hdr.type) {
+	case TPROF_REC_SAMPLE:
+		if (p->stacks_released)
+			return -EINVAL;
+		add_sample(p, r, NULL);
+		break;
+	case TPROF_REC_LOST:
+		p->lost_samples = sat_add(p->lost_samples,
+					  r->u.lost.lost_samples);
+		p->lost_weight_ns = sat_add(p->lost_weight_ns,
+					    r->u.lost.lost_weight_ns);
+		p->lost_records = sat_add(p->lost_records,
+					  r->u.lost.lost_records);
+		break;
+	case TPROF_REC_PROC: {
+		struct proc_info *pi;
+
+		if (r->hdr.flags & TPROF_RF_PROC_TOTALS) {
+			p->have_proc_totals = true;
+			p->procs_followed_k = r->u.proc.pid;
+			p->procs_dropped_k = r->u.proc.ppid;
+			break;
+		}
+		/* ENABLE's count of the descendants past the limit */
+		if ((r->hdr.flags & TPROF_RF_PROC_COUNT) &&
+		    (r->hdr.flags & TPROF_RF_PROC_DROPPED)) {
+			p->procs_dropped += r->u.proc.ppid;
+			break;
+		}
+		pi = profile__proc(p, (int)r->u.proc.pid);
+		pi->ppid = (int)r->u.proc.ppid;
+		if (r->hdr.flags & TPROF_RF_PROC_DROPPED) {
+			pi->dropped = true;
+			p->procs_dropped++;
+			break;
+		}
+		pi->joined = true;
+		maps__set_parent(&p->maps, pi->pid, pi->ppid);
+		/* its name until a THREAD record of its main thread comes */
+		t = profile__thread(p, (int)r->u.proc.pid);
+		t->pid = (int)r->u.proc.pid;
+		if (!t->ncomms)
+			set_comm(t, r->hdr.time_ns, r->u.proc.comm, false);
+		break;
+	}
+	case TPROF_REC_THREAD:
+		profile__proc(p, (int)r->u.thread.pid);
+		t = profile__thread(p, r->u.thread.tid);
+		t->pid = r->u.thread.pid;
+		set_comm(t, r->hdr.time_ns, r->u.thread.comm, false);
+		break;
+	case TPROF_REC_THREAD_EXIT:
+	case TPROF_REC_THREAD_STAT:
+		t = profile__thread(p, r->u.stat.tid);
+		t->pid = r->u.stat.pid;
+		/* the kernel's totals are cumulative: the latest one wins */
+		t->stat = r->u.stat;
+		t->have_stat = true;
+		if (r->hdr.type == TPROF_REC_THREAD_EXIT)
+			t->exited = true;
+		if (!t->ncomms)
+			set_comm(t, r->hdr.time_ns, r->u.stat.comm, false);
+		break;
+	case TPROF_REC_THREAD_OFF:
+		t = profile__thread(p, (int)r->u.thread_off.tid);
+		t->pid = (int)r->u.thread_off.pid;
+		t->off = r->u.thread_off;
+		t->have_off = true;
+		break;
+	case TPROF_REC_EXEC:
+		t = profile__thread(p, r->u.exec.tid);
+		t->pid = r->u.exec.pid;
+		set_comm(t, r->hdr.time_ns, r->u.exec.comm, true);
+		break;
+	case TPROF_REC_MMAP: {
+		const struct tprof_rec_mmap *mm = &r->u.mmap;
+
+		if (maps__add_mmap(&p->maps, (int)mm->pid, r->hdr.time_ns,
+				   mm->start, mm->end, mm->pgoff, mm->dev_major,
+				   mm->dev_minor, mm->inode))
+			p->maps_reused = true;
+		break;
+	}
+	case TPROF_REC_PROC_EXIT: {
+		struct proc_info *pi = profile__proc(p, (int)r->u.proc_exit.pid);
+
+		pi->exited = true;
+		pi->exit_code = r->u.proc_exit.exit_code;
+		if ((int)r->u.proc_exit.pid == profile__target(p)) {
+			p->proc_exited = true;
+			p->exit_code = r->u.proc_exit.exit_code;
+		}
+		break;
+	}
+	case TPROF_REC_THROTTLE:
+		p->throttles++;
+		if (r->u.throttle.shift >= p->throttle.shift)
+			p->throttle = r->u.throttle;
+		break;
+	case TPROF_REC_DENIED: {
+		struct proc_info *pi = profile__proc(p, (int)r->u.denied.pid);
+
+		if (pi->denied)
+			break;
+		pi->denied = true;
+		pi->denied_reason = r->u.denied.reason;
+		pi->denied_ns = r->hdr.time_ns;
+		p->procs_denied++;
+		if (!p->denied &&
+		    (int)r->u.denied.pid == profile__target(p)) {
+			p->denied = true;
+			p->denied_rec = r->u.denied;
+		}
+		break;
+	}
+	case TPROF_UREC_SESSION:
+		p->have_session = true;
+		p->session = r->u.session;
+		break;
+	case TPROF_UREC_MAPS:
+		if (maps__add_snapshot(&p->maps, r->u.maps.pid, r->hdr.time_ns,
+				       r->text, r->u.maps.len) < 0)
+			return -EINVAL;
+		break;
+	case TPROF_UREC_BUILDID: {
+		const struct tprof_urec_buildid *b = &r->u.buildid;
+		char hex[BUILDID_HEX_LEN];
+
+		buildid__hex(r->bid, b->bid_len, hex);
+		maps__add_buildid(&p->maps, b->dev_major, b->dev_minor,
+				  b->inode, r->text, b->path_len, hex);
+		break;
+	}
+	case TPROF_UREC_KALLSYMS:
+		if (p->kallsyms)
+			break;		/* the first one wins */
+		p->kallsyms_len = r->u.kallsyms.len;
+		p->kallsyms = xmalloc(p->kallsyms_len + 1);
+		memcpy(p->kallsyms, r->text, p->kallsyms_len);
+		p->modules_len = r->u.kallsyms.modules_len;
+		p->modules = xmalloc(p->modules_len + 1);
+		memcpy(p->modules, r->text + p->kallsyms_len, p->modules_len);
+		break;
+	case TPROF_UREC_VDSO:
+		maps__add_vdso(&p->maps, r->u.vdso.pid, r->u.vdso.start,
+			       r->image, r->u.vdso.len);
+		break;
+	case TPROF_UREC_PERFMAP:
+		perfmap__add_text(&p->jit, r->u.perfmap.pid, r->text,
+				  r->u.perfmap.len);
+		break;
+	case TPROF_UREC_STATS:
+		p->have_stats = true;
+		p->stats = r->u.stats.stats;
+		p->end_time_ns = r->hdr.time_ns;
+		break;
+	default:
+		p->nunknown++;
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tprof-read: aggregate a record stream into per-thread samples. */
+#ifndef _TPROF_PROFILE_H
+#define _TPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/maps.h"
+#include "model/perfmap.h"
+#include "stream/records.h"
+#include "lib/util.h"
+
+struct profile;
+
+/*
+ * A sample's user frames from its USTACK snapshot us, as the unwinder
+ * (analyze/unwind.c) gives them: at most max into out, *truncated when the
+ * stack goes on; 0 keeps the FP chain. The model only calls it.
+ */
+typedef unsigned int (*profile_unwind_fn)(void *ctx, struct profile *p,
+					  const struct tprof_record *s,
+					  const struct tprof_record *us,
+					  uint64_t *out, unsigned int max,
+					  bool *truncated);
+
+struct comm_change {
+	uint64_t time_ns;
+	char comm[17];
+	bool exec;		/* from an EXEC record: a new program from here */
+};
+
+struct thread_info {
+	int pid, tid;
+	struct comm_change *comms;	/* in arrival order */
+	size_t ncomms, capcomms;
+	uint64_t period_ns;		/* last seen */
+	uint64_t samples, weight_ns;	/* delivered SAMPLE records */
+	bool have_stat, exited;
+	struct tprof_rec_thread_stat stat;
+	/* off-CPU (TPROF_F_OFF_CPU): delivered samples, the exact totals */
+	uint64_t off_samples, off_weight_ns;
+	bool have_off;
+	struct tprof_rec_thread_off off;
+};
+
+/*
+ * A process of the stream: the target, and with TPROF_F_CHILDREN each
+ * descendant the module followed (PROC records).
+ */
+struct proc_info {
+	int pid, ppid;
+	bool joined;		/* a PROC record: a descendant (or the root) */
+	bool dropped;		/* forked, not followed (TPROF_MAX_PROCS) */
+	bool exited;		/* PROC_EXIT */
+	bool denied;		/* DENIED: nothing more of it */
+	int exit_code;
+	uint32_t denied_reason;
+	uint64_t denied_ns;	/* CLOCK_MONOTONIC of the DENIED record */
+};
+
+/*
+ * Aggregation key: (stack, tid, period, epoch). The epoch (snapshots that
+ * dropped or replaced a mapping, and comm changes of the thread, before the
+ * sample) keeps samples of the same addresses apart when they may mean
+ * different code: the resolve pass (resolve.c) looks each group up at its
+ * own time.
+ */
+struct agg_sample {
+	int pid, tid;
+	uint64_t period_ns;
+	uint32_t nr_kernel, nr;	/* ips[0..nr_kernel) kernel, then user */
+	uint32_t snap_epoch, comm_gen;
+	uint64_t *ips;
+	uint64_t first_time_ns;
+	uint64_t weight_ns, count;
+	uint32_t abi;
+	uint32_t off_state;	/* TPROF_OFF_* of an off-CPU sample, else 0 */
+	/* unwound from a snapshot and cut short: "[truncated]" at the root */
+	bool truncated;
+};
+
+struct profile {
+	bool have_session;
+	struct tprof_urec_session session;
+	uint64_t first_time_ns, last_time_ns;	/* CLOCK_MONOTONIC span */
+
+	struct thread_info *threads;
+	size_t nthreads, capthreads;
+	struct hindex thread_idx;
+
+	/* in order of first appearance; the target first when known */
+	struct proc_info *procs;
+	size_t nprocs, capprocs;
+	struct hindex proc_idx;
+	uint64_t procs_dropped;		/* PROC records with DROPPED */
+	/* the module's own totals (PROC with TPROF_RF_PROC_TOTALS) */
+	bool have_proc_totals;
+	uint64_t procs_followed_k, procs_dropped_k;
+	uint64_t procs_denied;		/* DENIED records (any process) */
+	/* THROTTLE records: the module stretched the periods (their last) */
+	uint64_t throttles;
+	struct tprof_rec_throttle throttle;
+
+	struct agg_sample *samples;
+	size_t nsamples, capsamples;
+	struct hindex sample_idx;
+	/* the resolve pass took the stacks (profile__release_stack): no
+	 * more samples can be added */
+	bool stacks_released;
+
+	struct maps maps;
+	/* an MMAP record reused code addresses (maps__add_mmap()): the live
+	 * reader reads the maps now and clears it */
+	bool maps_reused;
+	struct perfmap jit;	/* PERFMAP records: JIT code's names */
+	/* a KALLSYMS record: the kernel's symbols of the session (copies) */
+	char *kallsyms, *modules;
+	size_t kallsyms_len, modules_len;
+
+	/* from LOST records */
+	uint64_t lost_samples, lost_weight_ns, lost_records;
+	bool have_stats;
+	struct tprof_ioc_stats stats;
+	uint64_t end_time_ns;		/* CLOCK_MONOTONIC at DISABLE */
+	bool proc_exited;		/* the target's PROC_EXIT */
+	int exit_code;
+	/* the module ended the session: the target became non-profilable
+	 * (a descendant's denial is in its proc_info) */
+	bool denied;
+	struct tprof_rec_denied denied_rec;	/* the target's DENIED record */
+
+	/*
+	 * User stack snapshots: a SAMPLE with TPROF_RF_GROUP waits here (a
+	 * copy) for the USTACK record right after it. unwind: NULL keeps
+	 * the FP chains (unwinder__attach() sets it).
+	 */
+	profile_unwind_fn unwind;
+	void *unwind_ctx;
+	unsigned char *pending;
+	size_t pending_cap;
+	bool have_pending;
+	uint64_t ustack_paired;		/* USTACK records joined to a SAMPLE */
+	uint64_t ustack_missing;	/* SAMPLEs whose USTACK did not follow */
+	uint64_t ustack_orphans;	/* USTACKs with no SAMPLE before them */
+
+	uint64_t nrecords, nunknown, sample_records, sample_weight_ns;
+	/* of them, off-CPU samples (TPROF_RF_OFF_CPU) */
+	uint64_t off_records, off_weight_ns;
+	/* addresses outside every known mapping (triggers a re-snapshot) */
+	uint64_t unmapped;
+};
+
+void profile__init(struct profile *p);
+void profile__free(struct profile *p);
+/* Account one decoded record. Returns 0 or -EINVAL (inconsistent record). */
+int profile__add(struct profile *p, const struct tprof_record *r);
+/*
+ * The end of the stream: a SAMPLE still waiting for its USTACK record is
+ * added with its FP chain. Idempotent.
+ */
+void profile__flush(struct profile *p);
+struct thread_info *profile__thread(struct profile *p, int tid);
+/* The thread of tid, or NULL: adds none. */
+const struct thread_info *profile__find_thread(const struct profile *p,
+					       int tid);
+/* The process of pid, added if new. */
+struct proc_info *profile__proc(struct profile *p, int pid);
+/* The target's pid: the SESSION record's, else the first process seen. */
+/*
+ * A process tree's counts, the one rule for --report and the comments:
+ * processes (followed and not) and those not followed, by the module's
+ * totals where the stream has them (a PROC record lost with a full ring
+ * leaves the records' own count short), else by the records.
+ */
+void profile__proc_counts(const struct profile *p, uint64_t *procs,
+			  uint64_t *dropped);
+int profile__target(const struct profile *p);
+/* A process's threads, summed. */
+struct proc_totals {
+	uint64_t threads, samples, weight_ns;
+	uint64_t on_cpu_ns;	/* the kernel's exact total (THREAD_EXIT/STAT) */
+	uint64_t lost_weight_ns;
+	bool exact;		/* every thread had its exact total */
+};
+
+void profile__proc_totals(const struct profile *p, int pid,
+			  struct proc_totals *pt);
+/* "exit 0", "killed by SIGKILL", "denied: ...", "not followed", "running" */
+const char *profile__proc_end(const struct proc_info *pi, char *buf,
+			      size_t len);
+/*
+ * A process's name at time_ns: its main thread's comm then (the program
+ * it ran, after an exec), "" if no record named it.
+ */
+const char *profile__proc_name(const struct profile *p, int pid,
+			       uint64_t time_ns);
+/*
+ * When pid last exec'd at or before time_ns (0: no EXEC record): the code
+ * before it was another program's.
+ */
+uint64_t profile__exec_before(struct profile *p, int pid, uint64_t time_ns);
+/* The thread's comm at time_ns ("" if unknown). */
+const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns);
+/* With p->denied: how long into the stream the DENIED record came. */
+uint64_t profile__denied_after_ns(const struct profile *p);
+/*
+ * Free sample i's stack, once the resolve pass has made it locations: the
+ * aggregated and the resolved stacks are then never whole in memory at once
+ * (issue 13 item 10). SAMPLE records are refused (-EINVAL) from here on.
+ */
+void profile__release_stack(struct profile *p, size_t i);
+/* Does the sample have a user ip no snapshot covers? */
+bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r);
+
+#endif /* _TPROF_PROFILE_H */

@@ -1,0 +1,864 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: encode a resolved, named profile as a gzipped pprof protobuf. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "output/pprof.h"
+#include "profile.pb-c.h"
+#include "lib/utf8.h"
+
+typedef Perftools__Profiles__Profile PbProfile;
+typedef Perftools__Profiles__Sample PbSample;
+typedef Perftools__Profiles__Label PbLabel;
+typedef Perftools__Profiles__Mapping PbMapping;
+typedef Perftools__Profiles__Location PbLocation;
+typedef Perftools__Profiles__Line PbLine;
+typedef Perftools__Profiles__Function PbFunction;
+typedef Perftools__Profiles__ValueType PbValueType;
+
+#define KERNEL_MAPPING_START 0xffff800000000000ULL
+
+struct builder {
+	struct profile *p;
+	const struct resolved *r;
+	const struct pprof_opts *o;
+	PbProfile prof;
+
+	char **strs;
+	size_t nstrs, capstrs;
+	struct hindex str_idx;
+
+	PbFunction **funcs;
+	size_t nfuncs, capfuncs;
+	struct hindex func_idx;
+
+	PbLocation **locs;
+	size_t nlocs, caplocs;
+	struct hindex loc_idx;
+
+	PbMapping **maps;
+	size_t nmaps, capmaps;
+	uint32_t kernel_map;	/* pprof id, 0 = none yet */
+
+	PbSample **samples;	/* [lost]: built as messages */
+	size_t nsamples, capsamples;
+	/* the resolved samples, each packed as it is made (see put_sample) */
+	uint8_t *sbytes;
+	size_t slen, scap;
+	uint64_t *locids;
+	size_t caplocids;
+
+	int64_t *comments;
+	size_t ncomments, capcomments;
+
+	uint64_t clamped;	/* values past INT64_MAX, written as INT64_MAX */
+	/* 3 with off-CPU time (cpu, off_cpu, samples), else 2 (cpu, samples) */
+	size_t nval;
+};
+
+/* Thread lines in the profile's comments; --report has them all. */
+#define MAX_THREAD_COMMENTS 100
+
+/*
+ * pprof's values are int64: a bogus weight (or a sum of them) past INT64_MAX
+ * would read as negative ("Duration: -1.0"). Saturate and count it.
+ */
+static int64_t clamp_i64(struct builder *b, uint64_t v)
+{
+	if (v > INT64_MAX) {
+		b->clamped++;
+		return INT64_MAX;
+	}
+	return (int64_t)v;
+}
+
+/*
+ * Every string of the profile goes through here, so every one is valid
+ * UTF-8: protobuf's string fields must be (protoc and Go's decoders refuse the
+ * whole profile otherwise), and comm cut at 15 bytes or a path may not be.
+ */
+static int64_t str(struct builder *b, const char *s)
+{
+	struct hiter it = { 0 };
+	char *fixed = NULL;
+	uint32_t item;
+	uint64_t h;
+	size_t n;
+
+	if (!s)
+		s = "";
+	n = strlen(s);
+	if (!utf8_valid(s, n)) {
+		fixed = utf8_sanitize(s, n);
+		s = fixed;
+		n = strlen(s);
+	}
+	h = hash_bytes(s, n, 0);
+	while (hindex_next(&b->str_idx, h, &it, &item))
+		if (!strcmp(b->strs[item - 1], s)) {
+			free(fixed);
+			return item - 1;
+		}
+	GROW(b->strs, b->capstrs, b->nstrs + 1);
+	b->strs[b->nstrs++] = fixed ? fixed : xstrdup(s);
+	hindex_put(&b->str_idx, h, b->nstrs);
+	return b->nstrs - 1;
+}
+
+static uint64_t func_id(struct builder *b, const char *name,
+			const char *system_name, const char *file,
+			int64_t start_line)
+{
+	int64_t n = str(b, name), sn = str(b, system_name), f = str(b, file);
+	uint64_t h = hash_u64(n ^ hash_u64(sn ^ hash_u64(f ^ hash_u64(start_line))));
+	struct hiter it = { 0 };
+	PbFunction *fn;
+	uint32_t item;
+
+	while (hindex_next(&b->func_idx, h, &it, &item)) {
+		fn = b->funcs[item - 1];
+		if (fn->name == n && fn->system_name == sn &&
+		    fn->filename == f && fn->start_line == start_line)
+			return fn->id;
+	}
+	fn = xmalloc(sizeof(*fn));
+	perftools__profiles__function__init(fn);
+	fn->id = b->nfuncs + 1;
+	fn->name = n;
+	fn->system_name = sn;
+	fn->filename = f;
+	fn->start_line = start_line;
+	GROW(b->funcs, b->capfuncs, b->nfuncs + 1);
+	b->funcs[b->nfuncs++] = fn;
+	hindex_put(&b->func_idx, h, b->nfuncs);
+	return fn->id;
+}
+
+static PbMapping *new_mapping(struct builder *b)
+{
+	PbMapping *m = xmalloc(sizeof(*m));
+
+	perftools__profiles__mapping__init(m);
+	GROW(b->maps, b->capmaps, b->nmaps + 1);
+	b->maps[b->nmaps++] = m;
+	m->id = b->nmaps;
+	return m;
+}
+
+static uint32_t user_mapping_id(struct builder *b, uint32_t map)
+{
+	struct mapping *m = &b->p->maps.all[map - 1];
+	const struct rmap *rm = &b->r->maps[map - 1];
+	PbMapping *pm;
+
+	if (m->id)
+		return m->id;
+	pm = new_mapping(b);
+	pm->memory_start = m->start;
+	pm->memory_limit = m->limit;
+	pm->file_offset = m->offset;
+	pm->filename = str(b, m->path);
+	pm->build_id = str(b, rm->build_id ? rm->build_id : "");
+	pm->has_functions = rm->has_functions;
+	pm->has_filenames = rm->has_filenames;
+	pm->has_line_numbers = rm->has_line_numbers;
+	pm->has_inline_frames = rm->has_inline_frames;
+	m->id = pm->id;
+	return m->id;
+}
+
+static uint32_t kernel_mapping_id(struct builder *b)
+{
+	PbMapping *pm;
+
+	if (b->kernel_map)
+		return b->kernel_map;
+	pm = new_mapping(b);
+	pm->memory_start = KERNEL_MAPPING_START;
+	pm->memory_limit = UINT64_MAX;
+	pm->filename = str(b, "[kernel]");
+	pm->build_id = str(b, "");
+	pm->has_functions = b->r->kernel_named;
+	b->kernel_map = pm->id;
+	return b->kernel_map;
+}
+
+static void add_line(PbLocation *l, uint64_t fid, int64_t line)
+{
+	PbLine *ln = xmalloc(sizeof(*ln));
+
+	perftools__profiles__line__init(ln);
+	ln->function_id = fid;
+	ln->line = line;
+	l->line = xrealloc(l->line, (l->n_line + 1) * sizeof(*l->line));
+	l->line[l->n_line++] = ln;
+}
+
+static PbLocation *new_location(struct builder *b, uint64_t h)
+{
+	PbLocation *l = xmalloc(sizeof(*l));
+
+	perftools__profiles__location__init(l);
+	GROW(b->locs, b->caplocs, b->nlocs + 1);
+	b->locs[b->nlocs++] = l;
+	l->id = b->nlocs;
+	hindex_put(&b->loc_idx, h, b->nlocs);
+	return l;
+}
+
+/* One pprof Location per resolved location, with the names found for it. */
+static void add_locations(struct builder *b)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < b->r->nlocs; i++) {
+		const struct rloc *rl = &b->r->locs[i];
+		PbLocation *l = new_location(b, hash_u64(i));
+
+		if (rl->kind == RLOC_PSEUDO) {
+			add_line(l, func_id(b, rl->pseudo, rl->pseudo, "", 0), 0);
+			continue;
+		}
+		l->address = rl->addr;
+		if (rl->kind == RLOC_KERNEL)
+			l->mapping_id = kernel_mapping_id(b);
+		else if (rl->map)
+			l->mapping_id = user_mapping_id(b, rl->map);
+		for (j = 0; j < rl->nlines; j++)
+			add_line(l, func_id(b, rl->lines[j].name,
+					    rl->lines[j].system_name,
+					    rl->lines[j].file,
+					    rl->lines[j].start_line),
+				 rl->lines[j].line);
+	}
+}
+
+static uint64_t pseudo_location(struct builder *b, const char *name)
+{
+	uint64_t h = hash_bytes(name, strlen(name), 7);
+	struct hiter it = { 0 };
+	PbLocation *l;
+	uint32_t item;
+
+	while (hindex_next(&b->loc_idx, h, &it, &item))
+		if (!b->locs[item - 1]->address && b->locs[item - 1]->n_line &&
+		    b->funcs[b->locs[item - 1]->line[0]->function_id - 1]->name ==
+		    str(b, name))
+			return item;
+	l = new_location(b, h);
+	add_line(l, func_id(b, name, name, "", 0), 0);
+	return l->id;
+}
+
+#define MAX_LABELS 6
+
+/* The "state" label's value: what the thread was doing (ps's R/S/D). */
+const char *pprof__state_name(uint32_t off_state)
+{
+	switch (off_state) {
+	case 0: return "running";
+	case TPROF_OFF_SLEEPING: return "sleeping";
+	case TPROF_OFF_BLOCKED: return "uninterruptible";
+	case TPROF_OFF_RUNNABLE: return "runnable";
+	default: return "unknown";
+	}
+}
+
+/*
+ * A sample's values: its weight in the cpu or off_cpu column (off-CPU
+ * profiles only), its count last. Returns how many (b->nval).
+ */
+static size_t fill_values(struct builder *b, int64_t val[3],
+			  uint32_t off_state, uint64_t weight_ns,
+			  uint64_t count)
+{
+	int64_t w = clamp_i64(b, weight_ns);
+
+	if (b->nval == 2) {
+		val[0] = w;
+		val[1] = clamp_i64(b, count);
+		return 2;
+	}
+	val[0] = off_state ? 0 : w;
+	val[1] = off_state ? w : 0;
+	val[2] = clamp_i64(b, count);
+	return 3;
+}
+
+/* A sample's labels, in lab[] (at most MAX_LABELS); returns how many. */
+static size_t fill_labels(struct builder *b, PbLabel lab[MAX_LABELS], int pid,
+			  int tid, const char *comm, const char *pcomm,
+			  uint64_t period_ns, uint32_t off_state)
+{
+	size_t nl = 0;
+
+	/* off-CPU profiles: what the time was, so that -tagfocus splits it */
+	if (b->nval == 3) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "state");
+		lab[nl++].str = str(b, pprof__state_name(off_state));
+	}
+	if (pid) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "pid");
+		lab[nl++].num = pid;
+	}
+	/* the program the process ran then (its main thread's comm) */
+	if (pcomm && *pcomm) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "process");
+		lab[nl++].str = str(b, pcomm);
+	}
+	if (tid) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "tid");
+		lab[nl++].num = tid;
+	}
+	/* no THREAD record named it: no label, rather than an empty one */
+	if (comm && *comm) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "thread_comm");
+		lab[nl++].str = str(b, comm);
+	}
+	if (period_ns) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "period");
+		lab[nl].num = clamp_i64(b, period_ns);
+		lab[nl++].num_unit = str(b, "nanoseconds");
+	}
+	return nl;
+}
+
+static PbSample *new_sample(struct builder *b, int pid, int tid,
+			    const char *comm, const char *pcomm,
+			    uint64_t period_ns, uint32_t off_state,
+			    uint64_t weight_ns, uint64_t count)
+{
+	PbSample *s = xmalloc(sizeof(*s));
+	PbLabel lab[MAX_LABELS];
+	int64_t val[3];
+	size_t i;
+
+	perftools__profiles__sample__init(s);
+	s->n_value = fill_values(b, val, off_state, weight_ns, count);
+	s->value = xmalloc(s->n_value * sizeof(*s->value));
+	memcpy(s->value, val, s->n_value * sizeof(*s->value));
+	s->n_label = fill_labels(b, lab, pid, tid, comm, pcomm, period_ns,
+				 off_state);
+	s->label = xcalloc(MAX_LABELS, sizeof(*s->label));
+	for (i = 0; i < s->n_label; i++) {
+		s->label[i] = xmalloc(sizeof(*s->label[i]));
+		*s->label[i] = lab[i];
+	}
+	GROW(b->samples, b->capsamples, b->nsamples + 1);
+	b->samples[b->nsamples++] = s;
+	return s;
+}
+
+/*
+ * A resolved sample, packed now as Profile field 2 (a length-delimited
+ * Sample) into b->sbytes: a million Sample messages with their labels and
+ * location arrays took 680 bytes each until the whole profile was packed;
+ * packed, one is ~100 bytes (issue 13 item 10). A message's fields may come
+ * in any order, so pprof__encode appends the rest of the profile after them.
+ */
+static void put_sample(struct builder *b, const struct rsample *rs)
+{
+	PbSample s;
+	PbLabel lab[MAX_LABELS], *labp[MAX_LABELS];
+	int64_t val[3];
+	size_t i, n;
+
+	perftools__profiles__sample__init(&s);
+	s.n_value = fill_values(b, val, rs->off_state, rs->weight_ns,
+				rs->count);
+	s.value = val;
+	s.n_label = fill_labels(b, lab, rs->pid, rs->tid, rs->comm, rs->pcomm,
+				rs->period_ns, rs->off_state);
+	for (i = 0; i < s.n_label; i++)
+		labp[i] = &lab[i];
+	s.label = labp;
+	GROW(b->locids, b->caplocids, (size_t)rs->nlocs + 1);
+	/* location i of the resolved set is pprof Location i + 1 */
+	for (i = 0; i < rs->nlocs; i++)
+		b->locids[i] = rs->locs[i] + 1;
+	s.n_location_id = rs->nlocs;
+	s.location_id = b->locids;
+
+	n = perftools__profiles__sample__get_packed_size(&s);
+	GROW(b->sbytes, b->scap, b->slen + 11 + n);
+	b->sbytes[b->slen++] = 2 << 3 | 2;	/* field 2, length-delimited */
+	for (i = n; i >= 0x80; i >>= 7)
+		b->sbytes[b->slen++] = (uint8_t)(i | 0x80);
+	b->sbytes[b->slen++] = (uint8_t)i;
+	b->slen += perftools__profiles__sample__pack(&s, b->sbytes + b->slen);
+}
+
+static void comment(struct builder *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void comment(struct builder *b, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	GROW(b->comments, b->capcomments, b->ncomments + 1);
+	b->comments[b->ncomments++] = str(b, buf);
+}
+
+/*
+ * Off-CPU samples a thread lost (ring full, or not allowed then), by
+ * thread, as "[lost]" in the off_cpu column; added to *w and *n, which
+ * the session-wide LOST totals include.
+ */
+static void add_off_lost(struct builder *b, uint64_t *w, uint64_t *n)
+{
+	size_t i;
+
+	for (i = 0; i < b->p->nthreads; i++) {
+		struct thread_info *t = &b->p->threads[i];
+		PbSample *s;
+
+		if (!t->have_off || !t->off.lost_samples)
+			continue;
+		*w = sat_add(*w, t->off.lost_weight_ns);
+		*n = sat_add(*n, t->off.lost_samples);
+		/* the state is not known: "unknown" */
+		s = new_sample(b, t->pid, t->tid, thread__comm_at(t, UINT64_MAX),
+			       profile__proc_name(b->p, t->pid, UINT64_MAX),
+			       t->off.period_ns, UINT32_MAX,
+			       t->off.lost_weight_ns, t->off.lost_samples);
+		s->location_id = xmalloc(sizeof(*s->location_id));
+		s->location_id[s->n_location_id++] =
+			pseudo_location(b, "[lost]");
+	}
+}
+
+static void add_lost(struct builder *b)
+{
+	uint64_t th_lost_w = 0, th_lost_n = 0, total_w, total_n;
+	size_t i;
+
+	for (i = 0; i < b->p->nthreads; i++) {
+		struct thread_info *t = &b->p->threads[i];
+		PbSample *s;
+
+		if (!t->have_stat || !t->stat.lost_samples)
+			continue;
+		th_lost_w = sat_add(th_lost_w, t->stat.lost_weight_ns);
+		th_lost_n = sat_add(th_lost_n, t->stat.lost_samples);
+		s = new_sample(b, t->pid, t->tid, thread__comm_at(t, UINT64_MAX),
+			       profile__proc_name(b->p, t->pid, UINT64_MAX),
+			       t->stat.period_ns, 0, t->stat.lost_weight_ns,
+			       t->stat.lost_samples);
+		s->location_id = xmalloc(sizeof(*s->location_id));
+		s->location_id[s->n_location_id++] =
+			pseudo_location(b, "[lost]");
+	}
+	add_off_lost(b, &th_lost_w, &th_lost_n);
+	/* loss not attributed to a thread (its stat record was lost too) */
+	total_w = b->p->lost_weight_ns;
+	total_n = b->p->lost_samples;
+	if (b->p->have_stats && b->p->stats.lost_weight_ns > total_w) {
+		total_w = b->p->stats.lost_weight_ns;
+		total_n = b->p->stats.lost_samples;
+	}
+	if (total_w > th_lost_w || total_n > th_lost_n) {
+		PbSample *s;
+
+		s = new_sample(b, b->p->session.pid, 0, NULL, NULL, 0, 0,
+			       total_w > th_lost_w ? total_w - th_lost_w : 0,
+			       total_n > th_lost_n ? total_n - th_lost_n : 0);
+		s->location_id = xmalloc(sizeof(*s->location_id));
+		s->location_id[s->n_location_id++] =
+			pseudo_location(b, "[lost]");
+	}
+}
+
+/* Threads by sampled CPU, most first; ties in stream order. */
+static const struct profile *cmp_threads_p;
+static int cmp_thread_weight(const void *a, const void *b)
+{
+	const struct thread_info *x = &cmp_threads_p->threads[*(const size_t *)a];
+	const struct thread_info *y = &cmp_threads_p->threads[*(const size_t *)b];
+
+	if (x->weight_ns != y->weight_ns)
+		return x->weight_ns > y->weight_ns ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/*
+ * Which threads get a comment line: all, or the MAX_THREAD_COMMENTS with
+ * the most sampled CPU (go tool pprof prints every comment in its header:
+ * 10,000 threads made 10,087 lines).
+ */
+static bool *threads_to_comment(const struct profile *p)
+{
+	bool *show = xcalloc(p->nthreads + 1, sizeof(*show));
+	size_t *order, i;
+
+	if (p->nthreads <= MAX_THREAD_COMMENTS) {
+		for (i = 0; i < p->nthreads; i++)
+			show[i] = true;
+		return show;
+	}
+	order = xcalloc(p->nthreads, sizeof(*order));
+	for (i = 0; i < p->nthreads; i++)
+		order[i] = i;
+	cmp_threads_p = p;
+	qsort(order, p->nthreads, sizeof(*order), cmp_thread_weight);
+	for (i = 0; i < MAX_THREAD_COMMENTS; i++)
+		show[order[i]] = true;
+	free(order);
+	return show;
+}
+
+#define MAX_PROC_COMMENTS 64
+
+/* A process tree (TPROF_F_CHILDREN): each process's totals. */
+static void add_proc_comments(struct builder *b)
+{
+	const struct profile *p = b->p;
+	char t1[32], t2[32], end[96];
+	size_t i;
+
+	uint64_t nprocs, ndropped;
+
+	profile__proc_counts(p, &nprocs, &ndropped);
+	if (nprocs < 2 && !ndropped && !p->procs_denied)
+		return;
+	comment(b, "tprof: %llu processes, %llu not followed, %llu denied",
+		(unsigned long long)nprocs, (unsigned long long)ndropped,
+		(unsigned long long)p->procs_denied);
+	for (i = 0; i < p->nprocs && i < MAX_PROC_COMMENTS; i++) {
+		const struct proc_info *pi = &p->procs[i];
+		const char *name = profile__proc_name(p, pi->pid, UINT64_MAX);
+		struct proc_totals pt;
+
+		profile__proc_totals(p, pi->pid, &pt);
+		comment(b, "process %d %s parent=%d threads=%llu samples=%llu sampled=%s exact=%s %s",
+			pi->pid, *name ? name : "-", pi->ppid,
+			(unsigned long long)pt.threads,
+			(unsigned long long)pt.samples,
+			fmt_ns(t1, sizeof(t1), pt.weight_ns),
+			pt.exact && pt.threads ?
+			fmt_ns(t2, sizeof(t2), pt.on_cpu_ns) : "?",
+			profile__proc_end(pi, end, sizeof(end)));
+	}
+	if (p->nprocs > MAX_PROC_COMMENTS)
+		comment(b, "tprof: %zu more processes; tprof-read --report lists all",
+			p->nprocs - MAX_PROC_COMMENTS);
+}
+
+/* A thread's off-CPU totals and its time in the session (THREAD_OFF). */
+static void add_off_comment(struct builder *b, const struct thread_info *t)
+{
+	const struct tprof_rec_thread_off *o = &t->off;
+	char w[32], s[32], d[32], r[32], q[32], on[32], span[32];
+	uint64_t end = o->hdr.time_ns;
+
+	comment(b, "tid %d off-CPU samples=%llu sampled=%s exact: sleeping=%s uninterruptible=%s runnable=%s irq=%s on-CPU=%s span=%s",
+		t->tid, (unsigned long long)t->off_samples,
+		fmt_ns(w, sizeof(w), t->off_weight_ns),
+		fmt_ns(s, sizeof(s), o->sleeping_ns),
+		fmt_ns(d, sizeof(d), o->blocked_ns),
+		fmt_ns(r, sizeof(r), o->runnable_ns),
+		fmt_ns(q, sizeof(q), o->irq_ns),
+		t->have_stat ? fmt_ns(on, sizeof(on), t->stat.on_cpu_ns) : "?",
+		fmt_ns(span, sizeof(span),
+		       end > o->begin_ns ? end - o->begin_ns : 0));
+}
+
+static void add_comments(struct builder *b)
+{
+	struct profile *p = b->p;
+	char t1[32], t2[32], t3[32], t4[32];
+	bool *show = threads_to_comment(p);
+	size_t i;
+
+	comment(b, "tprof: pid %u, default period %s, %llu samples, %llu lost",
+		p->session.pid,
+		fmt_ns(t1, sizeof(t1), p->session.period_ns ?
+		       p->session.period_ns : b->o->default_period_ns),
+		(unsigned long long)p->sample_records,
+		(unsigned long long)(p->have_stats && p->stats.lost_samples >
+				     p->lost_samples ? p->stats.lost_samples :
+				     p->lost_samples));
+	if (p->denied)
+		comment(b, "tprof: the module ended the session after %s: pid %u became non-profilable: %s",
+			fmt_ns(t1, sizeof(t1), profile__denied_after_ns(p)),
+			p->denied_rec.pid,
+			tprof_denied_reason(p->denied_rec.reason));
+	for (i = 0; i < p->nthreads; i++) {
+		struct thread_info *t = &p->threads[i];
+		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
+		const char *comm = thread__comm_at(t, UINT64_MAX);
+
+		if (!show[i])
+			continue;
+		if (t->have_stat)
+			snprintf(t3, sizeof(t3), "%s",
+				 fmt_ns(t4, sizeof(t4), t->stat.on_cpu_ns));
+		else
+			snprintf(t3, sizeof(t3), "?");
+		comment(b, "tid %d %s period=%s samples=%llu sampled=%s exact=%s lost=%llu",
+			t->tid, *comm ? comm : "-",
+			period ? fmt_ns(t1, sizeof(t1), period) : "?",
+			(unsigned long long)t->samples,
+			fmt_ns(t2, sizeof(t2), t->weight_ns), t3,
+			(unsigned long long)(t->have_stat ?
+					     t->stat.lost_samples : 0));
+		if (t->have_off)
+			add_off_comment(b, t);
+	}
+	if (p->nthreads > MAX_THREAD_COMMENTS)
+		comment(b, "tprof: %zu more threads with less sampled CPU; tprof-read --report lists all %zu",
+			p->nthreads - MAX_THREAD_COMMENTS, p->nthreads);
+	free(show);
+	add_proc_comments(b);
+}
+
+static PbValueType *value_type(struct builder *b, const char *type,
+			       const char *unit)
+{
+	PbValueType *v = xmalloc(sizeof(*v));
+
+	perftools__profiles__value_type__init(v);
+	v->type = str(b, type);
+	v->unit = str(b, unit);
+	return v;
+}
+
+static void free_builder(struct builder *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < b->nsamples; i++) {
+		for (j = 0; j < b->samples[i]->n_label; j++)
+			free(b->samples[i]->label[j]);
+		free(b->samples[i]->label);
+		free(b->samples[i]->value);
+		free(b->samples[i]->location_id);
+		free(b->samples[i]);
+	}
+	for (i = 0; i < b->nlocs; i++) {
+		for (j = 0; j < b->locs[i]->n_line; j++)
+			free(b->locs[i]->line[j]);
+		free(b->locs[i]->line);
+		free(b->locs[i]);
+	}
+	for (i = 0; i < b->nfuncs; i++)
+		free(b->funcs[i]);
+	for (i = 0; i < b->nmaps; i++)
+		free(b->maps[i]);
+	for (i = 0; i < b->nstrs; i++)
+		free(b->strs[i]);
+	for (i = 0; i < b->prof.n_sample_type; i++)
+		free(b->prof.sample_type[i]);
+	free(b->prof.sample_type);
+	free(b->prof.period_type);
+	free(b->samples);
+	free(b->locs);
+	free(b->funcs);
+	free(b->maps);
+	free(b->strs);
+	free(b->comments);
+	free(b->sbytes);
+	free(b->locids);
+	hindex_free(&b->str_idx);
+	hindex_free(&b->func_idx);
+	hindex_free(&b->loc_idx);
+}
+
+static int cmp_mapping_ptr(const void *a, const void *b)
+{
+	const PbMapping *x = *(PbMapping *const *)a, *y = *(PbMapping *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int pprof__encode(struct profile *p, const struct resolved *r,
+		  const struct pprof_opts *o, uint8_t **out, size_t *outlen)
+{
+	struct builder b = { .p = p, .r = r, .o = o };
+	PbProfile *pr = &b.prof;
+	uint64_t start_mono, end_mono;
+	size_t i, len;
+
+	perftools__profiles__profile__init(pr);
+	str(&b, "");	/* string_table[0] must be "" */
+	for (i = 0; i < p->maps.nall; i++)
+		p->maps.all[i].id = 0;
+
+	b.nval = (p->session.flags & TPROF_F_OFF_CPU) || p->off_records ? 3 : 2;
+	pr->n_sample_type = b.nval;
+	pr->sample_type = xmalloc(b.nval * sizeof(*pr->sample_type));
+	/*
+	 * cpu first: Go PGO weights by the first cpu or samples column, and
+	 * off-CPU samples have 0 there (a wait is not a hot edge).
+	 */
+	pr->sample_type[0] = value_type(&b, "cpu", "nanoseconds");
+	if (b.nval == 3)
+		pr->sample_type[1] = value_type(&b, "off_cpu", "nanoseconds");
+	pr->sample_type[b.nval - 1] = value_type(&b, "samples", "count");
+	pr->default_sample_type = str(&b, "cpu");
+	pr->period_type = value_type(&b, "cpu", "nanoseconds");
+	pr->period = p->session.period_ns ? p->session.period_ns :
+					    o->default_period_ns;
+
+	add_locations(&b);
+	for (i = 0; i < r->nsamples; i++)
+		put_sample(&b, &r->samples[i]);
+	add_lost(&b);
+	add_comments(&b);
+
+	/* mapping[0] should be the main binary: order by first snapshot */
+	{
+		PbMapping **sorted = xcalloc(b.nmaps + 1, sizeof(*sorted));
+		uint64_t *newid = xcalloc(b.nmaps + 1, sizeof(*newid));
+		size_t k = 0;
+
+		/* the newest snapshot (after any exec) leads with its binary */
+		if (p->maps.nsnaps) {
+			const struct maps_snapshot *ns =
+				&p->maps.snaps[p->maps.nsnaps - 1];
+
+			for (i = 0; i < ns->n; i++) {
+				struct mapping *m = &p->maps.all[ns->idx[i]];
+
+				if (m->id && !newid[m->id]) {
+					newid[m->id] = 1;
+					sorted[k++] = b.maps[m->id - 1];
+				}
+			}
+		}
+		for (i = 0; i < p->maps.nall; i++)
+			if (p->maps.all[i].id && !newid[p->maps.all[i].id])
+				sorted[k++] = b.maps[p->maps.all[i].id - 1];
+		if (b.kernel_map)
+			sorted[k++] = b.maps[b.kernel_map - 1];
+		for (i = 0; i < k; i++)
+			newid[sorted[i]->id] = i + 1;
+		for (i = 0; i < b.nlocs; i++)
+			if (b.locs[i]->mapping_id)
+				b.locs[i]->mapping_id =
+					newid[b.locs[i]->mapping_id];
+		for (i = 0; i < k; i++)
+			sorted[i]->id = i + 1;
+		qsort(sorted, k, sizeof(*sorted), cmp_mapping_ptr);
+		if (k)
+			memcpy(b.maps, sorted, k * sizeof(*sorted));
+		free(sorted);
+		free(newid);
+	}
+
+	if (p->have_session)
+		pr->time_nanos = p->session.realtime_ns;
+	start_mono = p->have_session && p->session.hdr.time_ns ?
+		     p->session.hdr.time_ns : p->first_time_ns;
+	end_mono = p->end_time_ns > p->last_time_ns ? p->end_time_ns :
+						      p->last_time_ns;
+	if (start_mono != UINT64_MAX && end_mono > start_mono)
+		pr->duration_nanos = clamp_i64(&b, end_mono - start_mono);
+	pr->period = clamp_i64(&b, pr->period);
+	if (b.clamped)
+		pr_err("warning: %llu values of the profile past 2^63-1 (bogus weights or times in the stream) written as 2^63-1",
+		       (unsigned long long)b.clamped);
+
+	pr->n_sample = b.nsamples;
+	pr->sample = b.samples;
+	pr->n_mapping = b.nmaps;
+	pr->mapping = b.maps;
+	pr->n_location = b.nlocs;
+	pr->location = b.locs;
+	pr->n_function = b.nfuncs;
+	pr->function = b.funcs;
+	pr->n_string_table = b.nstrs;
+	pr->string_table = b.strs;
+	pr->n_comment = b.ncomments;
+	pr->comment = b.comments;
+
+	/* the samples packed so far, then the rest: no copy of either */
+	len = perftools__profiles__profile__get_packed_size(pr);
+	*out = xrealloc(b.sbytes, b.slen + len + 1);
+	*outlen = b.slen + perftools__profiles__profile__pack(pr, *out + b.slen);
+	b.sbytes = NULL;
+	free_builder(&b);
+	return 0;
+}
+
+int pprof__gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen)
+{
+	z_stream z = { 0 };
+	size_t cap;
+	int ret;
+
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -ENOMEM;
+	cap = deflateBound(&z, len) + 64;
+	*out = xmalloc(cap);
+	z.next_in = (Bytef *)in;
+	z.avail_in = len;
+	z.next_out = *out;
+	z.avail_out = cap;
+	ret = deflate(&z, Z_FINISH);
+	*outlen = cap - z.avail_out;
+	deflateEnd(&z);
+	if (ret != Z_STREAM_END) {
+		free(*out);
+		*out = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+int pprof__gunzip(const uint8_t *in, size_t len, uint8_t **out,
+		  size_t *outlen)
+{
+	z_stream z = { 0 };
+	size_t cap = len * 4 + 1024;
+	int ret;
+
+	if (inflateInit2(&z, 15 + 32) != Z_OK)
+		return -ENOMEM;
+	*out = xmalloc(cap);
+	z.next_in = (Bytef *)in;
+	z.avail_in = len;
+	for (;;) {
+		z.next_out = *out + z.total_out;
+		z.avail_out = cap - z.total_out;
+		ret = inflate(&z, Z_NO_FLUSH);
+		if (ret == Z_STREAM_END)
+			break;
+		if (ret != Z_OK && ret != Z_BUF_ERROR) {
+			inflateEnd(&z);
+			free(*out);
+			*out = NULL;
+			return -EINVAL;
+		}
+		if (z.avail_out == 0) {
+			cap *= 2;
+			*out = xrealloc(*out, cap);
+		} else if (z.avail_in == 0) {
+			inflateEnd(&z);
+			free(*out);
+			*out = NULL;
+			return -EINVAL;	/* truncated */
+		}
+	}
+	*outlen = z.total_out;
+	inflateEnd(&z);
+	return 0;
+}
