@@ -13,21 +13,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "object/debuginfod.h"
-#include "live/launch.h"
+#include "analyze/resolve.h"
 #include "analyze/symbolize.h"
+#include "analyze/unwind.h"
 #include "lib/outfile.h"
 #include "lib/parse.h"
-#include "live/perfmap_follow.h"
-#include "output/pprof.h"
-#include "model/profile.h"
-#include "stream/records.h"
-#include "analyze/resolve.h"
-#include "live/session.h"
-#include "object/symbols.h"
-#include "live/target_files.h"
-#include "analyze/unwind.h"
 #include "lib/util.h"
+#include "live/launch.h"
+#include "live/perfmap_follow.h"
+#include "live/session.h"
+#include "live/target_files.h"
+#include "model/profile.h"
+#include "object/debuginfod.h"
+#include "object/symbols.h"
+#include "output/report.h"
+#include "output/write.h"
+#include "stream/records.h"
 
 #ifndef TPROF_READ_VERSION
 #error "TPROF_READ_VERSION: userspace/build.mk sets it from dkms.conf"
@@ -717,20 +718,6 @@ static void on_launch_stop(void *ctx, enum launch_event ev)
  * The module ended the session (a DENIED record): say why, once. The samples
  * before it still make the profile; the exit status does not change.
  */
-/* What the module's sampling budget did to the session, in one line. */
-static const char *throttle_line(const struct profile *p)
-{
-	static char line[256];
-	const struct tprof_rec_throttle *t = &p->throttle;
-
-	snprintf(line, sizeof(line),
-		 "the module throttled sampling %llu time%s: it took %.0f%% of CPU %u (over its sample_cpu_percent), so periods were stretched %llux; weights stay exact",
-		 (unsigned long long)p->throttles, p->throttles == 1 ? "" : "s",
-		 t->window_ns ? 100.0 * (double)t->path_ns / (double)t->window_ns : 0,
-		 t->cpu, 1ULL << (t->shift < 63 ? t->shift : 63));
-	return line;
-}
-
 static void note_denied(struct run *r, const struct tprof_rec_denied *rd)
 {
 	const struct tprof_rec_denied *d = &r->prof.denied_rec;
@@ -1247,7 +1234,7 @@ out_disable:
 		emit_urec(r, TPROF_UREC_STATS, &st, sizeof(st), NULL, 0);
 	progress(r, 0, true);
 	if (r->prof.throttles)
-		pr_err("warning: %s", throttle_line(&r->prof));
+		pr_err("warning: %s", report__throttle_line(&r->prof));
 	profile__proc_counts(&r->prof, &nprocs, &ndropped);
 	if (ndropped)
 		pr_err("warning: %llu processes of the tree were not followed: more than %d at once (the module's limit)",
@@ -1278,229 +1265,27 @@ out:
 
 /* ---- output ---- */
 
-/* -v: what became of the snapshots; always: USTACKs that went astray. */
-static void note_unwind(struct profile *p, struct unwinder *u)
-{
-	const struct unwind_stats *st = unwinder__stats(u);
-
-	if (st->samples)
-		pr_debug("unwound %llu snapshots in %.1f ms (%.0f/s): %llu whole, %llu spliced to the FP chain, %llu FP chain only, %llu truncated; %llu CFI rows computed, %llu reused",
-			 (unsigned long long)st->samples, st->ns / 1e6,
-			 st->ns ? st->samples * 1e9 / st->ns : 0.0,
-			 (unsigned long long)st->complete,
-			 (unsigned long long)st->spliced,
-			 (unsigned long long)st->fp_fallback,
-			 (unsigned long long)st->truncated,
-			 (unsigned long long)st->rules,
-			 (unsigned long long)st->rule_hits);
-	if (p->ustack_missing || p->ustack_orphans)
-		pr_err("warning: %llu samples came without their USTACK record and %llu USTACK records without their sample: those samples keep their frame-pointer stacks",
-		       (unsigned long long)p->ustack_missing,
-		       (unsigned long long)p->ustack_orphans);
-}
-
-/* A process tree: per-process totals, in the order processes appeared. */
-static void report_procs(const struct profile *p)
-{
-	char b1[32], b2[32], end[96];
-	size_t i;
-
-	uint64_t nprocs, ndropped;
-
-	profile__proc_counts(p, &nprocs, &ndropped);
-	if (nprocs < 2 && !ndropped && !p->procs_denied)
-		return;
-	fprintf(stderr, "%8s %8s %-16s %7s %9s %12s %12s %8s  %s\n", "PID",
-		"PPID", "PROCESS", "THREADS", "SAMPLES", "SAMPLED", "EXACT",
-		"ERROR%", "END");
-	for (i = 0; i < p->nprocs; i++) {
-		const struct proc_info *pi = &p->procs[i];
-		const char *name = profile__proc_name(p, pi->pid, UINT64_MAX);
-		struct proc_totals pt;
-		char err[16] = "-";
-
-		profile__proc_totals(p, pi->pid, &pt);
-		if (pt.exact && pt.on_cpu_ns)
-			snprintf(err, sizeof(err), "%+.2f",
-				 ((double)pt.weight_ns + pt.lost_weight_ns -
-				  (double)pt.on_cpu_ns) * 100.0 /
-				 (double)pt.on_cpu_ns);
-		fprintf(stderr, "%8d %8d %-16s %7llu %9llu %12s %12s %8s  %s\n",
-			pi->pid, pi->ppid, *name ? name : "-",
-			(unsigned long long)pt.threads,
-			(unsigned long long)pt.samples,
-			fmt_ns(b1, sizeof(b1), pt.weight_ns),
-			pt.exact && pt.threads ?
-			fmt_ns(b2, sizeof(b2), pt.on_cpu_ns) : "-", err,
-			profile__proc_end(pi, end, sizeof(end)));
-	}
-	fprintf(stderr, "processes: %llu, %llu not followed, %llu denied\n",
-		(unsigned long long)nprocs, (unsigned long long)ndropped,
-		(unsigned long long)p->procs_denied);
-}
-
-/*
- * Off-CPU sessions: per thread, on-CPU and off-CPU time by state (the
- * kernel's exact totals), their sum against the thread's time in the
- * session, and the sampled off-CPU time against the exact one.
- */
-static void report_off(const struct profile *p)
-{
-	char on[32], s[32], d[32], r[32], q[32], sum[32], span[32], w[32];
-	size_t i;
-
-	fprintf(stderr, "%8s %-16s %12s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
-		"TID", "COMM", "ON-CPU", "SLEEPING", "UNINTERR", "RUNNABLE",
-		"IRQ", "SUM", "LIFETIME", "SUM%", "OFF-SAMPLED", "ERROR%");
-	for (i = 0; i < p->nthreads; i++) {
-		const struct thread_info *t = &p->threads[i];
-		const struct tprof_rec_thread_off *o = &t->off;
-		const char *comm = thread__comm_at(t, UINT64_MAX);
-		uint64_t oncpu = t->have_stat ? t->stat.on_cpu_ns : 0;
-		uint64_t off = o->sleeping_ns + o->blocked_ns + o->runnable_ns;
-		uint64_t all = oncpu + off + o->irq_ns;
-		uint64_t life = o->hdr.time_ns > o->begin_ns ?
-				o->hdr.time_ns - o->begin_ns : 0;
-		uint64_t sampled_off = off > o->unsampled_ns ?
-				       off - o->unsampled_ns : 0;
-		char pct[16] = "-", err[16] = "-";
-
-		if (!t->have_off)
-			continue;
-		if (life)
-			snprintf(pct, sizeof(pct), "%.2f",
-				 (double)all * 100.0 / (double)life);
-		if (sampled_off)
-			snprintf(err, sizeof(err), "%+.2f",
-				 ((double)t->off_weight_ns + o->lost_weight_ns -
-				  (double)sampled_off) * 100.0 /
-				 (double)sampled_off);
-		fprintf(stderr, "%8d %-16s %12s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
-			t->tid, *comm ? comm : "-",
-			t->have_stat ? fmt_ns(on, sizeof(on), oncpu) : "-",
-			fmt_ns(s, sizeof(s), o->sleeping_ns),
-			fmt_ns(d, sizeof(d), o->blocked_ns),
-			fmt_ns(r, sizeof(r), o->runnable_ns),
-			fmt_ns(q, sizeof(q), o->irq_ns),
-			fmt_ns(sum, sizeof(sum), all),
-			fmt_ns(span, sizeof(span), life), pct,
-			fmt_ns(w, sizeof(w), t->off_weight_ns), err);
-	}
-	fprintf(stderr, "off-CPU: %llu samples, %s sampled\n",
-		(unsigned long long)p->off_records,
-		fmt_ns(w, sizeof(w), p->off_weight_ns));
-}
-
-static void report(struct profile *p)
-{
-	char b1[32], b2[32], b3[32];
-	size_t i;
-
-	fprintf(stderr, "%8s %-16s %10s %9s %12s %12s %8s %7s\n", "TID", "COMM",
-		"PERIOD", "SAMPLES", "SAMPLED", "EXACT", "ERROR%", "LOST");
-	for (i = 0; i < p->nthreads; i++) {
-		struct thread_info *t = &p->threads[i];
-		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
-		uint64_t lost_w = t->have_stat ? t->stat.lost_weight_ns : 0;
-		const char *comm = thread__comm_at(t, UINT64_MAX);
-		char err[16] = "-";
-
-		if (t->have_stat && t->stat.on_cpu_ns)
-			snprintf(err, sizeof(err), "%+.2f",
-				 ((double)t->weight_ns + lost_w -
-				  (double)t->stat.on_cpu_ns) * 100.0 /
-				 (double)t->stat.on_cpu_ns);
-		fprintf(stderr, "%8d %-16s %10s %9llu %12s %12s %8s %7llu\n",
-			t->tid, *comm ? comm : "-",
-			period ? fmt_ns(b1, sizeof(b1), period) : "-",
-			(unsigned long long)t->samples,
-			fmt_ns(b2, sizeof(b2), t->weight_ns),
-			t->have_stat ? fmt_ns(b3, sizeof(b3), t->stat.on_cpu_ns) : "-",
-			err,
-			(unsigned long long)(t->have_stat ? t->stat.lost_samples : 0));
-	}
-	fprintf(stderr, "total: %llu samples, %s sampled, %llu lost (%s)\n",
-		(unsigned long long)(p->sample_records - p->off_records),
-		fmt_ns(b1, sizeof(b1), p->sample_weight_ns - p->off_weight_ns),
-		(unsigned long long)(p->have_stats ? p->stats.lost_samples :
-				     p->lost_samples),
-		fmt_ns(b2, sizeof(b2), p->have_stats ? p->stats.lost_weight_ns :
-		       p->lost_weight_ns));
-	if (p->denied)
-		fprintf(stderr, "denied: pid %u after %s: %s; the module ended the session\n",
-			p->denied_rec.pid,
-			fmt_ns(b1, sizeof(b1), profile__denied_after_ns(p)),
-			tprof_denied_reason(p->denied_rec.reason));
-	if (p->throttles)
-		fprintf(stderr, "throttled: %s\n", throttle_line(p));
-	if ((p->session.flags & TPROF_F_OFF_CPU) || p->off_records)
-		report_off(p);
-	report_procs(p);
-}
-
+/* The profile, through the passes of output/write.c. */
 static int write_profile(struct run *r)
 {
-	struct pprof_opts o = { .default_period_ns = TPROF_DEFAULT_PERIOD_NS };
-	struct symbolize_opts no = { .view.live = r->live };
-	uint8_t *pb = NULL, *gz = NULL;
-	struct resolved res;
-	size_t pblen, gzlen;
+	struct output_opts o = {
+		.no_symbolize = env.no_symbolize, .kallsyms = env.kallsyms,
+		.kallsyms_given = env.kallsyms_given, .live = r->live,
+		.path = env.output, .fd = profile_fd,
+	};
 	char root[64];
-	int ret;
 
-	if (!env.no_symbolize) {
-		no.sym = symbolizer__new();
-		if (r->prof.nsamples) {
-			size_t i;
-
-			for (i = 0; i < r->prof.nsamples; i++)
-				if (r->prof.samples[i].nr_kernel)
-					break;
-			/* the session's own symbols, unless told otherwise:
-			 * this host's may be another boot's (KASLR) */
-			if (i < r->prof.nsamples && r->prof.kallsyms &&
-			    !env.kallsyms_given)
-				no.ksyms = ksyms__load_text(r->prof.kallsyms,
-							    r->prof.kallsyms_len,
-							    r->prof.modules,
-							    r->prof.modules_len);
-			else if (i < r->prof.nsamples)
-				no.ksyms = ksyms__load(env.kallsyms);
-		}
-	}
 	/* files as the target sees them (chroot, container), through the
 	 * root held since the last maps read, which outlives the target */
 	if (r->root_fd >= 0) {
 		snprintf(root, sizeof(root), "/proc/self/fd/%d", r->root_fd);
-		no.view.root = root;
+		o.root = root;
 	} else if (r->prof.have_session && r->prof.session.pid) {
 		snprintf(root, sizeof(root), "/proc/%u/root",
 			 r->prof.session.pid);
-		no.view.root = root;
+		o.root = root;
 	}
-	/* profile -> resolve -> symbolize -> encode, as separate passes */
-	resolve__run(&res, &r->prof);
-	symbolize__run(&res, &r->prof, &no);
-	ret = pprof__encode(&r->prof, &res, &o, &pb, &pblen);
-	resolve__free(&res);
-	if (!ret)
-		ret = pprof__gzip(pb, pblen, &gz, &gzlen);
-	if (!ret) {
-		if (!env.output || !strcmp(env.output, "-"))
-			ret = write_all(profile_fd, gz, gzlen);
-		else
-			ret = write_file_atomic(env.output, gz, gzlen);
-		if (ret)
-			pr_err("%s: write: %s", env.output ? env.output : "stdout",
-			       strerror(-ret));
-	} else {
-		pr_err("encoding the profile: %s", strerror(-ret));
-	}
-	free(pb);
-	free(gz);
-	symbolizer__free(no.sym);
-	ksyms__free(no.ksyms);
-	return ret;
+	return output__write(&r->prof, &o);
 }
 
 /* Fail before profiling anything if the output cannot be written. */
@@ -1643,7 +1428,7 @@ int main(int argc, char **argv)
 	else
 		ret = collect(&r);
 	profile__flush(&r.prof);
-	note_unwind(&r.prof, r.unwind);
+	report__unwind(&r.prof, r.unwind);
 	/* no session ran (refused, no device, not a stream): leave no file */
 	if (r.raw)
 		raw_failed = close_raw(&r, !ret || r.live ||
@@ -1655,7 +1440,7 @@ int main(int argc, char **argv)
 	if (ret)
 		goto cleanup;
 	if (env.report)
-		report(&r.prof);
+		report__write(&r.prof);
 	if (write_profile(&r))
 		goto cleanup;
 	/* launch mode: exit with the command's status */

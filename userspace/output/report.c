@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof-read: --report, the per-thread, off-CPU and per-process tables on
+ * stderr, and the one-line notes the CLI prints (output/report.h).
+ */
+#include <stdio.h>
+
+#include "analyze/unwind.h"
+#include "lib/util.h"
+#include "output/report.h"
+
+/* What the module's sampling budget did to the session, in one line. */
+const char *report__throttle_line(const struct profile *p)
+{
+	static char line[256];
+	const struct tprof_rec_throttle *t = &p->throttle;
+
+	snprintf(line, sizeof(line),
+		 "the module throttled sampling %llu time%s: it took %.0f%% of CPU %u (over its sample_cpu_percent), so periods were stretched %llux; weights stay exact",
+		 (unsigned long long)p->throttles, p->throttles == 1 ? "" : "s",
+		 t->window_ns ? 100.0 * (double)t->path_ns / (double)t->window_ns : 0,
+		 t->cpu, 1ULL << (t->shift < 63 ? t->shift : 63));
+	return line;
+}
+
+/* -v: what became of the snapshots; always: USTACKs that went astray. */
+void report__unwind(const struct profile *p, struct unwinder *u)
+{
+	const struct unwind_stats *st = unwinder__stats(u);
+
+	if (st->samples)
+		pr_debug("unwound %llu snapshots in %.1f ms (%.0f/s): %llu whole, %llu spliced to the FP chain, %llu FP chain only, %llu truncated; %llu CFI rows computed, %llu reused",
+			 (unsigned long long)st->samples, st->ns / 1e6,
+			 st->ns ? st->samples * 1e9 / st->ns : 0.0,
+			 (unsigned long long)st->complete,
+			 (unsigned long long)st->spliced,
+			 (unsigned long long)st->fp_fallback,
+			 (unsigned long long)st->truncated,
+			 (unsigned long long)st->rules,
+			 (unsigned long long)st->rule_hits);
+	if (p->ustack_missing || p->ustack_orphans)
+		pr_err("warning: %llu samples came without their USTACK record and %llu USTACK records without their sample: those samples keep their frame-pointer stacks",
+		       (unsigned long long)p->ustack_missing,
+		       (unsigned long long)p->ustack_orphans);
+}
+
+/* A process tree: per-process totals, in the order processes appeared. */
+static void report_procs(const struct profile *p)
+{
+	char b1[32], b2[32], end[96];
+	size_t i;
+
+	uint64_t nprocs, ndropped;
+
+	profile__proc_counts(p, &nprocs, &ndropped);
+	if (nprocs < 2 && !ndropped && !p->procs_denied)
+		return;
+	fprintf(stderr, "%8s %8s %-16s %7s %9s %12s %12s %8s  %s\n", "PID",
+		"PPID", "PROCESS", "THREADS", "SAMPLES", "SAMPLED", "EXACT",
+		"ERROR%", "END");
+	for (i = 0; i < p->nprocs; i++) {
+		const struct proc_info *pi = &p->procs[i];
+		const char *name = profile__proc_name(p, pi->pid, UINT64_MAX);
+		struct proc_totals pt;
+		char err[16] = "-";
+
+		profile__proc_totals(p, pi->pid, &pt);
+		if (pt.exact && pt.on_cpu_ns)
+			snprintf(err, sizeof(err), "%+.2f",
+				 ((double)pt.weight_ns + pt.lost_weight_ns -
+				  (double)pt.on_cpu_ns) * 100.0 /
+				 (double)pt.on_cpu_ns);
+		fprintf(stderr, "%8d %8d %-16s %7llu %9llu %12s %12s %8s  %s\n",
+			pi->pid, pi->ppid, *name ? name : "-",
+			(unsigned long long)pt.threads,
+			(unsigned long long)pt.samples,
+			fmt_ns(b1, sizeof(b1), pt.weight_ns),
+			pt.exact && pt.threads ?
+			fmt_ns(b2, sizeof(b2), pt.on_cpu_ns) : "-", err,
+			profile__proc_end(pi, end, sizeof(end)));
+	}
+	fprintf(stderr, "processes: %llu, %llu not followed, %llu denied\n",
+		(unsigned long long)nprocs, (unsigned long long)ndropped,
+		(unsigned long long)p->procs_denied);
+}
+
+/*
+ * Off-CPU sessions: per thread, on-CPU and off-CPU time by state (the
+ * kernel's exact totals), their sum against the thread's time in the
+ * session, and the sampled off-CPU time against the exact one.
+ */
+static void report_off(const struct profile *p)
+{
+	char on[32], s[32], d[32], r[32], q[32], sum[32], span[32], w[32];
+	size_t i;
+
+	fprintf(stderr, "%8s %-16s %12s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
+		"TID", "COMM", "ON-CPU", "SLEEPING", "UNINTERR", "RUNNABLE",
+		"IRQ", "SUM", "LIFETIME", "SUM%", "OFF-SAMPLED", "ERROR%");
+	for (i = 0; i < p->nthreads; i++) {
+		const struct thread_info *t = &p->threads[i];
+		const struct tprof_rec_thread_off *o = &t->off;
+		const char *comm = thread__comm_at(t, UINT64_MAX);
+		uint64_t oncpu = t->have_stat ? t->stat.on_cpu_ns : 0;
+		uint64_t off = o->sleeping_ns + o->blocked_ns + o->runnable_ns;
+		uint64_t all = oncpu + off + o->irq_ns;
+		uint64_t life = o->hdr.time_ns > o->begin_ns ?
+				o->hdr.time_ns - o->begin_ns : 0;
+		uint64_t sampled_off = off > o->unsampled_ns ?
+				       off - o->unsampled_ns : 0;
+		char pct[16] = "-", err[16] = "-";
+
+		if (!t->have_off)
+			continue;
+		if (life)
+			snprintf(pct, sizeof(pct), "%.2f",
+				 (double)all * 100.0 / (double)life);
+		if (sampled_off)
+			snprintf(err, sizeof(err), "%+.2f",
+				 ((double)t->off_weight_ns + o->lost_weight_ns -
+				  (double)sampled_off) * 100.0 /
+				 (double)sampled_off);
+		fprintf(stderr, "%8d %-16s %12s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
+			t->tid, *comm ? comm : "-",
+			t->have_stat ? fmt_ns(on, sizeof(on), oncpu) : "-",
+			fmt_ns(s, sizeof(s), o->sleeping_ns),
+			fmt_ns(d, sizeof(d), o->blocked_ns),
+			fmt_ns(r, sizeof(r), o->runnable_ns),
+			fmt_ns(q, sizeof(q), o->irq_ns),
+			fmt_ns(sum, sizeof(sum), all),
+			fmt_ns(span, sizeof(span), life), pct,
+			fmt_ns(w, sizeof(w), t->off_weight_ns), err);
+	}
+	fprintf(stderr, "off-CPU: %llu samples, %s sampled\n",
+		(unsigned long long)p->off_records,
+		fmt_ns(w, sizeof(w), p->off_weight_ns));
+}
+
+void report__write(const struct profile *p)
+{
+	char b1[32], b2[32], b3[32];
+	size_t i;
+
+	fprintf(stderr, "%8s %-16s %10s %9s %12s %12s %8s %7s\n", "TID", "COMM",
+		"PERIOD", "SAMPLES", "SAMPLED", "EXACT", "ERROR%", "LOST");
+	for (i = 0; i < p->nthreads; i++) {
+		const struct thread_info *t = &p->threads[i];
+		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
+		uint64_t lost_w = t->have_stat ? t->stat.lost_weight_ns : 0;
+		const char *comm = thread__comm_at(t, UINT64_MAX);
+		char err[16] = "-";
+
+		if (t->have_stat && t->stat.on_cpu_ns)
+			snprintf(err, sizeof(err), "%+.2f",
+				 ((double)t->weight_ns + lost_w -
+				  (double)t->stat.on_cpu_ns) * 100.0 /
+				 (double)t->stat.on_cpu_ns);
+		fprintf(stderr, "%8d %-16s %10s %9llu %12s %12s %8s %7llu\n",
+			t->tid, *comm ? comm : "-",
+			period ? fmt_ns(b1, sizeof(b1), period) : "-",
+			(unsigned long long)t->samples,
+			fmt_ns(b2, sizeof(b2), t->weight_ns),
+			t->have_stat ? fmt_ns(b3, sizeof(b3), t->stat.on_cpu_ns) : "-",
+			err,
+			(unsigned long long)(t->have_stat ? t->stat.lost_samples : 0));
+	}
+	fprintf(stderr, "total: %llu samples, %s sampled, %llu lost (%s)\n",
+		(unsigned long long)(p->sample_records - p->off_records),
+		fmt_ns(b1, sizeof(b1), p->sample_weight_ns - p->off_weight_ns),
+		(unsigned long long)(p->have_stats ? p->stats.lost_samples :
+				     p->lost_samples),
+		fmt_ns(b2, sizeof(b2), p->have_stats ? p->stats.lost_weight_ns :
+		       p->lost_weight_ns));
+	if (p->denied)
+		fprintf(stderr, "denied: pid %u after %s: %s; the module ended the session\n",
+			p->denied_rec.pid,
+			fmt_ns(b1, sizeof(b1), profile__denied_after_ns(p)),
+			tprof_denied_reason(p->denied_rec.reason));
+	if (p->throttles)
+		fprintf(stderr, "throttled: %s\n", report__throttle_line(p));
+	if ((p->session.flags & TPROF_F_OFF_CPU) || p->off_records)
+		report_off(p);
+	report_procs(p);
+}

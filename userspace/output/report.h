@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tprof-read: --report (per-thread, off-CPU and per-process tables on
+ * stderr) and the lines the CLI prints about a finished profile.
+ */
+#ifndef _TPROF_OUTPUT_REPORT_H
+#define _TPROF_OUTPUT_REPORT_H
+
+#include "model/profile.h"
+
+struct unwinder;
+
+/* What the module's sampling budget did to the session, in one line. */
+const char *report__throttle_line(const struct profile *p);
+
+/* -v: what became of the snapshots; always: USTACKs that went astray. */
+void report__unwind(const struct profile *p, struct unwinder *u);
+
+/* --report: the tables, on stderr. */
+void report__write(const struct profile *p);
+
+#endif /* _TPROF_OUTPUT_REPORT_H */
