@@ -13,6 +13,7 @@ int main(int argc, char **argv)
 		go_tests, e2e_tests, session_tests, utf8_tests, options_tests, output_tests,
 		resolve_tests, jit_tests, debuginfod_tests,
 		scale_tests, nosym_tests, unwind_tests, symtab_tests,
+		object_tests, stream_tests, summary_tests, model_tests,
 	};
 	int passed = 0, failed = 0, skipped = 0;
 	size_t s;

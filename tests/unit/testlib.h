@@ -56,7 +56,8 @@ extern const struct unit_test records_tests[], maps_tests[], pprof_tests[],
 	symbolize_tests[], go_tests[], e2e_tests[], session_tests[], utf8_tests[],
 	options_tests[], output_tests[], resolve_tests[], jit_tests[],
 	debuginfod_tests[], scale_tests[], nosym_tests[], unwind_tests[],
-	symtab_tests[];
+	symtab_tests[], object_tests[], stream_tests[], summary_tests[],
+	model_tests[];
 
 /* A whole file in a malloc'd buffer (*len its size); NULL if unreadable. */
 unsigned char *read_whole(const char *path, size_t *len);
