@@ -15,6 +15,9 @@ US_GEN := $(BUILD)/gen
 # only itself and the folders before it (`make check`: layers).
 US_LAYERS := lib stream model object analyze output live
 US_LIB_SRCS := $(foreach l,$(US_LAYERS),$(patsubst userspace/%,%,$(sort $(wildcard userspace/$(l)/*.c))))
+# the CLI's own files, at userspace/ root above every layer (options.c);
+# tprof-read.c, with main(), is linked into the program alone
+US_CLI_SRCS := $(filter-out tprof-read.c,$(patsubst userspace/%,%,$(sort $(wildcard userspace/*.c))))
 # -lstdc++: __cxa_demangle (demangle.c)
 US_LIBS := -lprotobuf-c -ldw -lelf -ldebuginfod -lz -lstdc++
 # The release, from dkms.conf (packaging/version.sh): tprof-read --version.
@@ -23,10 +26,11 @@ TPROF_PKG_VERSION := $(shell packaging/version.sh)
 # "uapi/tprof.h" is meant to come from there.
 US_CPPFLAGS := -Iuserspace $(CPPFLAGS_COMMON) -I$(US_GEN) \
 	-DTPROF_READ_VERSION='"$(TPROF_PKG_VERSION)"'
-US_HDRS := $(wildcard userspace/*/*.h) $(US_GEN)/profile.pb-c.h kmod/uapi/tprof.h
+US_HDRS := $(wildcard userspace/*.h userspace/*/*.h) $(US_GEN)/profile.pb-c.h kmod/uapi/tprof.h
 
 # objects of one build flavour: $(call us_objs,DIR)
-us_objs = $(addprefix $(1)/,$(US_LIB_SRCS:.c=.o)) $(1)/profile.pb-c.o
+us_objs = $(addprefix $(1)/,$(US_LIB_SRCS:.c=.o) $(US_CLI_SRCS:.c=.o)) \
+	$(1)/profile.pb-c.o
 
 .PHONY: userspace userspace-werror fuzz layers
 .SECONDARY:
@@ -48,7 +52,7 @@ $(BUILD)/us/%.o: userspace/%.c $(US_HDRS)
 $(BUILD)/us/profile.pb-c.o: $(US_GEN)/profile.pb-c.c $(US_GEN)/profile.pb-c.h
 	@mkdir -p $(@D)
 	$(CC) $(US_CPPFLAGS) $(USER_CFLAGS) -c -o $@ $<
-$(BUILD)/us/tprof-read.o $(BUILD)/us-san/tprof-read.o: dkms.conf
+$(BUILD)/us/options.o $(BUILD)/us-san/options.o: dkms.conf
 $(BUILD)/tprof-read: $(BUILD)/us/tprof-read.o $(call us_objs,$(BUILD)/us)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(US_LIBS)
 

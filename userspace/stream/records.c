@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/util.h"
 #include "stream/records.h"
 
 /* The uapi layout is ABI: a header change that moves it fails here. */
@@ -37,33 +38,6 @@ uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 	return ip;
 }
 
-const char *tprof_record_type_name(unsigned int type)
-{
-	switch (type) {
-	case TPROF_REC_SAMPLE: return "SAMPLE";
-	case TPROF_REC_LOST: return "LOST";
-	case TPROF_REC_THREAD: return "THREAD";
-	case TPROF_REC_THREAD_EXIT: return "THREAD_EXIT";
-	case TPROF_REC_THREAD_STAT: return "THREAD_STAT";
-	case TPROF_REC_EXEC: return "EXEC";
-	case TPROF_REC_PROC_EXIT: return "PROC_EXIT";
-	case TPROF_REC_DENIED: return "DENIED";
-	case TPROF_REC_USTACK: return "USTACK";
-	case TPROF_REC_MMAP: return "MMAP";
-	case TPROF_REC_PROC: return "PROC";
-	case TPROF_REC_THREAD_OFF: return "THREAD_OFF";
-	case TPROF_REC_THROTTLE: return "THROTTLE";
-	case TPROF_UREC_SESSION: return "SESSION";
-	case TPROF_UREC_MAPS: return "MAPS";
-	case TPROF_UREC_STATS: return "STATS";
-	case TPROF_UREC_BUILDID: return "BUILDID";
-	case TPROF_UREC_VDSO: return "VDSO";
-	case TPROF_UREC_KALLSYMS: return "KALLSYMS";
-	case TPROF_UREC_PERFMAP: return "PERFMAP";
-	default: return "unknown";
-	}
-}
-
 const char *tprof_denied_reason(unsigned int reason)
 {
 	switch (reason) {
@@ -78,38 +52,209 @@ const char *tprof_denied_reason(unsigned int reason)
 	}
 }
 
-/* Minimum size of each known type; 0 = unknown (skipped by size). */
-static size_t min_size(unsigned int type)
+/*
+ * The checks of one type, past its fixed part (which decode copied to
+ * r->u): the variable parts must lie inside the record and the counts be
+ * ones the ABI allows. NULL if the record is sound, else the fault as a
+ * clause for "... skipped: FAULT"; pointers into p are set on success.
+ */
+typedef const char *(*rec_check)(struct tprof_record *r,
+				 const unsigned char *p);
+
+/* bytes of the record past its fixed part of size fixed */
+static size_t room(const struct tprof_record *r, size_t fixed)
 {
-	switch (type) {
-	case TPROF_REC_SAMPLE: return sizeof(struct tprof_rec_sample);
-	case TPROF_REC_LOST: return sizeof(struct tprof_rec_lost);
-	case TPROF_REC_THREAD: return sizeof(struct tprof_rec_thread);
-	case TPROF_REC_THREAD_EXIT:
-	case TPROF_REC_THREAD_STAT: return sizeof(struct tprof_rec_thread_stat);
-	case TPROF_REC_EXEC: return sizeof(struct tprof_rec_exec);
-	case TPROF_REC_PROC_EXIT: return sizeof(struct tprof_rec_proc_exit);
-	case TPROF_REC_DENIED: return sizeof(struct tprof_rec_denied);
-	case TPROF_REC_USTACK: return sizeof(struct tprof_rec_ustack);
-	case TPROF_REC_MMAP: return sizeof(struct tprof_rec_mmap);
-	case TPROF_REC_PROC: return sizeof(struct tprof_rec_proc);
-	case TPROF_REC_THREAD_OFF: return sizeof(struct tprof_rec_thread_off);
-	case TPROF_REC_THROTTLE: return sizeof(struct tprof_rec_throttle);
-	case TPROF_UREC_SESSION: return sizeof(struct tprof_urec_session);
-	case TPROF_UREC_MAPS: return sizeof(struct tprof_urec_maps);
-	case TPROF_UREC_STATS: return sizeof(struct tprof_urec_stats);
-	case TPROF_UREC_BUILDID: return sizeof(struct tprof_urec_buildid);
-	case TPROF_UREC_VDSO: return sizeof(struct tprof_urec_vdso);
-	case TPROF_UREC_KALLSYMS: return sizeof(struct tprof_urec_kallsyms);
-	case TPROF_UREC_PERFMAP: return sizeof(struct tprof_urec_perfmap);
-	default: return 0;
-	}
+	return r->hdr.size - fixed;
+}
+
+static const char *check_sample(struct tprof_record *r, const unsigned char *p)
+{
+	const struct tprof_rec_sample *s = &r->u.sample;
+
+	if (s->nr_user > TPROF_MAX_USER_FRAMES)
+		return "more user frames than the ABI allows";
+	if (s->nr_kernel > TPROF_MAX_KERNEL_FRAMES)
+		return "more kernel frames than the ABI allows";
+	if (s->off_state > TPROF_OFF_RUNNABLE)
+		return "an off-CPU state that does not exist";
+	if (!(r->hdr.flags & TPROF_RF_OFF_CPU) != !s->off_state)
+		return "off-CPU flag and state disagree";
+	if (((size_t)s->nr_user + s->nr_kernel) * 8 > room(r, sizeof(*s)))
+		return "its frames run past the record's end";
+	r->ips = p + sizeof(*s);
+	return NULL;
+}
+
+static const char *check_ustack(struct tprof_record *r, const unsigned char *p)
+{
+	const struct tprof_rec_ustack *u = &r->u.ustack;
+
+	/* the bytes must be there; what they mean is unwind.c's */
+	if (u->stack_bytes > u->stack_req)
+		return "more stack bytes than were asked for";
+	if (u->stack_req > TPROF_MAX_SNAPSHOT_BYTES)
+		return "a snapshot larger than the ABI allows";
+	if ((size_t)u->stack_bytes > room(r, sizeof(*u)))
+		return "its stack bytes run past the record's end";
+	r->stack = p + sizeof(*u);
+	return NULL;
+}
+
+static const char *check_mmap(struct tprof_record *r, const unsigned char *p)
+{
+	(void)p;
+	return r->u.mmap.end <= r->u.mmap.start ? "an empty address range" :
+	       NULL;
+}
+
+static const char *check_session(struct tprof_record *r,
+				 const unsigned char *p)
+{
+	(void)p;
+	return r->u.session.magic != TPROF_RAW_MAGIC ? "no stream magic" :
+	       NULL;
+}
+
+static const char *check_maps(struct tprof_record *r, const unsigned char *p)
+{
+	if ((size_t)r->u.maps.len > room(r, sizeof(r->u.maps)))
+		return "its text runs past the record's end";
+	r->text = (const char *)p + sizeof(r->u.maps);
+	return NULL;
+}
+
+static const char *check_buildid(struct tprof_record *r,
+				 const unsigned char *p)
+{
+	const struct tprof_urec_buildid *b = &r->u.buildid;
+
+	if (b->bid_len > 64)
+		return "a build-id longer than 64 bytes";
+	if (!b->path_len)
+		return "no path";
+	if ((size_t)b->bid_len + b->path_len > room(r, sizeof(*b)))
+		return "its build-id and path run past the record's end";
+	r->bid = p + sizeof(*b);
+	r->text = (const char *)r->bid + b->bid_len;
+	return NULL;
+}
+
+static const char *check_kallsyms(struct tprof_record *r,
+				  const unsigned char *p)
+{
+	if ((size_t)r->u.kallsyms.len + r->u.kallsyms.modules_len >
+	    room(r, sizeof(r->u.kallsyms)))
+		return "its text runs past the record's end";
+	r->text = (const char *)p + sizeof(r->u.kallsyms);
+	return NULL;
+}
+
+static const char *check_vdso(struct tprof_record *r, const unsigned char *p)
+{
+	if ((size_t)r->u.vdso.len > room(r, sizeof(r->u.vdso)))
+		return "its image runs past the record's end";
+	r->image = p + sizeof(r->u.vdso);
+	return NULL;
+}
+
+static const char *check_perfmap(struct tprof_record *r,
+				 const unsigned char *p)
+{
+	if ((size_t)r->u.perfmap.len > room(r, sizeof(r->u.perfmap)))
+		return "its text runs past the record's end";
+	r->text = (const char *)p + sizeof(r->u.perfmap);
+	return NULL;
+}
+
+/*
+ * THE table of record types: each known type's name, the size of its fixed
+ * part (the least a record of it may be; copied to tprof_record.u) and its
+ * checks (NULL: the fixed part is all). A type not here is skipped by its
+ * size, so a newer module's records do not stop an older reader.
+ */
+struct rec_type {
+	const char *name;
+	unsigned int min_size;
+	rec_check check;
+};
+
+#define REC(t, n, st, chk) [t] = { n, sizeof(struct st), chk }
+static const struct rec_type kernel_types[] = {
+	REC(TPROF_REC_SAMPLE, "SAMPLE", tprof_rec_sample, check_sample),
+	REC(TPROF_REC_LOST, "LOST", tprof_rec_lost, NULL),
+	REC(TPROF_REC_THREAD, "THREAD", tprof_rec_thread, NULL),
+	REC(TPROF_REC_THREAD_EXIT, "THREAD_EXIT", tprof_rec_thread_stat, NULL),
+	REC(TPROF_REC_THREAD_STAT, "THREAD_STAT", tprof_rec_thread_stat, NULL),
+	REC(TPROF_REC_EXEC, "EXEC", tprof_rec_exec, NULL),
+	REC(TPROF_REC_PROC_EXIT, "PROC_EXIT", tprof_rec_proc_exit, NULL),
+	REC(TPROF_REC_DENIED, "DENIED", tprof_rec_denied, NULL),
+	REC(TPROF_REC_USTACK, "USTACK", tprof_rec_ustack, check_ustack),
+	REC(TPROF_REC_MMAP, "MMAP", tprof_rec_mmap, check_mmap),
+	REC(TPROF_REC_PROC, "PROC", tprof_rec_proc, NULL),
+	REC(TPROF_REC_THREAD_OFF, "THREAD_OFF", tprof_rec_thread_off, NULL),
+	REC(TPROF_REC_THROTTLE, "THROTTLE", tprof_rec_throttle, NULL),
+};
+
+#define UREC(t, n, st, chk) REC((t) - TPROF_UREC_BASE, n, st, chk)
+static const struct rec_type user_types[] = {
+	UREC(TPROF_UREC_SESSION, "SESSION", tprof_urec_session, check_session),
+	UREC(TPROF_UREC_MAPS, "MAPS", tprof_urec_maps, check_maps),
+	UREC(TPROF_UREC_STATS, "STATS", tprof_urec_stats, NULL),
+	UREC(TPROF_UREC_KALLSYMS, "KALLSYMS", tprof_urec_kallsyms,
+	     check_kallsyms),
+	UREC(TPROF_UREC_BUILDID, "BUILDID", tprof_urec_buildid, check_buildid),
+	UREC(TPROF_UREC_VDSO, "VDSO", tprof_urec_vdso, check_vdso),
+	UREC(TPROF_UREC_PERFMAP, "PERFMAP", tprof_urec_perfmap, check_perfmap),
+};
+
+/* The table's row of type, NULL for one this reader does not know. */
+static const struct rec_type *rec_type(unsigned int type)
+{
+	const struct rec_type *t = NULL;
+
+	if (type < ARRAY_SIZE(kernel_types))
+		t = &kernel_types[type];
+	else if (type >= TPROF_UREC_BASE &&
+		 type - TPROF_UREC_BASE < ARRAY_SIZE(user_types))
+		t = &user_types[type - TPROF_UREC_BASE];
+	return t && t->name ? t : NULL;
+}
+
+const char *tprof_record_type_name(unsigned int type)
+{
+	const struct rec_type *t = rec_type(type);
+
+	return t ? t->name : "unknown";
+}
+
+size_t tprof_record_min_size(unsigned int type)
+{
+	const struct rec_type *t = rec_type(type);
+
+	return t ? t->min_size : 0;
+}
+
+/*
+ * The header alone says where the next record starts; a size that breaks
+ * these rules cannot be trusted, and nothing after it can be found.
+ */
+static const char *check_framing(const struct tprof_rec_hdr *h)
+{
+	if (h->size < sizeof(*h))
+		return "a size smaller than a record header";
+	if (h->size % 8)
+		return "a size that is not a multiple of 8";
+	if (h->size > TPROF_REC_MAX_SIZE)
+		return "a size over the 64 MiB a record may have";
+	if (h->type == 0)
+		return "type 0, which no writer uses";
+	return NULL;
 }
 
 long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 {
 	const unsigned char *p = buf;
-	size_t need;
+	const struct rec_type *t;
 
 	memset(r, 0, sizeof(*r));
 	if (len == 0)
@@ -117,88 +262,41 @@ long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r)
 	if (len < sizeof(r->hdr))
 		return -ENODATA;
 	memcpy(&r->hdr, p, sizeof(r->hdr));
-	if (r->hdr.size < sizeof(r->hdr) || r->hdr.size % 8 ||
-	    r->hdr.size > TPROF_REC_MAX_SIZE || r->hdr.type == 0)
-		return -EINVAL;
-	need = min_size(r->hdr.type);
-	if (need && r->hdr.size < need)
-		return -EINVAL;
+	r->fault = check_framing(&r->hdr);
+	if (r->fault)
+		return -EBADMSG;
 	if (r->hdr.size > len)
 		return -ENODATA;
 	r->raw = p;
-	if (need)
-		memcpy(&r->u, p, need);
-
-	switch (r->hdr.type) {
-	case TPROF_REC_SAMPLE: {
-		const struct tprof_rec_sample *s = &r->u.sample;
-		size_t nr = (size_t)s->nr_user + s->nr_kernel;
-
-		if (s->nr_user > TPROF_MAX_USER_FRAMES ||
-		    s->nr_kernel > TPROF_MAX_KERNEL_FRAMES ||
-		    s->off_state > TPROF_OFF_RUNNABLE ||
-		    !(r->hdr.flags & TPROF_RF_OFF_CPU) != !s->off_state ||
-		    sizeof(*s) + nr * 8 > r->hdr.size)
-			return -EINVAL;
-		r->ips = p + sizeof(*s);
-		break;
+	t = rec_type(r->hdr.type);
+	if (!t)
+		return r->hdr.size;
+	if (r->hdr.size < t->min_size) {
+		r->fault = "smaller than its type's fixed part";
+		return -EINVAL;
 	}
-	case TPROF_REC_USTACK: {
-		const struct tprof_rec_ustack *u = &r->u.ustack;
+	memcpy(&r->u, p, t->min_size);
+	if (t->check)
+		r->fault = t->check(r, p);
+	return r->fault ? -EINVAL : (long)r->hdr.size;
+}
 
-		/* the bytes must be there; what they mean is unwind.c's */
-		if (u->stack_bytes > u->stack_req ||
-		    u->stack_req > TPROF_MAX_SNAPSHOT_BYTES ||
-		    (size_t)u->stack_bytes > r->hdr.size - sizeof(*u))
-			return -EINVAL;
-		r->stack = p + sizeof(*u);
-		break;
-	}
-	case TPROF_REC_MMAP:
-		if (r->u.mmap.end <= r->u.mmap.start)
-			return -EINVAL;
-		break;
-	case TPROF_UREC_MAPS:
-		if ((size_t)r->u.maps.len > r->hdr.size - sizeof(r->u.maps))
-			return -EINVAL;
-		r->text = (const char *)p + sizeof(r->u.maps);
-		break;
-	case TPROF_UREC_BUILDID: {
-		const struct tprof_urec_buildid *b = &r->u.buildid;
+size_t tprof_urec_build(unsigned char **out, unsigned int type,
+			uint64_t time_ns, const void *fixed, size_t fixed_size,
+			const void *tail, size_t tail_len)
+{
+	size_t size = (fixed_size + tail_len + 7) & ~(size_t)7;
+	struct tprof_rec_hdr hdr = {
+		.type = type, .size = size, .time_ns = time_ns,
+	};
+	unsigned char *buf = xcalloc(1, size);
 
-		if (b->bid_len > 64 || !b->path_len ||
-		    (size_t)b->bid_len + b->path_len >
-		    r->hdr.size - sizeof(*b))
-			return -EINVAL;
-		r->bid = p + sizeof(*b);
-		r->text = (const char *)r->bid + b->bid_len;
-		break;
-	}
-	case TPROF_UREC_KALLSYMS:
-		if ((size_t)r->u.kallsyms.len + r->u.kallsyms.modules_len >
-		    r->hdr.size - sizeof(r->u.kallsyms))
-			return -EINVAL;
-		r->text = (const char *)p + sizeof(r->u.kallsyms);
-		break;
-	case TPROF_UREC_PERFMAP:
-		if ((size_t)r->u.perfmap.len >
-		    r->hdr.size - sizeof(r->u.perfmap))
-			return -EINVAL;
-		r->text = (const char *)p + sizeof(r->u.perfmap);
-		break;
-	case TPROF_UREC_VDSO:
-		if ((size_t)r->u.vdso.len > r->hdr.size - sizeof(r->u.vdso))
-			return -EINVAL;
-		r->image = p + sizeof(r->u.vdso);
-		break;
-	case TPROF_UREC_SESSION:
-		if (r->u.session.magic != TPROF_RAW_MAGIC)
-			return -EINVAL;
-		break;
-	default:
-		break;
-	}
-	return r->hdr.size;
+	*out = buf;
+	memcpy(buf, fixed, fixed_size);
+	memcpy(buf, &hdr, sizeof(hdr));
+	if (tail_len)
+		memcpy(buf + fixed_size, tail, tail_len);
+	return size;
 }
 
 int tprof_stream_check(const void *buf, size_t len, char *why, size_t wlen)

@@ -159,20 +159,38 @@ struct tprof_record {
 	const unsigned char *image;	/* VDSO: u.vdso.len bytes */
 	const unsigned char *stack;	/* USTACK: u.ustack.stack_bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */
+	const char *fault;		/* a malformed record: what is wrong */
 };
 
 /* ip i of a SAMPLE (0 .. nr_kernel + nr_user - 1), kernel ips first. */
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i);
 
 /*
- * Decode the record at buf[0..len). Returns its size (> 0) on success,
- * 0 when len == 0, -ENODATA when buf holds only part of a record (more bytes
- * may complete it) and -EINVAL for a malformed record (the stream cannot be
- * resynchronised). Records of unknown type decode with only hdr and raw set.
+ * Decode the record at buf[0..len), by the table of record types in
+ * records.c. Returns its size (> 0) on success, 0 when len == 0, -ENODATA
+ * when buf holds only part of a record (more bytes may complete it),
+ * -EINVAL for a malformed record whose size can still be trusted (hdr is
+ * set and buf holds all hdr.size bytes: skip them and go on), -EBADMSG when
+ * the header's size cannot be trusted (the framing is lost: nothing after
+ * it can be found). On either error r->fault says what is wrong. Records
+ * of unknown type decode with only hdr and raw set.
  */
 long tprof_record_decode(const void *buf, size_t len, struct tprof_record *r);
 
+/* "SAMPLE", "MAPS", ...; "unknown" for a type not in the table */
 const char *tprof_record_type_name(unsigned int type);
+/* the size of type's fixed part (its struct), 0 for an unknown type */
+size_t tprof_record_min_size(unsigned int type);
+
+/*
+ * Build a userspace pseudo-record: fixed[0..fixed_size) is the type's
+ * struct, header included (type, size and time_ns are set here), then
+ * tail[0..tail_len) (text, image; the struct's length fields are the
+ * caller's), zero-padded to 8. *out is malloc'd; returns its size.
+ */
+size_t tprof_urec_build(unsigned char **out, unsigned int type,
+			uint64_t time_ns, const void *fixed, size_t fixed_size,
+			const void *tail, size_t tail_len);
 
 /*
  * Is buf[0..len) the start of a stream this tprof-read replays: a SESSION

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tprof-read: a live session from ENABLE to the last drained record. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "live/loop.h"
+#include "stream/reader.h"
+#include "output/report.h"
+
+/*
+ * The default (hybrid) snapshot: enough for the return address of the
+ * interrupted function when it has no frame of its own. Measured over the
+ * CFI of libc, libstdc++, libm, Go and the test programs
+ * (docs/unwinding.md): 1024 bytes hold it for 99.07% of their frameless
+ * functions wherever they are interrupted (512: 98.67%).
+ */
+#define HYBRID_SNAPSHOT_BYTES 1024
+/* the device's reads: whole records, up to this many bytes at once */
+#define READ_BYTES (4 << 20)
+/* Re-reads for unmapped addresses: 20 ms apart, up to 1 s while in vain. */
+#define SNAP_GAP_MIN_NS 20000000ULL
+#define SNAP_GAP_MAX_NS 1000000000ULL
+
+/* ---- signals: a stop, told to the poll loop through a pipe ---- */
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_from_user;
+static int sig_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	if (sig != SIGCHLD) {
+		stop_signal = sig;
+		/* a terminal's ^C (SI_KERNEL) reached the command already */
+		stop_from_user = si && si->si_code <= 0;
+	}
+	if (sig_pipe[1] >= 0 && write(sig_pipe[1], "s", 1) < 0) {
+		/* pipe full: a wakeup is already pending */
+	}
+	errno = saved;
+}
+
+static void setup_signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_signal,
+				.sa_flags = SA_SIGINFO };
+
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		sig_pipe[0] = sig_pipe[1] = -1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void drain_sig_pipe(void)
+{
+	char junk[64];
+
+	while (sig_pipe[0] >= 0 && read(sig_pipe[0], junk, sizeof(junk)) > 0)
+		;
+}
+
+/* launch mode: pass a stop on to the command, whose end ends the profile */
+static void pass_stop_on(struct live *l)
+{
+	if (stop_from_user)
+		kill(l->launch.pid, stop_signal);
+	stop_signal = 0;
+}
+
+/* ---- progress line and hooks ---- */
+
+static void progress(struct live *l, uint64_t start)
+{
+	const struct profile *p = l->rc->prof;
+
+	/* not in launch mode: the command may be writing to the terminal */
+	if (!isatty(STDERR_FILENO) || tprof_verbose || l->o->argv)
+		return;
+	fprintf(stderr, "\r\033[Ktprof-read: %.1fs  %llu samples  %llu lost",
+		(now_ns(CLOCK_MONOTONIC) - start) / 1e9,
+		(unsigned long long)p->sample_records,
+		(unsigned long long)p->lost_samples);
+	l->rc->line_shown = true;
+}
+
+void live__init(struct live *l, const struct live_opts *o,
+		struct recorder *rc)
+{
+	memset(l, 0, sizeof(*l));
+	l->o = o;
+	l->rc = rc;
+	l->sess.fd = -1;
+	l->snap_gap_ns = SNAP_GAP_MIN_NS;
+}
+
+static void on_launch_stop(void *ctx, enum launch_event ev)
+{
+	struct live *l = ctx;
+
+	pr_debug("target stopped at %s: snapshot maps",
+		 ev == LAUNCH_EXEC ? "exec" : "exit");
+	recorder__maps(l->rc, l->rc->target, false);
+	/* at exit, the last chance to read it from the target's root */
+	recorder__perfmap(l->rc);
+}
+
+/*
+ * Each record of the device. Code we have no mapping for: the process may
+ * have dlopen'ed. Reads that find nothing new double the gap to the next
+ * one (to 1 s); a change brings it back to 20 ms. Before the SAMPLE goes
+ * out: its snapshot is unwound with the maps known then, and the MAPS
+ * record must not come between it and its USTACK record.
+ */
+static int on_record(void *ctx, const struct tprof_record *rec)
+{
+	struct live *l = ctx;
+	struct recorder *rc = l->rc;
+	unsigned int type = rec->hdr.type;
+
+	if (type == TPROF_REC_SAMPLE &&
+	    now_ns(CLOCK_MONOTONIC) - rc->last_snap_ns > l->snap_gap_ns &&
+	    profile__sample_unmapped(rc->prof, rec)) {
+		if (recorder__maps(rc, (int)rec->u.sample.pid, false))
+			l->snap_gap_ns = SNAP_GAP_MIN_NS;
+		else if (l->snap_gap_ns < SNAP_GAP_MAX_NS)
+			l->snap_gap_ns *= 2;
+	}
+	recorder__add(rc, rec);
+	/* an exec, or a dlopen where other code was: the samples after it
+	 * are named from a snapshot read after it; a new process of the
+	 * tree: its maps, while it lives */
+	if (type == TPROF_REC_EXEC) {
+		recorder__maps(rc, (int)rec->u.exec.pid, false);
+	} else if (type == TPROF_REC_MMAP && rc->prof->maps_reused) {
+		recorder__maps(rc, (int)rec->u.mmap.pid, false);
+	} else if (type == TPROF_REC_PROC &&
+		   !(rec->hdr.flags & (TPROF_RF_PROC_DROPPED |
+				       TPROF_RF_PROC_TOTALS))) {
+		/* nothing of it comes before we prove we may see it */
+		if (rec->hdr.flags & TPROF_RF_PROC_PENDING)
+			session__prove(&l->sess, (int)rec->u.proc.pid);
+		recorder__maps(rc, (int)rec->u.proc.pid, false);
+	}
+	rc->prof->maps_reused = false;
+	return 0;
+}
+
+static ssize_t read_device(void *ctx, void *buf, size_t cap)
+{
+	struct live *l = ctx;
+	ssize_t n = session__read(&l->sess, buf, cap);
+
+	if (n < 0 && n != -EAGAIN)
+		pr_err("%s: read: %s", l->o->device, strerror(-n));
+	return n;
+}
+
+/* ---- from open to ENABLE ---- */
+
+/*
+ * ENABLE. The default mode asks for stack snapshots but does not need
+ * them: when they are refused (a module that predates them says -EINVAL;
+ * no ptrace-attach access, e.g. Yama's ptrace_scope, -EPERM), one line
+ * says so and the session runs with frame pointers only. An explicit
+ * --call-graph dwarf or hybrid fails instead.
+ */
+static int enable(struct live *l, struct tprof_ioc_enable *en)
+{
+	int ret = session__try_enable(&l->sess, en), ret2;
+	char why[160];
+
+	if (!ret || !(en->flags & TPROF_F_USER_SNAPSHOT) ||
+	    l->o->call_graph_given ||
+	    (ret != -EINVAL && ret != -EPERM && ret != -EACCES))
+		goto out;
+	if (ret == -EINVAL)
+		snprintf(why, sizeof(why), "this tprof.ko predates them");
+	else if (l->sess.mem_proof_err)
+		snprintf(why, sizeof(why), "/proc/%d/mem: %s", en->pid,
+			 strerror(l->sess.mem_proof_err));
+	else
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
+	en->flags &= ~(TPROF_F_USER_SNAPSHOT | TPROF_F_MEM_PROOF);
+	en->snapshot_bytes = 0;
+	en->mem_fd = 0;
+	ret2 = session__try_enable(&l->sess, en);
+	if (!ret2)
+		pr_err("pid %d: no user stack snapshots (%s): frame-pointer stacks only, as with --call-graph fp",
+		       en->pid, why);
+	/* refused again: the first error explains it less well */
+	ret = ret2;
+out:
+	if (ret)
+		session__enable_failed(&l->sess, en, ret);
+	return ret;
+}
+
+/* The device, the signals, and the target: launched (held before exec)
+ * or the attached pid. */
+static int start_target(struct live *l)
+{
+	const struct live_opts *o = l->o;
+	int ret = session__open(&l->sess, o->device), target = o->pid;
+
+	if (ret)
+		return ret;
+	setup_signals();
+	if (o->argv) {
+		/*
+		 * Off-CPU time: a traced thread waits for us at its creation
+		 * and exit, which would be the program's off-CPU time.
+		 * Only the main thread then (its exit keeps the mm for the
+		 * last maps; an exec from another thread goes unseen here,
+		 * its EXEC record still comes).
+		 */
+		ret = launch__fork(&l->launch, o->argv, o->mode == LIVE_CPU);
+		if (ret) {
+			pr_err("%s: fork: %s", o->argv[0], strerror(-ret));
+			return ret;
+		}
+		target = l->launch.pid;
+	}
+	recorder__start(l->rc, target);
+	return 0;
+}
+
+/* What ENABLE asks for, from the options. */
+static void enable_request(const struct live *l, struct tprof_ioc_enable *en)
+{
+	const struct live_opts *o = l->o;
+
+	en->pid = l->rc->target;
+	if (o->children > 0 || (o->children < 0 && o->argv))
+		en->flags |= TPROF_F_CHILDREN;
+	en->period_ns = o->period_ns;
+	if (o->mode != LIVE_CPU) {
+		en->flags |= TPROF_F_OFF_CPU;
+		en->off_cpu_period_ns = o->off_period_ns;
+	}
+	if (o->mode == LIVE_OFF_CPU)
+		en->flags |= TPROF_F_NO_CPU_SAMPLES;
+	en->max_user_frames = o->max_frames;
+	en->ring_bytes = o->ring_bytes;
+	if (o->kernel_stacks) {
+		en->flags |= TPROF_F_KERNEL_STACK;
+		en->max_kernel_frames = TPROF_MAX_KERNEL_FRAMES;
+	}
+	if (o->call_graph != UNWIND_FP) {
+		en->flags |= TPROF_F_USER_SNAPSHOT;
+		en->snapshot_bytes = o->snapshot_bytes ? o->snapshot_bytes :
+				     o->call_graph == UNWIND_DWARF ?
+				     TPROF_DEFAULT_SNAPSHOT_BYTES :
+				     HYBRID_SNAPSHOT_BYTES;
+	}
+}
+
+/* Not root: the proofs of access ENABLE asks for, as open descriptors. */
+static void open_proofs(struct live *l, struct tprof_ioc_enable *en,
+			int *auxv_fd, int *mem_fd)
+{
+	char path[64];
+
+	if (geteuid() == 0)
+		return;
+	/* procfs hands this out only after a ptrace-read check */
+	snprintf(path, sizeof(path), "/proc/%d/auxv", en->pid);
+	*auxv_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*auxv_fd >= 0) {
+		en->flags |= TPROF_F_AUXV_PROOF;
+		en->auxv_fd = *auxv_fd;
+	} else {
+		l->sess.proof_err = errno;
+	}
+	/* raw stack bytes: the proof of ptrace-attach access */
+	snprintf(path, sizeof(path), "/proc/%d/mem", en->pid);
+	if (en->flags & TPROF_F_USER_SNAPSHOT) {
+		*mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*mem_fd >= 0) {
+			en->flags |= TPROF_F_MEM_PROOF;
+			en->mem_fd = *mem_fd;
+		} else {
+			l->sess.mem_proof_err = errno;
+		}
+	}
+}
+
+/* The stream's first record, and the kernel's symbols before ENABLE. */
+static void record_session(struct live *l, const struct tprof_ioc_enable *en)
+{
+	struct tprof_urec_session s = {
+		.magic = TPROF_RAW_MAGIC,
+		.realtime_ns = now_ns(CLOCK_REALTIME),
+		.period_ns = l->o->period_ns ? l->o->period_ns :
+			     TPROF_DEFAULT_PERIOD_NS,
+		.pid = en->pid,
+		.flags = en->flags,
+		.abi_version = l->sess.info.abi_version,
+		.record_version = l->sess.info.record_version,
+	};
+
+	if (l->o->call_graph == UNWIND_DWARF)
+		s.flags |= TPROF_SESSION_F_DWARF;
+	recorder__urec(l->rc, TPROF_UREC_SESSION, &s, sizeof(s), NULL, 0);
+	if (en->flags & TPROF_F_KERNEL_STACK)
+		recorder__kallsyms(l->rc);
+}
+
+/*
+ * After ENABLE: the per-thread periods (one asked for and not given is an
+ * error, not a profile at the wrong rate), the first maps, and a launched
+ * command let go to exec. Nonzero: the session is over.
+ */
+static int begin(struct live *l)
+{
+	const struct live_opts *o = l->o;
+	int i, ret;
+
+	for (i = 0; i < o->ntperiods; i++) {
+		ret = session__set_thread_period(&l->sess, o->tperiods[i].tid,
+						 o->tperiods[i].period_ns);
+		if (ret) {
+			if (o->argv)
+				kill(l->launch.pid, SIGKILL);
+			session__disable(&l->sess);
+			return ret;
+		}
+	}
+	/* launch: samples of the child before exec are tprof-read's own */
+	recorder__maps(l->rc, l->rc->target, true);
+	if (!o->argv)
+		return 0;
+	ret = launch__release(&l->launch);
+	if (ret) {
+		pr_err("%s: %s", o->argv[0],
+		       ret == -ENOENT ? "command not found" : strerror(-ret));
+		l->exec_failed = true;
+		session__disable(&l->sess);
+		while (!launch__poll(&l->launch, NULL, NULL))
+			usleep(1000);
+	}
+	return ret;
+}
+
+static int start_session(struct live *l, struct tprof_ioc_enable *en)
+{
+	int auxv_fd = -1, mem_fd = -1, ret;
+
+	enable_request(l, en);
+	open_proofs(l, en, &auxv_fd, &mem_fd);
+	record_session(l, en);
+	ret = enable(l, en);
+	if (auxv_fd >= 0)
+		close(auxv_fd);
+	if (mem_fd >= 0)
+		close(mem_fd);
+	if (ret) {
+		if (l->o->argv)
+			kill(l->launch.pid, SIGKILL);
+		return ret;
+	}
+	l->enabled = true;
+	return begin(l);
+}
+
+/* ---- the loop ---- */
+
+/*
+ * A process tree: has every process the stream named ended (exited, left
+ * or not followed)? Then the module's end of the session is near.
+ */
+static bool tree_done(const struct live *l)
+{
+	const struct profile *p = l->rc->prof;
+	size_t i;
+
+	for (i = 0; i < p->nprocs; i++) {
+		const struct proc_info *pi = &p->procs[i];
+
+		if (!pi->exited && !pi->denied && !pi->dropped)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Poll and read until the module's end of stream, -d, a stop (attach) or
+ * the target's end without one. 0 or a read's error.
+ */
+static int run(struct live *l, struct stream_reader *sr,
+	       const struct tprof_ioc_enable *en)
+{
+	const struct live_opts *o = l->o;
+	uint64_t start = now_ns(CLOCK_MONOTONIC), deadline = 0;
+	uint64_t last_progress = 0, exited_at = 0;
+	int ret;
+
+	if (o->duration_s)
+		deadline = start + (uint64_t)(o->duration_s * 1e9);
+	while (!sr->eof) {
+		struct pollfd pfd[2] = {
+			{ .fd = l->sess.fd, .events = POLLIN },
+			{ .fd = sig_pipe[0], .events = POLLIN },
+		};
+		uint64_t now;
+
+		if (o->argv && !l->launch.exited &&
+		    launch__poll(&l->launch, on_launch_stop, l))
+			exited_at = now_ns(CLOCK_MONOTONIC);
+		if (stop_signal) {
+			if (!o->argv)
+				break;
+			pass_stop_on(l);
+		}
+		now = now_ns(CLOCK_MONOTONIC);
+		if (deadline && now >= deadline)
+			break;
+		/* the module reports EOF after the target (and, with
+		 * children, the last process of its tree) exits and is
+		 * drained; do not hang if that never comes */
+		if (exited_at && now - exited_at > 2000000000ULL &&
+		    (!(en->flags & TPROF_F_CHILDREN) || tree_done(l)))
+			break;
+		if (!o->argv && kill(l->rc->target, 0) && errno == ESRCH &&
+		    !exited_at)
+			exited_at = now;
+		if (now - last_progress > 500000000ULL) {
+			progress(l, start);
+			last_progress = now;
+		}
+		/* JIT names as they come: the file may be rewritten later */
+		if (now - l->rc->last_jit_ns > 1000000000ULL)
+			recorder__perfmap(l->rc);
+		if (poll(pfd, sig_pipe[0] >= 0 ? 2 : 1, 100) < 0 &&
+		    errno != EINTR) {
+			pr_err("poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[1].revents)
+			drain_sig_pipe();
+		ret = stream__pump(sr);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * DISABLE, then what the rings still hold, the JIT map's last lines, the
+ * module's STATS, and in launch mode the command's end (its exit stop
+ * snapshots the maps).
+ */
+static int finish(struct live *l, struct stream_reader *sr, int ret)
+{
+	struct tprof_urec_stats st = { 0 };
+	struct profile *p = l->rc->prof;
+	uint64_t nprocs, ndropped;
+
+	session__disable(&l->sess);
+	if (!ret)
+		ret = stream__pump(sr);
+	stream__end(sr);
+	recorder__perfmap(l->rc);
+	if (session__stats(&l->sess, &st.stats) == 0)
+		recorder__urec(l->rc, TPROF_UREC_STATS, &st, sizeof(st),
+			       NULL, 0);
+	recorder__end_line(l->rc);
+	if (p->throttles)
+		pr_err("warning: %s", report__throttle_line(p));
+	profile__proc_counts(p, &nprocs, &ndropped);
+	if (ndropped)
+		pr_err("warning: %llu processes of the tree were not followed: more than %d at once (the module's limit)",
+		       (unsigned long long)ndropped, TPROF_MAX_PROCS);
+	while (l->o->argv && !launch__poll(&l->launch, on_launch_stop, l)) {
+		struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN };
+
+		if (stop_signal)
+			pass_stop_on(l);
+		poll(&pfd, sig_pipe[0] >= 0 ? 1 : 0, 100);
+		drain_sig_pipe();
+	}
+	return ret;
+}
+
+int live__collect(struct live *l)
+{
+	struct stream_source src = {
+		.read = read_device, .record = on_record, .ctx = l,
+	};
+	struct tprof_ioc_enable en = { 0 };
+	struct stream_reader sr;
+	int ret;
+
+	ret = start_target(l);
+	if (!ret)
+		ret = start_session(l, &en);
+	if (!ret) {
+		stream__init(&sr, l->o->device, READ_BYTES, &src);
+		sr.whole_reads = true;
+		ret = run(l, &sr, &en);
+		ret = finish(l, &sr, ret);
+	}
+	session__close(&l->sess);
+	return ret;
+}

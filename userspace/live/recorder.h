@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tprof-read: where every record goes (--save-raw, then the profile), and
+ * the pseudo-records a live session adds so that a saved stream replays
+ * alone: MAPS as the target's maps change, BUILDID and VDSO as a snapshot
+ * first shows a file, KALLSYMS before ENABLE, PERFMAP as the JIT map grows.
+ */
+#ifndef _TPROF_LIVE_RECORDER_H
+#define _TPROF_LIVE_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "lib/util.h"
+#include "live/perfmap_follow.h"
+#include "model/profile.h"
+#include "stream/records.h"
+
+/* The last maps text read of one process, to skip repeats. */
+struct last_maps {
+	int pid;
+	char *text;
+	size_t len;
+};
+
+struct recorder {
+	struct profile *prof;
+	FILE *raw;			/* --save-raw (NULL: none) */
+	int raw_err;			/* errno of a write to it that failed */
+	int target;			/* the process ENABLE named */
+	int root_fd;			/* the target's root at the last read */
+	const char *kallsyms;		/* what a KALLSYMS record holds */
+	struct perfmap_follow jit;	/* the target's perf-PID.map */
+	uint64_t last_jit_ns;		/* the last read of it */
+	uint64_t last_snap_ns;		/* the last read of any maps */
+	struct last_maps *last;		/* per process read */
+	size_t nlast, caplast;
+	struct hindex last_idx;		/* pid -> last[] */
+	bool denied_noted;		/* the DENIED line was printed */
+	bool line_shown;		/* a progress line is on the terminal */
+};
+
+static inline uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void recorder__init(struct recorder *rc, struct profile *prof);
+/* A live session of target begins: its maps and JIT map are followed. */
+void recorder__start(struct recorder *rc, int target);
+void recorder__free(struct recorder *rc);
+
+/*
+ * Every record, the device's, a saved stream's or ours: --save-raw, then
+ * the profile. A DENIED record is said on stderr (once for the target).
+ */
+void recorder__add(struct recorder *rc, const struct tprof_record *rec);
+
+/*
+ * A pseudo-record of type, made and added now: fixed is the type's struct
+ * (header included: it is filled here), tail the text or image after it.
+ */
+void recorder__urec(struct recorder *rc, unsigned int type, const void *fixed,
+		    size_t fixed_size, const void *tail, size_t tail_len);
+
+/*
+ * A MAPS record of pid's /proc/PID/maps, unless it says what the last one
+ * of pid said (force: even so), with the BUILDID and VDSO records of the
+ * files it is the first to show. Returns whether one was written.
+ */
+bool recorder__maps(struct recorder *rc, int pid, bool force);
+
+/* A KALLSYMS record of rc->kallsyms and its modules file. */
+void recorder__kallsyms(struct recorder *rc);
+
+/* PERFMAP records of what the target's JIT map gained since the last. */
+void recorder__perfmap(struct recorder *rc);
+
+/* Clear a progress line from the terminal before a line of ours. */
+void recorder__end_line(struct recorder *rc);
+
+#endif /* _TPROF_LIVE_RECORDER_H */
