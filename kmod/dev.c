@@ -92,10 +92,14 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (cmd == TPROF_IOC_INFO)
 		return tprof_ioctl_info(file, uarg);
-	/* ENABLE is growable: its size is in the struct, not in cmd. */
+	/*
+	 * ENABLE is growable: its size is in the struct, not in cmd; its
+	 * _IOWR form (TPROF_IOC_ENABLE) says what refused it, the first
+	 * modules' _IOW form (TPROF_IOC_ENABLE_V1) does not.
+	 */
 	if (_IOC_TYPE(cmd) != TPROF_IOC_MAGIC ||
 	    (_IOC_NR(cmd) == _IOC_NR(TPROF_IOC_ENABLE) ?
-	     _IOC_DIR(cmd) != _IOC_WRITE : !(cmd == TPROF_IOC_DISABLE ||
+	     !(_IOC_DIR(cmd) & _IOC_WRITE) : !(cmd == TPROF_IOC_DISABLE ||
 					     cmd == TPROF_IOC_STATS ||
 					     cmd == TPROF_IOC_PROVE ||
 					     cmd == TPROF_IOC_SET_THREAD_PERIOD)))
@@ -105,7 +109,8 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ERESTARTSYS;
 	switch (_IOC_NR(cmd)) {
 	case _IOC_NR(TPROF_IOC_ENABLE):
-		ret = tprof_session_enable(s, file, uarg);
+		ret = tprof_session_enable(s, file, uarg,
+					   _IOC_DIR(cmd) & _IOC_READ);
 		break;
 	case _IOC_NR(TPROF_IOC_SET_THREAD_PERIOD):
 		ret = tprof_session_set_period(s, uarg);

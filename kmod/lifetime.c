@@ -227,8 +227,8 @@ static int tprof_enable_check(const struct tprof_ioc_enable *e)
 {
 	if (e->flags & ~TPROF_F_ALL)
 		return -EINVAL;
-	if (e->pid <= 0 || e->__pad || memchr_inv(e->__reserved, 0,
-						  sizeof(e->__reserved)))
+	/* refused..limit_kb are out only: a retry may pass them back */
+	if (e->pid <= 0 || e->__pad)
 		return -EINVAL;
 	if (!(e->flags & TPROF_F_AUXV_PROOF) && e->auxv_fd)
 		return -EINVAL;
@@ -337,7 +337,7 @@ static void tprof_enable_start(struct tprof_session *s, struct tprof_walk *w)
  * user needs. Context: process, s->lock held.
  */
 static int tprof_enable_publish(struct tprof_session *s,
-				const struct tprof_ioc_enable *e,
+				struct tprof_ioc_enable *e,
 				struct tprof_walk *w)
 {
 	struct task_struct *task;
@@ -361,7 +361,7 @@ static int tprof_enable_publish(struct tprof_session *s,
 		goto out_unlock;
 	/* off-CPU time counts from here: no wait began earlier */
 	s->start_ns = ktime_get_ns();
-	ret = tprof_session_publish(s);
+	ret = tprof_session_publish(s, &e->refused);
 	if (ret) {
 		tprof_probes_put();
 		goto out_unlock;
@@ -381,6 +381,8 @@ out_put:
  * @s: session of the file.
  * @file: the file (its opener's creds decide privilege).
  * @uarg: struct tprof_ioc_enable.
+ * @out: TPROF_IOC_ENABLE (not _V1): a failure writes back which limit
+ *	refused it (@refused and what it measured).
  *
  * Order: the caller's privilege; the target; the memory, charged before it
  * is allocated; then the target's permission check and, under
@@ -392,7 +394,7 @@ out_put:
  * Return: 0 or -errno.
  */
 int tprof_session_enable(struct tprof_session *s, struct file *file,
-			 const void __user *uarg)
+			 void __user *uarg, bool out)
 {
 	struct tprof_walk w = {};
 	struct tprof_ioc_enable e;
@@ -424,6 +426,7 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	if (!s->grant.privileged &&
 	    tprof_sessions_of_user(s->grant.user) >=
 	    tprof_policy_max_user_sessions()) {
+		e.refused = TPROF_REFUSED_USER_SESSIONS;
 		ret = -EBUSY;
 		goto err_free;
 	}
@@ -456,7 +459,8 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
 				  num_possible_cpus() +
 				  tprof_threads_bytes(e.flags & TPROF_F_OFF_CPU) +
-				  tprof_procs_bytes(e.flags & TPROF_F_CHILDREN));
+				  tprof_procs_bytes(e.flags & TPROF_F_CHILDREN),
+				  &e);
 	if (ret)
 		goto err_free;
 	ret = tprof_rings_alloc(&s->rings, ring_bytes, tprof_session_notify, s);
@@ -484,6 +488,15 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	return 0;
 
 err_free:
+	/* memory the kernel did not have, unless a limit said so first */
+	if (ret == -ENOMEM && !e.refused)
+		e.refused = TPROF_REFUSED_NOMEM;
+	if (out && e.refused &&
+	    copy_to_user((u8 __user *)uarg +
+			 offsetof(struct tprof_ioc_enable, refused),
+			 &e.refused, sizeof(e) -
+			 offsetof(struct tprof_ioc_enable, refused)))
+		ret = -EFAULT;
 	/* Back to a clean IDLE session. */
 	tprof_rings_free(&s->rings);
 	tprof_threads_free(&s->threads);

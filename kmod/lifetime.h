@@ -9,7 +9,7 @@ struct tprof_session;
 struct tprof_session *tprof_session_new(void);
 void tprof_session_release(struct tprof_session *s);
 int tprof_session_enable(struct tprof_session *s, struct file *file,
-			 const void __user *uarg);
+			 void __user *uarg, bool out);
 void tprof_session_stop(struct tprof_session *s);
 int tprof_session_set_period(struct tprof_session *s,
 			     const void __user *uarg);

@@ -203,17 +203,26 @@ int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
 	return ret;
 }
 
+/* Pages as KiB for struct tprof_ioc_enable, saturated. */
+static u32 tprof_pages_kb(unsigned long pages)
+{
+	return pages > (U32_MAX >> (PAGE_SHIFT - 10)) ? U32_MAX :
+	       pages << (PAGE_SHIFT - 10);
+}
+
 /**
  * tprof_policy_charge() - charge an unprivileged session's rings.
  * @g: grant.
  * @bytes: all its rings.
+ * @e: its ENABLE argument: says what refused it (TPROF_REFUSED_MEMLOCK).
  *
  * Charged to user_struct.locked_vm like io_uring's and perf's buffers, and
  * refused beyond RLIMIT_MEMLOCK plus ring_kb_per_cpu per possible CPU.
  * Privileged sessions and CAP_IPC_LOCK are not charged. Context: process.
  * Return: 0 or -ENOMEM.
  */
-int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes)
+int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes,
+			struct tprof_ioc_enable *e)
 {
 	unsigned long pages = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	unsigned long limit, extra, cur;
@@ -226,8 +235,14 @@ int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes)
 	limit = rlim == RLIM_INFINITY ? ULONG_MAX : (rlim >> PAGE_SHIFT) + extra;
 	cur = atomic_long_read(&g->user->locked_vm);
 	do {
-		if (cur + pages < cur || cur + pages > limit)
+		if (cur + pages < cur || cur + pages > limit) {
+			/* the limit, as the caller should be told of it */
+			e->refused = TPROF_REFUSED_MEMLOCK;
+			e->need_kb = tprof_pages_kb(pages);
+			e->held_kb = tprof_pages_kb(cur);
+			e->limit_kb = tprof_pages_kb(limit);
 			return -ENOMEM;
+		}
 	} while (!atomic_long_try_cmpxchg(&g->user->locked_vm, &cur,
 					  cur + pages));
 	g->locked_pages = pages;

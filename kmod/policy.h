@@ -51,7 +51,8 @@ int tprof_policy_caller(struct tprof_grant *g, struct file *file,
 			bool kernel_stacks);
 int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
 			const struct tprof_ioc_enable *e);
-int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes);
+int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes,
+			struct tprof_ioc_enable *e);
 void tprof_policy_release(struct tprof_grant *g);
 int tprof_policy_check_other(const struct tprof_grant *g,
 			     struct task_struct *p);

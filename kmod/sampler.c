@@ -367,6 +367,9 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	}
 	if (uregs && s->snapshot_bytes)
 		rflags |= TPROF_RF_GROUP;
+	/* the exit path's time: no user stack to show, but not "none" */
+	if (current->flags & PF_EXITING)
+		rflags |= TPROF_RF_EXITING;
 	len = sizeof(*rec) + (nk + nu) * sizeof(u64);
 	rec->hdr.type = TPROF_REC_SAMPLE;
 	rec->hdr.flags = rflags;

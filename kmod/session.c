@@ -190,6 +190,7 @@ unsigned int tprof_sessions_of_user(struct user_struct *user)
 /**
  * tprof_session_publish() - IDLE -> ACTIVE: the probes see @s.
  * @s: a session whose rings, table and grant are ready.
+ * @refused: set to the TPROF_REFUSED_* of an -EBUSY.
  *
  * One session per target; an unprivileged user holds at most
  * max_user_sessions, and all of them together at most
@@ -197,14 +198,16 @@ unsigned int tprof_sessions_of_user(struct user_struct *user)
  * Context: process, tprof_sessions_mutex held, probes registered.
  * Return: 0, -EBUSY or -ENOSPC.
  */
-int tprof_session_publish(struct tprof_session *s)
+int tprof_session_publish(struct tprof_session *s, u32 *refused)
 {
 	unsigned int nunpriv = 0, nuser = 0;
 	int i, free = -1;
 
 	lockdep_assert_held(&tprof_sessions_mutex);
-	if (tprof_session_other_has(s, s->tgid))
+	if (tprof_session_other_has(s, s->tgid)) {
+		*refused = TPROF_REFUSED_TARGET_BUSY;
 		return -EBUSY;
+	}
 	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
 		struct tprof_session *o = tprof_slot(i);
 
@@ -220,8 +223,10 @@ int tprof_session_publish(struct tprof_session *s)
 		}
 	}
 	if (!s->grant.privileged) {
-		if (nuser >= tprof_policy_max_user_sessions())
+		if (nuser >= tprof_policy_max_user_sessions()) {
+			*refused = TPROF_REFUSED_USER_SESSIONS;
 			return -EBUSY;
+		}
 		if (nunpriv >= TPROF_MAX_UNPRIV_SESSIONS)
 			return -ENOSPC;
 	}

@@ -136,7 +136,7 @@ static inline bool tprof_session_exit_pending(struct tprof_session *s)
 	return test_bit(TPROF_S_EXIT_PENDING, &s->bits);
 }
 
-int tprof_session_publish(struct tprof_session *s);
+int tprof_session_publish(struct tprof_session *s, u32 *refused);
 void tprof_session_unpublish(struct tprof_session *s);
 void tprof_session_finish(struct tprof_session *s);
 struct tprof_session *tprof_session_next(struct task_struct *p,

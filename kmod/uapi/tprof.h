@@ -170,7 +170,15 @@ struct tprof_ioc_info {
  * @__pad: zero.
  * @off_cpu_period_ns: with TPROF_F_OFF_CPU, the off-CPU sampling period;
  *	0 means @period_ns (after its default); otherwise must be 0.
- * @__reserved: zero.
+ * @refused: out only (TPROF_IOC_ENABLE, not TPROF_IOC_ENABLE_V1) when
+ *	ENABLE fails: which limit refused it, TPROF_REFUSED_*, or 0 when
+ *	none of them did (see the error).
+ * @need_kb, @held_kb, @limit_kb: out only, with TPROF_REFUSED_MEMLOCK:
+ *	what the session would pin (its rings and its thread and process
+ *	tables), what the caller's user had locked already (all its
+ *	processes: other sessions, io_uring, perf buffers), and the limit
+ *	(the caller's RLIMIT_MEMLOCK plus ring_kb_per_cpu per possible CPU),
+ *	in KiB.
  */
 struct tprof_ioc_enable {
 	__u32 size;
@@ -185,8 +193,17 @@ struct tprof_ioc_enable {
 	__s32 mem_fd;
 	__u32 __pad;
 	__u64 off_cpu_period_ns;
-	__u64 __reserved[2];
+	__u32 refused;
+	__u32 need_kb;
+	__u32 held_kb;
+	__u32 limit_kb;
 };
+
+/* struct tprof_ioc_enable.refused: the limit that refused an ENABLE */
+#define TPROF_REFUSED_MEMLOCK		1 /* -ENOMEM: the user's locked memory */
+#define TPROF_REFUSED_NOMEM		2 /* -ENOMEM: the kernel had no memory */
+#define TPROF_REFUSED_USER_SESSIONS	3 /* -EBUSY: max_user_sessions */
+#define TPROF_REFUSED_TARGET_BUSY	4 /* -EBUSY: another session has it */
 
 /**
  * struct tprof_ioc_thread_period - TPROF_IOC_SET_THREAD_PERIOD argument.
@@ -267,7 +284,9 @@ struct tprof_ioc_stats {
 };
 
 #define TPROF_IOC_INFO		_IOR(TPROF_IOC_MAGIC, 0, struct tprof_ioc_info)
-#define TPROF_IOC_ENABLE	_IOW(TPROF_IOC_MAGIC, 1, struct tprof_ioc_enable)
+#define TPROF_IOC_ENABLE	_IOWR(TPROF_IOC_MAGIC, 1, struct tprof_ioc_enable)
+/* ENABLE as the first modules numbered it: the same, with nothing out */
+#define TPROF_IOC_ENABLE_V1	_IOW(TPROF_IOC_MAGIC, 1, struct tprof_ioc_enable)
 #define TPROF_IOC_SET_THREAD_PERIOD \
 	_IOW(TPROF_IOC_MAGIC, 2, struct tprof_ioc_thread_period)
 #define TPROF_IOC_DISABLE	_IO(TPROF_IOC_MAGIC, 3)
@@ -323,6 +342,7 @@ struct tprof_rec_hdr {
 #define TPROF_RF_KERNEL_TRUNCATED	0x4U
 #define TPROF_RF_LATE			0x8U  /* weight_ns > period_ns */
 #define TPROF_RF_OFF_CPU		0x10U /* off-CPU time: see off_state */
+#define TPROF_RF_EXITING		0x20U /* in do_exit(): the exit path */
 
 /* Off-CPU states: how a thread left the CPU (SAMPLE off_state, THREAD_OFF). */
 #define TPROF_OFF_SLEEPING	1	/* blocked, interruptible (S, also T) */

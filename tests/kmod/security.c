@@ -125,7 +125,9 @@ static int auxv_open(pid_t pid)
 }
 
 /* ENABLE as an unprivileged caller does it: with the auxv proof. */
-static int enable_proof(int fd, pid_t pid, u32 ring_bytes)
+/* ENABLE with an auxv proof; *out (when given) has what came back. */
+static int enable_proof_as(int fd, pid_t pid, u32 ring_bytes,
+			   unsigned long cmd, struct tprof_ioc_enable *out)
 {
 	struct tprof_ioc_enable e = {
 		.size = sizeof(e),
@@ -139,9 +141,16 @@ static int enable_proof(int fd, pid_t pid, u32 ring_bytes)
 	e.auxv_fd = auxv_open(pid);
 	if (e.auxv_fd < 0)
 		return -errno;
-	ret = enable_raw(fd, &e);
+	ret = ioctl(fd, cmd, &e) ? -errno : 0;
 	close(e.auxv_fd);
+	if (out)
+		*out = e;
 	return ret;
+}
+
+static int enable_proof(int fd, pid_t pid, u32 ring_bytes)
+{
+	return enable_proof_as(fd, pid, ring_bytes, TPROF_IOC_ENABLE, NULL);
 }
 
 struct deny_arg {
@@ -372,9 +381,10 @@ static void idle_child(void *arg)
 int t_limits(void)
 {
 	struct tprof_ioc_info info;
+	struct tprof_ioc_enable e;
 	struct child c[6];
 	int fd[6], i, n = 0, ret;
-	u64 locked0, per;
+	u64 locked0, per, held, limit;
 	struct rlimit rl;
 
 	ok(geteuid() != 0, "limits: running unprivileged (uid %d)", geteuid());
@@ -408,15 +418,31 @@ int t_limits(void)
 	   "limits: their rings and tables are charged to the user: %llu KiB more (rings alone %llu)",
 	   (unsigned long long)(info.user_locked_kb - locked0),
 	   (unsigned long long)(4 * per));
-	ret = enable_proof(fd[4], c[4].pid, 0);
-	ok(ret == -EBUSY, "limits: the 5th session is refused EBUSY (%s)",
-	   strerror(-ret));
+	ret = enable_proof_as(fd[4], c[4].pid, 0, TPROF_IOC_ENABLE, &e);
+	ok(ret == -EBUSY && e.refused == TPROF_REFUSED_USER_SESSIONS,
+	   "limits: the 5th session is refused EBUSY, by max_user_sessions (%s, refused %u)",
+	   strerror(-ret), e.refused);
 	close(fd[0]);
 	close(fd[1]);
 	getrlimit(RLIMIT_MEMLOCK, &rl);
-	ret = enable_proof(fd[4], c[4].pid, 64 << 20);
+	get_info(fd[5], &info);
+	held = info.user_locked_kb;
+	limit = (rl.rlim_cur >> 10) + (u64)info.ring_kb_per_cpu * info.nr_rings;
+	ret = enable_proof_as(fd[4], c[4].pid, 64 << 20, TPROF_IOC_ENABLE, &e);
 	ok(ret == -ENOMEM, "limits: rings of 64 MiB x %u CPUs over ulimit -l %llu KiB are refused ENOMEM (%s)",
 	   info.nr_rings, (unsigned long long)rl.rlim_cur >> 10, strerror(-ret));
+	/* what tprof-read names: the limit, and what the user holds */
+	ok(e.refused == TPROF_REFUSED_MEMLOCK && e.held_kb == held &&
+	   e.limit_kb == limit &&
+	   e.need_kb >= (u64)info.nr_rings * (64 << 10) &&
+	   e.need_kb <= (u64)info.nr_rings * (64 << 10) + 100 * 1024,
+	   "limits: it says the locked-memory limit refused: need %u KiB, held %u (INFO: %llu), limit %u (ulimit -l + allowance: %llu)",
+	   e.need_kb, e.held_kb, (unsigned long long)held, e.limit_kb,
+	   (unsigned long long)limit);
+	ret = enable_proof_as(fd[4], c[4].pid, 64 << 20, TPROF_IOC_ENABLE_V1, &e);
+	ok(ret == -ENOMEM && !e.refused && !e.need_kb,
+	   "limits: the first modules' ENABLE number still works, and writes nothing back (%s, refused %u)",
+	   strerror(-ret), e.refused);
 	ret = enable_proof(fd[4], c[4].pid, 0);
 	ok(ret == 0, "limits: a default session fits again once one ended (%s)",
 	   strerror(-ret));
