@@ -22,27 +22,77 @@ void maps__free(struct maps *m)
 
 	if (!m)
 		return;
-	for (i = 0; i < m->nall; i++)
+	for (i = 0; i < m->nall; i++) {
 		free(m->all[i].path);
+		free(m->runs[i].r);
+	}
 	for (i = 0; i < m->nsnaps; i++)
 		free(m->snaps[i].idx);
-	for (i = 0; i < m->nbids; i++) {
-		free(m->bids[i].path);
-		free(m->bids[i].hex);
+	for (i = 0; i < m->nfiles; i++) {
+		free(m->files[i].path);
+		free(m->files[i].hex);
 	}
-	free(m->bids);
+	for (i = 0; i < m->npids; i++)
+		free(m->pids[i].pos);
 	for (i = 0; i < m->nvdsos; i++)
 		free(m->vdsos[i].image);
+	free(m->files);
 	free(m->vdsos);
 	free(m->marks);
-	free(m->parents);
-	free(m->byaddr);
-	free(m->maxlim);
+	free(m->knodes);
+	free(m->pids);
+	free(m->pnodes);
+	free(m->gnodes);
+	free(m->runs);
+	free(m->lows);
+	timeline__free(&m->mark_times);
 	hindex_free(&m->all_idx);
+	hindex_free(&m->pid_idx);
+	hindex_free(&m->file_idx);
+	hindex_free(&m->vdso_idx);
 	free(m->all);
 	free(m->snaps);
 	maps__init(m);
 }
+
+/* ---- processes ---- */
+
+static uint64_t pid_hash(int pid)
+{
+	return hash_u64((uint32_t)pid ^ 0x5bd1e995U);
+}
+
+static struct maps_pid *pid_find(const struct maps *m, int pid)
+{
+	struct hiter it = { 0 };
+	uint32_t item;
+
+	while (hindex_next(&m->pid_idx, pid_hash(pid), &it, &item))
+		if (m->pids[item - 1].pid == pid)
+			return &m->pids[item - 1];
+	return NULL;
+}
+
+static struct maps_pid *pid_get(struct maps *m, int pid)
+{
+	struct maps_pid *mp = pid_find(m, pid);
+
+	if (mp)
+		return mp;
+	GROW(m->pids, m->cappids, m->npids + 1);
+	mp = &m->pids[m->npids++];
+	memset(mp, 0, sizeof(*mp));
+	mp->pid = pid;
+	hindex_put(&m->pid_idx, pid_hash(pid), m->npids);
+	return mp;
+}
+
+void maps__set_parent(struct maps *m, int pid, int ppid)
+{
+	pid_get(m, pid)->ppid = ppid;	/* the last record wins */
+}
+
+/* ---- files and their build-ids ---- */
 
 /* One maps line's fields. */
 struct maps_line {
@@ -53,54 +103,138 @@ struct maps_line {
 	size_t plen;
 };
 
-static bool same_file(const struct mapping *e, const struct maps_line *l)
+/*
+ * A file is compared as a C string against the path's bytes: a path with
+ * a NUL in it is never the same file as anything (stored, it is cut at
+ * the NUL), as a scan comparing strlen() and bytes found.
+ */
+static bool same_path(const char *stored, const char *path, size_t plen)
 {
-	return e->dev_major == l->dev_major && e->dev_minor == l->dev_minor &&
-	       e->inode == l->inode && strlen(e->path) == l->plen &&
-	       !memcmp(e->path, l->path, l->plen);
+	return strlen(stored) == plen && !memcmp(stored, path, plen);
 }
 
-static const char *find_buildid(const struct maps *m,
-				const struct maps_line *l)
+static uint64_t file_hash(const struct maps_line *l, size_t plen)
 {
-	size_t i;
+	return hash_bytes(l->path, plen,
+			  hash_u64(l->inode ^ hash_u64(((uint64_t)l->dev_major
+							<< 32) | l->dev_minor)));
+}
 
-	for (i = 0; i < m->nbids; i++) {
-		const struct maps_buildid *b = &m->bids[i];
+static struct maps_file *file_find(const struct maps *m,
+				   const struct maps_line *l)
+{
+	struct hiter it = { 0 };
+	uint32_t item;
 
-		if (b->dev_major == l->dev_major &&
-		    b->dev_minor == l->dev_minor && b->inode == l->inode &&
-		    strlen(b->path) == l->plen &&
-		    !memcmp(b->path, l->path, l->plen))
-			return b->hex;
+	while (hindex_next(&m->file_idx, file_hash(l, l->plen), &it, &item)) {
+		struct maps_file *f = &m->files[item - 1];
+
+		if (f->dev_major == l->dev_major &&
+		    f->dev_minor == l->dev_minor && f->inode == l->inode &&
+		    same_path(f->path, l->path, l->plen))
+			return f;
 	}
+	return NULL;
+}
+
+/*
+ * The file of l, added if new. A path with a NUL matches none: its file
+ * is the one of the path cut there, which a later line or record of that
+ * path finds, as a scan would have.
+ */
+static struct maps_file *file_get(struct maps *m, const struct maps_line *l)
+{
+	struct maps_line cut = *l;
+	struct maps_file *f;
+
+	cut.plen = strnlen(l->path, l->plen);
+	f = file_find(m, &cut);
+	if (f)
+		return f;
+	GROW(m->files, m->capfiles, m->nfiles + 1);
+	f = &m->files[m->nfiles++];
+	*f = (struct maps_file){ .dev_major = l->dev_major,
+		.dev_minor = l->dev_minor, .inode = l->inode,
+		.path = xstrndup(cut.path, cut.plen) };
+	hindex_put(&m->file_idx, file_hash(&cut, cut.plen), m->nfiles);
+	return f;
+}
+
+void maps__add_buildid(struct maps *m, uint32_t dev_major, uint32_t dev_minor,
+		       uint64_t inode, const char *path, size_t plen,
+		       const char *hex)
+{
+	struct maps_line l = { .dev_major = dev_major, .dev_minor = dev_minor,
+			       .inode = inode, .path = path, .plen = plen };
+	bool whole = !memchr(path, 0, plen);
+	struct maps_file *f = file_get(m, &l);
+	uint32_t i;
+
+	if (f->hex)
+		return;		/* the first record of a file wins */
+	f->hex = xstrdup(hex);
+	/* a cut path names the file for later mappings only */
+	for (i = f->first_map; whole && i; i = m->runs[i - 1].next_of_file)
+		if (!m->all[i - 1].build_id)
+			m->all[i - 1].build_id = f->hex;
+}
+
+/* ---- vDSO images ---- */
+
+static uint64_t vdso_hash(int pid, uint64_t start)
+{
+	return hash_u64(start ^ hash_u64((uint32_t)pid));
+}
+
+static const struct maps_vdso *vdso_find(const struct maps *m, int pid,
+					 uint64_t start)
+{
+	struct hiter it = { 0 };
+	uint32_t item;
+
+	while (hindex_next(&m->vdso_idx, vdso_hash(pid, start), &it, &item))
+		if (m->vdsos[item - 1].pid == pid &&
+		    m->vdsos[item - 1].start == start)
+			return &m->vdsos[item - 1];
 	return NULL;
 }
 
 static void attach_vdso(const struct maps *m, struct mapping *e)
 {
-	size_t i;
+	const struct maps_vdso *v;
 
 	if (e->image || strcmp(e->path, "[vdso]"))
 		return;
-	for (i = 0; i < m->nvdsos; i++)
-		if (m->vdsos[i].pid == e->pid &&
-		    m->vdsos[i].start == e->start) {
-			e->image = m->vdsos[i].image;
-			e->image_len = m->vdsos[i].len;
-			return;
-		}
+	v = vdso_find(m, e->pid, e->start);
+	if (v) {
+		e->image = v->image;
+		e->image_len = v->len;
+	}
+}
+
+struct vdso_walk {
+	struct maps *m;
+	uint64_t start;
+};
+
+static bool vdso_attach_one(void *ctx, uint32_t id)
+{
+	struct vdso_walk *w = ctx;
+
+	if (w->m->all[id - 1].start == w->start)
+		attach_vdso(w->m, &w->m->all[id - 1]);
+	return false;
 }
 
 void maps__add_vdso(struct maps *m, int pid, uint64_t start,
 		    const unsigned char *image, size_t len)
 {
+	struct vdso_walk w = { .m = m, .start = start };
+	const struct maps_pid *mp;
 	struct maps_vdso *v;
-	size_t i;
 
-	for (i = 0; i < m->nvdsos; i++)
-		if (m->vdsos[i].pid == pid && m->vdsos[i].start == start)
-			return;		/* the first record wins */
+	if (vdso_find(m, pid, start))
+		return;		/* the first record wins */
 	GROW(m->vdsos, m->capvdsos, m->nvdsos + 1);
 	v = &m->vdsos[m->nvdsos++];
 	v->pid = pid;
@@ -108,8 +242,42 @@ void maps__add_vdso(struct maps *m, int pid, uint64_t start,
 	v->len = len;
 	v->image = xmalloc(len + 1);
 	memcpy(v->image, image, len);
-	for (i = 0; i < m->nall; i++)
-		attach_vdso(m, &m->all[i]);
+	hindex_put(&m->vdso_idx, vdso_hash(pid, start), m->nvdsos);
+	/* the pid's mappings that start there */
+	mp = pid_find(m, pid);
+	if (mp)
+		itree_query(m->pnodes, mp->map_root, start, start, true,
+			    vdso_attach_one, &w);
+}
+
+/* ---- mappings ---- */
+
+static bool same_file(const struct mapping *e, const struct maps_line *l)
+{
+	return e->dev_major == l->dev_major && e->dev_minor == l->dev_minor &&
+	       e->inode == l->inode && same_path(e->path, l->path, l->plen);
+}
+
+/* A new mapping all[i] into its pid's tree, the global tree, its file. */
+static void index_mapping(struct maps *m, struct maps_pid *mp, uint32_t i,
+			  const struct maps_line *l)
+{
+	struct mapping *e = &m->all[i];
+	struct maps_file *f = file_get(m, l);
+	struct itnode node = { .start = e->start, .limit = e->limit };
+
+	GROW(m->pnodes, m->capp, m->nall);
+	GROW(m->gnodes, m->capg, m->nall);
+	GROW(m->runs, m->capr, m->nall);
+	m->pnodes[i] = node;
+	m->gnodes[i] = node;
+	itree_insert(m->pnodes, &mp->map_root, i + 1);
+	itree_insert(m->gnodes, &m->all_root, i + 1);
+	/* a path with a NUL takes no build-id (see same_path) */
+	if (!memchr(l->path, 0, l->plen))
+		e->build_id = f->hex;
+	m->runs[i] = (struct maps_runs){ .next_of_file = f->first_map };
+	f->first_map = i + 1;
 }
 
 /*
@@ -117,8 +285,10 @@ void maps__add_vdso(struct maps *m, int pid, uint64_t start,
  * part of it: after an exec (or a rebuild and re-run) the same range and
  * path can hold another file.
  */
-static uint32_t intern(struct maps *m, int pid, const struct maps_line *l)
+static uint32_t intern(struct maps *m, struct maps_pid *mp,
+		       const struct maps_line *l)
 {
+	int pid = mp->pid;
 	uint64_t h = hash_bytes(l->path, l->plen,
 				hash_u64(l->start ^ hash_u64(l->limit ^
 				hash_u64(l->offset ^ hash_u64(l->inode ^
@@ -139,31 +309,12 @@ static uint32_t intern(struct maps *m, int pid, const struct maps_line *l)
 		.start = l->start, .limit = l->limit, .offset = l->offset,
 		.path = xstrndup(l->path, l->plen), .pid = pid,
 		.dev_major = l->dev_major, .dev_minor = l->dev_minor,
-		.inode = l->inode, .build_id = find_buildid(m, l),
+		.inode = l->inode,
 	};
-	attach_vdso(m, &m->all[m->nall]);
-	return m->nall++;
-}
-
-void maps__add_buildid(struct maps *m, uint32_t dev_major, uint32_t dev_minor,
-		       uint64_t inode, const char *path, size_t plen,
-		       const char *hex)
-{
-	struct maps_line l = { .dev_major = dev_major, .dev_minor = dev_minor,
-			       .inode = inode, .path = path, .plen = plen };
-	struct maps_buildid *b;
-	size_t i;
-
-	if (find_buildid(m, &l))
-		return;		/* the first record of a file wins */
-	GROW(m->bids, m->capbids, m->nbids + 1);
-	b = &m->bids[m->nbids++];
-	*b = (struct maps_buildid){ .dev_major = dev_major,
-		.dev_minor = dev_minor, .inode = inode,
-		.path = xstrndup(path, plen), .hex = xstrdup(hex) };
-	for (i = 0; i < m->nall; i++)
-		if (!m->all[i].build_id && same_file(&m->all[i], &l))
-			m->all[i].build_id = b->hex;
+	m->nall++;
+	index_mapping(m, mp, m->nall - 1, l);
+	attach_vdso(m, &m->all[m->nall - 1]);
+	return m->nall - 1;
 }
 
 /* One maps line: "start-end perms offset dev inode   path". */
@@ -193,36 +344,69 @@ static int parse_line(const char *s, const char *end, struct maps_line *l)
 	return 0;
 }
 
-/* The epoch of snapshot s, from the pid's previous one (see maps.h). */
-static uint32_t next_epoch(const struct maps *m, const struct maps_snapshot *s)
+/* The stream's first maps line that does not parse, as one line. */
+static void warn_bad_line(struct maps *m, int pid, const char *s,
+			  const char *eol)
 {
-	const struct maps_snapshot *prev = NULL;
-	uint32_t epoch = m->nsnaps ? m->snaps[m->nsnaps - 1].epoch : 0;
-	unsigned char *in;
-	bool dropped = false;
+	char text[121];
+	size_t i, n = eol - s < 120 ? (size_t)(eol - s) : 120;
+
+	if (m->bad_lines++)
+		return;
+	for (i = 0; i < n; i++)
+		text[i] = s[i] >= ' ' && s[i] < 127 ? s[i] : '?';
+	text[n] = 0;
+	pr_err("warning: maps of pid %d: skipped a line that does not parse: \"%s%s\"",
+	       pid, text, (size_t)(eol - s) > n ? "..." : "");
+}
+
+/*
+ * Snapshot position q of mp holds the mappings idx[0..n): extend their
+ * runs. Returns whether the pid's previous snapshot had a mapping q lacks.
+ */
+static bool add_runs(struct maps *m, const struct maps_pid *mp, uint32_t q,
+		     const uint32_t *idx, size_t n)
+{
+	const struct maps_snapshot *prev;
 	size_t i;
 
-	for (i = m->nsnaps; i-- > 0 && !prev;)
-		if (m->snaps[i].pid == s->pid)
-			prev = &m->snaps[i];
-	if (!prev)
-		return epoch;
-	in = xcalloc(m->nall + 1, 1);
-	for (i = 0; i < s->n; i++)
-		in[s->idx[i]] = 1;
-	for (i = 0; i < prev->n && !dropped; i++)
-		dropped = !in[prev->idx[i]];
-	free(in);
-	return epoch + dropped;
+	for (i = 0; i < n; i++) {
+		struct maps_runs *r = &m->runs[idx[i]];
+
+		if (r->n && r->r[2 * r->n - 1] == q)
+			continue;	/* twice in one snapshot */
+		if (r->n && r->r[2 * r->n - 1] + 1 == q) {
+			r->r[2 * r->n - 1] = q;
+			continue;
+		}
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 1;
+			r->r = xrealloc(r->r, 2 * sizeof(*r->r) * r->cap);
+		}
+		r->r[2 * r->n] = q;
+		r->r[2 * r->n + 1] = q;
+		r->n++;
+	}
+	if (!q)
+		return false;
+	prev = &m->snaps[mp->pos[q - 1]];
+	for (i = 0; i < prev->n; i++) {
+		const struct maps_runs *r = &m->runs[prev->idx[i]];
+
+		if (r->r[2 * r->n - 1] != q)
+			return true;
+	}
+	return false;
 }
 
 int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 		       const char *text, size_t len)
 {
 	struct maps_snapshot snap = { .time_ns = time_ns, .pid = pid };
+	struct maps_pid *mp = pid_get(m, pid);
 	size_t cap = 0;
 	const char *s = text, *end = text + len;
-	int ret = 0;
+	bool dropped;
 
 	while (s < end) {
 		const char *eol = memchr(s, '\n', end - s);
@@ -235,19 +419,33 @@ int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 			continue;
 		}
 		if (parse_line(s, eol, &l)) {
-			ret = -EINVAL;
-			break;
+			warn_bad_line(m, pid, s, eol);
+			s = eol + 1;
+			continue;
 		}
 		s = eol + 1;
 		if (l.perms[2] != 'x')
 			continue;
 		GROW(snap.idx, cap, snap.n + 1);
-		snap.idx[snap.n++] = intern(m, pid, &l);
+		snap.idx[snap.n++] = intern(m, mp, &l);
 	}
-	snap.epoch = next_epoch(m, &snap);
+	/* the epoch: see maps.h */
+	dropped = add_runs(m, mp, mp->npos, snap.idx, snap.n);
+	snap.epoch = (m->nsnaps ? m->snaps[m->nsnaps - 1].epoch : 0) + dropped;
+	if (mp->npos && m->snaps[mp->pos[mp->npos - 1]].time_ns > time_ns)
+		mp->unordered = true;
+	if (mp->npos == mp->cappos) {
+		mp->cappos = mp->cappos ? mp->cappos * 2 : 1;
+		mp->pos = xrealloc(mp->pos, mp->cappos * sizeof(*mp->pos));
+	}
+	mp->pos[mp->npos++] = m->nsnaps;
+	while (m->nlows && m->snaps[m->lows[m->nlows - 1]].time_ns >= time_ns)
+		m->nlows--;
+	GROW(m->lows, m->caplows, m->nlows + 1);
+	m->lows[m->nlows++] = m->nsnaps;
 	GROW(m->snaps, m->capsnaps, m->nsnaps + 1);
 	m->snaps[m->nsnaps++] = snap;
-	return ret ? ret : (int)snap.n;
+	return (int)snap.n;
 }
 
 static struct mapping *find_in(struct maps *m, const struct maps_snapshot *s,
@@ -277,163 +475,259 @@ static struct mapping *find_in(struct maps *m, const struct maps_snapshot *s,
 	return NULL;
 }
 
-static const struct maps *cmp_maps;
-static int cmp_start(const void *a, const void *b)
+static bool found_one(void *ctx, uint32_t id)
 {
-	const struct mapping *x = &cmp_maps->all[*(const uint32_t *)a];
-	const struct mapping *y = &cmp_maps->all[*(const uint32_t *)b];
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Rebuilt when a snapshot brought new mappings (rare next to lookups). */
-static void build_index(struct maps *m)
-{
-	size_t i;
-
-	m->byaddr = xrealloc(m->byaddr, (m->nall + 1) * sizeof(*m->byaddr));
-	m->maxlim = xrealloc(m->maxlim, (m->nall + 1) * sizeof(*m->maxlim));
-	for (i = 0; i < m->nall; i++)
-		m->byaddr[i] = i;
-	cmp_maps = m;
-	qsort(m->byaddr, m->nall, sizeof(*m->byaddr), cmp_start);
-	for (i = 0; i < m->nall; i++) {
-		uint64_t lim = m->all[m->byaddr[i]].limit;
-
-		m->maxlim[i] = i && m->maxlim[i - 1] > lim ? m->maxlim[i - 1] :
-							      lim;
-	}
-	m->nindexed = m->nall;
+	(void)ctx;
+	(void)id;
+	return true;
 }
 
 bool maps__covered(struct maps *m, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	return itree_query(m->gnodes, m->all_root, addr, addr, true,
+			   found_one, NULL);
+}
 
-	if (m->nindexed != m->nall)
-		build_index(m);
-	hi = m->nall;
-	if (!hi || m->all[m->byaddr[0]].start > addr)
-		return false;
-	/* the last mapping starting at or below addr */
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
+struct mmap_walk {
+	const struct maps *m;
+	uint64_t start, pgoff, inode;
+	uint32_t dev_major, dev_minor;
+};
 
-		if (m->all[m->byaddr[mid]].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	/* some mapping starting at or below addr reaches past it */
-	return m->maxlim[lo] > addr;
+/* A mapping the MMAP overlaps: other code than it maps there? */
+static bool other_code(void *ctx, uint32_t id)
+{
+	const struct mmap_walk *w = ctx;
+	const struct mapping *e = &w->m->all[id - 1];
+
+	/* the same code still: an mprotect, or a segment remapped */
+	return !(e->inode == w->inode && e->dev_major == w->dev_major &&
+		 e->dev_minor == w->dev_minor &&
+		 (!w->inode || e->offset - e->start == w->pgoff - w->start));
 }
 
 bool maps__add_mmap(struct maps *m, int pid, uint64_t time_ns,
 		    uint64_t start, uint64_t end, uint64_t pgoff,
 		    uint32_t dev_major, uint32_t dev_minor, uint64_t inode)
 {
+	struct mmap_walk w = { .m = m, .start = start, .pgoff = pgoff,
+			       .inode = inode, .dev_major = dev_major,
+			       .dev_minor = dev_minor };
+	struct maps_pid *mp = pid_find(m, pid);
 	struct maps_mark *k;
-	size_t i;
 
-	for (i = 0; i < m->nall; i++) {
-		const struct mapping *e = &m->all[i];
+	if (!mp || !itree_query(m->pnodes, mp->map_root, start, end, false,
+				other_code, &w))
+		return false;
+	GROW(m->marks, m->capmarks, m->nmarks + 1);
+	GROW(m->knodes, m->capk, m->nmarks + 1);
+	k = &m->marks[m->nmarks];
+	k->time_ns = time_ns;
+	k->start = start;
+	k->end = end;
+	k->pid = pid;
+	m->knodes[m->nmarks] = (struct itnode){ .start = start, .limit = end };
+	itree_insert(m->knodes, &mp->mark_root, m->nmarks + 1);
+	timeline__add(&m->mark_times, time_ns, m->nmarks);
+	m->nmarks++;
+	return true;
+}
 
-		if (e->pid != pid || e->limit <= start || e->start >= end)
-			continue;
-		/* the same code still: an mprotect, or a segment remapped */
-		if (e->inode == inode && e->dev_major == dev_major &&
-		    e->dev_minor == dev_minor &&
-		    (!inode || e->offset - e->start == pgoff - start))
-			continue;
-		GROW(m->marks, m->capmarks, m->nmarks + 1);
-		k = &m->marks[m->nmarks++];
-		k->time_ns = time_ns;
-		k->start = start;
-		k->end = end;
-		k->pid = pid;
-		return true;
+/* The last snapshot (by arrival) taken at or before time_ns, if any. */
+static bool snap_at(const struct maps *m, uint64_t time_ns, uint32_t *cur)
+{
+	size_t lo = 0, hi = m->nlows;
+
+	/* lows' times grow: the last of them at or before time_ns */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->snaps[m->lows[mid]].time_ns <= time_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	if (!lo)
+		return false;
+	*cur = m->lows[lo - 1];
+	return true;
 }
 
 uint32_t maps__epoch_at(const struct maps *m, uint64_t time_ns)
 {
-	size_t i = m->nsnaps;
-	uint32_t n;
+	uint32_t cur, n = 0;
 
-	/* snapshots come in time order; marks nearly (rings of other CPUs) */
-	while (i > 0 && m->snaps[i - 1].time_ns > time_ns)
-		i--;
-	n = i ? m->snaps[i - 1].epoch : 0;
-	for (i = 0; i < m->nmarks; i++)
-		n += m->marks[i].time_ns <= time_ns;
-	return n;
+	if (snap_at(m, time_ns, &cur))
+		n = m->snaps[cur].epoch;
+	return n + (uint32_t)timeline__count_le(&m->mark_times, time_ns);
 }
 
-/* The newest mark of pid at addr at or before time_ns: its time, else 0. */
-static uint64_t mark_before(const struct maps *m, int pid, uint64_t addr,
-			    uint64_t time_ns)
+struct mark_walk {
+	const struct maps *m;
+	uint64_t time_ns, best;
+};
+
+static bool newer_mark(void *ctx, uint32_t id)
 {
-	uint64_t t = 0;
-	size_t i;
+	struct mark_walk *w = ctx;
+	uint64_t t = w->m->marks[id - 1].time_ns;
 
-	for (i = 0; i < m->nmarks; i++) {
-		const struct maps_mark *k = &m->marks[i];
-
-		if (k->pid == pid && addr >= k->start && addr < k->end &&
-		    k->time_ns <= time_ns && k->time_ns > t)
-			t = k->time_ns;
-	}
-	return t;
+	if (t <= w->time_ns && t > w->best)
+		w->best = t;
+	return false;
 }
 
-/* maps__find_since() within pid's own snapshots. */
-static struct mapping *find_of(struct maps *m, int pid, uint64_t addr,
-			       uint64_t time_ns, uint64_t since_ns)
+/* The newest mark of mp at addr at or before time_ns: its time, else 0. */
+static uint64_t mark_before(const struct maps *m, const struct maps_pid *mp,
+			    uint64_t addr, uint64_t time_ns)
+{
+	struct mark_walk w = { .m = m, .time_ns = time_ns };
+
+	itree_query(m->knodes, mp->mark_root, addr, addr, true, newer_mark,
+		    &w);
+	return w.best;
+}
+
+/*
+ * The positions of a process's snapshots that may answer: [s, c) newest
+ * first, then [max(c, s), npos) oldest first. Each mapping holding the
+ * address offers the nearest position it is in (a binary search of its
+ * runs); the best offer is the snapshot a scan would have stopped at.
+ */
+struct cand_walk {
+	const struct maps *m;
+	uint32_t s, c, npos;
+	int64_t back;		/* best in [s, c), -1: none */
+	uint32_t fwd;		/* best in [max(c, s), npos), npos: none */
+};
+
+static bool offer(void *ctx, uint32_t id)
+{
+	struct cand_walk *w = ctx;
+	const struct maps_runs *r = &w->m->runs[id - 1];
+	uint32_t lo = 0, hi = r->n, from = w->c > w->s ? w->c : w->s;
+
+	/* the runs that start at or before c - 1 */
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (r->r[2 * mid] < w->c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo) {
+		uint32_t last = r->r[2 * lo - 1];
+		uint32_t p = last < w->c - 1 ? last : w->c - 1;
+
+		if (p >= w->s && (int64_t)p > w->back)
+			w->back = p;
+	}
+	/* the first run that ends at or after from */
+	for (hi = r->n, lo = lo ? lo - 1 : 0; lo < hi;) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (r->r[2 * mid + 1] < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->n) {
+		uint32_t p = r->r[2 * lo] > from ? r->r[2 * lo] : from;
+
+		if (p < w->fwd)
+			w->fwd = p;
+	}
+	/* nothing beats the newest snapshot before the sample */
+	return w->c && w->back == (int64_t)w->c - 1;
+}
+
+/* The first position of mp taken at or after since_ns (times in order). */
+static uint32_t first_since(const struct maps *m, const struct maps_pid *mp,
+			    uint64_t since_ns)
+{
+	uint32_t lo = 0, hi = mp->npos;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (m->snaps[mp->pos[mid]].time_ns < since_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Snapshots of one process taken out of time order: each in turn. */
+static struct mapping *find_walk(struct maps *m, const struct maps_pid *mp,
+				 uint32_t c, uint64_t addr, uint64_t since_ns)
 {
 	struct mapping *e;
-	size_t i, cur = 0;
-	bool have = false;
-	uint64_t mark = mark_before(m, pid, addr, time_ns);
+	uint32_t i;
 
-	if (mark > since_ns)
-		since_ns = mark;
-	for (i = 0; i < m->nsnaps; i++) {
-		if (m->snaps[i].time_ns <= time_ns) {
-			cur = i;
-			have = true;
-		}
-	}
-	if (have) {
-		for (i = cur + 1; i-- > 0;)
-			if (m->snaps[i].pid == pid &&
-			    m->snaps[i].time_ns >= since_ns &&
-			    (e = find_in(m, &m->snaps[i], addr)))
-				return e;
-		cur++;
-	}
-	for (i = cur; i < m->nsnaps; i++)
-		if (m->snaps[i].pid == pid && m->snaps[i].time_ns >= since_ns &&
-		    (e = find_in(m, &m->snaps[i], addr)))
+	for (i = c; i-- > 0;)
+		if (m->snaps[mp->pos[i]].time_ns >= since_ns &&
+		    (e = find_in(m, &m->snaps[mp->pos[i]], addr)))
+			return e;
+	for (i = c; i < mp->npos; i++)
+		if (m->snaps[mp->pos[i]].time_ns >= since_ns &&
+		    (e = find_in(m, &m->snaps[mp->pos[i]], addr)))
 			return e;
 	return NULL;
 }
 
-void maps__set_parent(struct maps *m, int pid, int ppid)
+/*
+ * maps__find_since() within pid's own snapshots: the newest at or before
+ * the sample (by arrival) first, then older ones, then newer ones; none
+ * older than since_ns or than a mark at addr before the sample.
+ */
+static struct mapping *find_of(struct maps *m, int pid, uint64_t addr,
+			       uint64_t time_ns, uint64_t since_ns)
 {
-	GROW(m->parents, m->capparents, m->nparents + 1);
-	m->parents[m->nparents].pid = pid;
-	m->parents[m->nparents++].ppid = ppid;
-}
+	const struct maps_pid *mp = pid_find(m, pid);
+	struct cand_walk w = { .m = m };
+	const struct maps_snapshot *sn;
+	struct mapping *e;
+	uint32_t cur, lo, hi;
+	uint64_t mark;
 
-static int parent_of(const struct maps *m, int pid)
-{
-	size_t i;
+	if (!mp || !mp->npos)
+		return NULL;
+	mark = mark_before(m, mp, addr, time_ns);
+	if (mark > since_ns)
+		since_ns = mark;
+	/* c: the process's snapshots up to the last one before the sample */
+	lo = 0;
+	hi = mp->npos;
+	if (snap_at(m, time_ns, &cur)) {
+		while (lo < hi) {
+			uint32_t mid = (lo + hi) / 2;
 
-	for (i = m->nparents; i-- > 0;)
-		if (m->parents[i].pid == pid)
-			return m->parents[i].ppid;
-	return 0;
+			if (mp->pos[mid] <= cur)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	w.c = lo;
+	/* the usual answer: the newest snapshot before the sample has it */
+	if (w.c) {
+		sn = &m->snaps[mp->pos[w.c - 1]];
+		if (sn->time_ns >= since_ns && (e = find_in(m, sn, addr)))
+			return e;
+	}
+	if (since_ns && mp->unordered)
+		return find_walk(m, mp, w.c, addr, since_ns);
+	w.s = since_ns ? first_since(m, mp, since_ns) : 0;
+	w.npos = w.fwd = mp->npos;
+	w.back = -1;
+	itree_query(m->pnodes, mp->map_root, addr, addr, true, offer, &w);
+	if (w.back >= 0)
+		return find_in(m, &m->snaps[mp->pos[w.back]], addr);
+	if (w.fwd < mp->npos)
+		return find_in(m, &m->snaps[mp->pos[w.fwd]], addr);
+	return NULL;
 }
 
 /* Forks of forks: a worker pool's workers, a shell's subshells. */
@@ -442,17 +736,17 @@ static int parent_of(const struct maps *m, int pid)
 struct mapping *maps__find_since(struct maps *m, int pid, uint64_t addr,
 				 uint64_t time_ns, uint64_t since_ns)
 {
+	const struct maps_pid *mp;
 	struct mapping *e;
 	int depth;
 
-	if (!maps__covered(m, addr))
-		return NULL;
 	for (depth = 0; depth < MAX_FORK_DEPTH && pid > 0; depth++) {
 		e = find_of(m, pid, addr, time_ns, since_ns);
 		/* after an exec the parent's maps are another program's */
 		if (e || since_ns)
 			return e;
-		pid = parent_of(m, pid);
+		mp = pid_find(m, pid);
+		pid = mp ? mp->ppid : 0;
 	}
 	return NULL;
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "lib/util.h"
+#include "model/itree.h"
+#include "model/timeline.h"
 
 struct mapping {
 	uint64_t start, limit, offset;
@@ -29,12 +31,17 @@ struct mapping {
 	int pid;
 };
 
-/* A BUILDID record: the file (dev, inode, path) has this build-id. */
-struct maps_buildid {
+/*
+ * A file (dev, inode, path) of the mappings, with its build-id from the
+ * first BUILDID record naming it (hex NULL until one does), and its
+ * mappings listed (first_map, then each mapping's index entry's next).
+ */
+struct maps_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
 	char *path;
 	char *hex;
+	uint32_t first_map;	/* 1-based into maps.all, 0: none */
 };
 
 struct maps_snapshot {
@@ -63,17 +70,36 @@ struct maps_mark {
 	int pid;
 };
 
-/* A PROC record: pid was forked by ppid (a copy of its maps then). */
-struct maps_parent {
-	int pid, ppid;
-};
-
 /* A VDSO record: pid's vDSO image, mapped at start. */
 struct maps_vdso {
 	int pid;
 	uint64_t start;
 	unsigned char *image;
 	size_t len;
+};
+
+/*
+ * One process's maps over time: its snapshots in the order they came
+ * (positions 0, 1, ...), its mappings and marks by address, its parent.
+ */
+struct maps_pid {
+	int pid, ppid;		/* ppid: the last PROC record's, else 0 */
+	uint32_t *pos;		/* position -> index into maps.snaps */
+	uint32_t npos, cappos;
+	uint32_t map_root;	/* maps.pnodes: this pid's mappings */
+	uint32_t mark_root;	/* maps.knodes: this pid's marks */
+	bool unordered;		/* a snapshot older than the one before */
+};
+
+/*
+ * Where one mapping (maps.all[i]) is in its process's snapshots: runs of
+ * consecutive positions [r[2k], r[2k + 1]], and the next mapping of its
+ * file.
+ */
+struct maps_runs {
+	uint32_t *r;
+	uint32_t n, cap;	/* runs, and room for them */
+	uint32_t next_of_file;	/* 1-based into maps.all, 0: none */
 };
 
 struct maps {
@@ -83,19 +109,31 @@ struct maps {
 				 * of mappings intern in O(1) per line */
 	struct maps_snapshot *snaps;
 	size_t nsnaps, capsnaps;
-	struct maps_buildid *bids;
-	size_t nbids, capbids;
+
+	/* the indexes (maps.c): lookups never scan the snapshots */
+	struct itnode *pnodes, *gnodes;	/* per all[]: pid's tree, all's */
+	struct maps_runs *runs;		/* per all[] */
+	size_t capp, capg, capr;
+	uint32_t all_root;		/* gnodes: every mapping */
+	struct maps_pid *pids;
+	size_t npids, cappids;
+	struct hindex pid_idx;
+	/* snapshots newer than every later one (strict suffix minima of
+	 * time): the last snapshot at or before a time in O(log n) */
+	uint32_t *lows;
+	size_t nlows, caplows;
+	struct maps_file *files;
+	size_t nfiles, capfiles;
+	struct hindex file_idx;
 	struct maps_vdso *vdsos;
 	size_t nvdsos, capvdsos;
+	struct hindex vdso_idx;
 	struct maps_mark *marks;	/* in the order they came */
 	size_t nmarks, capmarks;
-	struct maps_parent *parents;	/* process trees */
-	size_t nparents, capparents;
-	/* every mapping by start, with the largest limit so far: whether any
-	 * snapshot covers an address, without a scan over the snapshots */
-	uint32_t *byaddr;
-	uint64_t *maxlim;
-	size_t nindexed;
+	struct itnode *knodes;		/* per marks[] */
+	size_t capk;
+	struct timeline mark_times;
+	uint64_t bad_lines;		/* maps lines that did not parse */
 };
 
 void maps__init(struct maps *m);
@@ -103,8 +141,10 @@ void maps__free(struct maps *m);
 
 /*
  * Add a snapshot from the text of /proc/PID/maps. Only executable mappings
- * are kept. Returns the number of executable mappings, or -EINVAL if a line
- * cannot be parsed (the lines before it are kept).
+ * are kept. A line that does not parse is skipped, the first one of the
+ * stream with a warning naming the pid and the line: the rest of the
+ * snapshot still names its frames. Returns the number of executable
+ * mappings.
  */
 int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 		       const char *text, size_t len);
