@@ -8,6 +8,20 @@
 
 #include "lib/buildid.h"
 #include "model/profile.h"
+#include "model/timeline.h"
+
+/* Comm changes a thread may have before they are indexed by time. */
+#define COMM_SCAN 8
+
+struct comm_index {
+	struct timeline all, execs;	/* seq: index into comms */
+};
+
+struct proc_totals_cache {
+	uint64_t nrecords, sample_records, nthreads, nprocs;
+	bool valid;
+	struct proc_totals *t;		/* parallel to profile.procs */
+};
 
 void profile__init(struct profile *p)
 {
@@ -15,6 +29,16 @@ void profile__init(struct profile *p)
 	maps__init(&p->maps);
 	perfmap__init(&p->jit);
 	p->first_time_ns = UINT64_MAX;
+	p->ptc = xcalloc(1, sizeof(*p->ptc));
+}
+
+static void comm_index_free(struct comm_index *ci)
+{
+	if (!ci)
+		return;
+	timeline__free(&ci->all);
+	timeline__free(&ci->execs);
+	free(ci);
 }
 
 void profile__free(struct profile *p)
@@ -23,8 +47,13 @@ void profile__free(struct profile *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < p->nthreads; i++)
+	for (i = 0; i < p->nthreads; i++) {
 		free(p->threads[i].comms);
+		comm_index_free(p->threads[i].cidx);
+	}
+	if (p->ptc)
+		free(p->ptc->t);
+	free(p->ptc);
 	for (i = 0; i < p->nsamples; i++)
 		free(p->samples[i].ips);
 	free(p->threads);
@@ -94,30 +123,77 @@ struct proc_info *profile__proc(struct profile *p, int pid)
 	return pi;
 }
 
+static void add_totals(struct proc_totals *pt, const struct thread_info *t)
+{
+	pt->threads++;
+	pt->samples += t->samples;
+	pt->weight_ns = sat_add(pt->weight_ns, t->weight_ns);
+	if (t->have_stat) {
+		pt->on_cpu_ns = sat_add(pt->on_cpu_ns, t->stat.on_cpu_ns);
+		pt->lost_weight_ns = sat_add(pt->lost_weight_ns,
+					     t->stat.lost_weight_ns);
+	} else {
+		pt->exact = false;
+	}
+}
+
+static const struct proc_info *find_proc(const struct profile *p, int pid)
+{
+	struct hiter it = { 0 };
+	uint32_t item;
+
+	while (hindex_next(&p->proc_idx, hash_u64((uint32_t)pid ^ 0x9e3779b9U),
+			   &it, &item))
+		if (p->procs[item - 1].pid == pid)
+			return &p->procs[item - 1];
+	return NULL;
+}
+
+/* Every process's totals in one pass, unless nothing changed since. */
+static void fill_totals(const struct profile *p)
+{
+	struct proc_totals_cache *c = p->ptc;
+	size_t i;
+
+	if (c->valid && c->nrecords == p->nrecords &&
+	    c->sample_records == p->sample_records &&
+	    c->nthreads == p->nthreads && c->nprocs == p->nprocs)
+		return;
+	free(c->t);
+	c->t = xcalloc(p->nprocs + 1, sizeof(*c->t));
+	for (i = 0; i < p->nprocs; i++)
+		c->t[i].exact = true;
+	for (i = 0; i < p->nthreads; i++) {
+		const struct thread_info *t = &p->threads[i];
+		const struct proc_info *pi = find_proc(p, t->pid);
+
+		if (pi)
+			add_totals(&c->t[pi - p->procs], t);
+	}
+	c->nrecords = p->nrecords;
+	c->sample_records = p->sample_records;
+	c->nthreads = p->nthreads;
+	c->nprocs = p->nprocs;
+	c->valid = true;
+}
+
 void profile__proc_totals(const struct profile *p, int pid,
 			  struct proc_totals *pt)
 {
+	const struct proc_info *pi = find_proc(p, pid);
 	size_t i;
 
+	if (pi && p->ptc) {
+		fill_totals(p);
+		*pt = p->ptc->t[pi - p->procs];
+		return;
+	}
+	/* not a process of the stream: its threads, if any */
 	memset(pt, 0, sizeof(*pt));
 	pt->exact = true;
-	for (i = 0; i < p->nthreads; i++) {
-		const struct thread_info *t = &p->threads[i];
-
-		if (t->pid != pid)
-			continue;
-		pt->threads++;
-		pt->samples += t->samples;
-		pt->weight_ns = sat_add(pt->weight_ns, t->weight_ns);
-		if (t->have_stat) {
-			pt->on_cpu_ns = sat_add(pt->on_cpu_ns,
-						t->stat.on_cpu_ns);
-			pt->lost_weight_ns = sat_add(pt->lost_weight_ns,
-						     t->stat.lost_weight_ns);
-		} else {
-			pt->exact = false;
-		}
-	}
+	for (i = 0; i < p->nthreads; i++)
+		if (p->threads[i].pid == pid)
+			add_totals(pt, &p->threads[i]);
 }
 
 const char *profile__proc_end(const struct proc_info *pi, char *buf,
@@ -166,29 +242,55 @@ const char *profile__proc_name(const struct profile *p, int pid,
 	return t ? thread__comm_at(t, time_ns) : "";
 }
 
+/* Past COMM_SCAN comm changes, a thread's are indexed by time. */
+static void index_comm(struct thread_info *t, uint32_t i)
+{
+	const struct comm_change *c = &t->comms[i];
+
+	timeline__add(&t->cidx->all, c->time_ns, i);
+	if (c->exec)
+		timeline__add(&t->cidx->execs, c->time_ns, i);
+}
+
 /* exec: a new program, even one of the same name, starts a new entry */
 static void set_comm(struct thread_info *t, uint64_t time_ns,
 		     const __u8 comm[16], bool exec)
 {
 	struct comm_change *c;
+	uint32_t i;
 
 	if (!exec && t->ncomms && !strncmp(t->comms[t->ncomms - 1].comm,
 					   (const char *)comm, 16))
 		return;
-	GROW(t->comms, t->capcomms, t->ncomms + 1);
+	/* most threads have one name: room for one, not GROW()'s 16 */
+	if (t->ncomms == t->capcomms) {
+		t->capcomms = t->capcomms ? t->capcomms * 2 : 1;
+		t->comms = xrealloc(t->comms, t->capcomms * sizeof(*t->comms));
+	}
 	c = &t->comms[t->ncomms++];
 	c->time_ns = time_ns;
 	memcpy(c->comm, comm, 16);
 	c->comm[16] = 0;
 	c->exec = exec;
+	if (t->cidx) {
+		index_comm(t, t->ncomms - 1);
+	} else if (t->ncomms > COMM_SCAN) {
+		t->cidx = xcalloc(1, sizeof(*t->cidx));
+		for (i = 0; i < t->ncomms; i++)
+			index_comm(t, i);
+	}
 }
 
 uint64_t profile__exec_before(struct profile *p, int pid, uint64_t time_ns)
 {
 	const struct thread_info *t = find_thread(p, pid);
+	struct tl_ent e;
 	uint64_t best = 0;
 	size_t i;
 
+	if (t && t->cidx)
+		return timeline__last_le(&t->cidx->execs, time_ns, &e) ?
+		       e.time : 0;
 	for (i = 0; t && i < t->ncomms; i++)
 		if (t->comms[i].exec && t->comms[i].time_ns <= time_ns &&
 		    t->comms[i].time_ns > best)
@@ -202,6 +304,8 @@ static uint32_t comm_gen(const struct thread_info *t, uint64_t time_ns)
 	uint32_t n = 0;
 	size_t i;
 
+	if (t && t->cidx)
+		return (uint32_t)timeline__count_le(&t->cidx->all, time_ns);
 	for (i = 0; t && i < t->ncomms; i++)
 		n += t->comms[i].time_ns <= time_ns;
 	return n;
@@ -211,8 +315,14 @@ const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns)
 {
 	const char *best = NULL;
 	uint64_t best_time = 0;
+	struct tl_ent e;
 	size_t i;
 
+	if (t->cidx) {
+		if (timeline__last_le(&t->cidx->all, time_ns, &e))
+			return t->comms[e.seq].comm;
+		return t->comms[0].comm;
+	}
 	/* records from different CPUs arrive out of order: pick by time */
 	for (i = 0; i < t->ncomms; i++)
 		if (t->comms[i].time_ns <= time_ns &&
@@ -329,24 +439,41 @@ void profile__release_stack(struct profile *p, size_t i)
 	p->samples[i].ips = NULL;
 }
 
-/* The waiting SAMPLE, decoded from its copy. */
-static void pending_decode(struct profile *p, struct tprof_record *r)
-{
-	const struct tprof_rec_hdr *h = (const void *)p->pending;
-
-	tprof_record_decode(p->pending, h->size, r);
-}
-
 void profile__flush(struct profile *p)
 {
-	struct tprof_record r;
-
 	if (!p->have_pending)
 		return;
 	p->have_pending = false;
 	p->ustack_missing++;
-	pending_decode(p, &r);
-	add_sample(p, &r, NULL);
+	add_sample(p, &p->pending_rec, NULL);
+}
+
+/* A pointer of r into its record's bytes, moved to the same place in to. */
+static const void *rebase(const struct tprof_record *r, const void *ptr,
+			  const unsigned char *to)
+{
+	const unsigned char *q = ptr;
+
+	return q && q >= r->raw && q < r->raw + r->hdr.size ?
+	       to + (q - r->raw) : NULL;
+}
+
+/* Keep the SAMPLE r (a copy of its bytes) until its USTACK comes. */
+static void hold(struct profile *p, const struct tprof_record *r)
+{
+	struct tprof_record *k = &p->pending_rec;
+
+	GROW(p->pending, p->pending_cap, r->hdr.size);
+	memcpy(p->pending, r->raw, r->hdr.size);
+	/* decoded once: the copy's pointers are into the copied bytes */
+	*k = *r;
+	k->raw = p->pending;
+	k->ips = rebase(r, r->ips, p->pending);
+	k->text = rebase(r, r->text, p->pending);
+	k->bid = rebase(r, r->bid, p->pending);
+	k->image = rebase(r, r->image, p->pending);
+	k->stack = rebase(r, r->stack, p->pending);
+	p->have_pending = true;
 }
 
 /*
@@ -357,28 +484,25 @@ void profile__flush(struct profile *p)
  */
 static bool pair(struct profile *p, const struct tprof_record *r)
 {
-	struct tprof_record s;
+	const struct tprof_record *s = &p->pending_rec;
 
 	if (p->stacks_released)	/* resolved: profile__add() refuses */
 		return false;
 
 	if (p->have_pending) {
-		pending_decode(p, &s);
 		if (r->hdr.type == TPROF_REC_USTACK &&
-		    r->u.ustack.tid == s.u.sample.tid &&
-		    r->hdr.time_ns == s.hdr.time_ns) {
+		    r->u.ustack.tid == s->u.sample.tid &&
+		    r->hdr.time_ns == s->hdr.time_ns) {
 			p->have_pending = false;
 			p->ustack_paired++;
-			add_sample(p, &s, r);
+			add_sample(p, s, r);
 			return true;
 		}
 		profile__flush(p);
 	}
 	if (r->hdr.type == TPROF_REC_SAMPLE &&
 	    (r->hdr.flags & TPROF_RF_GROUP)) {
-		GROW(p->pending, p->pending_cap, r->hdr.size);
-		memcpy(p->pending, r->raw, r->hdr.size);
-		p->have_pending = true;
+		hold(p, r);
 		return true;
 	}
 	if (r->hdr.type == TPROF_REC_USTACK) {
@@ -544,9 +668,8 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		p->session = r->u.session;
 		break;
 	case TPROF_UREC_MAPS:
-		if (maps__add_snapshot(&p->maps, r->u.maps.pid, r->hdr.time_ns,
-				       r->text, r->u.maps.len) < 0)
-			return -EINVAL;
+		maps__add_snapshot(&p->maps, r->u.maps.pid, r->hdr.time_ns,
+				   r->text, r->u.maps.len);
 		break;
 	case TPROF_UREC_BUILDID: {
 		const struct tprof_urec_buildid *b = &r->u.buildid;

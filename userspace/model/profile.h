@@ -30,17 +30,21 @@ struct comm_change {
 	bool exec;		/* from an EXEC record: a new program from here */
 };
 
+/* A thread's comm changes by time: threads that rename often (see
+ * profile.c's COMM_SCAN) are looked up per sample without a scan. */
+struct comm_index;
+
 struct thread_info {
 	int pid, tid;
 	struct comm_change *comms;	/* in arrival order */
-	size_t ncomms, capcomms;
+	uint32_t ncomms, capcomms;
+	struct comm_index *cidx;	/* NULL while there are few */
 	uint64_t period_ns;		/* last seen */
 	uint64_t samples, weight_ns;	/* delivered SAMPLE records */
-	bool have_stat, exited;
+	bool have_stat, exited, have_off;
 	struct tprof_rec_thread_stat stat;
 	/* off-CPU (TPROF_F_OFF_CPU): delivered samples, the exact totals */
 	uint64_t off_samples, off_weight_ns;
-	bool have_off;
 	struct tprof_rec_thread_off off;
 };
 
@@ -137,8 +141,9 @@ struct profile {
 	 */
 	profile_unwind_fn unwind;
 	void *unwind_ctx;
-	unsigned char *pending;
+	unsigned char *pending;		/* its bytes */
 	size_t pending_cap;
+	struct tprof_record pending_rec;	/* decoded, into pending */
 	bool have_pending;
 	uint64_t ustack_paired;		/* USTACK records joined to a SAMPLE */
 	uint64_t ustack_missing;	/* SAMPLEs whose USTACK did not follow */
@@ -149,6 +154,9 @@ struct profile {
 	uint64_t off_records, off_weight_ns;
 	/* addresses outside every known mapping (triggers a re-snapshot) */
 	uint64_t unmapped;
+	/* profile__proc_totals() of every process, from one pass over the
+	 * threads, until the profile changes */
+	struct proc_totals_cache *ptc;
 };
 
 void profile__init(struct profile *p);
@@ -176,7 +184,8 @@ struct proc_info *profile__proc(struct profile *p, int pid);
 void profile__proc_counts(const struct profile *p, uint64_t *procs,
 			  uint64_t *dropped);
 int profile__target(const struct profile *p);
-/* A process's threads, summed. */
+/* A process's threads, summed: O(1) a call (one pass over the threads
+ * for all processes, again only after the profile changed). */
 struct proc_totals {
 	uint64_t threads, samples, weight_ns;
 	uint64_t on_cpu_ns;	/* the kernel's exact total (THREAD_EXIT/STAT) */
