@@ -344,15 +344,23 @@ static int parse_line(const char *s, const char *end, struct maps_line *l)
 	return 0;
 }
 
-/* The stream's first maps line that does not parse, as one line. */
+/*
+ * A maps line that does not parse, the first one as one warning line: the
+ * rest of its snapshot is kept. Once a process, not once a profile: a
+ * reader replays one stream, and tests that build thousands of profiles
+ * from mangled streams would print thousands of lines.
+ */
 static void warn_bad_line(struct maps *m, int pid, const char *s,
 			  const char *eol)
 {
+	static bool warned;
 	char text[121];
 	size_t i, n = eol - s < 120 ? (size_t)(eol - s) : 120;
 
-	if (m->bad_lines++)
+	m->bad_lines++;
+	if (warned)
 		return;
+	warned = true;
 	for (i = 0; i < n; i++)
 		text[i] = s[i] >= ' ' && s[i] < 127 ? s[i] : '?';
 	text[n] = 0;

@@ -29,7 +29,6 @@ void profile__init(struct profile *p)
 	maps__init(&p->maps);
 	perfmap__init(&p->jit);
 	p->first_time_ns = UINT64_MAX;
-	p->ptc = xcalloc(1, sizeof(*p->ptc));
 }
 
 static void comm_index_free(struct comm_index *ci)
@@ -149,12 +148,19 @@ static const struct proc_info *find_proc(const struct profile *p, int pid)
 	return NULL;
 }
 
-/* Every process's totals in one pass, unless nothing changed since. */
+/*
+ * Every process's totals in one pass, unless nothing changed since. The
+ * cache is no part of the profile's value: it is kept through a const
+ * profile (no profile is defined const), made on first use so that a
+ * profile that is never asked costs nothing.
+ */
 static void fill_totals(const struct profile *p)
 {
 	struct proc_totals_cache *c = p->ptc;
 	size_t i;
 
+	if (!c)
+		c = ((struct profile *)p)->ptc = xcalloc(1, sizeof(*c));
 	if (c->valid && c->nrecords == p->nrecords &&
 	    c->sample_records == p->sample_records &&
 	    c->nthreads == p->nthreads && c->nprocs == p->nprocs)
@@ -183,7 +189,7 @@ void profile__proc_totals(const struct profile *p, int pid,
 	const struct proc_info *pi = find_proc(p, pid);
 	size_t i;
 
-	if (pi && p->ptc) {
+	if (pi) {
 		fill_totals(p);
 		*pt = p->ptc->t[pi - p->procs];
 		return;
