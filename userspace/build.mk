@@ -82,7 +82,8 @@ layers:
 	python3 tests/tools/check-layers.py userspace $(US_LAYERS)
 	python3 tests/tools/check-layers.py kmod
 
-# libFuzzer on the record decoder + aggregation + encoder, bounded in time
+# libFuzzer on the CLI's pass order (stream reader, aggregation,
+# output__write() with symbolization), bounded in time
 FUZZ_SRCS := tests/unit/fuzz_records.c $(addprefix userspace/,$(US_LIB_SRCS)) \
 	$(US_GEN)/profile.pb-c.c
 $(BUILD)/fuzz/fuzz_records: $(FUZZ_SRCS) $(US_HDRS)
@@ -90,13 +91,18 @@ $(BUILD)/fuzz/fuzz_records: $(FUZZ_SRCS) $(US_HDRS)
 	$(FUZZ_CC) $(US_CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ $(FUZZ_SRCS) $(US_LIBS)
 
+# Seeds: the unit tests' "seed stream"s, seed-names.raw for the naming pass
+# (KALLSYMS, VDSO, PERFMAP). -close_fd_mask=2: the reader's and the
+# symbolizer's warnings on stderr, a line or more per input, would slow it;
+# libFuzzer's and the sanitizers' own reports still show.
 fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/unit/seed.raw
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cp $(BUILD)/unit/seed.raw $(BUILD)/fuzz/corpus/
 	cp $(BUILD)/unit/seed-ustack.raw $(BUILD)/fuzz/corpus/
+	cp $(BUILD)/unit/seed-names.raw $(BUILD)/fuzz/corpus/
 	$(BUILD)/fuzz/fuzz_records -max_total_time=$(FUZZ_SECONDS) \
 		-max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
-		$(BUILD)/fuzz/corpus
+		-close_fd_mask=2 $(BUILD)/fuzz/corpus
 
 # ---- test programs (symbolization references, in-guest workloads) ----
 PROGS_CFLAGS := -O2 -g -fno-omit-frame-pointer

@@ -263,7 +263,7 @@ static void test_cli_skips_bad_record(void)
 	CHECK(out && strstr(out, "more user frames than the ABI allows"));
 	/* one line of it */
 	CHECK(out && strstr(out, want) &&
-	      !strstr(strstr(out, want) + 1, "skipped"));
+	      !strstr(strstr(out, want) + strlen(want), "skipped"));
 	if (out && !strstr(out, want))
 		fprintf(stderr, "    stderr: %s\n", out);
 	free(out);
@@ -284,7 +284,7 @@ static void test_cli_framing_lost(void)
 	const char *raw = build_path("unit/stream-frame.raw");
 	const char *pb = build_path("unit/stream-frame.pb.gz");
 	struct sbuf b = { 0 };
-	char *out = NULL, want[160];
+	char *out = NULL, want[200];
 	uint32_t garbage = 0x7ffffff3;
 	size_t at;
 	int st;
@@ -299,13 +299,84 @@ static void test_cli_framing_lost(void)
 	st = replay(raw, pb, "", &out);
 	CHECK_EQ(st, 1);
 	snprintf(want, sizeof(want),
-		 "tprof-read: %s: framing lost at offset %zu: a SAMPLE record header with a size that is not a multiple of 8",
-		 raw, at);
+		 "tprof-read: %s: framing lost at offset %zu: a record header (SAMPLE, size %u) with a size that is not a multiple of 8",
+		 raw, at, garbage);
 	CHECK(out && strstr(out, want));
 	if (out && !strstr(out, want))
 		fprintf(stderr, "    stderr: %s\n", out);
 	CHECK(access(pb, F_OK) != 0);
 	free(out);
+	sb_free(&b);
+}
+
+/*
+ * The fuzzer's seed of the naming pass (make fuzz): kernel frames named
+ * from a KALLSYMS record, vDSO frames from a VDSO record's image (libhot.so
+ * as the image, through libdwfl), JIT frames from PERFMAP records; each
+ * named so by a replay.
+ */
+static void test_seed_names(void)
+{
+	static const char ksyms[] = "ffffffff81000000 T _stext\n"
+		"ffffffff81000100 T seed_kernel_fn\n"
+		"ffffffff81000200 T _etext\n";
+	static const char jit[] = "7f0000001000 100 seed_jit_fn\n";
+	const char *lib = build_path("progs/libhot.so");
+	const char *raw = build_path("unit/seed-names.raw");
+	const char *pb = build_path("unit/seed-names.pb.gz");
+	const uint64_t vdso = 0x7ffd00000000ULL;
+	struct tprof_urec_kallsyms k = { .len = sizeof(ksyms) - 1 };
+	struct tprof_urec_vdso v = { .pid = 100, .start = vdso };
+	struct tprof_urec_perfmap pm = { .pid = 100, .len = sizeof(jit) - 1 };
+	uint64_t spin = 0, sz = 0, kip = 0xffffffff81000150ULL, u[2];
+	unsigned char *img, *rec;
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	size_t len = 0, n;
+	int i;
+
+	if (access(lib, R_OK) || elf_symbol(lib, "lib_spin", &spin, &sz)) {
+		SKIP("test programs not built");
+		return;
+	}
+	img = read_whole(lib, &len);
+	sb_session(&b, 100, 1000000, 1700000000000000000ULL, 10);
+	n = tprof_urec_build(&rec, TPROF_UREC_KALLSYMS, 10, &k, sizeof(k),
+			     ksyms, k.len);
+	sb_raw(&b, rec, n);
+	free(rec);
+	sb_maps(&b, 100, 11,
+		"7f0000000000-7f0000010000 r-xp 00000000 00:00 0 \n"
+		"7ffd00000000-7ffd00008000 r-xp 00000000 00:00 0                          [vdso]\n");
+	v.len = len;
+	n = tprof_urec_build(&rec, TPROF_UREC_VDSO, 11, &v, sizeof(v), img,
+			     len);
+	sb_raw(&b, rec, n);
+	free(rec);
+	n = tprof_urec_build(&rec, TPROF_UREC_PERFMAP, 12, &pm, sizeof(pm),
+			     jit, pm.len);
+	sb_raw(&b, rec, n);
+	free(rec);
+	sb_thread(&b, 100, 100, "seed", 13);
+	u[0] = vdso + spin + 0x4;
+	u[1] = 0x7f0000001010ULL;
+	for (i = 0; i < 3; i++)
+		sb_sample(&b, 100, 100, 1000000, 1000000, 20 + i, 1, &kip, 2,
+			  u);
+	CHECK_EQ(sb_write(&b, raw), 0);
+	CHECK(b.len < 65536);	/* make fuzz's -max_len */
+	unlink(pb);
+	CHECK_EQ(run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1",
+			 tprof_read_bin(), raw, pb), 0);
+	free(out);
+	/* each of the three names is in the profile's strings */
+	CHECK_EQ(run_fmt(&out, "zcat '%s' | grep -a -o -e seed_kernel_fn -e lib_spin -e seed_jit_fn | sort -u | wc -l",
+			 pb), 0);
+	CHECK(out && atoi(out) == 3);
+	if (out && atoi(out) != 3)
+		fprintf(stderr, "    names found: %s", out);
+	free(out);
+	free(img);
 	sb_free(&b);
 }
 
@@ -317,5 +388,6 @@ const struct unit_test stream_tests[] = {
 	{ "stream: the device's read with part of a record is an error", test_reader_whole_reads },
 	{ "stream: one malformed record in the middle: the profile of all the others and one warning (type, offset, fault)", test_cli_skips_bad_record },
 	{ "stream: a garbage record size: framing lost, a clear error, exit 1, no profile", test_cli_framing_lost },
+	{ "stream: seed stream of the naming pass for make fuzz (KALLSYMS, VDSO, PERFMAP)", test_seed_names },
 	{ NULL, NULL },
 };

@@ -60,10 +60,10 @@ static int feed(struct stream_reader *sr)
 		if (n == -ENODATA)
 			break;
 		if (n == -EBADMSG) {
-			pr_err("%s: framing lost at offset %llu: a %s record header with %s (%u bytes); nothing after it can be read",
+			pr_err("%s: framing lost at offset %llu: a record header (%s, size %u) with %s; nothing after it can be read",
 			       sr->name, (unsigned long long)(sr->base + off),
 			       tprof_record_type_name(rec.hdr.type),
-			       rec.fault, rec.hdr.size);
+			       rec.hdr.size, rec.fault);
 			ret = -EBADMSG;
 			break;
 		}
