@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/outfile.h"
 #include "output/pprof.h"
 #include "profile.pb-c.h"
 #include "testlib.h"

@@ -11,9 +11,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "output/pprof.h"
-#include "profile.pb-c.h"
 #include "lib/utf8.h"
+#include "output/pprof.h"
+#include "output/summary.h"
+#include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Sample PbSample;
@@ -27,9 +28,10 @@ typedef Perftools__Profiles__ValueType PbValueType;
 #define KERNEL_MAPPING_START 0xffff800000000000ULL
 
 struct builder {
-	struct profile *p;
+	const struct profile *p;
 	const struct resolved *r;
 	const struct pprof_opts *o;
+	const struct summary *s;	/* lost, periods, totals */
 	PbProfile prof;
 
 	char **strs;
@@ -46,6 +48,7 @@ struct builder {
 
 	PbMapping **maps;
 	size_t nmaps, capmaps;
+	uint32_t *map_ids;	/* per profile.maps.all: pprof id, 0 = none yet */
 	uint32_t kernel_map;	/* pprof id, 0 = none yet */
 
 	PbSample **samples;	/* [lost]: built as messages */
@@ -155,12 +158,12 @@ static PbMapping *new_mapping(struct builder *b)
 
 static uint32_t user_mapping_id(struct builder *b, uint32_t map)
 {
-	struct mapping *m = &b->p->maps.all[map - 1];
+	const struct mapping *m = &b->p->maps.all[map - 1];
 	const struct rmap *rm = &b->r->maps[map - 1];
 	PbMapping *pm;
 
-	if (m->id)
-		return m->id;
+	if (b->map_ids[map - 1])
+		return b->map_ids[map - 1];
 	pm = new_mapping(b);
 	pm->memory_start = m->start;
 	pm->memory_limit = m->limit;
@@ -171,8 +174,8 @@ static uint32_t user_mapping_id(struct builder *b, uint32_t map)
 	pm->has_filenames = rm->has_filenames;
 	pm->has_line_numbers = rm->has_line_numbers;
 	pm->has_inline_frames = rm->has_inline_frames;
-	m->id = pm->id;
-	return m->id;
+	b->map_ids[map - 1] = pm->id;
+	return pm->id;
 }
 
 static uint32_t kernel_mapping_id(struct builder *b)
@@ -418,68 +421,30 @@ static void comment(struct builder *b, const char *fmt, ...)
 }
 
 /*
- * Off-CPU samples a thread lost (ring full, or not allowed then), by
- * thread, as "[lost]" in the off_cpu column; added to *w and *n, which
- * the session-wide LOST totals include.
+ * The "[lost]" samples the summary lists (output/summary.h: each thread's
+ * on-CPU loss, its off-CPU loss in the off_cpu column with the state
+ * unknown, then the loss no thread claims), so totals stay honest.
  */
-static void add_off_lost(struct builder *b, uint64_t *w, uint64_t *n)
-{
-	size_t i;
-
-	for (i = 0; i < b->p->nthreads; i++) {
-		struct thread_info *t = &b->p->threads[i];
-		PbSample *s;
-
-		if (!t->have_off || !t->off.lost_samples)
-			continue;
-		*w = sat_add(*w, t->off.lost_weight_ns);
-		*n = sat_add(*n, t->off.lost_samples);
-		/* the state is not known: "unknown" */
-		s = new_sample(b, t->pid, t->tid, thread__comm_at(t, UINT64_MAX),
-			       profile__proc_name(b->p, t->pid, UINT64_MAX),
-			       t->off.period_ns, UINT32_MAX,
-			       t->off.lost_weight_ns, t->off.lost_samples);
-		s->location_id = xmalloc(sizeof(*s->location_id));
-		s->location_id[s->n_location_id++] =
-			pseudo_location(b, "[lost]");
-	}
-}
-
 static void add_lost(struct builder *b)
 {
-	uint64_t th_lost_w = 0, th_lost_n = 0, total_w, total_n;
 	size_t i;
 
-	for (i = 0; i < b->p->nthreads; i++) {
-		struct thread_info *t = &b->p->threads[i];
+	for (i = 0; i < b->s->nlost_entries; i++) {
+		const struct lost_entry *e = &b->s->lost_entries[i];
+		const struct thread_info *t = e->t;
 		PbSample *s;
 
-		if (!t->have_stat || !t->stat.lost_samples)
-			continue;
-		th_lost_w = sat_add(th_lost_w, t->stat.lost_weight_ns);
-		th_lost_n = sat_add(th_lost_n, t->stat.lost_samples);
-		s = new_sample(b, t->pid, t->tid, thread__comm_at(t, UINT64_MAX),
-			       profile__proc_name(b->p, t->pid, UINT64_MAX),
-			       t->stat.period_ns, 0, t->stat.lost_weight_ns,
-			       t->stat.lost_samples);
-		s->location_id = xmalloc(sizeof(*s->location_id));
-		s->location_id[s->n_location_id++] =
-			pseudo_location(b, "[lost]");
-	}
-	add_off_lost(b, &th_lost_w, &th_lost_n);
-	/* loss not attributed to a thread (its stat record was lost too) */
-	total_w = b->p->lost_weight_ns;
-	total_n = b->p->lost_samples;
-	if (b->p->have_stats && b->p->stats.lost_weight_ns > total_w) {
-		total_w = b->p->stats.lost_weight_ns;
-		total_n = b->p->stats.lost_samples;
-	}
-	if (total_w > th_lost_w || total_n > th_lost_n) {
-		PbSample *s;
-
-		s = new_sample(b, b->p->session.pid, 0, NULL, NULL, 0, 0,
-			       total_w > th_lost_w ? total_w - th_lost_w : 0,
-			       total_n > th_lost_n ? total_n - th_lost_n : 0);
+		if (t)
+			s = new_sample(b, t->pid, t->tid,
+				       thread__comm_at(t, UINT64_MAX),
+				       profile__proc_name(b->p, t->pid,
+							  UINT64_MAX),
+				       e->period_ns,
+				       e->off_cpu ? UINT32_MAX : 0,
+				       e->n.weight_ns, e->n.samples);
+		else
+			s = new_sample(b, b->p->session.pid, 0, NULL, NULL, 0,
+				       0, e->n.weight_ns, e->n.samples);
 		s->location_id = xmalloc(sizeof(*s->location_id));
 		s->location_id[s->n_location_id++] =
 			pseudo_location(b, "[lost]");
@@ -531,9 +496,8 @@ static void add_proc_comments(struct builder *b)
 {
 	const struct profile *p = b->p;
 	char t1[32], t2[32], end[96];
-	size_t i;
-
 	uint64_t nprocs, ndropped;
+	size_t i;
 
 	profile__proc_counts(p, &nprocs, &ndropped);
 	if (nprocs < 2 && !ndropped && !p->procs_denied)
@@ -542,18 +506,17 @@ static void add_proc_comments(struct builder *b)
 		(unsigned long long)nprocs, (unsigned long long)ndropped,
 		(unsigned long long)p->procs_denied);
 	for (i = 0; i < p->nprocs && i < MAX_PROC_COMMENTS; i++) {
-		const struct proc_info *pi = &p->procs[i];
+		const struct proc_summary *ps = &b->s->procs[i];
+		const struct proc_info *pi = ps->pi;
 		const char *name = profile__proc_name(p, pi->pid, UINT64_MAX);
-		struct proc_totals pt;
 
-		profile__proc_totals(p, pi->pid, &pt);
 		comment(b, "process %d %s parent=%d threads=%llu samples=%llu sampled=%s exact=%s %s",
 			pi->pid, *name ? name : "-", pi->ppid,
-			(unsigned long long)pt.threads,
-			(unsigned long long)pt.samples,
-			fmt_ns(t1, sizeof(t1), pt.weight_ns),
-			pt.exact && pt.threads ?
-			fmt_ns(t2, sizeof(t2), pt.on_cpu_ns) : "?",
+			(unsigned long long)ps->t.threads,
+			(unsigned long long)ps->t.samples,
+			fmt_ns(t1, sizeof(t1), ps->t.weight_ns),
+			ps->t.exact && ps->t.threads ?
+			fmt_ns(t2, sizeof(t2), ps->t.on_cpu_ns) : "?",
 			profile__proc_end(pi, end, sizeof(end)));
 	}
 	if (p->nprocs > MAX_PROC_COMMENTS)
@@ -582,7 +545,7 @@ static void add_off_comment(struct builder *b, const struct thread_info *t)
 
 static void add_comments(struct builder *b)
 {
-	struct profile *p = b->p;
+	const struct profile *p = b->p;
 	char t1[32], t2[32], t3[32], t4[32];
 	bool *show = threads_to_comment(p);
 	size_t i;
@@ -591,25 +554,24 @@ static void add_comments(struct builder *b)
 		p->session.pid,
 		fmt_ns(t1, sizeof(t1), p->session.period_ns ?
 		       p->session.period_ns : b->o->default_period_ns),
-		(unsigned long long)p->sample_records,
-		(unsigned long long)(p->have_stats && p->stats.lost_samples >
-				     p->lost_samples ? p->stats.lost_samples :
-				     p->lost_samples));
+		(unsigned long long)b->s->records,
+		(unsigned long long)b->s->lost.samples);
 	if (p->denied)
 		comment(b, "tprof: the module ended the session after %s: pid %u became non-profilable: %s",
 			fmt_ns(t1, sizeof(t1), profile__denied_after_ns(p)),
 			p->denied_rec.pid,
 			tprof_denied_reason(p->denied_rec.reason));
 	for (i = 0; i < p->nthreads; i++) {
-		struct thread_info *t = &p->threads[i];
-		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
+		const struct thread_summary *ts = &b->s->threads[i];
+		const struct thread_info *t = ts->t;
+		uint64_t period = ts->period_ns;
 		const char *comm = thread__comm_at(t, UINT64_MAX);
 
 		if (!show[i])
 			continue;
-		if (t->have_stat)
+		if (ts->exact)
 			snprintf(t3, sizeof(t3), "%s",
-				 fmt_ns(t4, sizeof(t4), t->stat.on_cpu_ns));
+				 fmt_ns(t4, sizeof(t4), ts->on_cpu_ns));
 		else
 			snprintf(t3, sizeof(t3), "?");
 		comment(b, "tid %d %s period=%s samples=%llu sampled=%s exact=%s lost=%llu",
@@ -617,8 +579,7 @@ static void add_comments(struct builder *b)
 			period ? fmt_ns(t1, sizeof(t1), period) : "?",
 			(unsigned long long)t->samples,
 			fmt_ns(t2, sizeof(t2), t->weight_ns), t3,
-			(unsigned long long)(t->have_stat ?
-					     t->stat.lost_samples : 0));
+			(unsigned long long)ts->lost.samples);
 		if (t->have_off)
 			add_off_comment(b, t);
 	}
@@ -676,6 +637,7 @@ static void free_builder(struct builder *b)
 	free(b->comments);
 	free(b->sbytes);
 	free(b->locids);
+	free(b->map_ids);
 	hindex_free(&b->str_idx);
 	hindex_free(&b->func_idx);
 	hindex_free(&b->loc_idx);
@@ -688,18 +650,66 @@ static int cmp_mapping_ptr(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int pprof__encode(struct profile *p, const struct resolved *r,
+/*
+ * mapping[0] should be the main binary: the newest snapshot (after any
+ * exec) leads with its binary, then the rest by first use, the kernel
+ * last; ids are renumbered in that order.
+ */
+static void order_mappings(struct builder *b)
+{
+	const struct profile *p = b->p;
+	PbMapping **sorted = xcalloc(b->nmaps + 1, sizeof(*sorted));
+	uint64_t *newid = xcalloc(b->nmaps + 1, sizeof(*newid));
+	size_t i, k = 0;
+
+	if (p->maps.nsnaps) {
+		const struct maps_snapshot *ns =
+			&p->maps.snaps[p->maps.nsnaps - 1];
+
+		for (i = 0; i < ns->n; i++) {
+			uint32_t id = b->map_ids[ns->idx[i]];
+
+			if (id && !newid[id]) {
+				newid[id] = 1;
+				sorted[k++] = b->maps[id - 1];
+			}
+		}
+	}
+	for (i = 0; i < p->maps.nall; i++)
+		if (b->map_ids[i] && !newid[b->map_ids[i]])
+			sorted[k++] = b->maps[b->map_ids[i] - 1];
+	if (b->kernel_map)
+		sorted[k++] = b->maps[b->kernel_map - 1];
+	for (i = 0; i < k; i++)
+		newid[sorted[i]->id] = i + 1;
+	for (i = 0; i < b->nlocs; i++)
+		if (b->locs[i]->mapping_id)
+			b->locs[i]->mapping_id = newid[b->locs[i]->mapping_id];
+	for (i = 0; i < k; i++)
+		sorted[i]->id = i + 1;
+	qsort(sorted, k, sizeof(*sorted), cmp_mapping_ptr);
+	if (k)
+		memcpy(b->maps, sorted, k * sizeof(*sorted));
+	free(sorted);
+	free(newid);
+}
+
+int pprof__encode(const struct profile *p, const struct resolved *r,
 		  const struct pprof_opts *o, uint8_t **out, size_t *outlen)
 {
-	struct builder b = { .p = p, .r = r, .o = o };
+	struct builder b = { .p = p, .r = r, .o = o, .s = o->summary };
 	PbProfile *pr = &b.prof;
 	uint64_t start_mono, end_mono;
+	struct summary own;
 	size_t i, len;
 
+	if (!b.s) {
+		summary__compute(&own, p);
+		b.s = &own;
+	}
 	perftools__profiles__profile__init(pr);
 	str(&b, "");	/* string_table[0] must be "" */
-	for (i = 0; i < p->maps.nall; i++)
-		p->maps.all[i].id = 0;
+	b.map_ids = xcalloc(p->maps.nall + 1, sizeof(*b.map_ids));
 
 	b.nval = (p->session.flags & TPROF_F_OFF_CPU) || p->off_records ? 3 : 2;
 	pr->n_sample_type = b.nval;
@@ -723,45 +733,7 @@ int pprof__encode(struct profile *p, const struct resolved *r,
 	add_lost(&b);
 	add_comments(&b);
 
-	/* mapping[0] should be the main binary: order by first snapshot */
-	{
-		PbMapping **sorted = xcalloc(b.nmaps + 1, sizeof(*sorted));
-		uint64_t *newid = xcalloc(b.nmaps + 1, sizeof(*newid));
-		size_t k = 0;
-
-		/* the newest snapshot (after any exec) leads with its binary */
-		if (p->maps.nsnaps) {
-			const struct maps_snapshot *ns =
-				&p->maps.snaps[p->maps.nsnaps - 1];
-
-			for (i = 0; i < ns->n; i++) {
-				struct mapping *m = &p->maps.all[ns->idx[i]];
-
-				if (m->id && !newid[m->id]) {
-					newid[m->id] = 1;
-					sorted[k++] = b.maps[m->id - 1];
-				}
-			}
-		}
-		for (i = 0; i < p->maps.nall; i++)
-			if (p->maps.all[i].id && !newid[p->maps.all[i].id])
-				sorted[k++] = b.maps[p->maps.all[i].id - 1];
-		if (b.kernel_map)
-			sorted[k++] = b.maps[b.kernel_map - 1];
-		for (i = 0; i < k; i++)
-			newid[sorted[i]->id] = i + 1;
-		for (i = 0; i < b.nlocs; i++)
-			if (b.locs[i]->mapping_id)
-				b.locs[i]->mapping_id =
-					newid[b.locs[i]->mapping_id];
-		for (i = 0; i < k; i++)
-			sorted[i]->id = i + 1;
-		qsort(sorted, k, sizeof(*sorted), cmp_mapping_ptr);
-		if (k)
-			memcpy(b.maps, sorted, k * sizeof(*sorted));
-		free(sorted);
-		free(newid);
-	}
+	order_mappings(&b);
 
 	if (p->have_session)
 		pr->time_nanos = p->session.realtime_ns;
@@ -795,6 +767,8 @@ int pprof__encode(struct profile *p, const struct resolved *r,
 	*outlen = b.slen + perftools__profiles__profile__pack(pr, *out + b.slen);
 	b.sbytes = NULL;
 	free_builder(&b);
+	if (b.s == &own)
+		summary__free(&own);
 	return 0;
 }
 
@@ -862,3 +836,18 @@ int pprof__gunzip(const uint8_t *in, size_t len, uint8_t **out,
 	inflateEnd(&z);
 	return 0;
 }
+
+static int encode_format(const struct output_ctx *c, uint8_t **out,
+			 size_t *outlen)
+{
+	struct pprof_opts o = { .default_period_ns = c->default_period_ns,
+				.summary = c->s };
+
+	return pprof__encode(c->p, c->r, &o, out, outlen);
+}
+
+const struct output_format pprof_format = {
+	.name = "pprof",
+	.gzip = true,
+	.encode = encode_format,
+};

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tprof-read: encode a resolved, symbolized profile as a gzipped pprof
- * protobuf. Names come from the passes before (resolve.c, analyze/symbolize.c); the
- * encoder only writes them.
+ * protobuf. Names come from the passes before (analyze/resolve.c,
+ * analyze/symbolize.c), lost samples and totals from the summary
+ * (output/summary.h); the encoder only writes them, and changes nothing
+ * of the profile.
  */
 #ifndef _TPROF_PPROF_H
 #define _TPROF_PPROF_H
@@ -11,21 +13,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/outfile.h"
-#include "model/profile.h"
 #include "analyze/resolve.h"
+#include "model/profile.h"
+#include "output/format.h"
+
+struct summary;
 
 struct pprof_opts {
 	uint64_t default_period_ns;	/* used when the stream has no session */
+	const struct summary *summary;	/* NULL: computed here */
 };
+
+/* The "pprof" format (output/format.h): gzipped by the caller. */
+extern const struct output_format pprof_format;
+
+/* The "state" label of a sample: "running" (CPU), "sleeping", ... */
+const char *pprof__state_name(uint32_t off_state);
 
 /*
  * Build the pprof Profile message for p, resolved (and named) as r, and
  * pack it (not compressed) into a malloc'd buffer. Returns 0 or -errno.
  */
-/* The "state" label of a sample: "running" (CPU), "sleeping", ... */
-const char *pprof__state_name(uint32_t off_state);
-int pprof__encode(struct profile *p, const struct resolved *r,
+int pprof__encode(const struct profile *p, const struct resolved *r,
 		  const struct pprof_opts *o, uint8_t **out, size_t *outlen);
 
 /* gzip (RFC 1952) with zlib. 0 or -errno. */

@@ -8,6 +8,7 @@
 #include "analyze/unwind.h"
 #include "lib/util.h"
 #include "output/report.h"
+#include "output/summary.h"
 
 /* What the module's sampling budget did to the session, in one line. */
 const char *report__throttle_line(const struct profile *p)
@@ -45,12 +46,11 @@ void report__unwind(const struct profile *p, struct unwinder *u)
 }
 
 /* A process tree: per-process totals, in the order processes appeared. */
-static void report_procs(const struct profile *p)
+static void report_procs(const struct profile *p, const struct summary *s)
 {
 	char b1[32], b2[32], end[96];
-	size_t i;
-
 	uint64_t nprocs, ndropped;
+	size_t i;
 
 	profile__proc_counts(p, &nprocs, &ndropped);
 	if (nprocs < 2 && !ndropped && !p->procs_denied)
@@ -58,25 +58,24 @@ static void report_procs(const struct profile *p)
 	fprintf(stderr, "%8s %8s %-16s %7s %9s %12s %12s %8s  %s\n", "PID",
 		"PPID", "PROCESS", "THREADS", "SAMPLES", "SAMPLED", "EXACT",
 		"ERROR%", "END");
-	for (i = 0; i < p->nprocs; i++) {
-		const struct proc_info *pi = &p->procs[i];
+	for (i = 0; i < s->nprocs; i++) {
+		const struct proc_summary *ps = &s->procs[i];
+		const struct proc_info *pi = ps->pi;
 		const char *name = profile__proc_name(p, pi->pid, UINT64_MAX);
-		struct proc_totals pt;
 		char err[16] = "-";
+		double pct;
 
-		profile__proc_totals(p, pi->pid, &pt);
-		if (pt.exact && pt.on_cpu_ns)
-			snprintf(err, sizeof(err), "%+.2f",
-				 ((double)pt.weight_ns + pt.lost_weight_ns -
-				  (double)pt.on_cpu_ns) * 100.0 /
-				 (double)pt.on_cpu_ns);
+		if (ps->t.exact &&
+		    summary__error_pct(ps->t.weight_ns, ps->t.lost_weight_ns,
+				       ps->t.on_cpu_ns, &pct))
+			snprintf(err, sizeof(err), "%+.2f", pct);
 		fprintf(stderr, "%8d %8d %-16s %7llu %9llu %12s %12s %8s  %s\n",
 			pi->pid, pi->ppid, *name ? name : "-",
-			(unsigned long long)pt.threads,
-			(unsigned long long)pt.samples,
-			fmt_ns(b1, sizeof(b1), pt.weight_ns),
-			pt.exact && pt.threads ?
-			fmt_ns(b2, sizeof(b2), pt.on_cpu_ns) : "-", err,
+			(unsigned long long)ps->t.threads,
+			(unsigned long long)ps->t.samples,
+			fmt_ns(b1, sizeof(b1), ps->t.weight_ns),
+			ps->t.exact && ps->t.threads ?
+			fmt_ns(b2, sizeof(b2), ps->t.on_cpu_ns) : "-", err,
 			profile__proc_end(pi, end, sizeof(end)));
 	}
 	fprintf(stderr, "processes: %llu, %llu not followed, %llu denied\n",
@@ -109,17 +108,16 @@ static void report_off(const struct profile *p)
 		uint64_t sampled_off = off > o->unsampled_ns ?
 				       off - o->unsampled_ns : 0;
 		char pct[16] = "-", err[16] = "-";
+		double e;
 
 		if (!t->have_off)
 			continue;
 		if (life)
 			snprintf(pct, sizeof(pct), "%.2f",
 				 (double)all * 100.0 / (double)life);
-		if (sampled_off)
-			snprintf(err, sizeof(err), "%+.2f",
-				 ((double)t->off_weight_ns + o->lost_weight_ns -
-				  (double)sampled_off) * 100.0 /
-				 (double)sampled_off);
+		if (summary__error_pct(t->off_weight_ns, o->lost_weight_ns,
+				       sampled_off, &e))
+			snprintf(err, sizeof(err), "%+.2f", e);
 		fprintf(stderr, "%8d %-16s %12s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
 			t->tid, *comm ? comm : "-",
 			t->have_stat ? fmt_ns(on, sizeof(on), oncpu) : "-",
@@ -139,38 +137,38 @@ static void report_off(const struct profile *p)
 void report__write(const struct profile *p)
 {
 	char b1[32], b2[32], b3[32];
+	struct summary s;
 	size_t i;
 
+	summary__compute(&s, p);
 	fprintf(stderr, "%8s %-16s %10s %9s %12s %12s %8s %7s\n", "TID", "COMM",
 		"PERIOD", "SAMPLES", "SAMPLED", "EXACT", "ERROR%", "LOST");
-	for (i = 0; i < p->nthreads; i++) {
-		const struct thread_info *t = &p->threads[i];
-		uint64_t period = t->have_stat ? t->stat.period_ns : t->period_ns;
-		uint64_t lost_w = t->have_stat ? t->stat.lost_weight_ns : 0;
+	for (i = 0; i < s.nthreads; i++) {
+		const struct thread_summary *ts = &s.threads[i];
+		const struct thread_info *t = ts->t;
 		const char *comm = thread__comm_at(t, UINT64_MAX);
 		char err[16] = "-";
+		double pct;
 
-		if (t->have_stat && t->stat.on_cpu_ns)
-			snprintf(err, sizeof(err), "%+.2f",
-				 ((double)t->weight_ns + lost_w -
-				  (double)t->stat.on_cpu_ns) * 100.0 /
-				 (double)t->stat.on_cpu_ns);
+		if (ts->exact && summary__error_pct(t->weight_ns,
+						    ts->lost.weight_ns,
+						    ts->on_cpu_ns, &pct))
+			snprintf(err, sizeof(err), "%+.2f", pct);
 		fprintf(stderr, "%8d %-16s %10s %9llu %12s %12s %8s %7llu\n",
 			t->tid, *comm ? comm : "-",
-			period ? fmt_ns(b1, sizeof(b1), period) : "-",
+			ts->period_ns ? fmt_ns(b1, sizeof(b1), ts->period_ns) :
+			"-",
 			(unsigned long long)t->samples,
 			fmt_ns(b2, sizeof(b2), t->weight_ns),
-			t->have_stat ? fmt_ns(b3, sizeof(b3), t->stat.on_cpu_ns) : "-",
-			err,
-			(unsigned long long)(t->have_stat ? t->stat.lost_samples : 0));
+			ts->exact ? fmt_ns(b3, sizeof(b3), ts->on_cpu_ns) : "-",
+			err, (unsigned long long)ts->lost.samples);
 	}
+	/* all that was lost, on- and off-CPU: what the [lost] samples sum */
 	fprintf(stderr, "total: %llu samples, %s sampled, %llu lost (%s)\n",
-		(unsigned long long)(p->sample_records - p->off_records),
-		fmt_ns(b1, sizeof(b1), p->sample_weight_ns - p->off_weight_ns),
-		(unsigned long long)(p->have_stats ? p->stats.lost_samples :
-				     p->lost_samples),
-		fmt_ns(b2, sizeof(b2), p->have_stats ? p->stats.lost_weight_ns :
-		       p->lost_weight_ns));
+		(unsigned long long)s.samples,
+		fmt_ns(b1, sizeof(b1), s.weight_ns),
+		(unsigned long long)s.lost.samples,
+		fmt_ns(b2, sizeof(b2), s.lost.weight_ns));
 	if (p->denied)
 		fprintf(stderr, "denied: pid %u after %s: %s; the module ended the session\n",
 			p->denied_rec.pid,
@@ -180,5 +178,6 @@ void report__write(const struct profile *p)
 		fprintf(stderr, "throttled: %s\n", report__throttle_line(p));
 	if ((p->session.flags & TPROF_F_OFF_CPU) || p->off_records)
 		report_off(p);
-	report_procs(p);
+	report_procs(p, &s);
+	summary__free(&s);
 }

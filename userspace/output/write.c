@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tprof-read: the passes from an aggregated profile to the written file. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,19 +9,111 @@
 #include "analyze/symbolize.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
+#include "output/folded.h"
+#include "output/format.h"
 #include "output/pprof.h"
+#include "output/summary.h"
 #include "output/write.h"
+
+/* Every --format; the first is the default. */
+static const struct output_format *const formats[] = {
+	&pprof_format,
+	&folded_format,
+};
+
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+const struct output_format *output__format(const char *spec,
+					   const char **value)
+{
+	const char *colon;
+	size_t i, j, n;
+
+	if (!spec)
+		spec = formats[0]->name;
+	colon = strchr(spec, ':');
+	n = colon ? (size_t)(colon - spec) : strlen(spec);
+	for (i = 0; i < NFORMATS; i++) {
+		const struct output_format *f = formats[i];
+
+		if (strlen(f->name) != n || strncmp(f->name, spec, n))
+			continue;
+		if (!colon) {
+			if (value)
+				*value = f->values ? f->values[0] : NULL;
+			return f;
+		}
+		for (j = 0; f->values && f->values[j]; j++)
+			if (!strcmp(f->values[j], colon + 1)) {
+				if (value)
+					*value = f->values[j];
+				return f;
+			}
+		return NULL;
+	}
+	return NULL;
+}
+
+const char *output__format_list(void)
+{
+	static char list[256];
+	size_t i, j, len = 0;
+
+	if (*list)
+		return list;
+	for (i = 0; i < NFORMATS; i++) {
+		const struct output_format *f = formats[i];
+
+		len += snprintf(list + len, sizeof(list) - len, "%s%s",
+				i ? ", " : "", f->name);
+		/* the default value is the bare name */
+		for (j = 1; f->values && f->values[j] && len < sizeof(list);
+		     j++)
+			len += snprintf(list + len, sizeof(list) - len,
+					", %s:%s", f->name, f->values[j]);
+		if (len >= sizeof(list))
+			break;
+	}
+	return list;
+}
+
+/* Encode in format f, compress if it asks: 0 or -errno. */
+static int encode(const struct output_format *f, const struct output_ctx *c,
+		  uint8_t **out, size_t *outlen)
+{
+	uint8_t *raw = NULL;
+	size_t rawlen;
+	int ret;
+
+	ret = f->encode(c, &raw, &rawlen);
+	if (ret || !f->gzip) {
+		*out = raw;
+		*outlen = rawlen;
+		return ret;
+	}
+	ret = pprof__gzip(raw, rawlen, out, outlen);
+	free(raw);
+	return ret;
+}
 
 int output__write(struct profile *p, const struct output_opts *oo)
 {
-	struct pprof_opts o = { .default_period_ns = TPROF_DEFAULT_PERIOD_NS };
+	struct output_ctx c = { .default_period_ns = TPROF_DEFAULT_PERIOD_NS };
 	struct symbolize_opts no = { .view = { .root = oo->root,
 						.live = oo->live } };
-	uint8_t *pb = NULL, *gz = NULL;
+	const struct output_format *f;
+	uint8_t *bytes = NULL;
 	struct resolved res;
-	size_t pblen, gzlen;
+	struct summary sum;
+	size_t len = 0;
 	int ret;
 
+	f = output__format(oo->format, &c.value);
+	if (!f) {
+		pr_err("--format: unknown format '%s' (%s)", oo->format,
+		       output__format_list());
+		return -EINVAL;
+	}
 	if (!oo->no_symbolize) {
 		no.sym = symbolizer__new();
 		if (p->nsamples) {
@@ -43,23 +137,25 @@ int output__write(struct profile *p, const struct output_opts *oo)
 	/* profile -> resolve -> symbolize -> encode, as separate passes */
 	resolve__run(&res, p);
 	symbolize__run(&res, p, &no);
-	ret = pprof__encode(p, &res, &o, &pb, &pblen);
+	summary__compute(&sum, p);
+	c.p = p;
+	c.r = &res;
+	c.s = &sum;
+	ret = encode(f, &c, &bytes, &len);
+	summary__free(&sum);
 	resolve__free(&res);
-	if (!ret)
-		ret = pprof__gzip(pb, pblen, &gz, &gzlen);
 	if (!ret) {
 		if (!oo->path || !strcmp(oo->path, "-"))
-			ret = write_all(oo->fd, gz, gzlen);
+			ret = write_all(oo->fd, bytes, len);
 		else
-			ret = write_file_atomic(oo->path, gz, gzlen);
+			ret = write_file_atomic(oo->path, bytes, len);
 		if (ret)
 			pr_err("%s: write: %s", oo->path ? oo->path : "stdout",
 			       strerror(-ret));
 	} else {
 		pr_err("encoding the profile: %s", strerror(-ret));
 	}
-	free(pb);
-	free(gz);
+	free(bytes);
 	symbolizer__free(no.sym);
 	ksyms__free(no.ksyms);
 	return ret;

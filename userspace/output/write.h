@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "model/profile.h"
+#include "output/format.h"
 
 struct output_opts {
 	bool no_symbolize;	/* --no-symbolize: build-ids only */
@@ -23,6 +24,9 @@ struct output_opts {
 	bool live;
 	const char *path;	/* -o; NULL or "-": fd */
 	int fd;
+	/* --format: "pprof" (NULL), "folded", "folded:off_cpu"
+	 * (output/format.h: output__format()) */
+	const char *format;
 };
 
 /* 0, or -errno after one line on stderr saying what failed. */
