@@ -14,6 +14,7 @@
 #include "live/loop.h"
 #include "live/recorder.h"
 #include "object/debuginfod.h"
+#include "object/object.h"
 #include "options.h"
 #include "output/report.h"
 #include "output/write.h"
@@ -25,6 +26,7 @@ static struct options opts;
 struct run {
 	struct profile prof;
 	struct unwinder *unwind;	/* the profile's snapshots' unwinder */
+	struct objects *objects;	/* files: the unwinder's, the names' */
 	struct recorder rc;		/* every record: --save-raw, profile */
 	struct outfile raw_out;		/* --save-raw's temp file */
 	struct live live;		/* -p, -- CMD */
@@ -100,6 +102,7 @@ static int write_profile(struct run *r)
 		.no_symbolize = opts.no_symbolize, .kallsyms = opts.kallsyms,
 		.kallsyms_given = opts.kallsyms_given, .live = r->live.enabled,
 		.path = opts.output, .fd = profile_fd, .format = opts.format,
+		.objects = r->objects,
 	};
 	char root[64];
 
@@ -250,7 +253,8 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	r.unwind = unwinder__new(!opts.input);
+	r.objects = objects__new();
+	r.unwind = unwinder__new(r.objects, !opts.input);
 	unwinder__attach(r.unwind, &r.prof, opts.live.call_graph_given ?
 			 (int)opts.live.call_graph : -1);
 	if (opts.input)
@@ -286,6 +290,7 @@ cleanup:
 	}
 	recorder__free(&r.rc);
 	unwinder__free(r.unwind);
+	objects__free(r.objects);
 	profile__free(&r.prof);
 	debuginfod__end();
 	return err;

@@ -589,7 +589,7 @@ static void test_profile_ustack_pairing(void)
 
 	regs[TPROF_UREG_IP] = u[0];
 	profile__init(&p);
-	uw = unwinder__new(false);
+	uw = unwinder__new(NULL, false);
 	unwinder__attach(uw, &p, -1);
 	/* 1: paired (no maps: the unwinder keeps the FP chain) */
 	sb_sample_ustack(&b, 5, 5, TPROF_ABI_X86_64, 1000, 10, 1, u, 0, regs,

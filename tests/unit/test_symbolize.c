@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/demangle.h"
 #include "object/symbols.h"
+#include "pbload.h"
 #include "testlib.h"
 #include "lib/util.h"
 
@@ -484,6 +486,64 @@ static uint64_t cxx_sym(const char *bin, const char *mangled)
 	return 0;
 }
 
+/*
+ * Linux allows kernel symbol names of 512 bytes (KSYM_NAME_LEN, Rust's
+ * mangled names reach it). A name that long is one symbol: not cut at 255
+ * bytes, and its line's tail not read as a line of its own. This name's
+ * tail, past the first 511 bytes of its line, reads as the line
+ * "ffffffff81000900Tbog": a symbol "bog" to a reader of 512-byte lines.
+ */
+static void test_kallsyms_long_names(void)
+{
+	const char *ks = build_path("unit/long-kallsyms/kallsyms");
+	const char *raw = build_path("unit/long-kallsyms/long.raw");
+	const char *pb = build_path("unit/long-kallsyms/long.pb.gz");
+	uint64_t kips[2] = { 0xffffffff81000950ULL, 0xffffffff81001010ULL };
+	char name[513], *out = NULL;
+	bool seen_long = false, seen_after = false, seen_bog = false;
+	struct sbuf b = { 0 };
+	PbProfile *p;
+	size_t i;
+	FILE *fp;
+	int rc;
+
+	memset(name, 'k', 492);
+	memcpy(name + 492, "ffffffff81000900Tbog", 20);
+	name[512] = 0;
+	mkdir(build_path("unit/long-kallsyms"), 0755);
+	fp = fopen(ks, "we");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fprintf(fp, "ffffffff81000000 T %s\nffffffff81001000 T after_long\n"
+		"ffffffff81002000 T _etext\n", name);
+	fclose(fp);
+	sb_session(&b, 4242, 1000000, 1700000000000000000ULL, 1000);
+	sb_thread(&b, 4242, 4242, "k", 1001);
+	sb_sample(&b, 4242, 4242, 1000000, 1000000, 2000, 2, kips, 0, NULL);
+	CHECK_EQ(sb_write(&b, raw), 0);
+	sb_free(&b);
+	rc = run_fmt(&out, "%s --input %s --kallsyms %s -o %s 2>&1",
+		     tprof_read_bin(), raw, ks, pb);
+	CHECK_EQ(rc, 0);
+	free(out);
+	p = load_profile(pb);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	for (i = 0; i < p->n_function; i++) {
+		const char *fn = p->string_table[p->function[i]->name];
+
+		seen_long |= !strcmp(fn, name);
+		seen_after |= !strcmp(fn, "after_long");
+		seen_bog |= !strcmp(fn, "bog");
+	}
+	CHECK(seen_long);
+	CHECK(seen_after);
+	CHECK(!seen_bog);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 static void test_demangle(void)
 {
 	char *d = demangle("_ZNK3geo6Circle4areaEv");
@@ -606,6 +666,7 @@ const struct unit_test symbolize_tests[] = {
 	{ "symbolize: missing, pseudo and non-ELF files are unsymbolized", test_missing_file },
 	{ "symbolize: [vdso] from our own image (clock_gettime)", test_vdso },
 	{ "symbolize: kallsyms lookup incl. modules; nothing past _etext, _einittext, a module's end or the last symbol", test_kallsyms },
+	{ "symbolize: a kallsyms name of 512 bytes is one symbol (tprof-read --kallsyms)", test_kallsyms_long_names },
 	{ "symbolize: C++ demangling (libstdc++), C and Go names left alone", test_demangle },
 	{ "symbolize: C++ methods, templates, overloads, lambdas: qualified demangled names, mangled system_name", test_cxx_names },
 	{ "symbolize: C++ same-named methods stay apart in go tool pprof -top", test_cxx_pprof_top },

@@ -1,73 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tprof-read: the symbolize pass: names for resolved locations, from the
  * target's own files, build-id checked. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "lib/buildid.h"
 #include "analyze/symbolize.h"
 #include "lib/util.h"
 
-/*
- * The symbolizer's name for m's file: its path, or for a recorded vDSO
- * image one per image content (two kernels' images are two files; the
- * processes of a tree share one, and each file held costs a descriptor).
- */
-static const char *file_key(const struct mapping *m, char *buf, size_t len)
+/* The object m's frames are named from: NULL when it has no file. */
+static struct object *object_of(const struct symbolize_opts *o,
+				const struct mapping *m)
 {
-	if (!m->image)
-		return m->path;
-	snprintf(buf, len, "[vdso]@%zx:%016llx", m->image_len,
-		 (unsigned long long)hash_bytes(m->image, m->image_len, 0));
-	return buf;
-}
-
-/* The recorded vDSO image, through a temp file libdw can open. */
-static const struct sym_file_info *open_vdso_image(const struct symbolize_opts *o,
-						   const struct mapping *m)
-{
-	const struct sym_file_info *fi;
-	const char *cands[1];
-	char path[4096], key[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/tprof-vdso.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (write(fd, m->image, m->image_len) != (ssize_t)m->image_len) {
-		close(fd);
-		unlink(path);
-		return NULL;
-	}
-	close(fd);
-	cands[0] = path;
-	fi = symbolizer__file_checked(o->sym, file_key(m, key, sizeof(key)),
-				      NULL, cands, 1);
-	unlink(path);	/* libelf has it open */
-	return fi;
-}
-
-static const struct sym_file_info *open_file(const struct symbolize_opts *o,
-					     const struct mapping *m)
-{
-	char bufs[LOCATE_MAX_CANDS][4096];
-	const char *cands[LOCATE_MAX_CANDS];
-	size_t n;
-
-	if (m->image)
-		return open_vdso_image(o, m);
 	/* no image recorded (an older stream): this kernel's own */
-	if (!strcmp(m->path, "[vdso]"))
-		return symbolizer__file(o->sym, m->path, NULL);
-	if (m->path[0] != '/')
-		return NULL;
-	n = locate__candidates(&o->view, m, bufs, cands);
-	return symbolizer__file_checked(o->sym, m->path, m->build_id, cands, n);
+	if (!m->image && !strcmp(m->path, "[vdso]"))
+		return objects__file(o->objs, m->path, NULL);
+	return objects__get(o->objs, m, &o->view);
 }
 
 static void set_lines(struct rloc *l, const struct sym_frame *fr, int n)
@@ -78,26 +26,19 @@ static void set_lines(struct rloc *l, const struct sym_frame *fr, int n)
 }
 
 static void name_user(struct resolved *r, struct profile *p,
-		      const struct symbolize_opts *o, struct rloc *l)
+		      const struct symbolize_opts *o, struct object **objs,
+		      struct rloc *l)
 {
 	struct sym_frame fr[SYM_MAX_INLINE];
 	struct mapping *m = &p->maps.all[l->map - 1];
 	struct rmap *rm = &r->maps[l->map - 1];
 	const char *base;
-	char key[64];
 	int n;
 
 	if (!rm->loaded)
 		return;
-	if (!m->image && !strcmp(m->path, "[vdso]"))
-		n = symbolizer__lookup(o->sym, m->path, NULL, m->start,
-				       m->offset, l->addr, fr, SYM_MAX_INLINE);
-	else
-		n = symbolizer__lookup_checked(o->sym,
-					       file_key(m, key, sizeof(key)),
-					       m->build_id,
-					       m->start, m->offset, l->addr,
-					       fr, SYM_MAX_INLINE);
+	n = symbolizer__lookup_object(o->sym, objs[l->map - 1], m->start,
+				      m->offset, l->addr, fr, SYM_MAX_INLINE);
 	if (n > 0) {
 		set_lines(l, fr, n);
 		return;
@@ -163,30 +104,18 @@ static bool name_jit(struct resolved *r, struct profile *p, struct rloc *l)
 static void read_buildid(struct resolved *r, const struct symbolize_opts *o,
 			 const struct mapping *m, struct rmap *rm)
 {
-	char bufs[LOCATE_MAX_CANDS][4096], hex[BUILDID_HEX_LEN];
-	const char *cands[LOCATE_MAX_CANDS];
-	size_t n, i;
+	struct object *obj;
 
 	if (m->path[0] != '/')
 		return;
-	n = locate__candidates(&o->view, m, bufs, cands);
-	for (i = 0; i < n; i++) {
-		int fd = open_regular(cands[i]), len;
-
-		if (fd < 0)
-			continue;
-		len = buildid__hex_of_fd(fd, hex);
-		close(fd);
-		if (len < 0)
-			continue;
-		rm->build_id = resolve__strdup(r, hex);
-		return;
-	}
+	obj = objects__get(o->objs, m, &o->view);
+	if (obj && obj->info.loaded)
+		rm->build_id = resolve__strdup(r, obj->build_id);
 }
 
 /* Which file each used mapping is symbolized from, and its flags. */
 static void open_maps(struct resolved *r, struct profile *p,
-		      const struct symbolize_opts *o)
+		      const struct symbolize_opts *o, struct object **objs)
 {
 	size_t i, j;
 
@@ -201,8 +130,9 @@ static void open_maps(struct resolved *r, struct profile *p,
 		rm->build_id = m->build_id ? m->build_id : "";
 		if (!o->sym && !m->build_id)
 			read_buildid(r, o, m, rm);
-		if (!o->sym || !(fi = open_file(o, m)))
+		if (!o->sym || !(objs[i] = object_of(o, m)))
 			continue;
+		fi = symbolizer__object(o->sym, objs[i]);
 		if (!fi->loaded) {
 			/* one line per file, not per mapping of it */
 			for (j = 0; j < i && !warned; j++)
@@ -228,9 +158,10 @@ static void open_maps(struct resolved *r, struct profile *p,
 void symbolize__run(struct resolved *r, struct profile *p,
 		    const struct symbolize_opts *o)
 {
+	struct object **objs = xcalloc(r->nmaps ? r->nmaps : 1, sizeof(*objs));
 	size_t i;
 
-	open_maps(r, p, o);
+	open_maps(r, p, o, objs);
 	r->kernel_named = o->ksyms != NULL;
 	for (i = 0; i < r->nlocs; i++) {
 		struct rloc *l = &r->locs[i];
@@ -239,6 +170,7 @@ void symbolize__run(struct resolved *r, struct profile *p,
 			name_kernel(r, o, l);
 		else if (l->kind == RLOC_USER && l->map && o->sym &&
 			 !name_jit(r, p, l))
-			name_user(r, p, o, l);
+			name_user(r, p, o, objs, l);
 	}
+	free(objs);
 }

@@ -13,10 +13,13 @@
 #include "model/profile.h"
 #include "analyze/resolve.h"
 #include "object/locate.h"
+#include "object/object.h"
 #include "object/symbols.h"
 
 struct symbolize_opts {
-	struct symbolizer *sym;	/* NULL: no names (build-ids still kept) */
+	struct objects *objs;	/* the files (the unwinder's too) */
+	struct symbolizer *sym;	/* of objs; NULL: no names (build-ids
+				 * still kept) */
 	struct ksyms *ksyms;	/* NULL: kernel frames stay addresses */
 	struct file_view view;	/* where the target's files are */
 };

@@ -12,17 +12,14 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <errno.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "lib/buildid.h"
 #include "model/maps.h"
 #include "object/locate.h"
+#include "object/object.h"
 #include "stream/records.h"
 #include "analyze/unwind.h"
 #include "lib/util.h"
@@ -34,18 +31,6 @@
 
 /* Stacks deeper than this are cut (TPROF_MAX_USER_FRAMES as a bound). */
 #define MAX_FRAMES TPROF_MAX_USER_FRAMES
-
-struct uw_obj {
-	char *path;		/* mapping path ("" for a vDSO image) */
-	char *bid;		/* recorded build-id, NULL: none recorded */
-	const unsigned char *image;	/* a recorded vDSO image */
-	int fd;
-	Elf *elf;
-	Dwarf *dw;
-	Dwarf_CFI *eh, *dbg;	/* .eh_frame, .debug_frame */
-	GElf_Phdr *loads;
-	size_t nloads;
-};
 
 enum rkind {
 	RK_UNDEF,	/* not recoverable */
@@ -82,10 +67,10 @@ struct uw_rule {
 struct unwinder {
 	bool live;
 	int forced_mode;	/* --call-graph's enum unwind_mode, or -1 */
-	struct uw_obj *objs;
-	size_t nobjs, capobjs;
-	/* per maps.all index: 0 not tried, UINT32_MAX no object, else obj + 1 */
-	uint32_t *mapobj;
+	struct objects *objs;	/* the files, shared with the symbolizer */
+	bool own_objs;
+	/* per maps.all index: NULL not tried, &no_object none, else its */
+	struct object **mapobj;
 	size_t nmapobj;
 	struct uw_rule *rules;
 	size_t nrules, caprules;
@@ -141,12 +126,19 @@ static const struct abi_regs abi32 = {
 	.sp = 4, .bp = 5, .nregs = 9,
 };
 
-struct unwinder *unwinder__new(bool live)
+/* a mapping with no object, or none with CFI */
+static struct object no_object;
+
+struct unwinder *unwinder__new(struct objects *objs, bool live)
 {
 	struct unwinder *u = xcalloc(1, sizeof(*u));
 
 	u->live = live;
-	elf_version(EV_CURRENT);
+	u->objs = objs;
+	if (!objs) {
+		u->objs = objects__new();
+		u->own_objs = true;
+	}
 	return u;
 }
 
@@ -188,30 +180,12 @@ void unwinder__attach(struct unwinder *u, struct profile *p, int forced_mode)
 	p->unwind_ctx = u;
 }
 
-static void obj_close(struct uw_obj *o)
-{
-	if (o->dw)
-		dwarf_end(o->dw);
-	if (o->eh)
-		dwarf_cfi_end(o->eh);
-	if (o->elf)
-		elf_end(o->elf);
-	if (o->fd >= 0)
-		close(o->fd);
-	free(o->loads);
-	free(o->path);
-	free(o->bid);
-}
-
 void unwinder__free(struct unwinder *u)
 {
-	size_t i;
-
 	if (!u)
 		return;
-	for (i = 0; i < u->nobjs; i++)
-		obj_close(&u->objs[i]);
-	free(u->objs);
+	if (u->own_objs)
+		objects__free(u->objs);
 	free(u->mapobj);
 	free(u->rules);
 	hindex_free(&u->rule_idx);
@@ -220,105 +194,27 @@ void unwinder__free(struct unwinder *u)
 
 /* ---- objects: a mapped file's CFI, from the target's view ---- */
 
-/*
- * Open path as the file of a mapping with recorded build-id want (NULL:
- * none recorded, any ELF will do; "": a file without one): a regular
- * file (open_regular()), never a file of another build.
- */
-static int open_checked(const char *path, const char *want)
+/* m's object with its CFI, or &no_object (object/object.h) */
+static struct object *open_obj(struct unwinder *u, const struct mapping *m,
+			       int root_pid)
 {
-	char hex[BUILDID_HEX_LEN];
-	int fd = open_regular(path);
-
-	if (fd < 0)
-		return -1;
-	if (want && (buildid__hex_of_fd(fd, hex) < 0 || strcmp(hex, want))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static void obj_load_cfi(struct uw_obj *o)
-{
-	size_t i, nph, cap = 0;
-
-	if (elf_kind(o->elf) != ELF_K_ELF || elf_getphdrnum(o->elf, &nph))
-		return;
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(o->elf, i, &ph) && ph.p_type == PT_LOAD) {
-			GROW(o->loads, cap, o->nloads + 1);
-			o->loads[o->nloads++] = ph;
-		}
-	}
-	o->eh = dwarf_getcfi_elf(o->elf);
-	/* Go writes .debug_frame only; libdw decompresses it */
-	o->dw = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL);
-	if (o->dw)
-		o->dbg = dwarf_getcfi(o->dw);
-}
-
-static uint32_t find_obj(struct unwinder *u, const struct mapping *m)
-{
-	size_t i;
-
-	for (i = 0; i < u->nobjs; i++) {
-		const struct uw_obj *o = &u->objs[i];
-
-		if (m->image ? o->image == m->image :
-		    !o->image && !strcmp(o->path, m->path) &&
-		    (o->bid ? m->build_id && !strcmp(o->bid, m->build_id) :
-		     !m->build_id))
-			return i + 1;
-	}
-	return 0;
-}
-
-/* The object (index + 1) with m's CFI, or UINT32_MAX when there is none. */
-static uint32_t open_obj(struct unwinder *u, const struct mapping *m,
-			 int root_pid)
-{
-	char bufs[LOCATE_MAX_CANDS][4096], root[64];
-	const char *cands[LOCATE_MAX_CANDS];
 	struct file_view view = { .live = u->live };
-	struct uw_obj o = { .fd = -1 };
-	uint32_t idx = find_obj(u, m);
-	size_t n, i;
+	struct object *o;
+	char root[64];
 
-	if (idx)
-		return idx;
-	if (m->image) {
-		/* the target's vDSO as recorded; maps keeps the bytes */
-		o.image = m->image;
-		o.elf = elf_memory((char *)m->image, m->image_len);
-	} else if (m->path[0] == '/') {
-		if (root_pid > 0) {
-			snprintf(root, sizeof(root), "/proc/%d/root", root_pid);
-			view.root = root;
-		}
-		n = locate__candidates(&view, m, bufs, cands);
-		for (i = 0; i < n && o.fd < 0; i++)
-			o.fd = open_checked(cands[i], m->build_id);
-		if (o.fd >= 0)
-			o.elf = elf_begin(o.fd, ELF_C_READ_MMAP, NULL);
+	if (root_pid > 0) {
+		snprintf(root, sizeof(root), "/proc/%d/root", root_pid);
+		view.root = root;
 	}
-	if (!o.elf) {
-		if (o.fd >= 0)
-			close(o.fd);
-		return UINT32_MAX;
-	}
-	obj_load_cfi(&o);
-	o.path = xstrdup(m->image ? "" : m->path);
-	o.bid = m->build_id ? xstrdup(m->build_id) : NULL;
-	GROW(u->objs, u->capobjs, u->nobjs + 1);
-	u->objs[u->nobjs++] = o;
-	return u->nobjs;
+	o = objects__get(u->objs, m, &view);
+	if (!o || !o->info.loaded)
+		return &no_object;
+	object__cfi(o);
+	return o;
 }
 
-static uint32_t mapping_obj(struct unwinder *u, struct maps *maps,
-			    const struct mapping *m, int root_pid)
+static struct object *mapping_obj(struct unwinder *u, struct maps *maps,
+				  const struct mapping *m, int root_pid)
 {
 	size_t i = m - maps->all;
 
@@ -333,25 +229,6 @@ static uint32_t mapping_obj(struct unwinder *u, struct maps *maps,
 	if (!u->mapobj[i])
 		u->mapobj[i] = open_obj(u, m, root_pid);
 	return u->mapobj[i];
-}
-
-/* addr in mapping m as an ELF virtual address of o, as object/symbols.c does */
-static bool to_vaddr(const struct uw_obj *o, const struct mapping *m,
-		     uint64_t addr, uint64_t *vaddr)
-{
-	uint64_t fileoff = addr - m->start + m->offset;
-	size_t i;
-
-	for (i = 0; i < o->nloads; i++) {
-		const GElf_Phdr *ph = &o->loads[i];
-
-		if (fileoff >= ph->p_offset &&
-		    fileoff < ph->p_offset + ph->p_memsz) {
-			*vaddr = fileoff - ph->p_offset + ph->p_vaddr;
-			return true;
-		}
-	}
-	return false;
 }
 
 /* ---- CFI rows ---- */
@@ -405,7 +282,7 @@ static void rule_reg(Dwarf_Frame *fr, int regno, struct uw_reg *rr)
 	}
 }
 
-static void compute_rule(const struct uw_obj *o, struct uw_rule *ru)
+static void compute_rule(const struct object *o, struct uw_rule *ru)
 {
 	Dwarf_Frame *fr = NULL;
 	Dwarf_Addr start, end;
@@ -435,9 +312,10 @@ out_free:
 	free(fr);
 }
 
-static const struct uw_rule *get_rule(struct unwinder *u, uint32_t obj,
+static const struct uw_rule *get_rule(struct unwinder *u, struct object *o,
 				      uint64_t vaddr)
 {
+	uint32_t obj = o->id;
 	uint64_t h = hash_u64(vaddr ^ hash_u64(obj));
 	struct hiter it = { 0 };
 	struct uw_rule *ru;
@@ -455,7 +333,7 @@ static const struct uw_rule *get_rule(struct unwinder *u, uint32_t obj,
 	memset(ru, 0, sizeof(*ru));
 	ru->obj = obj;
 	ru->vaddr = vaddr;
-	compute_rule(&u->objs[obj - 1], ru);
+	compute_rule(o, ru);
 	hindex_put(&u->rule_idx, h, u->nrules);
 	u->st.rules++;
 	return ru;
@@ -629,17 +507,17 @@ struct walk {
 static const struct uw_rule *rule_at(struct walk *w, uint64_t pc, bool exact)
 {
 	uint64_t lookup = exact ? pc : pc - 1, vaddr;
+	struct object *o;
 	struct mapping *m;
-	uint32_t obj;
 
 	m = maps__find_since(w->maps, w->pid, lookup, w->time_ns, w->since_ns);
 	if (!m)
 		return NULL;
-	obj = mapping_obj(w->u, w->maps, m, w->root_pid);
-	if (obj == UINT32_MAX ||
-	    !to_vaddr(&w->u->objs[obj - 1], m, lookup, &vaddr))
+	o = mapping_obj(w->u, w->maps, m, w->root_pid);
+	if (o == &no_object ||
+	    !object__vaddr(o, m->start, m->offset, lookup, &vaddr))
 		return NULL;
-	return get_rule(w->u, obj, vaddr);
+	return get_rule(w->u, o, vaddr);
 }
 
 /* One frame up: st (the frame at pc) becomes its caller's. */

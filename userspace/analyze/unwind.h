@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct maps;
+struct objects;
 struct profile;
 struct tprof_record;
 
@@ -35,11 +36,11 @@ struct unwind_stats {
 struct unwinder;
 
 /*
- * live: the target may still run (its /proc/PID/map_files are worth a
- * try). Files are found as the symbolize pass finds them
- * (object/locate.h), from the target's view, with the recorded build-id.
+ * Files are objs' (object/object.h), shared with the symbolize pass; objs
+ * outlives u. NULL: u makes objects of its own. live: the target may
+ * still run (its /proc/PID/map_files are worth a try).
  */
-struct unwinder *unwinder__new(bool live);
+struct unwinder *unwinder__new(struct objects *objs, bool live);
 void unwinder__free(struct unwinder *u);
 void unwinder__set_live(struct unwinder *u, bool live);
 struct unwind_stats *unwinder__stats(struct unwinder *u);

@@ -103,6 +103,7 @@ int output__write(struct profile *p, const struct output_opts *oo)
 						.live = oo->live } };
 	const struct output_format *f;
 	uint8_t *bytes = NULL;
+	struct objects *own = NULL;
 	struct resolved res;
 	struct summary sum;
 	size_t len = 0;
@@ -114,8 +115,9 @@ int output__write(struct profile *p, const struct output_opts *oo)
 		       output__format_list());
 		return -EINVAL;
 	}
+	no.objs = oo->objects ? oo->objects : (own = objects__new());
 	if (!oo->no_symbolize) {
-		no.sym = symbolizer__new();
+		no.sym = symbolizer__new_on(no.objs);
 		if (p->nsamples) {
 			size_t i;
 
@@ -157,6 +159,7 @@ int output__write(struct profile *p, const struct output_opts *oo)
 	}
 	free(bytes);
 	symbolizer__free(no.sym);
+	objects__free(own);
 	ksyms__free(no.ksyms);
 	return ret;
 }

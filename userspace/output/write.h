@@ -12,6 +12,8 @@
 #include "model/profile.h"
 #include "output/format.h"
 
+struct objects;
+
 struct output_opts {
 	bool no_symbolize;	/* --no-symbolize: build-ids only */
 	/* kernel names: the stream's KALLSYMS record unless kallsyms_given,
@@ -22,6 +24,8 @@ struct output_opts {
 	 * still run (its map_files are worth a try) */
 	const char *root;
 	bool live;
+	/* the files, shared with the unwinder (NULL: objects of its own) */
+	struct objects *objects;
 	const char *path;	/* -o; NULL or "-": fd */
 	int fd;
 	/* --format: "pprof" (NULL), "folded", "folded:off_cpu"
