@@ -188,7 +188,7 @@ static void keep_root(struct recorder *rc)
 
 /* pid's last maps text, found through the index (a tree of thousands of
  * processes re-reads maps at each exec and new process) */
-static struct last_maps *last_maps_of(struct recorder *rc, int pid)
+struct last_maps *recorder__last_maps(struct recorder *rc, int pid)
 {
 	uint64_t h = hash_u64((uint32_t)pid);
 	struct hiter it = { 0 };
@@ -219,7 +219,7 @@ bool recorder__maps(struct recorder *rc, int pid, bool force)
 		return false;
 	if (pid == rc->target)
 		keep_root(rc);
-	lm = last_maps_of(rc, pid);
+	lm = recorder__last_maps(rc, pid);
 	if (!force && lm->text && len == lm->len &&
 	    !memcmp(text, lm->text, len)) {
 		free(text);

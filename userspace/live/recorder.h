@@ -75,6 +75,12 @@ void recorder__urec(struct recorder *rc, unsigned int type, const void *fixed,
  */
 bool recorder__maps(struct recorder *rc, int pid, bool force);
 
+/*
+ * pid's last maps text (an empty entry the first time), found through a
+ * hash index: a process tree's thousands of pids cost no scan.
+ */
+struct last_maps *recorder__last_maps(struct recorder *rc, int pid);
+
 /* A KALLSYMS record of rc->kallsyms and its modules file. */
 void recorder__kallsyms(struct recorder *rc);
 
