@@ -38,8 +38,11 @@ void maps__free(struct maps *m)
 		free(m->vdsos[i].image);
 	free(m->files);
 	free(m->vdsos);
+	for (i = 0; i < m->nmarks; i++)
+		timeline__free(&m->marks[i].times);
 	free(m->marks);
 	free(m->knodes);
+	hindex_free(&m->mark_idx);
 	free(m->pids);
 	free(m->pnodes);
 	free(m->gnodes);
@@ -514,6 +517,38 @@ static bool other_code(void *ctx, uint32_t id)
 		 (!w->inode || e->offset - e->start == w->pgoff - w->start));
 }
 
+static uint64_t mark_hash(int pid, uint64_t start, uint64_t end)
+{
+	return hash_u64(start ^ hash_u64(end ^ hash_u64((uint32_t)pid)));
+}
+
+/* The mark range (pid, start, end), added if new. */
+static struct maps_mark *mark_get(struct maps *m, struct maps_pid *mp,
+				  uint64_t start, uint64_t end)
+{
+	uint64_t h = mark_hash(mp->pid, start, end);
+	struct hiter it = { 0 };
+	struct maps_mark *k;
+	uint32_t item;
+
+	while (hindex_next(&m->mark_idx, h, &it, &item)) {
+		k = &m->marks[item - 1];
+		if (k->pid == mp->pid && k->start == start && k->end == end)
+			return k;
+	}
+	GROW(m->marks, m->capmarks, m->nmarks + 1);
+	GROW(m->knodes, m->capk, m->nmarks + 1);
+	k = &m->marks[m->nmarks];
+	memset(k, 0, sizeof(*k));
+	k->start = start;
+	k->end = end;
+	k->pid = mp->pid;
+	m->knodes[m->nmarks] = (struct itnode){ .start = start, .limit = end };
+	itree_insert(m->knodes, &mp->mark_root, m->nmarks + 1);
+	hindex_put(&m->mark_idx, h, ++m->nmarks);
+	return k;
+}
+
 bool maps__add_mmap(struct maps *m, int pid, uint64_t time_ns,
 		    uint64_t start, uint64_t end, uint64_t pgoff,
 		    uint32_t dev_major, uint32_t dev_minor, uint64_t inode)
@@ -527,17 +562,9 @@ bool maps__add_mmap(struct maps *m, int pid, uint64_t time_ns,
 	if (!mp || !itree_query(m->pnodes, mp->map_root, start, end, false,
 				other_code, &w))
 		return false;
-	GROW(m->marks, m->capmarks, m->nmarks + 1);
-	GROW(m->knodes, m->capk, m->nmarks + 1);
-	k = &m->marks[m->nmarks];
-	k->time_ns = time_ns;
-	k->start = start;
-	k->end = end;
-	k->pid = pid;
-	m->knodes[m->nmarks] = (struct itnode){ .start = start, .limit = end };
-	itree_insert(m->knodes, &mp->mark_root, m->nmarks + 1);
-	timeline__add(&m->mark_times, time_ns, m->nmarks);
-	m->nmarks++;
+	k = mark_get(m, mp, start, end);
+	timeline__add(&k->times, time_ns, k->times.n);
+	timeline__add(&m->mark_times, time_ns, m->mark_times.n);
 	return true;
 }
 
@@ -578,10 +605,11 @@ struct mark_walk {
 static bool newer_mark(void *ctx, uint32_t id)
 {
 	struct mark_walk *w = ctx;
-	uint64_t t = w->m->marks[id - 1].time_ns;
+	struct tl_ent e;
 
-	if (t <= w->time_ns && t > w->best)
-		w->best = t;
+	if (timeline__last_le(&w->m->marks[id - 1].times, w->time_ns, &e) &&
+	    e.time > w->best)
+		w->best = e.time;
 	return false;
 }
 

@@ -59,15 +59,18 @@ struct maps_snapshot {
 };
 
 /*
- * An MMAP record that put other code where an earlier snapshot of the pid
+ * MMAP records that put other code where an earlier snapshot of the pid
  * showed code (another file, or another offset of it: a dlopen where a
- * dlclose'd library was). Samples after it at those addresses resolve
- * only against snapshots read after it.
+ * dlclose'd library was), one entry per range: samples after one at those
+ * addresses resolve only against snapshots read after it. A library
+ * dlopen'd and dlclose'd again and again comes back to one range: its
+ * times are one timeline, so a lookup costs the ranges over the address,
+ * not the records.
  */
 struct maps_mark {
-	uint64_t time_ns;
 	uint64_t start, end;
 	int pid;
+	struct timeline times;
 };
 
 /* A VDSO record: pid's vDSO image, mapped at start. */
@@ -128,11 +131,12 @@ struct maps {
 	struct maps_vdso *vdsos;
 	size_t nvdsos, capvdsos;
 	struct hindex vdso_idx;
-	struct maps_mark *marks;	/* in the order they came */
+	struct maps_mark *marks;	/* ranges, in the order they came */
 	size_t nmarks, capmarks;
+	struct hindex mark_idx;		/* marks by (pid, start, end) */
 	struct itnode *knodes;		/* per marks[] */
 	size_t capk;
-	struct timeline mark_times;
+	struct timeline mark_times;	/* every MMAP record's that marked */
 	uint64_t bad_lines;		/* maps lines that did not parse */
 };
 

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tprof-read's unwinding rate against the number of maps snapshots (host;
+# issue 23: a JIT runtime's or a process tree's long session reads the
+# maps thousands of times). The real snapshots `make unit` records
+# (build/unit/unwind-leaf.raw), their SAMPLE+USTACK pairs repeated to
+# SAMPLES samples, replayed with --call-graph hybrid: once with the
+# stream's own MAPS record, and once with SNAPS more copies of it spread
+# over the samples (one every SAMPLES/SNAPS, times increasing), in the same
+# run. Prints both rates (the unwinder's own, from -v, and the whole
+# replay's: samples / wall time) and their ratio; exits 1 if the replay with
+# SNAPS snapshots is more than 2x slower.
+#   maps-snapshots.sh [SAMPLES [SNAPS]]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$root/build}
+samples=${1:-200000}
+snaps=${2:-10000}
+tr=$build/tprof-read
+raw=$build/unit/unwind-leaf.raw
+[ -s "$raw" ] || { echo "$raw: run make unit first" >&2; exit 1; }
+mkdir -p "$build/bench"
+
+# stream -> stream with its snapshot pairs repeated, and nsnap copies of
+# its (first) MAPS record among them
+gen() {
+	python3 - "$raw" "$1" "$samples" "$2" <<'EOF'
+import struct, sys
+src, dst, want, nsnap = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+data = open(src, 'rb').read()
+head, pairs, maps, off = [], [], None, 0
+while off < len(data):
+    typ, flags, size, t = struct.unpack_from('<HHIQ', data, off)
+    rec = data[off:off + size]
+    if typ == 1 and flags & 0x8000:
+        n2 = struct.unpack_from('<I', data, off + size + 4)[0]
+        pairs.append(rec + data[off + size:off + size + n2])
+        off += size + n2
+        continue
+    if typ == 0xF002 and maps is None:
+        maps = rec
+    if typ != 9:
+        head.append(rec)
+    off += size
+every = want // nsnap if nsnap else 0
+with open(dst, 'wb') as f:
+    f.write(b''.join(head))
+    t = 1 << 40
+    for i in range(want):
+        if every and i % every == 0:
+            m = bytearray(maps)
+            t += 1000
+            struct.pack_into('<Q', m, 8, t)
+            f.write(m)
+        p = bytearray(pairs[i % len(pairs)])
+        t += 1000
+        s1 = struct.unpack_from('<I', p, 4)[0]
+        struct.pack_into('<Q', p, 8, t)
+        struct.pack_into('<Q', p, s1 + 8, t)
+        f.write(p)
+EOF
+}
+
+declare -A rate
+for n in 0 "$snaps"; do
+	big=$build/bench/maps-snapshots-$samples-$n.raw
+	[ -s "$big" ] || gen "$big" "$n"
+	start=$(date +%s.%N)
+	line=$("$tr" -v --call-graph hybrid --input "$big" \
+		-o "$build/bench/maps-snapshots.pb.gz" 2>&1 | grep 'unwound' || true)
+	end=$(date +%s.%N)
+	wall=$(echo "$end - $start" | bc)
+	rate[$n]=$(echo "$samples / $wall" | bc)
+	echo "leaf hybrid, $n extra snapshots: ${line#*debug: }; whole replay $wall s, ${rate[$n]} samples/s"
+done
+ratio=$(echo "scale=2; ${rate[0]} / ${rate[$snaps]}" | bc)
+echo "slowdown with $snaps snapshots: ${ratio}x (at most 2x)"
+[ "$(echo "$ratio <= 2" | bc)" = 1 ]
