@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/grow.h"
 #include "model/maps.h"
 #include "lib/util.h"
 
@@ -82,7 +83,7 @@ static struct maps_pid *pid_get(struct maps *m, int pid)
 
 	if (mp)
 		return mp;
-	GROW(m->pids, m->cappids, m->npids + 1);
+	GROW_UNTOUCHED(m->pids, m->cappids, m->npids + 1);
 	mp = &m->pids[m->npids++];
 	memset(mp, 0, sizeof(*mp));
 	mp->pid = pid;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "lib/buildid.h"
+#include "model/grow.h"
 #include "model/profile.h"
 #include "model/timeline.h"
 
@@ -79,7 +80,7 @@ struct thread_info *profile__thread(struct profile *p, int tid)
 	while (hindex_next(&p->thread_idx, h, &it, &item))
 		if (p->threads[item - 1].tid == tid)
 			return &p->threads[item - 1];
-	GROW(p->threads, p->capthreads, p->nthreads + 1);
+	GROW_UNTOUCHED(p->threads, p->capthreads, p->nthreads + 1);
 	t = &p->threads[p->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -114,7 +115,7 @@ struct proc_info *profile__proc(struct profile *p, int pid)
 	while (hindex_next(&p->proc_idx, h, &it, &item))
 		if (p->procs[item - 1].pid == pid)
 			return &p->procs[item - 1];
-	GROW(p->procs, p->capprocs, p->nprocs + 1);
+	GROW_UNTOUCHED(p->procs, p->capprocs, p->nprocs + 1);
 	pi = &p->procs[p->nprocs++];
 	memset(pi, 0, sizeof(*pi));
 	pi->pid = pid;
