@@ -94,6 +94,46 @@ static void test_save_raw_fails(void)
 	free(out);
 }
 
+/*
+ * --format through the CLI: folded to stdout (a name the stream has no
+ * file for is its file name in brackets), folded:off_cpu of a CPU-only
+ * stream is empty, an unknown format is one line naming the formats,
+ * exit 2 and no file.
+ */
+static void test_format_cli(void)
+{
+	const char *dir = build_path("unit/out");
+	char in[4200], pb[4200], *out = NULL;
+	int st;
+
+	run_fmt(&out, "mkdir -p '%s'", dir);
+	free(out);
+	snprintf(in, sizeof(in), "%s/format.raw", dir);
+	snprintf(pb, sizeof(pb), "%s/format.out", dir);
+	CHECK_EQ(small_stream(in, "/nonexistent/libsmall.so"), 0);
+	st = run_fmt(&out, "'%s' --input '%s' --format folded -o - 2>/dev/null",
+		     tprof_read_bin(), in);
+	CHECK_EQ(st, 0);
+	CHECK_STR(out, "small;[libsmall.so] 20000000\n");
+	free(out);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' --format folded:off_cpu -o '%s' 2>&1",
+		     tprof_read_bin(), in, pb);
+	CHECK_EQ(st, 0);
+	CHECK_EQ(file_size(pb), 0);
+	free(out);
+	unlink(pb);
+	st = run_fmt(&out, "'%s' --input '%s' --format svg -o '%s' 2>&1",
+		     tprof_read_bin(), in, pb);
+	CHECK_EQ(st, 2);
+	CHECK(out && strstr(out, "svg") && strstr(out, "folded:off_cpu") &&
+	      strchr(out, '\n') == out + strlen(out) - 1);
+	CHECK(access(pb, F_OK) != 0);
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+}
+
 static void test_not_the_input(void)
 {
 	const char *dir = build_path("unit/out");
@@ -253,5 +293,6 @@ const struct unit_test output_tests[] = {
 	{ "output: a FIFO at a mapping's path does not hang the replay", test_fifo_mapping },
 	{ "output: -o keeps an old file's mode and owner, refuses a dangling symlink", test_output_keeps_attrs },
 	{ "output: --report lists every thread, '-' for an unknown comm", test_report_all_threads },
+	{ "output: --format folded through the CLI; folded:off_cpu; an unknown format is one line, exit 2, no file", test_format_cli },
 	{ NULL, NULL },
 };

@@ -301,7 +301,8 @@ static int encode(const struct output_ctx *c, uint8_t **out, size_t *outlen)
 	hindex_init(&f.idx);
 	add_samples(&f);
 	add_lost(&f);
-	qsort(f.lines, f.nlines, sizeof(*f.lines), cmp_line);
+	if (f.nlines)
+		qsort(f.lines, f.nlines, sizeof(*f.lines), cmp_line);
 	for (i = 0; i < f.nlines; i++) {
 		size_t n = strlen(f.lines[i].stack);
 
