@@ -11,6 +11,7 @@
 #include "live/loop.h"
 #include "stream/reader.h"
 #include "output/report.h"
+#include "output/summary.h"
 
 /*
  * The default (hybrid) snapshot: enough for the return address of the
@@ -90,7 +91,7 @@ static void progress(struct live *l, uint64_t start)
 	fprintf(stderr, "\r\033[Ktprof-read: %.1fs  %llu samples  %llu lost",
 		(now_ns(CLOCK_MONOTONIC) - start) / 1e9,
 		(unsigned long long)p->sample_records,
-		(unsigned long long)p->lost_samples);
+		(unsigned long long)summary__lost(p).samples);
 	l->rc->line_shown = true;
 }
 

@@ -55,7 +55,7 @@ struct folder {
 	struct hindex idx;
 	char *buf;		/* the stack being built */
 	size_t len, cap;
-	char **locs;		/* per resolved location: its frames, joined */
+	char **locs;		/* per resolved location: its frames */
 };
 
 /* Where a C++ name's parameter list begins, or len: none. */

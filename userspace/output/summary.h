@@ -48,7 +48,7 @@ struct lost_count {
 /* One `[lost]` sample: a thread's on- or off-CPU loss, or the rest. */
 struct lost_entry {
 	const struct thread_info *t;	/* NULL: no thread claims it */
-	bool off_cpu;			/* the off-CPU column, state unknown */
+	bool off_cpu;		/* the off-CPU column, state unknown */
 	uint64_t period_ns;		/* 0: none (the unattributed rest) */
 	struct lost_count n;
 };
@@ -73,7 +73,7 @@ struct summary {
 	uint64_t samples, weight_ns;
 	uint64_t off_samples, off_weight_ns;
 
-	struct lost_count ring;		/* STATS, else the LOST records */
+	struct lost_count ring;	/* STATS, else the LOST records */
 	struct lost_count by_threads;	/* THREAD_EXIT/STAT + THREAD_OFF */
 	struct lost_count lost;		/* the total: the rule above */
 	/* the `[lost]` samples, summing to lost: each thread's on-CPU loss
