@@ -51,9 +51,9 @@ def main():
                 inc = m.group(1)
                 if os.path.exists(os.path.join(root, inc)):
                     layer = os.path.dirname(inc)
-                    if layer not in rank:
+                    if layer and layer not in rank:
                         bad.append(f"{rel}:{n}: {inc}: not in a layer")
-                    elif rank[layer] > mine:
+                    elif (rank[layer] if layer else top) > mine:
                         bad.append(f"{rel}:{n}: {inc}: {layer} is above "
                                    f"{folder or 'the CLI'}")
                     if inc[:-2] != unit:
