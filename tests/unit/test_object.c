@@ -9,11 +9,14 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/buildid.h"
 #include "lib/util.h"
+#include "object/object.h"
 #include "pbload.h"
 #include "testlib.h"
 
@@ -309,8 +312,96 @@ static void test_many_files(void)
 	replay_limited(raw, pb, "");
 }
 
+#define NEVICT 24
+
+/* Descriptors this process has open. */
+static int open_fds(void)
+{
+	char path[64];
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += !access(path, F_OK);
+	}
+	return n;
+}
+
+/*
+ * In a child whose limit is 64 descriptors (bound: 16 held): NEVICT
+ * objects opened for their CFI; the oldest let their descriptors go and
+ * keep their CFI; symbols asked of them later open the file again, and
+ * only the same file: one replaced since is not named from.
+ */
+static void evict_child(const char *dir)
+{
+	struct rlimit rl = { 64, 64 };
+	struct file_view view = { 0 };
+	struct object *o[NEVICT];
+	char paths[NEVICT][4096], tmp[4096];
+	const struct objects_stats *st;
+	struct objects *objs;
+	int i, base;
+
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	base = open_fds();
+	objs = objects__new();
+	st = objects__stats(objs);
+	CHECK_EQ(st->bound, 16);
+	for (i = 0; i < NEVICT; i++) {
+		struct mapping m = { .start = LIB_BASE, .limit = LIB_BASE + 0x1000,
+				     .pid = PID, .path = paths[i] };
+
+		snprintf(paths[i], sizeof(paths[i]), "%s/evict%02d.so", dir, i);
+		CHECK(copy_file(build_path("progs/libhot.so"), paths[i]));
+		o[i] = objects__get(objs, &m, &view);
+		CHECK(o[i] && o[i]->info.loaded && object__cfi(o[i]));
+		CHECK(open_fds() <= base + 16);
+	}
+	CHECK_EQ(st->held, 16);
+	CHECK_EQ(st->evictions, NEVICT - 16);
+	/* evict00.so replaced by another file: not the one read */
+	snprintf(tmp, sizeof(tmp), "%s/evict-new.so", dir);
+	CHECK(copy_file(build_path("progs/inlines"), tmp));
+	CHECK_EQ(rename(tmp, paths[0]), 0);
+	CHECK(!object__symbols(objs, o[0]));
+	CHECK(!o[0]->info.loaded);
+	/* evict01.so as it was: opened again for its symbols */
+	CHECK(object__symbols(objs, o[1]) && o[1]->info.has_symtab);
+	/* and one that kept its descriptor: no open */
+	CHECK(object__symbols(objs, o[NEVICT - 1]));
+	CHECK_EQ(st->reopens, 2);
+	CHECK_EQ(st->opens, NEVICT + 2);
+	CHECK(open_fds() <= base + 16);
+	/* their CFI outlived the descriptors */
+	for (i = 0; i < NEVICT; i++)
+		CHECK(o[i]->eh != NULL);
+	objects__free(objs);
+	CHECK_EQ(open_fds(), base);
+}
+
+static void test_evict(void)
+{
+	char dir[4096];
+	int st = -1;
+	pid_t pid;
+
+	/* build_path()'s buffers are a ring: keep our own */
+	snprintf(dir, sizeof(dir), "%s", build_path("unit/obj-evict"));
+	mkdir(dir, 0755);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		evict_child(dir);
+		_exit(t_checks_failed ? 1 : 0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 const struct unit_test object_tests[] = {
 	{ "object: each ELF file is opened once by a replay that unwinds and names", test_opened_once },
+	{ "object: past the bound the oldest let their descriptors go; symbols open the same file again, never a replaced one", test_evict },
 	{ "object: 1,100 sampled ELF files under a limit of 1024 descriptors: a whole, named profile (fp and snapshots)", test_many_files },
 	{ NULL, NULL },
 };

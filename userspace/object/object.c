@@ -453,16 +453,18 @@ static bool load_image(struct objects *objs, struct object *o)
 static bool own_vdso(struct object *o)
 {
 	unsigned long long a, b;
-	char line[512];
+	char *line = NULL;
 	bool found = false;
+	size_t cap = 0;
 	FILE *fp;
 
 	fp = fopen("/proc/self/maps", "re");
 	if (!fp)
 		return false;
-	while (!found && fgets(line, sizeof(line), fp))
+	while (!found && getline(&line, &cap, fp) > 0)
 		found = strstr(line, "[vdso]") &&
 			sscanf(line, "%llx-%llx", &a, &b) == 2 && a && b > a;
+	free(line);
 	fclose(fp);
 	if (!found)
 		return false;
@@ -654,8 +656,15 @@ bool object__symbols(struct objects *objs, struct object *o)
 	if (o->syms_loaded)
 		return o->mod != NULL;
 	o->syms_loaded = true;
-	if (!o->info.loaded || (!o->dwfl && !reopen(objs, o)))
+	if (!o->info.loaded)
 		return false;
+	if (!o->dwfl && !reopen(objs, o)) {
+		/* not the file the unwinder read: no names from it */
+		pr_err("warning: %s: replaced while the profile was read: its frames are left unsymbolized",
+		       o->key);
+		o->info.loaded = false;
+		return false;
+	}
 	o->info.has_symtab = dwfl_module_getsymtab(o->mod) > 0;
 	o->dwarf = dwfl_module_getdwarf(o->mod, &o->dwbias);
 	o->info.has_dwarf = o->dwarf != NULL;
