@@ -170,8 +170,8 @@ static void report(const char *what, const struct cost *c, double bound)
  * the program and a library (dlclose'd at once, so its samples resolve
  * from snapshot 0, 10,000 back), an exec halfway maps another program at
  * the same addresses. Every sample is named from the code of its time.
- * Before: ?? s (the resolve pass scanned every snapshot per frame);
- * after: ?? s.
+ * Before: 24 s of CPU (the resolve pass scanned every snapshot per
+ * frame); after: 0.3 s.
  */
 #define NSNAP 20000
 #define DEPTH 30
@@ -329,8 +329,8 @@ static void replay_named(struct sbuf *b, const char *what, const char *args,
 
 /*
  * find_buildid: 100,000 BUILDID records of different files, then the
- * program's maps, named by the last. Before: 12.9 s (each record scanned
- * those before it, and every mapping); after: 0.1 s.
+ * program's maps, named by the last. Before: 3.0 s (each record scanned
+ * those before it, and every mapping); after: 0.05 s.
  */
 static void test_many_buildids(void)
 {
@@ -363,8 +363,8 @@ out:
 /*
  * parent_of: 100,000 descendants (PROC records) of the program in chains
  * of 7 (forks of forks), each sampled in the program's code, named from
- * the first ancestor with maps (a fork is a copy). Before: ?? s (each step
- * up scanned the PROC records); after: ?? s.
+ * the first ancestor with maps (a fork is a copy). Before: 13.8 s (each
+ * step up scanned the PROC records); after: 0.34 s.
  */
 static void test_many_children(void)
 {
@@ -395,8 +395,8 @@ out:
 
 /*
  * Comm generations: one thread renamed 100,000 times, a sample after
- * each. Before: 35 s (each sample counted the renames before it, each
- * resolved sample looked its comm up by a scan); after: 0.3 s.
+ * each. Before: 24.7 s (each sample counted the renames before it, each
+ * resolved sample looked its comm up by a scan); after: 0.09 s.
  */
 static void test_many_comms(void)
 {
@@ -428,8 +428,8 @@ out:
  * MMAP marks: 100,000 MMAP records of another file over the page of the
  * program's code its samples are in, a sample after each, and a snapshot
  * read after them all: each sample is named from that snapshot (never
- * from the one before its mark). Before: ? s (each sample's epoch and each
- * lookup scanned the marks); after: 0.2 s.
+ * from the one before its mark). Before: 13.3 s (each sample's epoch and
+ * each lookup scanned the marks); after: 0.06 s.
  */
 static void test_many_marks(void)
 {
@@ -461,8 +461,8 @@ out:
 
 /*
  * maps__add_vdso: 100,000 VDSO records (another start each), then the
- * program's maps. Before: 9.6 s (each record scanned those before it and
- * every mapping); after: 0.1 s.
+ * program's maps. Before: 3.3 s (each record scanned those before it and
+ * every mapping); after: 0.02 s.
  */
 static void test_many_vdsos(void)
 {
@@ -494,8 +494,8 @@ out:
 
 /*
  * --report of 100,000 processes (PROC, a thread each, PROC_EXIT): per
- * process totals in O(1) each. Before: 47 s (each process summed every
- * thread); after: 0.4 s.
+ * process totals in O(1) each. Before: 22.5 s (each process summed every
+ * thread); after: 0.5 s.
  */
 static void test_report_many_procs(void)
 {

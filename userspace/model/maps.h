@@ -145,10 +145,10 @@ void maps__free(struct maps *m);
 
 /*
  * Add a snapshot from the text of /proc/PID/maps. Only executable mappings
- * are kept. A line that does not parse is skipped, the first one of the
- * stream with a warning naming the pid and the line: the rest of the
- * snapshot still names its frames. Returns the number of executable
- * mappings.
+ * are kept. A line that does not parse is skipped (counted in bad_lines;
+ * the reader's first one with a warning naming the pid and the line): the
+ * rest of the snapshot still names its frames. Returns the number of
+ * executable mappings.
  */
 int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 		       const char *text, size_t len);
@@ -180,6 +180,11 @@ bool maps__covered(struct maps *m, uint64_t addr);
  * sample. Another process's snapshots never answer (a tree's programs
  * share addresses), except a parent's for a child that has none there and
  * no exec before the sample: a fork is a copy of its parent's maps.
+ * Cost: O(log n) in the process's snapshots and mappings when the newest
+ * snapshot before the sample maps addr (the usual case); else the
+ * mappings of the process that ever held addr, a binary search of each
+ * one's runs of snapshots (and, only where a process's snapshots came out
+ * of time order and an exec or mark bounds the search, its snapshots).
  */
 struct mapping *maps__find(struct maps *m, int pid, uint64_t addr,
 			   uint64_t time_ns);
