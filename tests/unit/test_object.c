@@ -327,6 +327,22 @@ static int open_fds(void)
 	return n;
 }
 
+/* Move path to root/path (rename: the same inode); view's root is root. */
+static bool moved_under_root(const char *dir, const char *path,
+			     struct file_view *view)
+{
+	static char root[4096];
+	char to[8192], *out = NULL;
+	int rc;
+
+	snprintf(root, sizeof(root), "%s/root", dir);
+	snprintf(to, sizeof(to), "%s%s", root, path);
+	rc = run_fmt(&out, "mkdir -p \"$(dirname '%s')\"", to);
+	free(out);
+	view->root = root;
+	return !rc && !rename(path, to);
+}
+
 /*
  * In a child whose limit is 64 descriptors (bound: 16 held): NEVICT
  * objects opened for their CFI; the oldest let their descriptors go and
@@ -368,10 +384,22 @@ static void evict_child(const char *dir)
 	CHECK(!o[0]->info.loaded);
 	/* evict01.so as it was: opened again for its symbols */
 	CHECK(object__symbols(objs, o[1]) && o[1]->info.has_symtab);
+	/* evict02.so gone from its path, seen again through another view
+	 * (the target's root): the same inode there */
+	CHECK(moved_under_root(dir, paths[2], &view));
+	{
+		struct mapping m = { .start = LIB_BASE,
+				     .limit = LIB_BASE + 0x1000, .pid = PID,
+				     .path = paths[2] };
+
+		CHECK(objects__get(objs, &m, &view) == o[2]);
+	}
+	CHECK(object__symbols(objs, o[2]) && o[2]->info.has_symtab);
 	/* and one that kept its descriptor: no open */
 	CHECK(object__symbols(objs, o[NEVICT - 1]));
-	CHECK_EQ(st->reopens, 2);
-	CHECK_EQ(st->opens, NEVICT + 2);
+	CHECK_EQ(st->reopens, 3);
+	/* evict02.so: its old path, then the root's */
+	CHECK_EQ(st->opens, NEVICT + 4);
 	CHECK(open_fds() <= base + 16);
 	/* their CFI outlived the descriptors */
 	for (i = 0; i < NEVICT; i++)

@@ -111,6 +111,8 @@ static void object_free(struct object *o)
 	free(o->cus);
 	free(o->loads);
 	free(o->image);
+	while (o->nseen)
+		free(o->seen[--o->nseen]);
 	free(o->open_path);
 	free(o->key);
 	free(o->want);
@@ -518,9 +520,19 @@ struct object *objects__get(struct objects *objs, const struct mapping *m,
 	if (m->path[0] != '/')
 		return NULL;
 	o = find(objs, m->path, m->build_id, true);
-	if (o->info.loaded)
+	if (o->info.loaded && (o->dwfl || o->syms_loaded))
 		return o;
 	n = locate__candidates(v, m, bufs, cands);
+	if (o->info.loaded) {
+		/* let go: where to open it again, should open_path be gone */
+		while (o->nseen)
+			free(o->seen[--o->nseen]);
+		while (o->nseen < n) {
+			o->seen[o->nseen] = xstrdup(cands[o->nseen]);
+			o->nseen++;
+		}
+		return o;
+	}
 	h = cands_hash(cands, n);
 	if (o->tried != h) {
 		o->tried = h;
@@ -597,37 +609,49 @@ bool object__cfi(struct object *o)
 	return o->eh || o->dbg;
 }
 
-/*
- * o's file again, for a module to load symbols from: the file first
- * opened (same device, inode, size and mtime) with the same build-id, or
- * nothing; a recorded image is written out again.
- */
-static bool reopen(struct objects *objs, struct object *o)
+/* fd open on o's file as first opened: same inode, size, mtime, build-id */
+static bool same_file(const struct object *o, int fd)
 {
 	char hex[BUILDID_HEX_LEN];
 	struct stat st;
+
+	return !fstat(fd, &st) && st.st_dev == o->st.st_dev &&
+	       st.st_ino == o->st.st_ino && st.st_size == o->st.st_size &&
+	       st.st_mtim.tv_sec == o->st.st_mtim.tv_sec &&
+	       st.st_mtim.tv_nsec == o->st.st_mtim.tv_nsec &&
+	       (!o->want || (buildid__hex_of_fd(fd, hex) >= 0 &&
+			     !strcmp(hex, o->want)));
+}
+
+/*
+ * o's file again, for a module to load symbols from: the file first
+ * opened, at open_path or where the last view saw it, or nothing; a
+ * recorded image is written out again.
+ */
+static bool reopen(struct objects *objs, struct object *o)
+{
+	size_t i;
 	int fd;
 
 	objs->st.reopens++;
 	if (o->image)
 		return load_image(objs, o);
-	fd = open_regular(o->open_path);
-	objs->st.opens++;
-	if (fd < 0)
-		goto fail;
-	if (fstat(fd, &st) || st.st_dev != o->st.st_dev ||
-	    st.st_ino != o->st.st_ino || st.st_size != o->st.st_size ||
-	    st.st_mtim.tv_sec != o->st.st_mtim.tv_sec ||
-	    st.st_mtim.tv_nsec != o->st.st_mtim.tv_nsec ||
-	    (o->want && (buildid__hex_of_fd(fd, hex) < 0 ||
-			 strcmp(hex, o->want)))) {
+	for (i = 0; i <= o->nseen; i++) {
+		const char *path = i ? o->seen[i - 1] : o->open_path;
+
+		if (i && !strcmp(path, o->open_path))
+			continue;
+		fd = open_regular(path);
+		objs->st.opens++;
+		if (fd < 0) {
+			pr_debug("%s: %s: %s", o->key, path, strerror(errno));
+			continue;
+		}
+		if (same_file(o, fd))
+			return report(objs, o, path, fd);
+		pr_debug("%s: %s: another file now", o->key, path);
 		close(fd);
-		errno = ESTALE;
-		goto fail;
 	}
-	return report(objs, o, o->open_path, fd);
-fail:
-	pr_debug("%s: %s: %s", o->key, o->open_path, strerror(errno));
 	return false;
 }
 

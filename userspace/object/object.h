@@ -53,6 +53,10 @@ struct object {
 	/* the file found, as first opened: a reopen must find it again */
 	char *open_path;
 	struct stat st;
+	/* let go before its symbols: where the last view saw it (the
+	 * target may have exited since open_path was found) */
+	char *seen[LOCATE_MAX_CANDS];
+	size_t nseen;
 	unsigned char *image;	/* a recorded vDSO image (a copy) */
 	size_t image_len;
 	int fd;			/* open_path while libdwfl may want it, else -1 */
