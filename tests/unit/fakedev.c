@@ -112,16 +112,39 @@ int ioctl(int fd, unsigned long req, ...)
 		memcpy(arg, &in, sizeof(in));
 		return 0;
 	}
-	case TPROF_IOC_ENABLE: {
-		const struct tprof_ioc_enable *en = arg;
-
+	case TPROF_IOC_ENABLE:
+	case TPROF_IOC_ENABLE_V1: {
+		struct tprof_ioc_enable *en = arg;
 		const char *snap_err = getenv("FAKEDEV_SNAPSHOT_ERRNO");
+		const char *v1 = getenv("FAKEDEV_ENABLE_V1_ONLY");
+		const char *memlock = getenv("FAKEDEV_REFUSE_MEMLOCK");
+		unsigned int need, held, limit;
 
+		/* a module before ENABLE's _IOWR number */
+		if (req == TPROF_IOC_ENABLE && v1 && atoi(v1)) {
+			errno = ENOTTY;
+			return -1;
+		}
 		fprintf(stderr, "fakedev: ENABLE pid=%u period_ns=%llu ring_bytes=%u\n",
 			en->pid, (unsigned long long)en->period_ns,
 			en->ring_bytes);
 		fprintf(stderr, "fakedev: ENABLE flags=0x%x snapshot_bytes=%u\n",
 			en->flags, en->snapshot_bytes);
+		/* "NEED,HELD,LIMIT" KiB: the locked-memory limit refuses it,
+		 * and the _IOWR number says so */
+		if (memlock && sscanf(memlock, "%u,%u,%u", &need, &held,
+				      &limit) == 3) {
+			if (req == TPROF_IOC_ENABLE) {
+				en->refused = TPROF_REFUSED_MEMLOCK;
+				en->need_kb = need;
+				en->held_kb = held;
+				en->limit_kb = limit;
+			}
+			fprintf(stderr, "fakedev: ENABLE %s\n",
+				req == TPROF_IOC_ENABLE ? "_IOWR" : "V1");
+			errno = ENOMEM;
+			return -1;
+		}
 		/* a module that predates snapshots, or refuses them */
 		if ((en->flags & TPROF_F_USER_SNAPSHOT) && snap_err &&
 		    atoi(snap_err)) {

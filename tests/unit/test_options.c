@@ -264,6 +264,41 @@ static void test_call_graph(void)
 	free(out);
 }
 
+/*
+ * ENABLE's _IOWR number says which limit refused the session; a module
+ * that knows only the first (_IOW) number answers ENOTTY to it, and the
+ * reader goes on with that one (fake device).
+ */
+static void test_enable_refused(void)
+{
+	char *out = NULL;
+	int st;
+
+	setenv("FAKEDEV_REFUSE_MEMLOCK", "2056,11000,12320", 1);
+	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE _IOWR\n"));
+	CHECK(out && strstr(out, "tprof-read: pid 1: Cannot allocate memory: the locked-memory limit refused it: the session needs 2056 KiB"));
+	CHECK(out && strstr(out, "already holds 11000 KiB"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	/* an older module: the first number, and INFO's guess */
+	setenv("FAKEDEV_ENABLE_V1_ONLY", "1", 1);
+	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
+	CHECK(st != 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE V1\n"));
+	CHECK(out && !strstr(out, "refused it"));
+	CHECK(out && strstr(out, "tprof-read: pid 1: Cannot allocate memory: no memory for rings"));
+	free(out);
+	unsetenv("FAKEDEV_REFUSE_MEMLOCK");
+	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE pid=1 "));
+	free(out);
+	unsetenv("FAKEDEV_ENABLE_V1_ONLY");
+}
+
 const struct unit_test options_tests[] = {
 	{ "options: decimal only, no nan/inf/overflow, size suffixes", test_parse },
 	{ "options: bad values exit 2 with one line naming the option", test_cli_rejects },
@@ -271,5 +306,6 @@ const struct unit_test options_tests[] = {
 	{ "options: -p 0123, -F 010, --ring-bytes 64M reach ENABLE as decimal (fake device)", test_live_values },
 	{ "options: a refused --thread-period exits non-zero, no profile (fake device)", test_thread_period_fails },
 	{ "options: --call-graph sets ENABLE's snapshot; refused snapshots: fp in one line by default, an error when asked for (fake device)", test_call_graph },
+	{ "options: a refused ENABLE names the limit the module says; an older module's ENABLE number still works (fake device)", test_enable_refused },
 	{ NULL, NULL },
 };

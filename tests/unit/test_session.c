@@ -84,6 +84,43 @@ static void test_enomem(void)
 	CHECK(!strstr(msg(ENOMEM, &en, &w), "ulimit"));
 }
 
+/*
+ * A module that says which limit refused (ENABLE's refused field) is
+ * believed over INFO read afterwards, which the guess went wrong on: in
+ * attach mode and with several sessions, INFO's counts have moved on.
+ */
+static void test_refused(void)
+{
+	struct tprof_ioc_enable en;
+	struct enable_why w;
+
+	/* INFO now says room is left (another session ended since) */
+	fake(&w, &en);
+	w.info.user_locked_kb = 0;
+	en.refused = TPROF_REFUSED_MEMLOCK;
+	en.need_kb = 2056;
+	en.held_kb = 11000;
+	en.limit_kb = 12320;
+	CHECK_STR(msg(ENOMEM, &en, &w),
+		  "pid 1234: Cannot allocate memory: the locked-memory limit refused it: the session needs 2056 KiB (rings of 8 x 256 KiB and its tables); your user may lock 12320 KiB (ulimit -l + tprof.ko's ring_kb_per_cpu allowance) and already holds 11000 KiB (other tprof sessions, io_uring, perf buffers, mlock); use a smaller --ring-bytes, end another session, raise ulimit -l, or an admin can raise /sys/module/tprof/parameters/ring_kb_per_cpu");
+	/* INFO says over the limit, the module says the kernel had none */
+	fake(&w, &en);
+	en.refused = TPROF_REFUSED_NOMEM;
+	CHECK_STR(msg(ENOMEM, &en, &w),
+		  "pid 1234: Cannot allocate memory: the kernel had no memory for rings of 8 x 256 KiB; use a smaller --ring-bytes");
+	/* INFO counts the user's sessions at the most; the target was it */
+	fake(&w, &en);
+	w.info.user_sessions = 4;
+	en.refused = TPROF_REFUSED_TARGET_BUSY;
+	CHECK_STR(msg(EBUSY, &en, &w),
+		  "pid 1234: Device or resource busy: another tprof session is profiling it");
+	/* and the other way: INFO shows room, the module counted them */
+	fake(&w, &en);
+	w.info.user_sessions = 2;
+	en.refused = TPROF_REFUSED_USER_SESSIONS;
+	CHECK(strstr(msg(EBUSY, &en, &w), "you already hold 2 tprof sessions, "));
+}
+
 static void test_ebusy(void)
 {
 	struct tprof_ioc_enable en;
@@ -247,6 +284,7 @@ const struct unit_test session_tests[] = {
 	{ "session: live mode finds 200,000 processes' last maps through an index, not a scan", test_last_maps_index },
 	{ "session: own process without proof is not dumpable", test_own_not_dumpable },
 	{ "session: ENOMEM names the locked-memory limit and how to raise it", test_enomem },
+	{ "session: the limit the module says refused ENABLE is named, whatever INFO says after", test_refused },
 	{ "session: EBUSY tells max_user_sessions from another session", test_ebusy },
 	{ "session: ENOSPC says all sessions are in use", test_enospc },
 	{ "session: EINVAL below the caller's period floor names it", test_floor },

@@ -142,7 +142,10 @@ void session__enable_why(struct session *s, struct enable_why *w, int pid)
 
 /*
  * -ENOMEM: an unprivileged session's rings are charged to the user's locked
- * memory (tprof.ko policy.c). Name the limit when that is what refused it.
+ * memory (tprof.ko policy.c). Name the limit when that is what refused it:
+ * as the module says (en->refused), which holds in attach mode and with
+ * several sessions; a module without the field leaves it to a guess from
+ * INFO, read after the failure.
  */
 static void explain_enomem(char *buf, size_t len, int err,
 			   const struct tprof_ioc_enable *en,
@@ -155,6 +158,18 @@ static void explain_enomem(char *buf, size_t len, int err,
 	unsigned long long need_kb = (unsigned long long)nr * ring_kb;
 	unsigned long long rlim_kb = w->memlock_bytes / 1024;
 	unsigned long long extra_kb = (unsigned long long)in->ring_kb_per_cpu * nr;
+
+	if (en->refused == TPROF_REFUSED_MEMLOCK) {
+		snprintf(buf, len, "pid %d: %s: the locked-memory limit refused it: the session needs %u KiB (rings of %u x %u KiB and its tables); your user may lock %u KiB (ulimit -l + tprof.ko's ring_kb_per_cpu allowance) and already holds %u KiB (other tprof sessions, io_uring, perf buffers, mlock); use a smaller --ring-bytes, end another session, raise ulimit -l, or an admin can raise /sys/module/tprof/parameters/ring_kb_per_cpu",
+			 en->pid, strerror(err), en->need_kb, nr, ring_kb,
+			 en->limit_kb, en->held_kb);
+		return;
+	}
+	if (en->refused == TPROF_REFUSED_NOMEM) {
+		snprintf(buf, len, "pid %d: %s: the kernel had no memory for rings of %u x %u KiB; use a smaller --ring-bytes",
+			 en->pid, strerror(err), nr, ring_kb);
+		return;
+	}
 
 	/* an old module, a privileged caller, no limit, or room left: memory */
 	if (!in->ring_kb_per_cpu || !(en->flags & TPROF_F_AUXV_PROOF) ||
@@ -202,9 +217,12 @@ void session__explain_enable(char *buf, size_t len, int err,
 				 en->pid, strerror(err));
 		break;
 	case EBUSY:
-		/* only unprivileged (auxv proof) sessions count */
-		if ((en->flags & TPROF_F_AUXV_PROOF) && in->max_user_sessions &&
-		    in->user_sessions >= in->max_user_sessions)
+		/* as the module says; else only unprivileged (auxv proof)
+		 * sessions count */
+		if (en->refused == TPROF_REFUSED_USER_SESSIONS ||
+		    (!en->refused && (en->flags & TPROF_F_AUXV_PROOF) &&
+		     in->max_user_sessions &&
+		     in->user_sessions >= in->max_user_sessions))
 			snprintf(buf, len, "pid %d: %s: you already hold %u tprof session%s, the most one user may (tprof.ko max_user_sessions=%u); end one, or an admin can raise /sys/module/tprof/parameters/max_user_sessions",
 				 en->pid, strerror(err), in->user_sessions,
 				 in->user_sessions == 1 ? "" : "s",
@@ -247,8 +265,18 @@ void session__explain_enable(char *buf, size_t len, int err,
 
 int session__try_enable(struct session *s, struct tprof_ioc_enable *en)
 {
+	int ret;
+
 	en->size = sizeof(*en);
-	if (ioctl(s->fd, TPROF_IOC_ENABLE, en))
+	en->refused = 0;
+	ret = ioctl(s->fd, s->enable_v1 ? TPROF_IOC_ENABLE_V1 :
+					  TPROF_IOC_ENABLE, en);
+	/* a module before the refused field knows only the _IOW number */
+	if (ret && errno == ENOTTY && !s->enable_v1) {
+		s->enable_v1 = true;
+		ret = ioctl(s->fd, TPROF_IOC_ENABLE_V1, en);
+	}
+	if (ret)
 		return -errno;
 	s->pid = en->pid;
 	s->enabled = true;

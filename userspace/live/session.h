@@ -21,6 +21,9 @@ struct session {
 	int mem_proof_err;
 	/* the session reads raw stacks: descendants are proven by mem */
 	bool attach_proofs;
+	/* the module knows only ENABLE's first number (TPROF_IOC_ENABLE_V1):
+	 * it says no refused limit */
+	bool enable_v1;
 };
 
 /*
