@@ -57,7 +57,9 @@ install -m 0755 /usr/bin/sleep ./sleep
 setpriv --reuid=65534 --regid=65534 --clear-groups ./sleep 300 &
 own=$!
 as_nobody "$TPROF_BUILD/tprof-read" --ring-bytes 16777216 -p $own -d 1 -o "$PWD/big.pb.gz" 2> err.txt
-if grep -qE '^tprof-read: .*(ring_kb_per_cpu|ulimit -l)' err.txt && [ ! -e big.pb.gz ]; then
+# (the module says which limit refused it: ENABLE's refused field)
+if grep -qE '^tprof-read: pid [0-9]+: Cannot allocate memory: the locked-memory limit refused it: the session needs [0-9]+ KiB .* already holds [0-9]+ KiB .*ulimit -l' err.txt &&
+   [ ! -e big.pb.gz ]; then
 	ok "an oversized ring is refused with the limit named: $(head -n1 err.txt)"
 else
 	fail "an oversized ring is refused with the limit named"
