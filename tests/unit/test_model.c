@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/profile.h"
 #include "object/symbols.h"
 #include "pbload.h"
 #include "testlib.h"
@@ -585,6 +586,75 @@ out:
 	sb_free(&b);
 }
 
+/* Feed the records of b to p. */
+static void add_all(struct profile *p, const struct sbuf *b)
+{
+	struct tprof_record r;
+	size_t off = 0;
+	long n;
+
+	while ((n = tprof_record_decode(b->p + off, b->len - off, &r)) > 0) {
+		CHECK_EQ(profile__add(p, &r), 0);
+		off += n;
+	}
+}
+
+/*
+ * A thread's comm and exec lookups by time (indexed past 8 changes) agree
+ * with a scan of its changes, with records out of time order as rings of
+ * several CPUs give them.
+ */
+static void test_comm_index(void)
+{
+	static const char *names[] = { "a", "b", "c", "d", "e" };
+	uint64_t x = 88172645463325252ULL;
+	int round;
+
+	for (round = 0; round < 20; round++) {
+		struct sbuf b = { 0 };
+		struct profile p;
+		const struct thread_info *t;
+		int i, n = 1 + round * 7;
+		uint64_t q;
+
+		profile__init(&p);
+		for (i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			if (x % 4 == 0)
+				sb_exec(&b, PID, names[x % 5], 1000 + x % 500);
+			else
+				sb_thread(&b, PID, PID, names[x % 5],
+					  1000 + x % 500);
+		}
+		add_all(&p, &b);
+		t = profile__find_thread(&p, PID);
+		CHECK(t != NULL);
+		for (q = 990; t && q < 1510; q++) {
+			const char *best = NULL;
+			uint64_t best_t = 0, ex = 0;
+			size_t k;
+
+			for (k = 0; k < t->ncomms; k++) {
+				const struct comm_change *c = &t->comms[k];
+
+				if (c->time_ns <= q &&
+				    (!best || c->time_ns >= best_t)) {
+					best = c->comm;
+					best_t = c->time_ns;
+				}
+				if (c->exec && c->time_ns <= q && c->time_ns > ex)
+					ex = c->time_ns;
+			}
+			if (!best)
+				best = t->comms[0].comm;
+			CHECK_STR(thread__comm_at(t, q), best);
+			CHECK_EQ(profile__exec_before(&p, PID, q), ex);
+		}
+		profile__free(&p);
+		sb_free(&b);
+	}
+}
+
 const struct unit_test model_tests[] = {
 	{ "model: 20,000 maps snapshots: each sample named from its own time, in bounded CPU", test_many_snapshots },
 	{ "model: 100,000 BUILDID records in bounded CPU (find_buildid)", test_many_buildids },
@@ -594,5 +664,6 @@ const struct unit_test model_tests[] = {
 	{ "model: 100,000 VDSO records in bounded CPU (maps__add_vdso)", test_many_vdsos },
 	{ "model: --report of 100,000 processes in bounded CPU (per-process totals)", test_report_many_procs },
 	{ "model: a maps line that does not parse is skipped with one warning, the snapshot kept", test_bad_maps_line },
+	{ "model: comm and exec lookups by time agree with a scan, records out of order", test_comm_index },
 	{ NULL, NULL },
 };
