@@ -1061,6 +1061,61 @@ out:
 	unlink(path);
 }
 
+/* A SAMPLE as sb_sample() writes it, with TPROF_RF_EXITING. */
+static void exiting_sample(struct sbuf *b, uint64_t weight_ns,
+			   uint64_t time_ns, unsigned int nk,
+			   const uint64_t *kips)
+{
+	size_t off = b->len;
+	struct tprof_rec_sample s;
+
+	sb_sample(b, 4300, 4301, 1000000, weight_ns, time_ns, nk, kips, 0,
+		  NULL);
+	memcpy(&s, b->p + off, sizeof(s));
+	s.hdr.flags |= TPROF_RF_EXITING;
+	memcpy(b->p + off, &s, sizeof(s));
+}
+
+/*
+ * Samples in do_exit() (TPROF_RF_EXITING), after the mm and with it the
+ * user stack are gone, are "[process exit]" (under the kernel's frames
+ * when it has them), not "[no stack]": that stays for samples without
+ * frames that say nothing of why.
+ */
+static void test_process_exit(void)
+{
+	const char *raw = build_path("unit/exit.raw");
+	const char *ks = build_path("unit/exit-kallsyms");
+	uint64_t k[2] = { 0xffffffff81000110ULL, 0xffffffff81000210ULL };
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	FILE *fp = fopen(ks, "we");
+	int st;
+
+	if (fp) {
+		fputs("ffffffff81000100 T do_exit\n"
+		      "ffffffff81000200 T do_group_exit\n"
+		      "ffffffff81000300 T _etext\n", fp);
+		fclose(fp);
+	}
+	sb_session(&b, 4300, 1000000, 1, 1000);
+	sb_thread(&b, 4300, 4301, "exiter", 1000);
+	exiting_sample(&b, 3000000, 2000, 0, NULL);
+	exiting_sample(&b, 2000000, 3000, 2, k);
+	sb_sample(&b, 4300, 4301, 1000000, 1000000, 4000, 0, NULL, 0, NULL);
+	CHECK_EQ(sb_write(&b, raw), 0);
+	sb_free(&b);
+	st = run_fmt(&out, "'%s' --input '%s' --kallsyms '%s' --format folded -o - 2>&1",
+		     tprof_read_bin(), raw, ks);
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "exiter;[process exit] 3000000\n"));
+	CHECK(out && strstr(out, "exiter;[process exit];do_group_exit;do_exit 2000000\n"));
+	CHECK(out && strstr(out, "exiter;[no stack] 1000000\n"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+}
+
 const struct unit_test resolve_tests[] = {
 	{ "resolve: after an exec at the same addresses, samples are named from the new binary, with its comm", test_exec_same_addresses },
 	{ "resolve: dlclose + dlopen of another library at the same base: named from the new one", test_dlopen_same_base },
@@ -1075,5 +1130,6 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: a live session with --kernel-stacks records kallsyms in --save-raw", test_live_records_kallsyms },
 	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
 	{ "resolve: live, a target with a root of its own (a container's) that exited before the write is named from its own file", test_live_target_root_gone },
+	{ "resolve: samples in do_exit() are [process exit], under their kernel frames; [no stack] stays for the rest", test_process_exit },
 	{ NULL, NULL },
 };

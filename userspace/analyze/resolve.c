@@ -124,7 +124,11 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 	/* the unwinder knows the stack goes on: say so at its root */
 	if (a->truncated && (!n || r->locs[locs[n - 1]].kind != RLOC_PSEUDO))
 		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[truncated]");
-	if (!n)	/* e.g. sampled while exiting, mm gone */
+	/* the exit path (kernel frames, when allowed, above it): the user
+	 * stack went with the mm */
+	if (a->exiting && a->nr == a->nr_kernel)
+		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[process exit]");
+	if (!n)	/* no frames, and not said why */
 		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[no stack]");
 	add_rsample(r, a, thread__comm_at(t, a->first_time_ns),
 		    profile__proc_name(p, a->pid, a->first_time_ns), locs, n);

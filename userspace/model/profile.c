@@ -377,21 +377,22 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 	struct agg_sample *a;
 	struct thread_info *t;
 	uint32_t nr, item;
-	bool trunc;
+	bool trunc, exiting = r->hdr.flags & TPROF_RF_EXITING;
 	uint64_t h;
 
 	nr = sample_ips(p, r, us, ips, &trunc);
 	h = hash_bytes(ips, (size_t)nr * 8,
 		       hash_u64(((uint64_t)s->tid << 32) ^ s->nr_kernel) ^
 		       hash_u64(s->period_ns ^ trunc ^
-				(uint64_t)s->off_state << 1) ^
+				(uint64_t)s->off_state << 1 ^
+				(uint64_t)exiting << 40) ^
 		       hash_u64(((uint64_t)epoch << 32) ^ gen));
 	while (hindex_next(&p->sample_idx, h, &it, &item)) {
 		a = &p->samples[item - 1];
 		if (a->tid == (int)s->tid && a->period_ns == s->period_ns &&
 		    a->off_state == s->off_state && a->nr == nr && a->nr_kernel == s->nr_kernel &&
 		    a->snap_epoch == epoch && a->comm_gen == gen &&
-		    a->truncated == trunc &&
+		    a->truncated == trunc && a->exiting == exiting &&
 		    !memcmp(a->ips, ips, (size_t)nr * 8))
 			goto found;
 	}
@@ -408,6 +409,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 	a->snap_epoch = epoch;
 	a->comm_gen = gen;
 	a->truncated = trunc;
+	a->exiting = exiting;
 	a->first_time_ns = r->hdr.time_ns;
 	a->ips = xmalloc((size_t)nr * 8 + 1);
 	memcpy(a->ips, ips, (size_t)nr * 8);

@@ -82,6 +82,9 @@ struct agg_sample {
 	uint32_t off_state;	/* TPROF_OFF_* of an off-CPU sample, else 0 */
 	/* unwound from a snapshot and cut short: "[truncated]" at the root */
 	bool truncated;
+	/* taken in do_exit() (TPROF_RF_EXITING): "[process exit]" at the
+	 * root, where the user stack is gone */
+	bool exiting;
 };
 
 struct profile {
