@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 240
+# A target SIGKILLed while its threads spin: the CPU time of their way out
+# (do_exit(), after the user stack went with the mm) is the module's
+# TPROF_RF_EXITING samples, which tprof-read names [process exit], under the
+# kernel's frames with --kernel-stacks; no sample of it is [no stack].
+. "$TPROF_ROOT/tests/cases/lib.sh"
+
+B=$TPROF_BUILD
+TR=$B/tprof-read
+PROG=$B/progs/inlines
+save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
+[ -x "$TR" ] && [ -x "$PROG" ] || { skip "process exit: build/tprof-read or progs missing (make userspace)"; exit 0; }
+
+# attached FILE PID: tprof-read -v has its session on PID (at most 60 s)
+attached() {
+	for _ in $(seq 600); do
+		grep -q "pid $2: session enabled" "$1" 2>/dev/null && break
+		sleep 0.1
+	done
+}
+
+for ks in "" --kernel-stacks; do
+	name=exit${ks:+-kstacks}
+	"$PROG" -t 8 -s 1000 > /dev/null &
+	pid=$!
+	"$TR" -v $ks -p $pid --format folded -o "$PWD/$name.folded" 2> "$name.err" &
+	tr=$!
+	attached "$name.err" $pid
+	sleep 2
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	wait $tr
+	st=$?
+	save "$name.folded" "$name.err"
+	exits=$(grep -c '^[^ ]*;\[process exit\]' "$name.folded")
+	nostack=$(grep -c '\[no stack\]' "$name.folded")
+	if [ "$st" = 0 ] && [ "$exits" -gt 0 ] && [ "$nostack" = 0 ]; then
+		ok "process exit${ks:+ ($ks)}: SIGKILLed while 8 threads spin: $exits stacks of the exit path under [process exit], none [no stack]"
+	else
+		fail "process exit${ks:+ ($ks)}: status $st, [process exit] stacks $exits (want > 0), [no stack] $nostack (want 0)"
+		sed 's/^/    /' "$name.err" | tail -5
+		grep -E 'process exit|no stack' "$name.folded" | head -5 | sed 's/^/    /'
+	fi
+	if [ -n "$ks" ]; then
+		# the kernel's frames of the exit path are under it
+		if grep -qE '^[^ ]*;\[process exit\];.*do_exit' "$name.folded"; then
+			ok "process exit (--kernel-stacks): do_exit is among its kernel frames"
+		else
+			fail "process exit (--kernel-stacks): no do_exit under [process exit]"
+			grep 'process exit' "$name.folded" | head -5 | sed 's/^/    /'
+		fi
+	fi
+done
