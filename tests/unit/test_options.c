@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "lib/parse.h"
@@ -299,6 +300,32 @@ static void test_enable_refused(void)
 	unsetenv("FAKEDEV_ENABLE_V1_ONLY");
 }
 
+/*
+ * tprof-read raises its own RLIMIT_NOFILE soft limit (the object cache);
+ * a launched command gets the one it was given (fake device).
+ */
+static void test_launch_nofile(void)
+{
+	struct rlimit rl, old;
+	char *out = NULL;
+	int st;
+
+	if (getrlimit(RLIMIT_NOFILE, &old) || old.rlim_max < 1024) {
+		SKIP("RLIMIT_NOFILE's hard limit is under 1024");
+		return;
+	}
+	rl = old;
+	rl.rlim_cur = 512;
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	st = run_fake(&out, "-o /dev/null -- sh -c 'echo soft=$(ulimit -Sn)'");
+	setrlimit(RLIMIT_NOFILE, &old);
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "soft=512\n"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+}
+
 const struct unit_test options_tests[] = {
 	{ "options: decimal only, no nan/inf/overflow, size suffixes", test_parse },
 	{ "options: bad values exit 2 with one line naming the option", test_cli_rejects },
@@ -307,5 +334,6 @@ const struct unit_test options_tests[] = {
 	{ "options: a refused --thread-period exits non-zero, no profile (fake device)", test_thread_period_fails },
 	{ "options: --call-graph sets ENABLE's snapshot; refused snapshots: fp in one line by default, an error when asked for (fake device)", test_call_graph },
 	{ "options: a refused ENABLE names the limit the module says; an older module's ENABLE number still works (fake device)", test_enable_refused },
+	{ "options: a launched command keeps its own descriptor limit, not the one tprof-read raised (fake device)", test_launch_nofile },
 	{ NULL, NULL },
 };

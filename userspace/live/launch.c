@@ -12,6 +12,7 @@
 
 #include "live/launch.h"
 #include "lib/util.h"
+#include "object/object.h"
 
 int launch__fork(struct launch *l, char *const argv[], bool all_threads)
 {
@@ -52,6 +53,8 @@ int launch__fork(struct launch *l, char *const argv[], bool all_threads)
 			_exit(127);
 		close(go[0]);
 		signal(SIGPIPE, SIG_DFL);
+		/* the command's own descriptor limit, not the one we raised */
+		objects__restore_nofile();
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)

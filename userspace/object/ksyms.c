@@ -156,7 +156,8 @@ static struct ksyms *parse_ksyms(FILE *fp, FILE *modules)
 		k->n++;
 	}
 	free(line);
-	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	if (k->n)	/* qsort(NULL, 0) is undefined */
+		qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
 	mods = load_modules(modules, &nmods);
 	set_ends(k, mods, nmods);
 	free(mods);

@@ -52,6 +52,9 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
  * descriptors to a quarter of it: the rest is for the stream, the output
  * and libdwfl's debug files.
  */
+static struct rlimit nofile_orig;	/* as the process started */
+static bool nofile_raised;
+
 static unsigned int raise_nofile(void)
 {
 	struct rlimit rl;
@@ -60,6 +63,9 @@ static unsigned int raise_nofile(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return BOUND_MIN;
 	if (rl.rlim_cur < rl.rlim_max) {
+		if (!nofile_raised)
+			nofile_orig = rl;
+		nofile_raised = true;
 		rlim_t old = rl.rlim_cur;
 
 		rl.rlim_cur = rl.rlim_max;
@@ -72,6 +78,12 @@ static unsigned int raise_nofile(void)
 	if (b > BOUND_MAX)
 		b = BOUND_MAX;
 	return b < BOUND_MIN ? BOUND_MIN : (unsigned int)b;
+}
+
+void objects__restore_nofile(void)
+{
+	if (nofile_raised)
+		setrlimit(RLIMIT_NOFILE, &nofile_orig);
 }
 
 struct objects *objects__new(void)

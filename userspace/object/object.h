@@ -142,4 +142,12 @@ bool object__cfi(struct object *o);
  */
 bool object__symbols(struct objects *objs, struct object *o);
 
+/*
+ * Put RLIMIT_NOFILE's soft limit back as it was before objects__new()
+ * raised it: for a launched command, between fork and exec (programs that
+ * use select() or close every descriptor up to the limit). Only a
+ * setrlimit(): async-signal-safe.
+ */
+void objects__restore_nofile(void);
+
 #endif /* _TPROF_OBJECT_OBJECT_H */
