@@ -87,6 +87,8 @@ if [ "${BENCH_SKIP_READER:-0}" != 1 ] && { [ "${BENCH_DOC:-full}" = full ] ||
 	[ "${BENCH_DOC:-full}" = snapshot ]; }; then
 	if ls "$build"/unit/unwind-*.raw > /dev/null 2>&1; then
 		BUILD=$build "$root/bench/unwind-rate.sh" > "$dest/unwind.txt" || rc=1
+		# the same with 10,000 maps snapshots: within 2x (section 5)
+		BUILD=$build "$root/bench/maps-snapshots.sh" > "$dest/maps-snapshots.txt" || rc=1
 	else
 		echo "bench: no build/unit/unwind-*.raw (make unit): unwinding rate not measured" >&2
 	fi
