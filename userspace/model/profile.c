@@ -544,6 +544,70 @@ uint64_t profile__denied_after_ns(const struct profile *p)
 	return p->denied && t > p->first_time_ns ? t - p->first_time_ns : 0;
 }
 
+/* A PROC record: a followed process, or ENABLE's counts of them. */
+static void add_proc(struct profile *p, const struct tprof_record *r)
+{
+	struct proc_info *pi;
+	struct thread_info *t;
+
+	if (r->hdr.flags & TPROF_RF_PROC_TOTALS) {
+		p->have_proc_totals = true;
+		p->procs_followed_k = r->u.proc.pid;
+		p->procs_dropped_k = r->u.proc.ppid;
+		return;
+	}
+	/* ENABLE's count of the descendants past the limit */
+	if ((r->hdr.flags & TPROF_RF_PROC_COUNT) &&
+	    (r->hdr.flags & TPROF_RF_PROC_DROPPED)) {
+		p->procs_dropped += r->u.proc.ppid;
+		return;
+	}
+	pi = profile__proc(p, (int)r->u.proc.pid);
+	pi->ppid = (int)r->u.proc.ppid;
+	if (r->hdr.flags & TPROF_RF_PROC_DROPPED) {
+		pi->dropped = true;
+		p->procs_dropped++;
+		return;
+	}
+	pi->joined = true;
+	maps__set_parent(&p->maps, pi->pid, pi->ppid);
+	/* its name until a THREAD record of its main thread comes */
+	t = profile__thread(p, (int)r->u.proc.pid);
+	t->pid = (int)r->u.proc.pid;
+	if (!t->ncomms)
+		set_comm(t, r->hdr.time_ns, r->u.proc.comm, false);
+}
+
+/* A DENIED record: the module ended a process's sampling. */
+static void add_denied(struct profile *p, const struct tprof_record *r)
+{
+	struct proc_info *pi = profile__proc(p, (int)r->u.denied.pid);
+
+	if (pi->denied)
+		return;
+	pi->denied = true;
+	pi->denied_reason = r->u.denied.reason;
+	pi->denied_ns = r->hdr.time_ns;
+	p->procs_denied++;
+	if (!p->denied && (int)r->u.denied.pid == profile__target(p)) {
+		p->denied = true;
+		p->denied_rec = r->u.denied;
+	}
+}
+
+/* The stream's KALLSYMS record: the first one wins. */
+static void add_kallsyms(struct profile *p, const struct tprof_record *r)
+{
+	if (p->kallsyms)
+		return;
+	p->kallsyms_len = r->u.kallsyms.len;
+	p->kallsyms = xmalloc(p->kallsyms_len + 1);
+	memcpy(p->kallsyms, r->text, p->kallsyms_len);
+	p->modules_len = r->u.kallsyms.modules_len;
+	p->modules = xmalloc(p->modules_len + 1);
+	memcpy(p->modules, r->text + p->kallsyms_len, p->modules_len);
+}
+
 int profile__add(struct profile *p, const struct tprof_record *r)
 {
 	struct thread_info *t;
@@ -571,37 +635,9 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		p->lost_records = sat_add(p->lost_records,
 					  r->u.lost.lost_records);
 		break;
-	case TPROF_REC_PROC: {
-		struct proc_info *pi;
-
-		if (r->hdr.flags & TPROF_RF_PROC_TOTALS) {
-			p->have_proc_totals = true;
-			p->procs_followed_k = r->u.proc.pid;
-			p->procs_dropped_k = r->u.proc.ppid;
-			break;
-		}
-		/* ENABLE's count of the descendants past the limit */
-		if ((r->hdr.flags & TPROF_RF_PROC_COUNT) &&
-		    (r->hdr.flags & TPROF_RF_PROC_DROPPED)) {
-			p->procs_dropped += r->u.proc.ppid;
-			break;
-		}
-		pi = profile__proc(p, (int)r->u.proc.pid);
-		pi->ppid = (int)r->u.proc.ppid;
-		if (r->hdr.flags & TPROF_RF_PROC_DROPPED) {
-			pi->dropped = true;
-			p->procs_dropped++;
-			break;
-		}
-		pi->joined = true;
-		maps__set_parent(&p->maps, pi->pid, pi->ppid);
-		/* its name until a THREAD record of its main thread comes */
-		t = profile__thread(p, (int)r->u.proc.pid);
-		t->pid = (int)r->u.proc.pid;
-		if (!t->ncomms)
-			set_comm(t, r->hdr.time_ns, r->u.proc.comm, false);
+	case TPROF_REC_PROC:
+		add_proc(p, r);
 		break;
-	}
 	case TPROF_REC_THREAD:
 		profile__proc(p, (int)r->u.thread.pid);
 		t = profile__thread(p, r->u.thread.tid);
@@ -656,22 +692,9 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		if (r->u.throttle.shift >= p->throttle.shift)
 			p->throttle = r->u.throttle;
 		break;
-	case TPROF_REC_DENIED: {
-		struct proc_info *pi = profile__proc(p, (int)r->u.denied.pid);
-
-		if (pi->denied)
-			break;
-		pi->denied = true;
-		pi->denied_reason = r->u.denied.reason;
-		pi->denied_ns = r->hdr.time_ns;
-		p->procs_denied++;
-		if (!p->denied &&
-		    (int)r->u.denied.pid == profile__target(p)) {
-			p->denied = true;
-			p->denied_rec = r->u.denied;
-		}
+	case TPROF_REC_DENIED:
+		add_denied(p, r);
 		break;
-	}
 	case TPROF_UREC_SESSION:
 		p->have_session = true;
 		p->session = r->u.session;
@@ -690,14 +713,7 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		break;
 	}
 	case TPROF_UREC_KALLSYMS:
-		if (p->kallsyms)
-			break;		/* the first one wins */
-		p->kallsyms_len = r->u.kallsyms.len;
-		p->kallsyms = xmalloc(p->kallsyms_len + 1);
-		memcpy(p->kallsyms, r->text, p->kallsyms_len);
-		p->modules_len = r->u.kallsyms.modules_len;
-		p->modules = xmalloc(p->modules_len + 1);
-		memcpy(p->modules, r->text + p->kallsyms_len, p->modules_len);
+		add_kallsyms(p, r);
 		break;
 	case TPROF_UREC_VDSO:
 		maps__add_vdso(&p->maps, r->u.vdso.pid, r->u.vdso.start,
