@@ -24,41 +24,7 @@ mkdir -p "$build/bench"
 # stream -> stream with its snapshot pairs repeated, and nsnap copies of
 # its (first) MAPS record among them
 gen() {
-	python3 - "$raw" "$1" "$samples" "$2" <<'EOF'
-import struct, sys
-src, dst, want, nsnap = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-data = open(src, 'rb').read()
-head, pairs, maps, off = [], [], None, 0
-while off < len(data):
-    typ, flags, size, t = struct.unpack_from('<HHIQ', data, off)
-    rec = data[off:off + size]
-    if typ == 1 and flags & 0x8000:
-        n2 = struct.unpack_from('<I', data, off + size + 4)[0]
-        pairs.append(rec + data[off + size:off + size + n2])
-        off += size + n2
-        continue
-    if typ == 0xF002 and maps is None:
-        maps = rec
-    if typ != 9:
-        head.append(rec)
-    off += size
-every = want // nsnap if nsnap else 0
-with open(dst, 'wb') as f:
-    f.write(b''.join(head))
-    t = 1 << 40
-    for i in range(want):
-        if every and i % every == 0:
-            m = bytearray(maps)
-            t += 1000
-            struct.pack_into('<Q', m, 8, t)
-            f.write(m)
-        p = bytearray(pairs[i % len(pairs)])
-        t += 1000
-        s1 = struct.unpack_from('<I', p, 4)[0]
-        struct.pack_into('<Q', p, 8, t)
-        struct.pack_into('<Q', p, s1 + 8, t)
-        f.write(p)
-EOF
+	python3 "$root/bench/repeat-pairs.py" "$raw" "$1" "$samples" "$2"
 }
 
 declare -A rate urate

@@ -14,33 +14,7 @@ tr=$build/tprof-read
 
 # stream -> stream with its snapshot pairs repeated, times kept increasing
 repeat() {
-	python3 - "$1" "$2" "$samples" <<'EOF'
-import struct, sys
-src, dst, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
-data = open(src, 'rb').read()
-head, pairs, off = [], [], 0
-while off < len(data):
-    typ, flags, size, t = struct.unpack_from('<HHIQ', data, off)
-    rec = data[off:off + size]
-    if typ == 1 and flags & 0x8000:
-        n2 = struct.unpack_from('<I', data, off + size + 4)[0]
-        pairs.append(rec + data[off + size:off + size + n2])
-        off += size + n2
-        continue
-    if typ != 9:
-        head.append(rec)
-    off += size
-with open(dst, 'wb') as f:
-    f.write(b''.join(head))
-    t = 1 << 40
-    for i in range(want):
-        p = bytearray(pairs[i % len(pairs)])
-        t += 1000
-        s1 = struct.unpack_from('<I', p, 4)[0]
-        struct.pack_into('<Q', p, 8, t)
-        struct.pack_into('<Q', p, s1 + 8, t)
-        f.write(p)
-EOF
+	python3 "$root/bench/repeat-pairs.py" "$1" "$2" "$samples"
 }
 
 for case in leaf:hybrid qsort:dwarf qsort:hybrid cxx:dwarf signal:hybrid; do
