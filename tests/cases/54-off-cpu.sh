@@ -211,8 +211,17 @@ spin_case() {
 		# preempts a reader there as anywhere: 2%. Not on the debug kernel:
 		# its stamps are the probe's (see above), and a preemption there is
 		# often shorter than lockdep's work in the switch around it.
+		# A reader preempted between its schedstat read and its clock
+		# read counts that wait on one side: schedstat's figure can
+		# only grow past the lifetime less the CPU time (CI on a loaded
+		# host: +3.4%, with tprof-read within 0.01% of the lifetime's),
+		# never fall short of it. So: within 2%, or above by at most 5%
+		# while the samples are within 1% of the lifetime's figure.
+		skew_ok() { within "$1" "$2" 2 ||
+			{ [ "$2" -ge "$1" ] && within "$1" "$2" 5 &&
+			  within "$woff" "$life_cpu" 1; }; }
 		if [ $light = 0 ]; then
-			if within "$woff" "$truth" 2; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
+			if skew_ok "$woff" "$truth"; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
 			else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi
 			if within "$woff" "$life_cpu" 1; then ok "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"
 			else fail "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"; fi
@@ -226,7 +235,7 @@ spin_case() {
 		# wakeup latency of the few waits a spinner has (here: their state)
 		runnable=$inrun
 		if [ $light = 0 ]; then
-			if within "$runnable" "$delays" 3; then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"
+			if within "$runnable" "$delays" 3 || skew_ok "$runnable" "$delays"; then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"
 			else fail "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"; fi
 		fi
 	fi
