@@ -189,8 +189,13 @@ for w in $(awk '$1 == "worker" { print $2 ":" $3 }' srv.txt); do
 	ru=$(awk -v p="$pid" '$1 == "done" && $2 == p { d = $3 } $1 == "woke" && $2 == p { w = $3 } END { print d - w }' srv.txt)
 	# early workers were there at attach (their CPU time before they
 	# woke, forking and waiting, is not the session's), late ones forked
-	# after it; all burn their CPU after attach
-	if [ $st = 0 ] && within "$got" "$ru" $tot_tol; then ok "server: $kind worker $pid: profile $got ns, kernel $ru ns ($(diffpct "$got" "$ru"))"
+	# after it; all burn their CPU after attach. The worker's own clock
+	# read after its wake-up misses what ran before it: a vCPU the host
+	# stalls there is CPU time of the thread's (6.12-rt under CI load:
+	# +9.4 ms on 428, with the module's exact time within 0.06% of the
+	# samples): 10 ms on top of the share.
+	if [ $st = 0 ] && { within "$got" "$ru" $tot_tol ||
+		awk -v a="$got" -v b="$ru" -v p=$tot_tol 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100 + 10000000) }'; }; then ok "server: $kind worker $pid: profile $got ns, kernel $ru ns ($(diffpct "$got" "$ru"))"
 	else fail "server: $kind worker $pid: profile $got ns, kernel $ru ns ($(diffpct "$got" "$ru")) (status $st)"; sed 's/^/    /' srv.err | grep -v debug | tail; fi
 done
 exit 0
