@@ -119,6 +119,8 @@ int ioctl(int fd, unsigned long req, ...)
 		const char *v1 = getenv("FAKEDEV_ENABLE_V1_ONLY");
 		const char *memlock = getenv("FAKEDEV_REFUSE_MEMLOCK");
 		unsigned int need, held, limit;
+		char link[64], exe[256];
+		ssize_t n;
 
 		/* a module before ENABLE's _IOWR number */
 		if (req == TPROF_IOC_ENABLE && v1 && atoi(v1)) {
@@ -130,6 +132,11 @@ int ioctl(int fd, unsigned long req, ...)
 			en->ring_bytes);
 		fprintf(stderr, "fakedev: ENABLE flags=0x%x snapshot_bytes=%u\n",
 			en->flags, en->snapshot_bytes);
+		/* which program the target runs when its session starts */
+		snprintf(link, sizeof(link), "/proc/%d/exe", en->pid);
+		n = readlink(link, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		fprintf(stderr, "fakedev: ENABLE exe=%s\n", exe);
 		/* "NEED,HELD,LIMIT" KiB: the locked-memory limit refuses it,
 		 * and the _IOWR number says so */
 		if (memlock && sscanf(memlock, "%u,%u,%u", &need, &held,

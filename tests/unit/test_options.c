@@ -5,6 +5,7 @@
  * a failed --thread-period. Live runs use fakedev.so as /dev/tprof.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -326,6 +327,34 @@ static void test_launch_nofile(void)
 	free(out);
 }
 
+/*
+ * Launch mode starts the session at the command's exec, as perf's
+ * enable_on_exec: at ENABLE the target already runs the command, not
+ * tprof-read's child waiting for the go-ahead (fake device).
+ */
+static void test_launch_at_exec(void)
+{
+	char *out = NULL, want[PATH_MAX + 32], real[PATH_MAX];
+	const char *t = "/bin/true";
+	int st;
+
+	/* /bin is a link to /usr/bin on merged-/usr systems */
+	snprintf(want, sizeof(want), "fakedev: ENABLE exe=%s\n",
+		 realpath(t, real) ? real : t);
+	st = run_fake(&out, "-o /dev/null -- /bin/true");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, want));
+	if (t_checks_failed)
+		fprintf(stderr, "want %s%s", want, out ? out : "");
+	free(out);
+	/* a command that does not exist: no session at all */
+	st = run_fake(&out, "-o /dev/null -- /nonexistent/cmd");
+	CHECK_EQ(st, 127);
+	CHECK(out && strstr(out, "tprof-read: /nonexistent/cmd: command not found\n"));
+	CHECK(out && !strstr(out, "fakedev: ENABLE"));
+	free(out);
+}
+
 const struct unit_test options_tests[] = {
 	{ "options: decimal only, no nan/inf/overflow, size suffixes", test_parse },
 	{ "options: bad values exit 2 with one line naming the option", test_cli_rejects },
@@ -335,5 +364,6 @@ const struct unit_test options_tests[] = {
 	{ "options: --call-graph sets ENABLE's snapshot; refused snapshots: fp in one line by default, an error when asked for (fake device)", test_call_graph },
 	{ "options: a refused ENABLE names the limit the module says; an older module's ENABLE number still works (fake device)", test_enable_refused },
 	{ "options: a launched command keeps its own descriptor limit, not the one tprof-read raised (fake device)", test_launch_nofile },
+	{ "options: launch mode starts the session at the command's exec (fake device)", test_launch_at_exec },
 	{ NULL, NULL },
 };

@@ -91,6 +91,46 @@ int launch__release(struct launch *l)
 	return n == sizeof(e) ? -e : 0;
 }
 
+int launch__exec(struct launch *l)
+{
+	int ret, st;
+	pid_t w;
+
+	if (!l->traced)
+		return -EAGAIN;
+	ret = launch__release(l);
+	if (ret)
+		return ret;
+	/* exec succeeded: its PTRACE_EVENT_EXEC stop comes next */
+	for (;;) {
+		w = waitpid(l->pid, &st, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			l->exited = true;
+			l->status = st;
+			return -ECHILD;
+		}
+		if ((unsigned int)st >> 16 == PTRACE_EVENT_EXEC)
+			break;
+		/* a signal on its way (not ours): deliver it, wait on */
+		ptrace(PTRACE_CONT, l->pid, 0,
+		       (void *)(long)((unsigned int)st >> 16 ? 0 :
+				      WSTOPSIG(st)));
+	}
+	l->at_exec = true;
+	return 0;
+}
+
+void launch__resume(struct launch *l)
+{
+	if (l->at_exec)
+		ptrace(PTRACE_CONT, l->pid, 0, 0);
+	l->at_exec = false;
+}
+
 bool launch__poll(struct launch *l,
 		  void (*on_stop)(void *ctx, enum launch_event ev), void *ctx)
 {

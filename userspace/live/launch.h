@@ -11,6 +11,7 @@ struct launch {
 	int go_fd;		/* write end: releases the child to exec */
 	int err_fd;		/* read end: errno of a failed exec */
 	bool traced;		/* PTRACE_SEIZE worked */
+	bool at_exec;		/* held at its exec stop (launch__exec) */
 	bool exited;
 	int status;		/* wait(2) status of the command */
 };
@@ -33,6 +34,19 @@ int launch__fork(struct launch *l, char *const argv[], bool all_threads);
  * exits with 127).
  */
 int launch__release(struct launch *l);
+
+/*
+ * Let the child exec and hold it at its exec stop, before the command's
+ * first instruction (as perf's enable_on_exec starts there): a session
+ * enabled now holds the command alone, not the child's wait for the
+ * go-ahead. 0 with l->at_exec set; -EAGAIN when the child is not traced
+ * (nothing done: enable, then launch__release()); or -errno if exec
+ * failed (the child exits with 127).
+ */
+int launch__exec(struct launch *l);
+
+/* The command held at its exec stop goes on. */
+void launch__resume(struct launch *l);
 
 /*
  * Handle pending ptrace stops and exits without blocking; on_stop is called

@@ -207,6 +207,16 @@ out:
 	return ret;
 }
 
+/* The launched command could not run: say why, and let its child end. */
+static void exec_failed(struct live *l, int err)
+{
+	pr_err("%s: %s", l->o->argv[0],
+	       err == -ENOENT ? "command not found" : strerror(-err));
+	l->exec_failed = true;
+	while (!launch__poll(&l->launch, NULL, NULL))
+		usleep(1000);
+}
+
 /* The device, the signals, and the target: launched (held before exec)
  * or the attached pid. */
 static int start_target(struct live *l)
@@ -231,6 +241,17 @@ static int start_target(struct live *l)
 			return ret;
 		}
 		target = l->launch.pid;
+		/*
+		 * The session starts at the command's exec stop, as perf's
+		 * enable_on_exec does: the child's wait for the go-ahead
+		 * (tprof-read's own code) is no part of the profile.
+		 * Untraced, it starts before the exec (begin()).
+		 */
+		ret = launch__exec(&l->launch);
+		if (ret && ret != -EAGAIN) {
+			exec_failed(l, ret);
+			return ret;
+		}
 	}
 	recorder__start(l->rc, target);
 	return 0;
@@ -337,18 +358,18 @@ static int begin(struct live *l)
 			return ret;
 		}
 	}
-	/* launch: samples of the child before exec are tprof-read's own */
 	recorder__maps(l->rc, l->rc->target, true);
 	if (!o->argv)
 		return 0;
+	if (l->launch.at_exec) {
+		launch__resume(&l->launch);
+		return 0;
+	}
+	/* untraced: samples of the child before exec are tprof-read's own */
 	ret = launch__release(&l->launch);
 	if (ret) {
-		pr_err("%s: %s", o->argv[0],
-		       ret == -ENOENT ? "command not found" : strerror(-ret));
-		l->exec_failed = true;
 		session__disable(&l->sess);
-		while (!launch__poll(&l->launch, NULL, NULL))
-			usleep(1000);
+		exec_failed(l, ret);
 	}
 	return ret;
 }
