@@ -94,6 +94,17 @@ sums() {
 # ---- 50 ms spinning, 50 ms asleep ----
 if run sleep --mode wall -- "$P" sleep $sleeps; then
 	sums sleep sleeper sleep_phase
+	# the session starts at the command's exec: nothing of tprof-read's
+	# child waiting for the go-ahead (it showed under launch__fork)
+	"$SUM" -sample_index off_cpu -functions sleep.pb.gz > sleep.fns 2>&1
+	save sleep.fns
+	if grep -q 'launch__' sleep.fns; then
+		fail "sleep: launched, the profile holds tprof-read's own child before the exec: $(grep 'launch__' sleep.fns | head -2 | tr '\n' ' ')"
+	elif ! grep -q 'sleep_phase' sleep.fns; then
+		fail "sleep: -functions lists no sleep_phase: $(head -3 sleep.fns | tr '\n' ' ')"
+	else
+		ok "sleep: launched, the profile holds the command alone (no launch__ frame of tprof-read's child)"
+	fi
 	read -r _ tid life cpu delay _ slept < <(grep '^worker ' sleep.txt)
 	truth=$((slept + delay))
 	got=$(sumval sleep.off tidfunc "$tid" sleeper)
