@@ -2,6 +2,7 @@
 /* Unit tests: read back a gzipped pprof profile (pbload.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pbload.h"
 #include "output/pprof.h"
@@ -22,4 +23,20 @@ PbProfile *load_profile(const char *path)
 	free(gz);
 	free(raw);
 	return p;
+}
+
+const Perftools__Profiles__Label *
+pb_label(const PbProfile *p, const Perftools__Profiles__Sample *s,
+	 const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++) {
+		int64_t k = s->label[i]->key;
+
+		if (k >= 0 && (size_t)k < p->n_string_table &&
+		    !strcmp(p->string_table[k], key))
+			return s->label[i];
+	}
+	return NULL;
 }

@@ -14,4 +14,9 @@ typedef Perftools__Profiles__Profile PbProfile;
  */
 PbProfile *load_profile(const char *path);
 
+/* Sample s's label of key, or NULL. */
+const Perftools__Profiles__Label *
+pb_label(const PbProfile *p, const Perftools__Profiles__Sample *s,
+	 const char *key);
+
 #endif

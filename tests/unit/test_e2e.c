@@ -525,20 +525,6 @@ static void test_replay_denied(void)
 	free(out);
 }
 
-/* A PROC record: pid joined (forked by ppid), or with flags DROPPED not. */
-static void sb_proc(struct sbuf *b, uint32_t pid, uint32_t ppid,
-		    const char *comm, uint16_t flags, uint64_t time_ns)
-{
-	struct tprof_rec_proc r = { .pid = pid, .ppid = ppid };
-
-	r.hdr.type = TPROF_REC_PROC;
-	r.hdr.flags = flags;
-	r.hdr.size = sizeof(r);
-	r.hdr.time_ns = time_ns;
-	snprintf((char *)r.comm, sizeof(r.comm), "%s", comm);
-	sb_raw(b, &r, sizeof(r));
-}
-
 /* A sample's string label key of sample i, or NULL. */
 static const char *slabel(const PbProfile *p, size_t i, const char *key)
 {

@@ -24,34 +24,6 @@
 
 #define S(p, i) ((p)->string_table[(i)])
 
-/* A PROC record: pid forked by ppid and followed. */
-static void sb_proc(struct sbuf *b, uint32_t pid, uint32_t ppid,
-		    const char *comm, uint64_t time_ns)
-{
-	struct tprof_rec_proc r = { .pid = pid, .ppid = ppid };
-
-	r.hdr.type = TPROF_REC_PROC;
-	r.hdr.size = sizeof(r);
-	r.hdr.time_ns = time_ns;
-	snprintf((char *)r.comm, sizeof(r.comm), "%s", comm);
-	sb_raw(b, &r, sizeof(r));
-}
-
-/* A VDSO record: pid's vDSO image img[0..len) mapped at start. */
-static void sb_vdso(struct sbuf *b, uint32_t pid, uint64_t start,
-		    const void *img, uint32_t len, uint64_t time_ns)
-{
-	struct tprof_urec_vdso v = { .pid = pid, .start = start, .len = len };
-
-	v.hdr.type = TPROF_UREC_VDSO;
-	v.hdr.size = (sizeof(v) + len + 7) & ~7UL;
-	v.hdr.time_ns = time_ns;
-	sb_raw(b, &v, sizeof(v));
-	sb_raw(b, img, len);
-	while (b->len % 8)
-		sb_raw(b, "", 1);
-}
-
 /* A replay's cost: exit status (negative: killed by a signal, SIGXCPU at
  * the CPU limit), CPU seconds
  * (user + system) and peak RSS in KiB; stderr in *err (malloc'd). */
@@ -382,7 +354,7 @@ static void test_many_children(void)
 	}
 	sb_maps(&b, PID, 1002, maps);
 	for (i = 0; i < NREC; i++)
-		sb_proc(&b, 100000 + i, i % 7 ? 100000 + i - 1 : PID, "child",
+		sb_proc(&b, 100000 + i, i % 7 ? 100000 + i - 1 : PID, "child", 0,
 			2000 + i);
 	for (i = 0; i < NREC; i++)
 		sb_sample(&b, 100000 + i, 100000 + i, PERIOD, PERIOD,
@@ -513,7 +485,7 @@ static void test_report_many_procs(void)
 	}
 	sb_maps(&b, PID, 1002, maps);
 	for (i = 0; i < NREC; i++) {
-		sb_proc(&b, 100000 + i, PID, "child", 2000 + 3 * i);
+		sb_proc(&b, 100000 + i, PID, "child", 0, 2000 + 3 * i);
 		sb_sample(&b, 100000 + i, 100000 + i, PERIOD, PERIOD,
 			  2001 + 3 * i, 0, NULL, 1, &hot);
 		sb_proc_exit(&b, 100000 + i, 0, 2002 + 3 * i);

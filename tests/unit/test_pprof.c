@@ -8,11 +8,10 @@
 
 #include "lib/outfile.h"
 #include "output/pprof.h"
+#include "pbload.h"
 #include "profile.pb-c.h"
 #include "testlib.h"
 #include "lib/utf8.h"
-
-typedef Perftools__Profiles__Profile PbProfile;
 
 static const char *S(const PbProfile *p, int64_t i)
 {
@@ -67,18 +66,6 @@ void check_valid_profile(const PbProfile *p)
 			CHECK((size_t)l->key < p->n_string_table);
 		}
 	}
-}
-
-static const Perftools__Profiles__Label *find_label(const PbProfile *p,
-						     const Perftools__Profiles__Sample *s,
-						     const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < s->n_label; i++)
-		if (!strcmp(S(p, s->label[i]->key), key))
-			return s->label[i];
-	return NULL;
 }
 
 /* The resolve pass, no names, the encoder. */
@@ -166,8 +153,8 @@ static void test_encode_roundtrip(void)
 	CHECK_EQ(p->n_sample, 4);
 	for (i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[i];
-		const Perftools__Profiles__Label *tid = find_label(p, s, "tid");
-		const Perftools__Profiles__Label *per = find_label(p, s, "period");
+		const Perftools__Profiles__Label *tid = pb_label(p, s, "tid");
+		const Perftools__Profiles__Label *per = pb_label(p, s, "period");
 		const Perftools__Profiles__Location *leaf =
 			p->location[s->location_id[0] - 1];
 		const char *fn = leaf->n_line ?
@@ -175,7 +162,7 @@ static void test_encode_roundtrip(void)
 
 		total_cpu += s->value[0];
 		total_n += s->value[1];
-		CHECK(find_label(p, s, "pid") && find_label(p, s, "pid")->num == 10);
+		CHECK(pb_label(p, s, "pid") && pb_label(p, s, "pid")->num == 10);
 		if (!strcmp(fn, "[lost]")) {
 			lost_cpu += s->value[0];
 			continue;
@@ -190,7 +177,7 @@ static void test_encode_roundtrip(void)
 			CHECK_EQ(s->value[0], 1000000);
 			CHECK_EQ(s->value[1], 2);
 			CHECK_EQ(per->num, 250000);
-			CHECK_STR(S(p, find_label(p, s, "thread_comm")->str), "worker-b");
+			CHECK_STR(S(p, pb_label(p, s, "thread_comm")->str), "worker-b");
 			/* kernel leaf first, then the user pc, both unadjusted */
 			CHECK_EQ(s->n_location_id, 2);
 			CHECK_EQ(p->location[s->location_id[0] - 1]->address,
@@ -461,8 +448,8 @@ static void test_unknown_comm(void)
 	if (p) {
 		check_valid_profile(p);
 		CHECK_EQ(p->n_sample, 1);
-		CHECK(p->n_sample == 1 && find_label(p, p->sample[0], "tid") &&
-		      !find_label(p, p->sample[0], "thread_comm"));
+		CHECK(p->n_sample == 1 && pb_label(p, p->sample[0], "tid") &&
+		      !pb_label(p, p->sample[0], "thread_comm"));
 		for (i = 0; i < p->n_comment; i++)
 			if (!strncmp(S(p, p->comment[i]), "tid 12 ", 7))
 				CHECK(!strncmp(S(p, p->comment[i]), "tid 12 - period=", 16));

@@ -560,7 +560,6 @@ static void test_recorded_vdso(void)
 	const char *raw = build_path("unit/resolve-vdso.raw");
 	const char *pb = build_path("unit/resolve-vdso.pb.gz");
 	const uint64_t base = 0x7ffd00000000ULL;
-	struct tprof_urec_vdso v = { .pid = PID, .start = base };
 	unsigned char *img = NULL;
 	uint64_t spin = 0, sz = 0;
 	struct sbuf b = { 0 };
@@ -579,14 +578,7 @@ static void test_recorded_vdso(void)
 	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
 	sb_maps(&b, PID, 1001,
 		"7ffd00000000-7ffd00004000 r-xp 00000000 00:00 0                          [vdso]\n");
-	v.hdr.type = TPROF_UREC_VDSO;
-	v.hdr.size = (sizeof(v) + len + 7) & ~7UL;
-	v.hdr.time_ns = 1001;
-	v.len = len;
-	sb_raw(&b, &v, sizeof(v));
-	sb_raw(&b, img, len);
-	while (b.len % 8)
-		sb_raw(&b, "", 1);
+	sb_vdso(&b, PID, base, img, len, 1001);
 	sb_thread(&b, PID, PID, "vdsouser", 1002);
 	for (i = 0; i < 5; i++) {
 		uint64_t st1[1] = { base + spin + 0x10 };

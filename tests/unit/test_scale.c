@@ -112,19 +112,6 @@ static void test_memory(void)
 	CHECK((many_stacks - base) * 1024 / 200000 <= 600);
 }
 
-/* A PROC record: pid forked by ppid and followed. */
-static void sb_proc(struct sbuf *b, uint32_t pid, uint32_t ppid,
-		    const char *comm, uint64_t time_ns)
-{
-	struct tprof_rec_proc r = { .pid = pid, .ppid = ppid };
-
-	r.hdr.type = TPROF_REC_PROC;
-	r.hdr.size = sizeof(r);
-	r.hdr.time_ns = time_ns;
-	snprintf((char *)r.comm, sizeof(r.comm), "%s", comm);
-	sb_raw(b, &r, sizeof(r));
-}
-
 /* A process tree of n processes: PROC records and each one's exit. */
 static int write_tree(const char *raw, unsigned long n)
 {
@@ -134,7 +121,7 @@ static int write_tree(const char *raw, unsigned long n)
 
 	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
 	for (i = 0; i < n; i++)
-		sb_proc(&b, 100000 + i, i ? 100000 + i / 2 : PID, "child",
+		sb_proc(&b, 100000 + i, i ? 100000 + i / 2 : PID, "child", 0,
 			2000 + i);
 	for (i = 0; i < n; i++)
 		sb_proc_exit(&b, 100000 + i, 0, 2000 + n + i);

@@ -415,18 +415,6 @@ static void append(char *buf, size_t cap, const char *frame)
 	snprintf(buf + len, cap - len, "%s%s", len ? ";" : "", frame);
 }
 
-static const Perftools__Profiles__Label *label(const PbProfile *p,
-					       const Perftools__Profiles__Sample *s,
-					       const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < s->n_label; i++)
-		if (!strcmp(S(p, s->label[i]->key), key))
-			return s->label[i];
-	return NULL;
-}
-
 /*
  * The folded lines a pprof's column col should give, by the rules of
  * output/folded.c, made here from the decoded profile.
@@ -443,8 +431,8 @@ static void stacks_of_pprof(const PbProfile *p, size_t col, bool off,
 
 		if (!s->value[col])
 			continue;
-		comm = label(p, s, "thread_comm");
-		tid = label(p, s, "tid");
+		comm = pb_label(p, s, "thread_comm");
+		tid = pb_label(p, s, "tid");
 		if (comm) {
 			snprintf(name, sizeof(name), "%s", S(p, comm->str));
 			for (k = 0; name[k]; k++)
@@ -482,7 +470,7 @@ static void stacks_of_pprof(const PbProfile *p, size_t col, bool off,
 			snprintf(name, sizeof(name), "[%s]", base ? base + 1 : file);
 			append(buf, sizeof(buf), name);
 		}
-		st = label(p, s, "state");
+		st = pb_label(p, s, "state");
 		if (off && st && strcmp(S(p, st->str), "unknown")) {
 			snprintf(name, sizeof(name), "[%s]", S(p, st->str));
 			append(buf, sizeof(buf), name);
@@ -546,7 +534,7 @@ static uint64_t pprof_column(const PbProfile *p, size_t col,
 
 	for (i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Label *l =
-			label(p, p->sample[i], "thread_comm");
+			pb_label(p, p->sample[i], "thread_comm");
 
 		if (!comm || (l && !strcmp(S(p, l->str), comm)))
 			sum += p->sample[i]->value[col];

@@ -375,6 +375,33 @@ void sb_lost(struct sbuf *b, uint64_t n, uint64_t w, uint64_t recs,
 	sb_raw(b, &l, sizeof(l));
 }
 
+void sb_proc(struct sbuf *b, uint32_t pid, uint32_t ppid, const char *comm,
+	     uint16_t flags, uint64_t time_ns)
+{
+	struct tprof_rec_proc r = { .pid = pid, .ppid = ppid };
+
+	r.hdr.type = TPROF_REC_PROC;
+	r.hdr.flags = flags;
+	r.hdr.size = sizeof(r);
+	r.hdr.time_ns = time_ns;
+	snprintf((char *)r.comm, sizeof(r.comm), "%s", comm);
+	sb_raw(b, &r, sizeof(r));
+}
+
+void sb_vdso(struct sbuf *b, uint32_t pid, uint64_t start, const void *img,
+	     uint32_t len, uint64_t time_ns)
+{
+	struct tprof_urec_vdso v = { .pid = pid, .start = start, .len = len };
+
+	v.hdr.type = TPROF_UREC_VDSO;
+	v.hdr.size = (sizeof(v) + len + 7) & ~7UL;
+	v.hdr.time_ns = time_ns;
+	sb_raw(b, &v, sizeof(v));
+	sb_raw(b, img, len);
+	while (b->len % 8)
+		sb_raw(b, "", 1);
+}
+
 void sb_proc_exit(struct sbuf *b, uint32_t pid, int code, uint64_t time_ns)
 {
 	struct tprof_rec_proc_exit e = { .pid = pid, .exit_code = code };

@@ -134,6 +134,12 @@ void sb_stat(struct sbuf *b, unsigned int type, uint32_t pid, uint32_t tid,
 void sb_lost(struct sbuf *b, uint64_t n, uint64_t w, uint64_t recs,
 	     uint64_t time_ns);
 void sb_proc_exit(struct sbuf *b, uint32_t pid, int code, uint64_t time_ns);
+/* A PROC record: pid joined (forked by ppid), or with flags DROPPED not. */
+void sb_proc(struct sbuf *b, uint32_t pid, uint32_t ppid, const char *comm,
+	     uint16_t flags, uint64_t time_ns);
+/* A VDSO record: pid's vDSO image img[0..len) mapped at start. */
+void sb_vdso(struct sbuf *b, uint32_t pid, uint64_t start, const void *img,
+	     uint32_t len, uint64_t time_ns);
 void sb_denied(struct sbuf *b, uint32_t pid, uint32_t reason, uint64_t time_ns);
 /* a record of a type this reader does not know, with body_len payload bytes */
 /* A record type no module writes (readers skip it by its size). */
