@@ -15,10 +15,10 @@ $(BENCH_BIN)/bench-work: bench/work/bench-work.c kmod/uapi/tprof.h
 # Synthetic raw record streams for tprof-read --input: the unit tests'
 # stream builder (tests/unit/testlib.c), not a second writer.
 $(BENCH_BIN)/gen-stream: bench/work/gen-stream.c tests/unit/testlib.c \
-		tests/unit/testlib.h $(BUILD)/us/util.o $(US_HDRS)
+		tests/unit/testlib.h $(BUILD)/us/lib/util.o $(US_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(US_CPPFLAGS) -Itests/unit $(USER_CFLAGS) $(WARN_CFLAGS) -o $@ \
-		bench/work/gen-stream.c tests/unit/testlib.c $(BUILD)/us/util.o -lelf
+		bench/work/gen-stream.c tests/unit/testlib.c $(BUILD)/us/lib/util.o -lelf
 
 # LD_PRELOADed into tprof-read to ask for STATS path timing (30-depth.sh)
 $(BENCH_BIN)/path-timing.so: bench/work/path-timing.c kmod/uapi/tprof.h
