@@ -241,6 +241,131 @@ struct tprof_ioc_prove {
 	__s32 fd;
 };
 
+/*
+ * User-memory walks (TPROF_IOC_SET_UWALK): a bounded walk of a followed
+ * process's own memory that each of its samples with user context (CPU and
+ * off-CPU) runs in the sampled thread's context with nofault reads, and
+ * writes as a TPROF_REC_UWALK record paired with the SAMPLE. tprof-read
+ * describes the walk (CPython's frame chain, say); the module knows nothing
+ * of what it walks. All loads are native-endian u64 unless a field says
+ * otherwise; an address is never dereferenced outside the user range.
+ *
+ *   base = TP:   the thread pointer (x86-64 fs_base, arm64 TPIDR_EL0)
+ *                plus @start_addr (signed); p = *(base)
+ *          ADDR: p = *(@start_addr)
+ *          TID:  p = the address TPROF_IOC_SET_UWALK_TID registered for
+ *                the sampled thread (no load; no address: status NO_START)
+ *   p == 0: status NO_START (the thread has no state to walk yet)
+ *   TPROF_UWALK_F_GUARD_TP: *(p + @guard_off) must equal the thread
+ *          pointer, else status GUARD (a stale or foreign slot)
+ *   p = *(p + @steps[i]) for i < @nr_steps (0 at any step: NO_START)
+ *   then frame by frame while p != 0:
+ *     words[i] = @fields[i].len bytes at p + @fields[i].off, zero-extended,
+ *          for i < @nr_fields;
+ *     with @code_field < @nr_fields: q = words[@code_field] & ~@code_mask,
+ *          and one more word per @code_offs[j] (j < @nr_code_offs): the u64
+ *          at q + @code_offs[j] (0 where unreadable; the walk goes on);
+ *     p = *(p + @next_off); the walk ends at p == 0, or at p equal to the
+ *          frame just walked.
+ * It stops after @max_frames frames, or before the words pass @max_bytes
+ * (status TRUNCATED), or at a fault reading a frame (status FAULT: the
+ * frames before it are kept).
+ */
+#define TPROF_UWALK_START_TP	1
+#define TPROF_UWALK_START_ADDR	2
+#define TPROF_UWALK_START_TID	3
+
+#define TPROF_UWALK_F_GUARD_TP	0x1U
+
+#define TPROF_UWALK_MAX_STEPS	4
+#define TPROF_UWALK_MAX_FIELDS	4
+#define TPROF_UWALK_MAX_CODE_OFFS	2
+#define TPROF_UWALK_NO_CODE	0xffffffffU	/* @code_field: no code deref */
+#define TPROF_UWALK_DEFAULT_FRAMES	128
+#define TPROF_UWALK_MAX_FRAMES	256
+#define TPROF_UWALK_DEFAULT_BYTES	4096
+#define TPROF_UWALK_MAX_BYTES	16384
+
+/**
+ * struct tprof_uwalk_field - bytes one frame's walk records.
+ * @off: offset from the frame's address.
+ * @len: 1, 2, 4 or 8.
+ */
+struct tprof_uwalk_field {
+	__u16 off;
+	__u16 len;
+};
+
+/**
+ * struct tprof_ioc_uwalk - TPROF_IOC_SET_UWALK argument: set (or, with
+ *	@start 0, remove) the user-memory walk of a process the session
+ *	follows. An exec of the process removes it (its memory is new).
+ *	Needs what snapshots need: a privileged session, or one enabled with
+ *	TPROF_F_MEM_PROOF (the walk reads what ptrace attach could).
+ *	Errors: -EPERM (neither), -ESRCH (@pid is not a process the session
+ *	reports), -EINVAL (a bad descriptor; reserved fields not zero).
+ * @size: sizeof(struct tprof_ioc_uwalk) as the caller knows it.
+ * @pid: the process (the ENABLE caller's pid namespace).
+ * @start: TPROF_UWALK_START_*, or 0 to remove the walk.
+ * @flags: TPROF_UWALK_F_*.
+ * @start_addr: TP: signed offset from the thread pointer; ADDR: the
+ *	address; TID: 0.
+ * @guard_off: with TPROF_UWALK_F_GUARD_TP, where the thread pointer must be
+ *	found from the start's p (signed); else 0.
+ * @nr_steps: dereferences after the start, at most TPROF_UWALK_MAX_STEPS.
+ * @steps: their offsets (signed).
+ * @next_off: where a frame holds the address of the next one (signed).
+ * @nr_fields: 1 to TPROF_UWALK_MAX_FIELDS.
+ * @fields: what each frame records.
+ * @code_field: index into @fields of a pointer to follow once per frame,
+ *	or TPROF_UWALK_NO_CODE.
+ * @nr_code_offs: words read at that pointer, at most
+ *	TPROF_UWALK_MAX_CODE_OFFS (0 with TPROF_UWALK_NO_CODE).
+ * @code_offs: their offsets (signed).
+ * @code_mask: bits cleared from the pointer before it is followed (tags).
+ * @max_frames: 0 means TPROF_UWALK_DEFAULT_FRAMES; at most
+ *	TPROF_UWALK_MAX_FRAMES.
+ * @max_bytes: bytes of words a record may carry; 0 means
+ *	TPROF_UWALK_DEFAULT_BYTES; at most TPROF_UWALK_MAX_BYTES.
+ * @__reserved: zero.
+ */
+struct tprof_ioc_uwalk {
+	__u32 size;
+	__s32 pid;
+	__u32 start;
+	__u32 flags;
+	__s64 start_addr;
+	__s32 guard_off;
+	__u32 nr_steps;
+	__s32 steps[TPROF_UWALK_MAX_STEPS];
+	__s32 next_off;
+	__u32 nr_fields;
+	struct tprof_uwalk_field fields[TPROF_UWALK_MAX_FIELDS];
+	__u32 code_field;
+	__u32 nr_code_offs;
+	__s32 code_offs[TPROF_UWALK_MAX_CODE_OFFS];
+	__u64 code_mask;
+	__u32 max_frames;
+	__u32 max_bytes;
+	__u64 __reserved[2];
+};
+
+/**
+ * struct tprof_ioc_uwalk_tid - TPROF_IOC_SET_UWALK_TID argument: the start
+ *	address of one thread's walk (TPROF_UWALK_START_TID), for targets whose
+ *	per-thread state the thread pointer cannot find.
+ * @pid: the process.
+ * @tid: its thread (the ENABLE caller's pid namespace).
+ * @addr: the address the walk starts at (the thread's state); 0 forgets it.
+ * Errors: -ESRCH (@tid is not a thread of @pid the session tracks), -EPERM
+ * and -EINVAL as TPROF_IOC_SET_UWALK.
+ */
+struct tprof_ioc_uwalk_tid {
+	__s32 pid;
+	__s32 tid;
+	__u64 addr;
+};
+
 /**
  * struct tprof_ioc_stats - TPROF_IOC_STATS reply (session-wide totals).
  * @samples: SAMPLE records written (with TPROF_F_OFF_CPU, off-CPU ones too:
@@ -263,6 +388,16 @@ struct tprof_ioc_prove {
  * @timer_arms: hrtimer (re)starts at switch-in (the callback's own
  *	re-arms are not counted: they need no reprogramming of their own).
  * @sched_ins: switch-ins of target threads (and starts of running ones).
+ * @uwalks: UWALK records written (user-memory walks run).
+ * @uwalk_frames: frames those walks recorded.
+ * @uwalk_faults: walks ended by an unreadable frame, plus code words that
+ *	could not be read.
+ * @uwalk_truncated: walks cut at max_frames or max_bytes.
+ * @uwalk_path_ns: with TPROF_F_PATH_TIMING, of @sample_path_ns, the time
+ *	spent in the walks.
+ *
+ * The fields from @uwalks on are new in TPROF_IOC_STATS; TPROF_IOC_STATS_V1
+ * replies with the ones before them.
  */
 struct tprof_ioc_stats {
 	__u64 samples;
@@ -281,7 +416,15 @@ struct tprof_ioc_stats {
 	__u64 late_timer_periods;
 	__u64 timer_arms;
 	__u64 sched_ins;
+	__u64 uwalks;
+	__u64 uwalk_frames;
+	__u64 uwalk_faults;
+	__u64 uwalk_truncated;
+	__u64 uwalk_path_ns;
 };
+
+/* TPROF_IOC_STATS_V1's reply: struct tprof_ioc_stats up to @sched_ins. */
+#define TPROF_SIZEOF_IOC_STATS_V1	128
 
 #define TPROF_IOC_INFO		_IOR(TPROF_IOC_MAGIC, 0, struct tprof_ioc_info)
 #define TPROF_IOC_ENABLE	_IOWR(TPROF_IOC_MAGIC, 1, struct tprof_ioc_enable)
@@ -292,6 +435,11 @@ struct tprof_ioc_stats {
 #define TPROF_IOC_DISABLE	_IO(TPROF_IOC_MAGIC, 3)
 #define TPROF_IOC_STATS		_IOR(TPROF_IOC_MAGIC, 4, struct tprof_ioc_stats)
 #define TPROF_IOC_PROVE		_IOW(TPROF_IOC_MAGIC, 5, struct tprof_ioc_prove)
+#define TPROF_IOC_STATS_V1	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 4, \
+				     TPROF_SIZEOF_IOC_STATS_V1)
+#define TPROF_IOC_SET_UWALK	_IOW(TPROF_IOC_MAGIC, 6, struct tprof_ioc_uwalk)
+#define TPROF_IOC_SET_UWALK_TID	\
+	_IOW(TPROF_IOC_MAGIC, 7, struct tprof_ioc_uwalk_tid)
 
 /*
  * Records, returned by read() whole (never split), native-endian, each
@@ -313,6 +461,7 @@ enum tprof_rec_type {
 	TPROF_REC_PROC		= 11,
 	TPROF_REC_THREAD_OFF	= 12,
 	TPROF_REC_THROTTLE	= 13,
+	TPROF_REC_UWALK		= 14,
 };
 
 /*
@@ -380,6 +529,9 @@ struct tprof_rec_hdr {
  *
  * With TPROF_F_USER_SNAPSHOT, a sample with user context has
  * TPROF_RF_GROUP and its TPROF_REC_USTACK record comes right after it.
+ * When its process has a user-memory walk (TPROF_IOC_SET_UWALK), the
+ * sample's TPROF_REC_UWALK record comes last in the group (after the
+ * USTACK, which then has TPROF_RF_GROUP too).
  */
 struct tprof_rec_sample {
 	struct tprof_rec_hdr hdr;
@@ -433,6 +585,39 @@ struct tprof_rec_ustack {
 	__u64 regs[TPROF_UREG_NR];
 	__u32 stack_req;
 	__u32 stack_bytes;
+};
+
+/* UWALK status: how the walk ended */
+#define TPROF_UWALK_OK		0	/* at a 0 or repeated next frame */
+#define TPROF_UWALK_NO_START	1	/* no state: a 0 start or step */
+#define TPROF_UWALK_GUARD	2	/* the guard word is not the TP */
+#define TPROF_UWALK_FAULT_START	3	/* start or step unreadable */
+#define TPROF_UWALK_FAULT	4	/* a frame unreadable; frames before kept */
+#define TPROF_UWALK_TRUNCATED	5	/* max_frames or max_bytes */
+
+/**
+ * struct tprof_rec_uwalk - the user-memory walk of one sample (see
+ *	TPROF_IOC_SET_UWALK), last record of its SAMPLE's group; followed by
+ *	__u64 words[@nr_frames * @words_per_frame], innermost frame first,
+ *	each frame's words in the descriptor's order: its fields, then its
+ *	code words.
+ * @hdr: type TPROF_REC_UWALK; time_ns is the sample's.
+ * @tid: thread id (the sample's).
+ * @status: TPROF_UWALK_*.
+ * @words_per_frame: nr_fields + nr_code_offs of the descriptor walked.
+ * @nr_frames: frames recorded.
+ * @__pad: zero.
+ * @start: p after the start and guard, before the steps (the thread's
+ *	state, for CPython); 0 with NO_START at the start.
+ */
+struct tprof_rec_uwalk {
+	struct tprof_rec_hdr hdr;
+	__u32 tid;
+	__u16 status;
+	__u16 words_per_frame;
+	__u32 nr_frames;
+	__u32 __pad;
+	__u64 start;
 };
 
 /**
@@ -706,7 +891,9 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_IOC_INFO		64
 #define TPROF_SIZEOF_IOC_ENABLE		72
 #define TPROF_SIZEOF_IOC_THREAD_PERIOD	16
-#define TPROF_SIZEOF_IOC_STATS		128
+#define TPROF_SIZEOF_IOC_STATS		168
+#define TPROF_SIZEOF_IOC_UWALK		120
+#define TPROF_SIZEOF_IOC_UWALK_TID	16
 #define TPROF_SIZEOF_IOC_PROVE		8
 #define TPROF_SIZEOF_REC_HDR		16
 #define TPROF_SIZEOF_REC_SAMPLE		56
@@ -721,5 +908,6 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_REC_PROC		40
 #define TPROF_SIZEOF_REC_THREAD_OFF	112
 #define TPROF_SIZEOF_REC_THROTTLE	48
+#define TPROF_SIZEOF_REC_UWALK		40
 
 #endif /* _UAPI_TPROF_H */

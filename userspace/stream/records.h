@@ -22,7 +22,9 @@
 #define TPROF_UREC_KALLSYMS	0xF004
 #define TPROF_UREC_BUILDID	0xF005
 #define TPROF_UREC_VDSO		0xF006
-#define TPROF_UREC_PERFMAP	0xF010	/* 0xF007..: left to other records */
+#define TPROF_UREC_PYPROC	0xF007
+#define TPROF_UREC_PYCODE	0xF008
+#define TPROF_UREC_PERFMAP	0xF010	/* 0xF009..: left to other records */
 
 #define TPROF_RAW_MAGIC		0x5746415250525054ULL	/* "TPRPRAFW" */
 
@@ -117,6 +119,57 @@ struct tprof_urec_perfmap {
 	__u32 len;		/* bytes of text that follow */
 	__u64 offset;		/* where the text starts in the file */
 	/* char text[len], then padding to 8 */
+};
+
+/*
+ * A CPython interpreter found in a process (its executable or libpython),
+ * written when tprof-read installs its frame walk (TPROF_IOC_SET_UWALK):
+ * how to read that process's UWALK records. Again after each EXEC that
+ * finds one. The words are those of one frame, by index.
+ */
+#define TPROF_PY_ENTRY_FLAG	1	/* 3.11: byte != 0 ends a segment after
+					 * the frame (is_entry) */
+#define TPROF_PY_ENTRY_SENTINEL	2	/* 3.12+: byte >= entry_value is a
+					 * sentinel between segments (owner) */
+struct tprof_urec_pyproc {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 version;		/* PY_VERSION_HEX, e.g. 0x030b02f0 */
+	__u64 code_adaptive;	/* offset of the bytecode in a code object */
+	__u64 code_mask;	/* tag bits of the code word (3.14: 1) */
+	__u8 w_code;		/* word: the frame's code object */
+	__u8 w_instr;		/* word: its instruction pointer */
+	__u8 w_entry;		/* word: its entry byte (see entry_kind) */
+	__u8 w_check;		/* word: the code object's validation word */
+	__u8 entry_kind;	/* TPROF_PY_ENTRY_* */
+	__u8 entry_shift;	/* the byte is (word >> entry_shift) & 0xff */
+	__u8 entry_value;	/* ENTRY_SENTINEL: its least owner value */
+	__u8 nr_ranges;		/* eval-loop code ranges that follow */
+	/* struct { __u64 start, end; } ranges[nr_ranges]: the interpreter's
+	 * _PyEval_EvalFrameDefault in the target (hot and .cold parts) */
+};
+
+/*
+ * What tprof-read read of one code object in a process, while it ran:
+ * a replay names the Python frames of UWALK records from these, with no
+ * process to read. @check is the validation word as the walk records it
+ * (the co_qualname pointer): a frame whose (code, check) pair has no
+ * PYCODE record is never named from another one's.
+ */
+#define TPROF_PYCODE_F_STALE	0x1U	/* not a code object (any more): no
+					 * names follow */
+struct tprof_urec_pycode {
+	struct tprof_rec_hdr hdr;	/* time_ns: when read */
+	__u32 pid;
+	__u32 first_line;	/* co_firstlineno */
+	__u64 addr;		/* the code object in the target */
+	__u64 check;
+	__u32 flags;		/* TPROF_PYCODE_F_* */
+	__u32 qualname_len;
+	__u32 filename_len;
+	__u32 linetable_len;
+	/* char qualname[], char filename[] (UTF-8), __u8 linetable[]
+	 * (co_linetable, PEP 626 format), then padding to 8 */
 };
 
 /* Largest record accepted (maps text of huge processes included). */
