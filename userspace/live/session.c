@@ -367,9 +367,12 @@ int session__prove(struct session *s, int pid)
 int session__stats(struct session *s, struct tprof_ioc_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	if (ioctl(s->fd, TPROF_IOC_STATS, st))
-		return -errno;
-	return 0;
+	if (!ioctl(s->fd, TPROF_IOC_STATS, st))
+		return 0;
+	/* a module from before the walk counters: they stay 0 */
+	if (errno == ENOTTY && !ioctl(s->fd, TPROF_IOC_STATS_V1, st))
+		return 0;
+	return -errno;
 }
 
 void session__close(struct session *s)

@@ -157,6 +157,16 @@ static const char *check_vdso(struct tprof_record *r, const unsigned char *p)
 	return NULL;
 }
 
+/* The fields a V1 STATS record lacks read as 0. */
+static const char *check_stats(struct tprof_record *r, const unsigned char *p)
+{
+	size_t n = r->hdr.size < sizeof(r->u.stats) ? r->hdr.size :
+		   sizeof(r->u.stats);
+
+	memcpy(&r->u.stats, p, n);
+	return NULL;
+}
+
 static const char *check_perfmap(struct tprof_record *r,
 				 const unsigned char *p)
 {
@@ -199,7 +209,10 @@ static const struct rec_type kernel_types[] = {
 static const struct rec_type user_types[] = {
 	UREC(TPROF_UREC_SESSION, "SESSION", tprof_urec_session, check_session),
 	UREC(TPROF_UREC_MAPS, "MAPS", tprof_urec_maps, check_maps),
-	UREC(TPROF_UREC_STATS, "STATS", tprof_urec_stats, NULL),
+	/* saved by readers before the walk counters: STATS_V1's reply */
+	[TPROF_UREC_STATS - TPROF_UREC_BASE] = {
+		"STATS", offsetof(struct tprof_urec_stats, stats) +
+			 TPROF_SIZEOF_IOC_STATS_V1, check_stats },
 	UREC(TPROF_UREC_KALLSYMS, "KALLSYMS", tprof_urec_kallsyms,
 	     check_kallsyms),
 	UREC(TPROF_UREC_BUILDID, "BUILDID", tprof_urec_buildid, check_buildid),
