@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/pyframes.h"
 #include "analyze/resolve.h"
 
 static uint32_t loc_index(struct resolved *r, enum rloc_kind kind,
@@ -79,8 +80,43 @@ found:
 	s->count = sat_add(s->count, a->count);
 }
 
+/* A merged Python frame's location, named from the stream. */
+static uint32_t python_loc(struct resolved *r, struct profile *p,
+			   struct pyframes *pf, const struct agg_sample *a,
+			   uint64_t ip)
+{
+	uint32_t func, i;
+	int32_t line;
+	struct rloc *l;
+
+	pyframes__frame(pf, a, ip, &func, &line);
+	i = loc_index(r, RLOC_PYTHON, func, (uint64_t)line, NULL);
+	l = &r->locs[i];
+	if (!l->nlines) {
+		const struct py_func *fn = func ? &p->py.funcs[func - 1] : NULL;
+
+		l->lines = xcalloc(1, sizeof(*l->lines));
+		l->nlines = 1;
+		l->lines->name = fn ? fn->qualname : PY_UNKNOWN_CODE;
+		l->lines->system_name = l->lines->name;
+		l->lines->file = fn ? fn->filename : "";
+		l->lines->line = line;
+		l->lines->start_line = fn ? (int)fn->first_line : 0;
+	}
+	return i;
+}
+
+/* The next Python frame of a merged stack from i on, else a->nr. */
+static uint32_t next_python(const struct agg_sample *a, uint32_t i)
+{
+	while (a->python && i < a->nr && !py_frame_ip(a->ips[i]))
+		i++;
+	return a->python ? i : a->nr;
+}
+
 static void resolve_sample(struct resolved *r, struct profile *p,
-			   const struct agg_sample *a, uint32_t *locs)
+			   struct pyframes *pf, const struct agg_sample *a,
+			   uint32_t *locs)
 {
 	struct thread_info *t = profile__thread(p, a->tid);
 	/* snapshots before the process's last exec show another program */
@@ -104,15 +140,26 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 					      leaf ? ip : ip - 1, NULL);
 			continue;
 		}
+		if (a->python && py_frame_ip(ip)) {
+			locs[n++] = python_loc(r, p, pf, a, ip);
+			continue;
+		}
 		mp = maps__find_since(m, a->pid, leaf ? ip : ip - 1,
 				      a->first_time_ns,
 				      since);
 		/*
 		 * A frame-pointer walk through code built without frame
 		 * pointers yields stack or data words: a return address that
-		 * no snapshot maps as code ends the trustworthy part.
+		 * no snapshot maps as code ends the trustworthy part. The
+		 * Python frames the walk had past it are the callers that
+		 * part lost (pymerge.c put them under the native stack).
 		 */
 		if (!leaf && m->nsnaps && !mp) {
+			i = next_python(a, i);
+			if (i < a->nr) {
+				i--;
+				continue;
+			}
 			locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0,
 					      "[unknown]");
 			break;
@@ -136,18 +183,21 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 
 void resolve__run(struct resolved *r, struct profile *p)
 {
+	struct pyframes *pf;
 	uint32_t *locs = NULL;
 	size_t cap = 0, i;
 
 	memset(r, 0, sizeof(*r));
 	profile__flush(p);
+	pf = pyframes__new(p);
 	r->nmaps = p->maps.nall;
 	r->maps = xcalloc(r->nmaps + 1, sizeof(*r->maps));
 	for (i = 0; i < p->nsamples; i++) {
 		GROW(locs, cap, (size_t)p->samples[i].nr + 2);
-		resolve_sample(r, p, &p->samples[i], locs);
+		resolve_sample(r, p, pf, &p->samples[i], locs);
 		profile__release_stack(p, i);
 	}
+	pyframes__free(pf);
 	free(locs);
 }
 

@@ -18,12 +18,21 @@
 #include "object/symbols.h"
 #include "lib/util.h"
 
-enum rloc_kind { RLOC_USER, RLOC_KERNEL, RLOC_PSEUDO };
+/*
+ * RLOC_PYTHON: a Python frame (model/python.h), one location per
+ * (function, line) whatever code object or process ran it: no mapping, no
+ * address; its one line is set by the resolve pass (named from the
+ * stream, so also with --no-symbolize).
+ */
+enum rloc_kind { RLOC_USER, RLOC_KERNEL, RLOC_PSEUDO, RLOC_PYTHON };
 
 struct rloc {
 	enum rloc_kind kind;
-	uint32_t map;		/* RLOC_USER: index into maps.all + 1; 0 none */
-	uint64_t addr;		/* lookup address: callers at return addr - 1 */
+	uint32_t map;		/* RLOC_USER: index into maps.all + 1; 0 none;
+				 * RLOC_PYTHON: into py.funcs + 1; 0 code
+				 * of no known name */
+	uint64_t addr;		/* lookup address: callers at return addr - 1;
+				 * RLOC_PYTHON: the line */
 	const char *pseudo;	/* RLOC_PSEUDO: "[unknown]", "[no stack]" */
 	/* from the symbolize pass (analyze/symbolize.c); strings outlive the encoder */
 	struct sym_frame *lines;	/* innermost first */

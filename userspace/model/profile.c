@@ -29,6 +29,7 @@ void profile__init(struct profile *p)
 	memset(p, 0, sizeof(*p));
 	maps__init(&p->maps);
 	perfmap__init(&p->jit);
+	python__init(&p->py);
 	p->first_time_ns = UINT64_MAX;
 }
 
@@ -64,6 +65,8 @@ void profile__free(struct profile *p)
 	hindex_free(&p->sample_idx);
 	maps__free(&p->maps);
 	perfmap__free(&p->jit);
+	python__free(&p->py);
+	free(p->pending_us);
 	free(p->kallsyms);
 	free(p->modules);
 	free(p->pending);
@@ -366,26 +369,56 @@ static uint32_t sample_ips(struct profile *p, const struct tprof_record *r,
 	return nr;
 }
 
-static void add_sample(struct profile *p, const struct tprof_record *r,
-		       const struct tprof_record *us)
+/*
+ * The sample's UWALK record uw merged into its user frames ips[nk..*nr):
+ * whether any Python frame went in (ips has room for a walk's frames).
+ */
+static bool merge_python(struct profile *p, const struct tprof_record *r,
+			 const struct tprof_record *uw, uint64_t *ips,
+			 uint32_t *nr, uint32_t room)
 {
 	const struct tprof_rec_sample *s = &r->u.sample;
-	uint64_t ips[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES];
+	uint32_t nk = s->nr_kernel, n;
+
+	if (!uw)
+		return false;
+	if (s->abi != TPROF_ABI_X86_64) {	/* no 32-bit layouts */
+		p->py.st.walks++;
+		p->py.st.no_proc++;
+		return false;
+	}
+	n = python__merge(&p->py, (int)s->pid, uw, ips + nk, *nr - nk,
+			  room - nk);
+	if (!n)
+		return false;
+	*nr = nk + n;
+	return true;
+}
+
+static void add_sample(struct profile *p, const struct tprof_record *r,
+		       const struct tprof_record *us,
+		       const struct tprof_record *uw)
+{
+	const struct tprof_rec_sample *s = &r->u.sample;
+	uint64_t ips[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES +
+		     TPROF_UWALK_MAX_FRAMES];
 	uint32_t epoch = maps__epoch_at(&p->maps, r->hdr.time_ns);
 	uint32_t gen = comm_gen(find_thread(p, s->tid), r->hdr.time_ns);
 	struct hiter it = { 0 };
 	struct agg_sample *a;
 	struct thread_info *t;
 	uint32_t nr, item;
-	bool trunc, exiting = r->hdr.flags & TPROF_RF_EXITING;
+	bool trunc, exiting = r->hdr.flags & TPROF_RF_EXITING, py;
 	uint64_t h;
 
 	nr = sample_ips(p, r, us, ips, &trunc);
+	py = merge_python(p, r, uw, ips, &nr, ARRAY_SIZE(ips));
 	h = hash_bytes(ips, (size_t)nr * 8,
 		       hash_u64(((uint64_t)s->tid << 32) ^ s->nr_kernel) ^
 		       hash_u64(s->period_ns ^ trunc ^
 				(uint64_t)s->off_state << 1 ^
-				(uint64_t)exiting << 40) ^
+				(uint64_t)exiting << 40 ^
+				(uint64_t)py << 41) ^
 		       hash_u64(((uint64_t)epoch << 32) ^ gen));
 	while (hindex_next(&p->sample_idx, h, &it, &item)) {
 		a = &p->samples[item - 1];
@@ -393,6 +426,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 		    a->off_state == s->off_state && a->nr == nr && a->nr_kernel == s->nr_kernel &&
 		    a->snap_epoch == epoch && a->comm_gen == gen &&
 		    a->truncated == trunc && a->exiting == exiting &&
+		    a->python == py &&
 		    !memcmp(a->ips, ips, (size_t)nr * 8))
 			goto found;
 	}
@@ -410,6 +444,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 	a->comm_gen = gen;
 	a->truncated = trunc;
 	a->exiting = exiting;
+	a->python = py;
 	a->first_time_ns = r->hdr.time_ns;
 	a->ips = xmalloc((size_t)nr * 8 + 1);
 	memcpy(a->ips, ips, (size_t)nr * 8);
@@ -453,8 +488,15 @@ void profile__flush(struct profile *p)
 	if (!p->have_pending)
 		return;
 	p->have_pending = false;
+	if (p->have_pending_us) {
+		p->have_pending_us = false;
+		p->ustack_paired++;
+		p->py.st.missing++;
+		add_sample(p, &p->pending_rec, &p->pending_us_rec, NULL);
+		return;
+	}
 	p->ustack_missing++;
-	add_sample(p, &p->pending_rec, NULL);
+	add_sample(p, &p->pending_rec, NULL, NULL);
 }
 
 /* A pointer of r into its record's bytes, moved to the same place in to. */
@@ -467,55 +509,100 @@ static const void *rebase(const struct tprof_record *r, const void *ptr,
 	       to + (q - r->raw) : NULL;
 }
 
-/* Keep the SAMPLE r (a copy of its bytes) until its USTACK comes. */
-static void hold(struct profile *p, const struct tprof_record *r)
+/* Keep r as k, a copy of its bytes in *buf, until its group's end. */
+static void hold(const struct tprof_record *r, struct tprof_record *k,
+		 unsigned char **buf, size_t *cap)
 {
-	struct tprof_record *k = &p->pending_rec;
-
-	GROW(p->pending, p->pending_cap, r->hdr.size);
-	memcpy(p->pending, r->raw, r->hdr.size);
+	GROW(*buf, *cap, r->hdr.size);
+	memcpy(*buf, r->raw, r->hdr.size);
 	/* decoded once: the copy's pointers are into the copied bytes */
 	*k = *r;
-	k->raw = p->pending;
-	k->ips = rebase(r, r->ips, p->pending);
-	k->text = rebase(r, r->text, p->pending);
-	k->bid = rebase(r, r->bid, p->pending);
-	k->image = rebase(r, r->image, p->pending);
-	k->stack = rebase(r, r->stack, p->pending);
-	p->have_pending = true;
+	k->raw = *buf;
+	k->ips = rebase(r, r->ips, *buf);
+	k->text = rebase(r, r->text, *buf);
+	k->bid = rebase(r, r->bid, *buf);
+	k->image = rebase(r, r->image, *buf);
+	k->stack = rebase(r, r->stack, *buf);
+	k->words = rebase(r, r->words, *buf);
+	k->linetable = rebase(r, r->linetable, *buf);
+}
+
+/* Is r (of thread tid) the next record of the held SAMPLE's group? */
+static bool in_group(const struct profile *p, const struct tprof_record *r,
+		     uint32_t tid)
+{
+	return tid == p->pending_rec.u.sample.tid &&
+	       r->hdr.time_ns == p->pending_rec.hdr.time_ns;
 }
 
 /*
- * A SAMPLE with TPROF_RF_GROUP is added with the record right after it
- * when that is its USTACK (same tid, same time); with anything else, or
- * nothing, it keeps its FP chain and counts as missing its partner.
- * Returns whether r was consumed.
+ * The held SAMPLE's group goes on with r: its USTACK (then, with
+ * TPROF_RF_GROUP, held too, for the UWALK), or its UWALK. Returns whether
+ * r was consumed.
  */
-static bool pair(struct profile *p, const struct tprof_record *r)
+static bool pair_group(struct profile *p, const struct tprof_record *r)
 {
 	const struct tprof_record *s = &p->pending_rec;
 
+	if (!p->have_pending_us && r->hdr.type == TPROF_REC_USTACK &&
+	    in_group(p, r, r->u.ustack.tid)) {
+		if (r->hdr.flags & TPROF_RF_GROUP) {
+			hold(r, &p->pending_us_rec, &p->pending_us,
+			     &p->pending_us_cap);
+			p->have_pending_us = true;
+			return true;
+		}
+		p->have_pending = false;
+		p->ustack_paired++;
+		add_sample(p, s, r, NULL);
+		return true;
+	}
+	if (r->hdr.type == TPROF_REC_UWALK && in_group(p, r, r->u.uwalk.tid)) {
+		p->have_pending = false;
+		if (p->have_pending_us) {
+			p->have_pending_us = false;
+			p->ustack_paired++;
+			add_sample(p, s, &p->pending_us_rec, r);
+		} else {
+			add_sample(p, s, NULL, r);
+		}
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A SAMPLE with TPROF_RF_GROUP is added with the records right after it
+ * that are its group (same tid, same time): its USTACK, and its UWALK
+ * last; with anything else, or nothing, it keeps what came (without a
+ * USTACK, its FP chain) and counts as missing its partner. A PYCODE
+ * record may come in between (it names code, whenever it comes). Returns
+ * whether r was consumed.
+ */
+static bool pair(struct profile *p, const struct tprof_record *r)
+{
 	if (p->stacks_released)	/* resolved: profile__add() refuses */
 		return false;
 
 	if (p->have_pending) {
-		if (r->hdr.type == TPROF_REC_USTACK &&
-		    r->u.ustack.tid == s->u.sample.tid &&
-		    r->hdr.time_ns == s->hdr.time_ns) {
-			p->have_pending = false;
-			p->ustack_paired++;
-			add_sample(p, s, r);
+		if (r->hdr.type == TPROF_UREC_PYCODE)
+			return false;
+		if (pair_group(p, r))
 			return true;
-		}
 		profile__flush(p);
 	}
 	if (r->hdr.type == TPROF_REC_SAMPLE &&
 	    (r->hdr.flags & TPROF_RF_GROUP)) {
-		hold(p, r);
+		hold(r, &p->pending_rec, &p->pending, &p->pending_cap);
+		p->have_pending = true;
 		return true;
 	}
 	if (r->hdr.type == TPROF_REC_USTACK) {
 		p->ustack_orphans++;
+		return true;
+	}
+	if (r->hdr.type == TPROF_REC_UWALK) {
+		p->py.st.orphans++;
 		return true;
 	}
 	return false;
@@ -625,7 +712,7 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	case TPROF_REC_SAMPLE:
 		if (p->stacks_released)
 			return -EINVAL;
-		add_sample(p, r, NULL);
+		add_sample(p, r, NULL, NULL);
 		break;
 	case TPROF_REC_LOST:
 		p->lost_samples = sat_add(p->lost_samples,
@@ -666,6 +753,7 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		t = profile__thread(p, r->u.exec.tid);
 		t->pid = r->u.exec.pid;
 		set_comm(t, r->hdr.time_ns, r->u.exec.comm, true);
+		python__exec(&p->py, (int)r->u.exec.pid, r->hdr.time_ns);
 		break;
 	case TPROF_REC_MMAP: {
 		const struct tprof_rec_mmap *mm = &r->u.mmap;
@@ -722,6 +810,12 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	case TPROF_UREC_PERFMAP:
 		perfmap__add_text(&p->jit, r->u.perfmap.pid, r->text,
 				  r->u.perfmap.len);
+		break;
+	case TPROF_UREC_PYPROC:
+		python__add_proc(&p->py, r);
+		break;
+	case TPROF_UREC_PYCODE:
+		python__add_code(&p->py, r);
 		break;
 	case TPROF_UREC_STATS:
 		p->have_stats = true;

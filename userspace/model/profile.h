@@ -8,6 +8,7 @@
 
 #include "model/maps.h"
 #include "model/perfmap.h"
+#include "model/python.h"
 #include "stream/records.h"
 #include "lib/util.h"
 
@@ -85,6 +86,9 @@ struct agg_sample {
 	/* taken in do_exit() (TPROF_RF_EXITING): "[process exit]" at the
 	 * root, where the user stack is gone */
 	bool exiting;
+	/* Python frames merged in (model/pymerge.c): user ips with
+	 * py_frame_ip() are python.frames; in other stacks nothing is */
+	bool python;
 };
 
 struct profile {
@@ -121,6 +125,7 @@ struct profile {
 	 * reader reads the maps now and clears it */
 	bool maps_reused;
 	struct perfmap jit;	/* PERFMAP records: JIT code's names */
+	struct python py;	/* PYPROC, PYCODE, merged Python frames */
 	/* a KALLSYMS record: the kernel's symbols of the session (copies) */
 	char *kallsyms, *modules;
 	size_t kallsyms_len, modules_len;
@@ -148,6 +153,14 @@ struct profile {
 	size_t pending_cap;
 	struct tprof_record pending_rec;	/* decoded, into pending */
 	bool have_pending;
+	/*
+	 * A USTACK with TPROF_RF_GROUP: its UWALK record comes next (the
+	 * group is SAMPLE, USTACK, UWALK); the USTACK waits here.
+	 */
+	unsigned char *pending_us;
+	size_t pending_us_cap;
+	struct tprof_record pending_us_rec;
+	bool have_pending_us;
 	uint64_t ustack_paired;		/* USTACK records joined to a SAMPLE */
 	uint64_t ustack_missing;	/* SAMPLEs whose USTACK did not follow */
 	uint64_t ustack_orphans;	/* USTACKs with no SAMPLE before them */
@@ -168,7 +181,8 @@ void profile__free(struct profile *p);
 int profile__add(struct profile *p, const struct tprof_record *r);
 /*
  * The end of the stream: a SAMPLE still waiting for its USTACK record is
- * added with its FP chain. Idempotent.
+ * added with its FP chain (one with its USTACK, waiting for its UWALK,
+ * with its snapshot). Idempotent.
  */
 void profile__flush(struct profile *p);
 struct thread_info *profile__thread(struct profile *p, int tid);

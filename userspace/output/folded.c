@@ -188,7 +188,7 @@ static void location_frames(struct folder *f, const struct rloc *rl)
 		frame(f, "[kernel.kallsyms]");
 		return;
 	}
-	if (!rl->map) {
+	if (rl->kind == RLOC_PYTHON || !rl->map) {
 		frame(f, "[unknown]");
 		return;
 	}

@@ -231,10 +231,17 @@ static void add_locations(struct builder *b)
 			add_line(l, func_id(b, rl->pseudo, rl->pseudo, "", 0), 0);
 			continue;
 		}
-		l->address = rl->addr;
+		/*
+		 * A Python frame is its function and line alone: no mapping
+		 * (the interpreter's would say its symbols were looked up
+		 * there, and an address in it would be a code object's, not
+		 * an instruction pprof could disassemble or symbolize).
+		 */
+		if (rl->kind != RLOC_PYTHON)
+			l->address = rl->addr;
 		if (rl->kind == RLOC_KERNEL)
 			l->mapping_id = kernel_mapping_id(b);
-		else if (rl->map)
+		else if (rl->kind == RLOC_USER && rl->map)
 			l->mapping_id = user_mapping_id(b, rl->map);
 		for (j = 0; j < rl->nlines; j++)
 			add_line(l, func_id(b, rl->lines[j].name,

@@ -29,6 +29,10 @@ TPROF_ASSERT_SIZE(struct tprof_rec_mmap, TPROF_SIZEOF_REC_MMAP);
 TPROF_ASSERT_SIZE(struct tprof_rec_proc, TPROF_SIZEOF_REC_PROC);
 TPROF_ASSERT_SIZE(struct tprof_rec_thread_off, TPROF_SIZEOF_REC_THREAD_OFF);
 TPROF_ASSERT_SIZE(struct tprof_rec_throttle, TPROF_SIZEOF_REC_THROTTLE);
+TPROF_ASSERT_SIZE(struct tprof_rec_uwalk, TPROF_SIZEOF_REC_UWALK);
+/* the pseudo-records' layouts are the saved streams' */
+TPROF_ASSERT_SIZE(struct tprof_urec_pyproc, 48);
+TPROF_ASSERT_SIZE(struct tprof_urec_pycode, 56);
 
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 {
@@ -36,6 +40,14 @@ uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 
 	memcpy(&ip, r->ips + (size_t)i * 8, 8);
 	return ip;
+}
+
+uint64_t tprof_record_word(const struct tprof_record *r, unsigned int i)
+{
+	uint64_t w;
+
+	memcpy(&w, r->words + (size_t)i * 8, 8);
+	return w;
 }
 
 const char *tprof_denied_reason(unsigned int reason)
@@ -157,6 +169,65 @@ static const char *check_vdso(struct tprof_record *r, const unsigned char *p)
 	return NULL;
 }
 
+/* words a UWALK frame may have: its fields, then its code words */
+#define UWALK_MAX_WORDS (TPROF_UWALK_MAX_FIELDS + TPROF_UWALK_MAX_CODE_OFFS)
+
+static const char *check_uwalk(struct tprof_record *r, const unsigned char *p)
+{
+	const struct tprof_rec_uwalk *w = &r->u.uwalk;
+	size_t bytes = (size_t)w->nr_frames * w->words_per_frame * 8;
+
+	if (w->status > TPROF_UWALK_TRUNCATED)
+		return "a walk status that does not exist";
+	if (w->words_per_frame > UWALK_MAX_WORDS)
+		return "more words per frame than the ABI allows";
+	if (w->nr_frames > TPROF_UWALK_MAX_FRAMES)
+		return "more frames than the ABI allows";
+	if (w->nr_frames && !w->words_per_frame)
+		return "frames of no words";
+	if (bytes > TPROF_UWALK_MAX_BYTES)
+		return "more words than the ABI allows";
+	if (bytes > room(r, sizeof(*w)))
+		return "its words run past the record's end";
+	r->words = p + sizeof(*w);
+	return NULL;
+}
+
+static const char *check_pyproc(struct tprof_record *r, const unsigned char *p)
+{
+	const struct tprof_urec_pyproc *y = &r->u.pyproc;
+	unsigned int i;
+
+	if (y->w_code >= UWALK_MAX_WORDS || y->w_instr >= UWALK_MAX_WORDS ||
+	    y->w_entry >= UWALK_MAX_WORDS || y->w_check >= UWALK_MAX_WORDS)
+		return "a frame word past the ABI's words per frame";
+	if (y->entry_kind != TPROF_PY_ENTRY_FLAG &&
+	    y->entry_kind != TPROF_PY_ENTRY_SENTINEL)
+		return "an entry kind that does not exist";
+	if (y->entry_shift > 56)
+		return "an entry byte outside its word";
+	if ((size_t)y->nr_ranges * 16 > room(r, sizeof(*y)))
+		return "its ranges run past the record's end";
+	r->words = p + sizeof(*y);
+	for (i = 0; i < y->nr_ranges; i++)
+		if (tprof_record_word(r, 2 * i) >= tprof_record_word(r, 2 * i + 1))
+			return "an empty code range";
+	return NULL;
+}
+
+static const char *check_pycode(struct tprof_record *r, const unsigned char *p)
+{
+	const struct tprof_urec_pycode *c = &r->u.pycode;
+
+	if ((size_t)c->qualname_len + c->filename_len + c->linetable_len >
+	    room(r, sizeof(*c)))
+		return "its names and line table run past the record's end";
+	r->text = (const char *)p + sizeof(*c);
+	r->linetable = (const unsigned char *)r->text + c->qualname_len +
+		       c->filename_len;
+	return NULL;
+}
+
 /* The fields a V1 STATS record lacks read as 0. */
 static const char *check_stats(struct tprof_record *r, const unsigned char *p)
 {
@@ -203,6 +274,7 @@ static const struct rec_type kernel_types[] = {
 	REC(TPROF_REC_PROC, "PROC", tprof_rec_proc, NULL),
 	REC(TPROF_REC_THREAD_OFF, "THREAD_OFF", tprof_rec_thread_off, NULL),
 	REC(TPROF_REC_THROTTLE, "THROTTLE", tprof_rec_throttle, NULL),
+	REC(TPROF_REC_UWALK, "UWALK", tprof_rec_uwalk, check_uwalk),
 };
 
 #define UREC(t, n, st, chk) REC((t) - TPROF_UREC_BASE, n, st, chk)
@@ -217,6 +289,8 @@ static const struct rec_type user_types[] = {
 	     check_kallsyms),
 	UREC(TPROF_UREC_BUILDID, "BUILDID", tprof_urec_buildid, check_buildid),
 	UREC(TPROF_UREC_VDSO, "VDSO", tprof_urec_vdso, check_vdso),
+	UREC(TPROF_UREC_PYPROC, "PYPROC", tprof_urec_pyproc, check_pyproc),
+	UREC(TPROF_UREC_PYCODE, "PYCODE", tprof_urec_pycode, check_pycode),
 	UREC(TPROF_UREC_PERFMAP, "PERFMAP", tprof_urec_perfmap, check_perfmap),
 };
 

@@ -194,6 +194,7 @@ struct tprof_record {
 		struct tprof_rec_throttle throttle;
 		struct tprof_rec_proc_exit proc_exit;
 		struct tprof_rec_denied denied;
+		struct tprof_rec_uwalk uwalk;
 		struct tprof_urec_session session;
 		struct tprof_urec_maps maps;
 		struct tprof_urec_stats stats;
@@ -201,22 +202,31 @@ struct tprof_record {
 		struct tprof_urec_vdso vdso;
 		struct tprof_urec_kallsyms kallsyms;
 		struct tprof_urec_perfmap perfmap;
+		struct tprof_urec_pyproc pyproc;
+		struct tprof_urec_pycode pycode;
 	} u;
 	const unsigned char *ips;	/* SAMPLE: nr_kernel + nr_user u64s */
 	const char *text;		/* MAPS: u.maps.len bytes; BUILDID: the
 					 * path, u.buildid.path_len bytes;
 					 * KALLSYMS: u.kallsyms.len bytes, then
 					 * modules_len bytes; PERFMAP:
-					 * u.perfmap.len bytes */
+					 * u.perfmap.len bytes; PYCODE: the
+					 * qualname, then the filename */
 	const unsigned char *bid;	/* BUILDID: u.buildid.bid_len bytes */
 	const unsigned char *image;	/* VDSO: u.vdso.len bytes */
 	const unsigned char *stack;	/* USTACK: u.ustack.stack_bytes */
+	/* UWALK: nr_frames * words_per_frame u64s; PYPROC: nr_ranges
+	 * (start, end) u64 pairs (tprof_record_word()) */
+	const unsigned char *words;
+	const unsigned char *linetable;	/* PYCODE: linetable_len bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */
 	const char *fault;		/* a malformed record: what is wrong */
 };
 
 /* ip i of a SAMPLE (0 .. nr_kernel + nr_user - 1), kernel ips first. */
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i);
+/* u64 i of r->words (UWALK: frame f's word w is f * words_per_frame + w) */
+uint64_t tprof_record_word(const struct tprof_record *r, unsigned int i);
 
 /*
  * Decode the record at buf[0..len), by the table of record types in
