@@ -317,8 +317,10 @@ int tprof_children_prove(struct tprof_session *s, const void __user *uarg)
 	if (pv.fd < 0)
 		ret = TPROF_DENIED_PTRACE;
 	else
+		/* an attach proof stood for the target: so for the rest */
 		ret = tprof_policy_prove(&s->grant, task, pv.fd,
-					 s->snapshot_bytes);
+					 s->snapshot_bytes ||
+					 (s->flags & TPROF_F_MEM_PROOF));
 	if (ret >= 0)
 		ret = tprof_children_decide(s, task, ret);
 	up_read(&task->signal->exec_update_lock);

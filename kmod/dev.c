@@ -15,6 +15,7 @@
 #include "ring.h"
 #include "session.h"
 #include "tprof.h"
+#include "uwalk.h"
 
 /* The uapi's sizes, as userspace asserts them too. */
 static_assert(sizeof(struct tprof_ioc_info) == TPROF_SIZEOF_IOC_INFO);
@@ -39,6 +40,12 @@ static_assert(sizeof(struct tprof_rec_proc) == TPROF_SIZEOF_REC_PROC);
 static_assert(sizeof(struct tprof_rec_thread_off) ==
 	      TPROF_SIZEOF_REC_THREAD_OFF);
 static_assert(sizeof(struct tprof_rec_throttle) == TPROF_SIZEOF_REC_THROTTLE);
+static_assert(sizeof(struct tprof_ioc_uwalk) == TPROF_SIZEOF_IOC_UWALK);
+static_assert(sizeof(struct tprof_ioc_uwalk_tid) ==
+	      TPROF_SIZEOF_IOC_UWALK_TID);
+static_assert(sizeof(struct tprof_rec_uwalk) == TPROF_SIZEOF_REC_UWALK);
+static_assert(offsetof(struct tprof_ioc_stats, uwalks) ==
+	      TPROF_SIZEOF_IOC_STATS_V1);
 
 /* Context: process. The limits an unprivileged caller meets, and its use. */
 static long tprof_ioctl_info(struct file *file, void __user *arg)
@@ -93,15 +100,20 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (cmd == TPROF_IOC_INFO)
 		return tprof_ioctl_info(file, uarg);
 	/*
-	 * ENABLE is growable: its size is in the struct, not in cmd; its
-	 * _IOWR form (TPROF_IOC_ENABLE) says what refused it, the first
-	 * modules' _IOW form (TPROF_IOC_ENABLE_V1) does not.
+	 * ENABLE and SET_UWALK are growable: their size is in the struct,
+	 * not in cmd. ENABLE's _IOWR form (TPROF_IOC_ENABLE) says what
+	 * refused it, the first modules' _IOW form (TPROF_IOC_ENABLE_V1) does
+	 * not. STATS answers with as much as the caller's size in cmd has
+	 * room for: all of it, or TPROF_IOC_STATS_V1's older part.
 	 */
 	if (_IOC_TYPE(cmd) != TPROF_IOC_MAGIC ||
-	    (_IOC_NR(cmd) == _IOC_NR(TPROF_IOC_ENABLE) ?
+	    (_IOC_NR(cmd) == _IOC_NR(TPROF_IOC_ENABLE) ||
+	     _IOC_NR(cmd) == _IOC_NR(TPROF_IOC_SET_UWALK) ?
 	     !(_IOC_DIR(cmd) & _IOC_WRITE) : !(cmd == TPROF_IOC_DISABLE ||
 					     cmd == TPROF_IOC_STATS ||
+					     cmd == TPROF_IOC_STATS_V1 ||
 					     cmd == TPROF_IOC_PROVE ||
+					     cmd == TPROF_IOC_SET_UWALK_TID ||
 					     cmd == TPROF_IOC_SET_THREAD_PERIOD)))
 		return -ENOTTY;
 
@@ -123,10 +135,16 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		}
 		break;
 	case _IOC_NR(TPROF_IOC_STATS):
-		ret = tprof_session_stats(s, uarg);
+		ret = tprof_session_stats(s, uarg, _IOC_SIZE(cmd));
 		break;
 	case _IOC_NR(TPROF_IOC_PROVE):
 		ret = tprof_children_prove(s, uarg);
+		break;
+	case _IOC_NR(TPROF_IOC_SET_UWALK):
+		ret = tprof_uwalk_set(s, uarg);
+		break;
+	case _IOC_NR(TPROF_IOC_SET_UWALK_TID):
+		ret = tprof_uwalk_set_tid(s, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

@@ -22,6 +22,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "tprof.h"
+#include "uwalk.h"
 
 /* Reader wakeup period while data is pending (irq_work covers bursts). */
 #define TPROF_TICK_MS	50
@@ -145,6 +146,7 @@ struct tprof_session *tprof_session_new(void)
 	if (!s)
 		return NULL;
 	mutex_init(&s->lock);
+	init_llist_head(&s->uwalk_gc);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->stop_work, tprof_session_stop_work);
 	INIT_DELAYED_WORK(&s->tick, tprof_session_tick);
@@ -157,6 +159,7 @@ static void tprof_session_free(struct tprof_session *s)
 	tprof_rings_free(&s->rings);
 	tprof_policy_release(&s->grant);
 	tprof_threads_free(&s->threads);
+	tprof_uwalk_free_all(s);
 	tprof_procs_free(&s->procs);
 	if (s->tgid)
 		put_pid(s->tgid);
@@ -549,8 +552,13 @@ int tprof_session_set_period(struct tprof_session *s,
 	return tprof_threads_set_period(&s->threads, gtid, period);
 }
 
-/* TPROF_IOC_STATS. Context: process, s->lock held. */
-int tprof_session_stats(struct tprof_session *s, void __user *uarg)
+/*
+ * TPROF_IOC_STATS (@size: all of struct tprof_ioc_stats), or
+ * TPROF_IOC_STATS_V1 (the fields before the walk counters).
+ * Context: process, s->lock held.
+ */
+int tprof_session_stats(struct tprof_session *s, void __user *uarg,
+			size_t size)
 {
 	struct tprof_ioc_stats st = {};
 	struct tprof_ring_stats sum;
@@ -574,7 +582,12 @@ int tprof_session_stats(struct tprof_session *s, void __user *uarg)
 	st.late_timer_periods = sum.late_timer_periods;
 	st.timer_arms = sum.timer_arms;
 	st.sched_ins = sum.sched_ins;
-	if (copy_to_user(uarg, &st, sizeof(st)))
+	st.uwalks = sum.uwalks;
+	st.uwalk_frames = sum.uwalk_frames;
+	st.uwalk_faults = sum.uwalk_faults;
+	st.uwalk_truncated = sum.uwalk_truncated;
+	st.uwalk_path_ns = sum.uwalk_path_ns;
+	if (copy_to_user(uarg, &st, min(size, sizeof(st))))
 		return -EFAULT;
 	return 0;
 }

@@ -13,6 +13,7 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 void tprof_session_stop(struct tprof_session *s);
 int tprof_session_set_period(struct tprof_session *s,
 			     const void __user *uarg);
-int tprof_session_stats(struct tprof_session *s, void __user *uarg);
+int tprof_session_stats(struct tprof_session *s, void __user *uarg,
+			size_t size);
 
 #endif /* _TPROF_LIFETIME_H */

@@ -43,6 +43,7 @@
 #include "session.h"
 #include "threads.h"
 #include "tprof.h"
+#include "uwalk.h"
 
 static void tprof_fill_comm(void *dst, const char *src)
 {
@@ -537,6 +538,9 @@ static void tprof_probe_exec(void *data, struct task_struct *p,
 	if (p != current)
 		return;
 	local_irq_save(flags);
+	/* before the detach's sample: no walk of the old image's layout */
+	for (i = 0; (s = tprof_session_next(p, &pr, true, &i));)
+		tprof_uwalk_exec(s, pr, p);
 	if (old_pid != p->pid)
 		tprof_sampler_detach(p, __builtin_frame_address(0), &rt, &clk);
 	for (i = 0; (s = tprof_session_next(p, &pr, true, &i));)

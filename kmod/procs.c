@@ -76,9 +76,11 @@ void tprof_procs_free(struct tprof_procs *pt)
 	pt->filter = NULL;
 	if (!pt->slots)
 		return;
-	for (i = 0; i < (1U << pt->bits); i++)
+	for (i = 0; i < (1U << pt->bits); i++) {
 		if (pt->slots[i].tgid)
 			put_pid(pt->slots[i].tgid);
+		kfree(rcu_dereference_protected(pt->slots[i].uwalk, true));
+	}
 	kvfree(pt->slots);
 	pt->slots = NULL;
 }
@@ -157,6 +159,7 @@ struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 	p->tgid_nr = pid_nr(tgid);
 	p->bits = bits;
 	p->exit_code = 0;
+	RCU_INIT_POINTER(p->uwalk, NULL);	/* freed when it was swept */
 	atomic_set(&p->exiting, 1);
 	atomic_inc(&pt->live);
 	tprof_procs_filter_add(pt, p->tgid_nr, 1);
@@ -221,6 +224,9 @@ void tprof_procs_sweep(struct tprof_procs *pt)
 		if (p->state != TPROF_PROC_RETIRED)
 			continue;
 		put_pid(p->tgid);
+		/* nobody sets it now: the process is not found any more */
+		kfree(rcu_dereference_protected(p->uwalk, true));
+		RCU_INIT_POINTER(p->uwalk, NULL);
 		raw_spin_lock_irq(&pt->lock);
 		p->tgid = NULL;
 		WRITE_ONCE(p->state, TPROF_PROC_DEAD);

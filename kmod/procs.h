@@ -8,6 +8,7 @@
 #include <linux/types.h>
 
 struct pid;
+struct tprof_uwalk;
 
 /* Slot states (tprof_proc.state). */
 #define TPROF_PROC_FREE		0	/* never used: ends probe sequences */
@@ -35,6 +36,9 @@ struct pid;
  *	exit probe and its final switch-out; PROC_EXIT when it drops to 0, so
  *	it comes after every THREAD_EXIT of the process.
  * @exit_code: for PROC_EXIT: the wait(2) status, as the leader reports it.
+ * @uwalk: its user-memory walk (TPROF_IOC_SET_UWALK), or NULL: set with
+ *	xchg() (uwalk.c), read by samples as RCU-sched readers; freed with
+ *	the slot.
  */
 struct tprof_proc {
 	struct pid *tgid;
@@ -44,6 +48,7 @@ struct tprof_proc {
 	unsigned long bits;
 	atomic_t exiting;
 	s32 exit_code;
+	struct tprof_uwalk __rcu *uwalk;
 };
 
 /*

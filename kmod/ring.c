@@ -161,6 +161,20 @@ void tprof_rings_kick(struct tprof_rings *rs)
 	irq_work_queue(&tprof_rings_this(rs)->work);
 }
 
+/* A record (or a sample's group) is dropped: counted, owed a LOST record. */
+static void tprof_ring_drop(struct tprof_ring *r, bool sample, u64 weight_ns)
+{
+	if (sample) {
+		r->pend_samples++;
+		r->pend_weight_ns += weight_ns;
+		r->st.lost_samples++;
+		r->st.lost_weight_ns += weight_ns;
+	} else {
+		r->pend_records++;
+		r->st.lost_records++;
+	}
+}
+
 /**
  * tprof_ring_reserve() - room for records written in place, or a drop.
  * @r: the ring.
@@ -188,19 +202,12 @@ int tprof_ring_reserve(struct tprof_ring *r, u32 max, bool sample,
 	u64 need = (u64)max + (pend ? sizeof(struct tprof_rec_lost) : 0);
 
 	if (need > size - (head - tail)) {
-		if (sample) {
-			r->pend_samples++;
-			r->pend_weight_ns += weight_ns;
-			r->st.lost_samples++;
-			r->st.lost_weight_ns += weight_ns;
-		} else {
-			r->pend_records++;
-			r->st.lost_records++;
-		}
+		tprof_ring_drop(r, sample, weight_ns);
 		return -ENOSPC;
 	}
 	if (pend)
 		head = tprof_ring_put_lost(r, head);
+	res->start = head;
 	res->pos = head;
 	res->end = head + max;
 	return 0;
@@ -240,6 +247,54 @@ void *tprof_ring_span(struct tprof_ring *r, struct tprof_ring_res *res,
 void tprof_ring_skip(struct tprof_ring_res *res, u32 len)
 {
 	res->pos += min_t(u64, len, res->end - res->pos);
+}
+
+/**
+ * tprof_ring_extend() - room for @len more bytes at @res's position, for
+ *	records whose size is known only as they are written (a user-memory
+ *	walk's words).
+ * @r: the ring.
+ * @res: a reservation of @r not yet committed.
+ * @len: bytes wanted past @res->pos.
+ *
+ * Context: the ring's producer.
+ * Return: 0, or -ENOSPC: the ring has no more room (nothing changed; the
+ *	caller cancels the reservation).
+ */
+int tprof_ring_extend(struct tprof_ring *r, struct tprof_ring_res *res,
+		      u32 len)
+{
+	u64 end = res->pos + len;
+
+	if (end <= res->end)
+		return 0;
+	/* A: as in tprof_ring_reserve(). */
+	if (end - smp_load_acquire(&r->tail) > r->mask + 1)
+		return -ENOSPC;
+	res->end = end;
+	return 0;
+}
+
+/**
+ * tprof_ring_cancel() - drop what was written into @res: the reader never
+ *	sees it. A LOST record the reservation put first is published (the
+ *	drops it counts are no longer pending anywhere else), and this drop
+ *	is counted as tprof_ring_reserve() counts one.
+ * @r: the ring.
+ * @res: a reservation of @r not yet committed.
+ * @sample: as for tprof_ring_reserve().
+ * @weight_ns: likewise.
+ *
+ * Context: the ring's producer.
+ */
+void tprof_ring_cancel(struct tprof_ring *r, struct tprof_ring_res *res,
+		       bool sample, u64 weight_ns)
+{
+	if (res->start != r->head) {
+		/* B: pairs with C in tprof_ring_read_one(): LOST is whole. */
+		smp_store_release(&r->head, res->start);
+	}
+	tprof_ring_drop(r, sample, weight_ns);
 }
 
 /**
@@ -464,5 +519,10 @@ void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ring_stats *sum)
 		sum->late_timer_periods += READ_ONCE(st->late_timer_periods);
 		sum->timer_arms += READ_ONCE(st->timer_arms);
 		sum->sched_ins += READ_ONCE(st->sched_ins);
+		sum->uwalks += READ_ONCE(st->uwalks);
+		sum->uwalk_frames += READ_ONCE(st->uwalk_frames);
+		sum->uwalk_faults += READ_ONCE(st->uwalk_faults);
+		sum->uwalk_truncated += READ_ONCE(st->uwalk_truncated);
+		sum->uwalk_path_ns += READ_ONCE(st->uwalk_path_ns);
 	}
 }

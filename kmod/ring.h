@@ -26,6 +26,11 @@ struct tprof_ring_stats {
 	u64 late_timer_periods;
 	u64 timer_arms;
 	u64 sched_ins;
+	u64 uwalks;
+	u64 uwalk_frames;
+	u64 uwalk_faults;
+	u64 uwalk_truncated;
+	u64 uwalk_path_ns;
 };
 
 /**
@@ -78,11 +83,14 @@ struct tprof_rings {
 
 /**
  * struct tprof_ring_res - room reserved at a ring's head: records are
- *	written in place, then published together by tprof_ring_commit().
+ *	written in place, then published together by tprof_ring_commit(),
+ *	or dropped together by tprof_ring_cancel().
+ * @start: where the reservation's records begin (after a LOST record).
  * @pos: where the next byte goes.
- * @end: the end of the reservation.
+ * @end: the end of the reservation (tprof_ring_extend() moves it).
  */
 struct tprof_ring_res {
+	u64 start;
 	u64 pos;
 	u64 end;
 };
@@ -102,6 +110,10 @@ void tprof_ring_put_at(struct tprof_ring *r, u64 pos, const void *src,
 void *tprof_ring_span(struct tprof_ring *r, struct tprof_ring_res *res,
 		      u32 *len);
 void tprof_ring_skip(struct tprof_ring_res *res, u32 len);
+int tprof_ring_extend(struct tprof_ring *r, struct tprof_ring_res *res,
+		      u32 len);
+void tprof_ring_cancel(struct tprof_ring *r, struct tprof_ring_res *res,
+		       bool sample, u64 weight_ns);
 void tprof_ring_commit(struct tprof_ring *r, struct tprof_ring_res *res,
 		       bool sample, u64 weight_ns);
 void tprof_rings_kick(struct tprof_rings *rs);

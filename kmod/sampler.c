@@ -58,6 +58,7 @@
 #include "stack.h"
 #include "threads.h"
 #include "tprof.h"
+#include "uwalk.h"
 
 /* Never re-arm closer than this (clock skew between timer and accounting). */
 #define TPROF_MIN_REARM_NS	2000
@@ -198,46 +199,38 @@ static u64 tprof_thread_cpu(struct tprof_cpu *c, u64 rt)
 }
 
 /*
- * Writes @rec (a SAMPLE of @len bytes, with TPROF_RF_GROUP) and its
- * USTACK record in one reservation: @uregs and the user stack from their
- * sp, copied straight into the ring, as far as it reads without a fault.
- * Context: hardirq or IRQs off; c's thread is current, its mm loaded.
- * Return: 0, or -ENOSPC (both dropped, counted as one lost sample).
+ * The USTACK record of a sample group at @res's position: c->ustack's
+ * registers and @req bytes of user stack from @sp, copied straight into
+ * the ring, as far as it reads without a fault. @gflags: TPROF_RF_GROUP
+ * when a UWALK record follows.
  */
-static int tprof_write_snapshot(struct tprof_cpu *c, struct tprof_ring *r,
-				struct tprof_rec_sample *rec, u32 len,
-				struct pt_regs *uregs, u64 weight)
+static void tprof_put_ustack(struct tprof_cpu *c, struct tprof_ring *r,
+			     struct tprof_ring_res *res,
+			     const struct tprof_rec_sample *rec,
+			     unsigned long sp, u32 req, u16 gflags)
 {
 	struct tprof_rec_ustack *u = &c->ustack;
-	unsigned long sp = tprof_stack_uregs(uregs, u->regs);
-	u32 req = tprof_stack_ubytes(sp, c->sess->snapshot_bytes);
 	u32 got = 0, room, want, n, pad;
-	struct tprof_ring_res res;
-	u64 hdr_pos;
+	u64 hdr_pos = res->pos;
 	void *dst;
 	static const u64 zero;
 
-	if (tprof_ring_reserve(r, len + sizeof(*u) + ALIGN(req, 8), true,
-			       weight, &res))
-		return -ENOSPC;
-	tprof_ring_put(r, &res, rec, len);
-	hdr_pos = res.pos;
-	tprof_ring_skip(&res, sizeof(*u));
+	tprof_ring_skip(res, sizeof(*u));
 	/* At most two spans: the ring may wrap. */
 	while (got < req) {
-		dst = tprof_ring_span(r, &res, &room);
+		dst = tprof_ring_span(r, res, &room);
 		want = min(room, req - got);
 		n = tprof_stack_ucopy(dst, sp + got, want);
-		tprof_ring_skip(&res, n);
+		tprof_ring_skip(res, n);
 		got += n;
 		if (n < want)	/* an unreadable page ends it */
 			break;
 	}
 	pad = ALIGN(got, 8) - got;
 	if (pad)
-		tprof_ring_put(r, &res, &zero, pad);
+		tprof_ring_put(r, res, &zero, pad);
 	u->hdr.type = TPROF_REC_USTACK;
-	u->hdr.flags = got < req ? TPROF_RF_USTACK_PARTIAL : 0;
+	u->hdr.flags = (got < req ? TPROF_RF_USTACK_PARTIAL : 0) | gflags;
 	u->hdr.size = sizeof(*u) + got + pad;
 	u->hdr.time_ns = rec->hdr.time_ns;
 	u->tid = rec->tid;
@@ -245,7 +238,59 @@ static int tprof_write_snapshot(struct tprof_cpu *c, struct tprof_ring *r,
 	u->stack_req = req;
 	u->stack_bytes = got;
 	tprof_ring_put_at(r, hdr_pos, u, sizeof(*u));
+}
+
+/*
+ * Writes @rec (a SAMPLE of @len bytes, with TPROF_RF_GROUP) and the rest
+ * of its group in one reservation: with snapshots its USTACK record; with
+ * a user-memory walk @w its UWALK record, last, the walk's words written
+ * straight into the ring as it reads them. The reader gets all or none.
+ * Context: hardirq or IRQs off; c's thread is current, its mm loaded.
+ * Return: 0, or -ENOSPC (all dropped, counted as one lost sample).
+ */
+static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
+			     struct tprof_rec_sample *rec, u32 len,
+			     struct pt_regs *uregs, u64 weight,
+			     const struct tprof_uwalk *w)
+{
+	struct tprof_session *s = c->sess;
+	bool timed = s->flags & TPROF_F_PATH_TIMING;
+	struct tprof_uwalk_res wres;
+	struct tprof_ring_res res;
+	unsigned long sp = 0;
+	u32 req = 0, snap = 0;
+	u64 t0 = 0;
+	int ret = 0;
+
+	if (s->snapshot_bytes) {
+		sp = tprof_stack_uregs(uregs, c->ustack.regs);
+		req = tprof_stack_ubytes(sp, s->snapshot_bytes);
+		snap = sizeof(c->ustack) + ALIGN(req, 8);
+	}
+	if (tprof_ring_reserve(r, len + snap +
+			       (w ? sizeof(struct tprof_rec_uwalk) : 0),
+			       true, weight, &res))
+		return -ENOSPC;
+	tprof_ring_put(r, &res, rec, len);
+	if (snap)
+		tprof_put_ustack(c, r, &res, rec, sp, req,
+				 w ? TPROF_RF_GROUP : 0);
+	if (w) {
+		if (timed)
+			t0 = local_clock();
+		ret = tprof_uwalk_write(r, &res, w, uregs,
+					READ_ONCE(c->thr->uaddr), rec->tid,
+					rec->hdr.time_ns, &wres);
+		if (timed)
+			r->st.uwalk_path_ns += local_clock() - t0;
+	}
+	if (ret) {
+		tprof_ring_cancel(r, &res, true, weight);
+		return ret;
+	}
 	tprof_ring_commit(r, &res, true, weight);
+	if (w)
+		tprof_uwalk_account(&r->st, &wres);
 	return 0;
 }
 
@@ -323,6 +368,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	struct tprof_rec_sample *rec = (void *)c->scratch;
 	u64 *ips = (u64 *)(rec + 1);
 	struct pt_regs *uregs = NULL;
+	const struct tprof_uwalk *w = NULL;
 	unsigned int nk = 0, nu = 0;
 	bool budget = !s->grant.privileged;
 	bool timed = (s->flags & TPROF_F_PATH_TIMING) || budget;
@@ -365,7 +411,10 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		if (rflags & TPROF_RF_USER_FAULT)
 			r->st.user_stack_faults++;
 	}
-	if (uregs && s->snapshot_bytes)
+	/* the walk reads the sampled thread's memory: current must be it */
+	if (uregs && c->task == current)
+		w = tprof_uwalk_of(t->proc);
+	if (uregs && (s->snapshot_bytes || w))
 		rflags |= TPROF_RF_GROUP;
 	/* the exit path's time: no user stack to show, but not "none" */
 	if (current->flags & PF_EXITING)
@@ -390,7 +439,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		t->weight_ns += weight;
 	}
 	if (rflags & TPROF_RF_GROUP ?
-	    tprof_write_snapshot(c, r, rec, len, uregs, weight) :
+	    tprof_write_group(c, r, rec, len, uregs, weight, w) :
 	    tprof_ring_write(r, rec, len, true, weight)) {
 		if (off_state) {
 			tprof_off_lost(tprof_thread_off(&s->threads, t), weight);
@@ -661,6 +710,9 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 
 	if (period)
 		WRITE_ONCE(t->req, tprof_req(t->tid, period));
+	r = tprof_threads_take_uaddr(&s->threads, p->pid);
+	if (r)
+		WRITE_ONCE(t->uaddr, r);
 	period = tprof_thread_req_period(t);
 	if (!period)
 		period = s->period_ns;

@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bitops.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/types.h>
@@ -78,6 +79,8 @@ enum tprof_state {
  * @threads: per-thread accounting table (threads of every process).
  * @procs: the processes: the target, and with TPROF_F_CHILDREN its
  *	followed descendants.
+ * @uwalk_gc: user-memory walks an exec removed (uwalk.c), freed by the
+ *	next SET_UWALK or at the end.
  * @wq: readers.
  * @stop_work: after a group dead, sees when the group is gone (PROC_EXIT),
  *	frees what is over; stops the session when its last process left
@@ -109,6 +112,7 @@ struct tprof_session {
 	struct tprof_rings rings;
 	struct tprof_threads threads;
 	struct tprof_procs procs;
+	struct llist_head uwalk_gc;
 
 	wait_queue_head_t wq;
 	struct work_struct stop_work;

@@ -42,6 +42,7 @@ int tprof_threads_alloc(struct tprof_threads *tt, bool off)
 	raw_spin_lock_init(&tt->pend_lock);
 	raw_spin_lock_init(&tt->claim_lock);
 	tt->npend = 0;
+	tt->nupend = 0;
 	/* Charged to the caller's memory cgroup, like the rings. */
 	tt->slots = kvzalloc(sizeof(*tt->slots) << tt->bits, GFP_KERNEL_ACCOUNT);
 	tt->off = NULL;
@@ -83,6 +84,7 @@ static void tprof_thread_claim(struct tprof_threads *tt, struct tprof_thread *t,
 	t->lost_samples = 0;
 	t->lost_weight_ns = 0;
 	memset(t->comm, 0, sizeof(t->comm));
+	WRITE_ONCE(t->uaddr, 0);
 	if (tt->off)
 		memset(tprof_thread_off(tt, t), 0, sizeof(*tt->off));
 	t->parked = NULL;
@@ -340,6 +342,108 @@ u64 tprof_threads_take_period(struct tprof_threads *tt, u32 tid)
 	}
 	raw_spin_unlock(&tt->pend_lock);
 	return period;
+}
+
+/*
+ * Sets @t's walk start if @t is still @tid's slot: under claim_lock, as
+ * claims and burials change that. Context: any.
+ */
+static bool tprof_thread_set_uaddr(struct tprof_threads *tt,
+				   struct tprof_thread *t, u32 tid, u64 addr)
+{
+	unsigned long flags;
+	bool ok;
+
+	raw_spin_lock_irqsave(&tt->claim_lock, flags);
+	ok = READ_ONCE(t->key) == tid;
+	if (ok)
+		WRITE_ONCE(t->uaddr, addr);
+	raw_spin_unlock_irqrestore(&tt->claim_lock, flags);
+	return ok;
+}
+
+/* Sets (or with @addr 0 drops) @tid's pending address. Return: 0, -ENOSPC. */
+static int tprof_threads_upend(struct tprof_threads *tt, u32 tid, u64 addr)
+{
+	unsigned long flags;
+	unsigned int i;
+	int ret = 0;
+
+	raw_spin_lock_irqsave(&tt->pend_lock, flags);
+	for (i = 0; i < tt->nupend && tt->upend[i].tid != tid; i++)
+		;
+	if (!addr) {
+		if (i < tt->nupend) {
+			tt->upend[i] = tt->upend[tt->nupend - 1];
+			WRITE_ONCE(tt->nupend, tt->nupend - 1);
+		}
+	} else if (i < TPROF_MAX_PENDING) {
+		tt->upend[i].tid = tid;
+		tt->upend[i].addr = addr;
+		if (i == tt->nupend)
+			WRITE_ONCE(tt->nupend, i + 1);
+	} else {
+		ret = -ENOSPC;
+	}
+	raw_spin_unlock_irqrestore(&tt->pend_lock, flags);
+	return ret;
+}
+
+/**
+ * tprof_threads_set_uaddr() - SET_UWALK_TID for a thread (0 forgets it).
+ * @tt: the table.
+ * @tid: global tid of a live thread.
+ * @addr: where its walks start.
+ *
+ * A thread without a slot (not run since ENABLE) gets a pending address,
+ * taken at its first sched-in, as SET_THREAD_PERIOD's requests are.
+ * Context: any (the exec probe forgets the exec'ing thread's).
+ * Return: 0 or -ENOSPC.
+ */
+int tprof_threads_set_uaddr(struct tprof_threads *tt, u32 tid, u64 addr)
+{
+	struct tprof_thread *t = tprof_thread_get(tt, tid, false);
+	int ret;
+
+	if (t && tprof_thread_set_uaddr(tt, t, tid, addr))
+		return 0;
+	ret = tprof_threads_upend(tt, tid, addr);
+	/*
+	 * It may have claimed its slot meanwhile. Pairs with the barrier in
+	 * tprof_threads_take_uaddr(): it sees our address or we its slot,
+	 * and then nothing stays pending for a later thread of that tid.
+	 */
+	smp_mb();
+	t = tprof_thread_get(tt, tid, false);
+	if (t && tprof_thread_set_uaddr(tt, t, tid, addr)) {
+		tprof_threads_upend(tt, tid, 0);
+		ret = 0;
+	}
+	return ret;
+}
+
+/* At a thread's first sched-in. Context: IRQs off. Return: 0 if none. */
+u64 tprof_threads_take_uaddr(struct tprof_threads *tt, u32 tid)
+{
+	u64 addr = 0;
+	unsigned int i;
+
+	lockdep_assert_irqs_disabled();
+	/* Pairs with the barrier in tprof_threads_set_uaddr(). */
+	smp_mb();
+	if (!READ_ONCE(tt->nupend))
+		return 0;
+	raw_spin_lock(&tt->pend_lock);
+	for (i = 0; i < tt->nupend; i++) {
+		if (tt->upend[i].tid != tid)
+			continue;
+		addr = tt->upend[i].addr;
+		tt->upend[i] = tt->upend[tt->nupend - 1];
+		WRITE_ONCE(tt->nupend, tt->nupend - 1);
+		break;
+	}
+	raw_spin_unlock(&tt->pend_lock);
+	return addr;
 }
 
 /* Exact on-CPU time of all threads so far (live ones as of their last switch). */

@@ -89,6 +89,9 @@ struct tprof_off {
  * @lost_samples: of @samples, dropped.
  * @lost_weight_ns: of @weight_ns, dropped.
  * @comm: comm at first sched-in or exec.
+ * @uaddr: where its user-memory walks start (TPROF_UWALK_START_TID), or
+ *	0; written under claim_lock while the slot is its thread's
+ *	(tprof_threads_set_uaddr()), read by the walk on its own CPU.
  * @parked: an EXITING slot's thread, switched out on its way out but not
  *	for the last time (do_exit() may block or be preempted after the
  *	exit probe): its next switch-in resumes the slot
@@ -111,6 +114,7 @@ struct tprof_thread {
 	u64 lost_samples;
 	u64 lost_weight_ns;
 	char comm[TASK_COMM_LEN];
+	u64 uaddr;
 	struct task_struct *parked;
 };
 
@@ -127,6 +131,8 @@ struct tprof_thread {
  * @pend_lock: protects @pend and @npend; taken in the sched_switch probe.
  * @npend: pending period requests.
  * @pend: requests for threads that have no slot yet.
+ * @nupend: pending walk start addresses (protected by @pend_lock).
+ * @upend: SET_UWALK_TID addresses for threads that have no slot yet.
  * @nparked: threads in @park (read locklessly: 0 skips the search).
  * @park: slots whose thread is parked (tprof_thread_park()), found by
  *	task, not by tid: an exec may hand a parked leader's tid to another
@@ -148,6 +154,11 @@ struct tprof_threads {
 		u32 tid;
 		u64 period_ns;
 	} pend[TPROF_MAX_PENDING];
+	unsigned int nupend;
+	struct {
+		u32 tid;
+		u64 addr;
+	} upend[TPROF_MAX_PENDING];
 	unsigned int nparked;
 	struct tprof_thread *park[TPROF_MAX_PARKED];
 	struct tprof_off *off;
@@ -186,6 +197,8 @@ struct tprof_thread *tprof_thread_unpark(struct tprof_threads *tt,
 					 struct task_struct *p);
 int tprof_threads_set_period(struct tprof_threads *tt, u32 tid, u64 period);
 u64 tprof_threads_take_period(struct tprof_threads *tt, u32 tid);
+int tprof_threads_set_uaddr(struct tprof_threads *tt, u32 tid, u64 addr);
+u64 tprof_threads_take_uaddr(struct tprof_threads *tt, u32 tid);
 u64 tprof_threads_on_cpu(struct tprof_threads *tt);
 
 #endif /* _TPROF_THREADS_H */

@@ -224,8 +224,9 @@ struct tprof_ioc_thread_period {
  *	the session's own proof stands for.
  * @pid: the process, as its PROC record gave it (the ENABLE caller's pid
  *	namespace).
- * @fd: an open /proc/@pid/mem (snapshot sessions) or /proc/@pid/auxv or
- *	mem (others) of its current mm: procfs opened it only after the
+ * @fd: an open /proc/@pid/mem (sessions with snapshots or
+ *	TPROF_F_MEM_PROOF: an attach proof stands for user-memory walks too)
+ *	or /proc/@pid/auxv or mem (others) of its current mm: procfs opened it only after the
  *	kernel's ptrace check of the caller (Yama, LSMs, capabilities); or
  *	-1: the caller could not open one, and the process is denied
  *	(DENIED, TPROF_DENIED_PTRACE).
@@ -264,12 +265,26 @@ struct tprof_ioc_prove {
  *          for i < @nr_fields;
  *     with @code_field < @nr_fields: q = words[@code_field] & ~@code_mask,
  *          and one more word per @code_offs[j] (j < @nr_code_offs): the u64
- *          at q + @code_offs[j] (0 where unreadable; the walk goes on);
+ *          at q + @code_offs[j] (0 where unreadable, counted in
+ *          uwalk_faults; 0 with no read when q is 0; the walk goes on);
  *     p = *(p + @next_off); the walk ends at p == 0, or at p equal to the
- *          frame just walked.
- * It stops after @max_frames frames, or before the words pass @max_bytes
- * (status TRUNCATED), or at a fault reading a frame (status FAULT: the
- * frames before it are kept).
+ *          frame just walked (status OK).
+ * It stops before a frame past @max_frames, or one whose words would pass
+ * @max_bytes (status TRUNCATED: a chain of exactly @max_frames frames is
+ * OK), or at a fault reading a frame (status FAULT: the frames before it
+ * are kept). The walk reads with IRQs off and never faults a page in: a
+ * page not present reads as unmapped.
+ *
+ * Which samples walk: those with user context (SAMPLE nr_user > 0; not
+ * the exit path's) of a thread of the process, taken while that thread
+ * is current on the CPU (CPU samples in the timer and at switch-out,
+ * off-CPU samples right after the switch-in), in the mm the walk was set
+ * for; each gets exactly one UWALK record, the last of its group. A
+ * sample taken where current is not the sampled thread gets none (the
+ * module takes none so today). On x86-64 the thread pointer is fs_base;
+ * a compat (ia32) task has none: TP walks end NO_START, guards GUARD.
+ * A group whose words do not fit in the ring is dropped whole (one lost
+ * sample).
  */
 #define TPROF_UWALK_START_TP	1
 #define TPROF_UWALK_START_ADDR	2
@@ -299,34 +314,43 @@ struct tprof_uwalk_field {
 /**
  * struct tprof_ioc_uwalk - TPROF_IOC_SET_UWALK argument: set (or, with
  *	@start 0, remove) the user-memory walk of a process the session
- *	follows. An exec of the process removes it (its memory is new).
+ *	follows. An exec of the process removes it (its memory is new): no
+ *	sample walks from the exec's switch to the new mm on, and the
+ *	reader sets it again after the EXEC record if it wants walks.
  *	Needs what snapshots need: a privileged session, or one enabled with
- *	TPROF_F_MEM_PROOF (the walk reads what ptrace attach could).
+ *	TPROF_F_MEM_PROOF (the walk reads what ptrace attach could; the
+ *	descendants of such a session are proven with /proc/PID/mem too).
  *	Errors: -EPERM (neither), -ESRCH (@pid is not a process the session
- *	reports), -EINVAL (a bad descriptor; reserved fields not zero).
+ *	reports: one it follows, admitted, not denied, not exiting; a
+ *	pending descendant (TPROF_RF_PROC_PENDING) is not, until proven),
+ *	-EINVAL (a bad descriptor; reserved fields not zero; the session is
+ *	not enabled or has stopped). @size as ENABLE's: at least this
+ *	struct, bytes past it zero. With @start 0 only @pid is looked at.
  * @size: sizeof(struct tprof_ioc_uwalk) as the caller knows it.
  * @pid: the process (the ENABLE caller's pid namespace).
  * @start: TPROF_UWALK_START_*, or 0 to remove the walk.
  * @flags: TPROF_UWALK_F_*.
  * @start_addr: TP: signed offset from the thread pointer; ADDR: the
- *	address; TID: 0.
+ *	address (nonzero, in the user range); TID: 0.
  * @guard_off: with TPROF_UWALK_F_GUARD_TP, where the thread pointer must be
  *	found from the start's p (signed); else 0.
  * @nr_steps: dereferences after the start, at most TPROF_UWALK_MAX_STEPS.
- * @steps: their offsets (signed).
+ * @steps: their offsets (signed); unused ones 0.
  * @next_off: where a frame holds the address of the next one (signed).
  * @nr_fields: 1 to TPROF_UWALK_MAX_FIELDS.
- * @fields: what each frame records.
+ * @fields: what each frame records; unused ones 0.
  * @code_field: index into @fields of a pointer to follow once per frame,
  *	or TPROF_UWALK_NO_CODE.
- * @nr_code_offs: words read at that pointer, at most
+ * @nr_code_offs: words read at that pointer, 1 to
  *	TPROF_UWALK_MAX_CODE_OFFS (0 with TPROF_UWALK_NO_CODE).
- * @code_offs: their offsets (signed).
- * @code_mask: bits cleared from the pointer before it is followed (tags).
+ * @code_offs: their offsets (signed); unused ones 0.
+ * @code_mask: bits cleared from the pointer before it is followed (tags);
+ *	0 with TPROF_UWALK_NO_CODE.
  * @max_frames: 0 means TPROF_UWALK_DEFAULT_FRAMES; at most
  *	TPROF_UWALK_MAX_FRAMES.
  * @max_bytes: bytes of words a record may carry; 0 means
- *	TPROF_UWALK_DEFAULT_BYTES; at most TPROF_UWALK_MAX_BYTES.
+ *	TPROF_UWALK_DEFAULT_BYTES; at most TPROF_UWALK_MAX_BYTES, at least
+ *	one frame's words.
  * @__reserved: zero.
  */
 struct tprof_ioc_uwalk {
@@ -357,8 +381,13 @@ struct tprof_ioc_uwalk {
  * @pid: the process.
  * @tid: its thread (the ENABLE caller's pid namespace).
  * @addr: the address the walk starts at (the thread's state); 0 forgets it.
- * Errors: -ESRCH (@tid is not a thread of @pid the session tracks), -EPERM
- * and -EINVAL as TPROF_IOC_SET_UWALK.
+ * Kept for the thread until it exits or its process execs, whether or not
+ * the process has a walk yet. A thread that has not run since ENABLE
+ * gets it at its first switch-in.
+ * Errors: -ESRCH (@tid is not a live thread of @pid, or @pid not a process
+ * the session reports), -ENOSPC (64 threads that have not
+ * run yet wait with addresses already), -EPERM and -EINVAL as
+ * TPROF_IOC_SET_UWALK.
  */
 struct tprof_ioc_uwalk_tid {
 	__s32 pid;
@@ -388,11 +417,12 @@ struct tprof_ioc_uwalk_tid {
  * @timer_arms: hrtimer (re)starts at switch-in (the callback's own
  *	re-arms are not counted: they need no reprogramming of their own).
  * @sched_ins: switch-ins of target threads (and starts of running ones).
- * @uwalks: UWALK records written (user-memory walks run).
- * @uwalk_frames: frames those walks recorded.
- * @uwalk_faults: walks ended by an unreadable frame, plus code words that
- *	could not be read.
- * @uwalk_truncated: walks cut at max_frames or max_bytes.
+ * @uwalks: UWALK records written (user-memory walks run; not those of
+ *	groups a full ring dropped).
+ * @uwalk_frames: frames those records carry.
+ * @uwalk_faults: of them, walks ended by an unreadable start, step or
+ *	frame (FAULT_START, FAULT), plus code words that could not be read.
+ * @uwalk_truncated: of them, walks cut at max_frames or max_bytes.
  * @uwalk_path_ns: with TPROF_F_PATH_TIMING, of @sample_path_ns, the time
  *	spent in the walks.
  *
