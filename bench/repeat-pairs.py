@@ -1,17 +1,33 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""usage: repeat-pairs.py SRC DST SAMPLES [SNAPS]
+"""usage: repeat-pairs.py SRC DST SAMPLES [SNAPS [SNAP_BYTES]]
 
 A recorded stream (build/unit/unwind-*.raw) -> one of SAMPLES samples: its
 SAMPLE+USTACK pairs repeated, times kept increasing, its other records
 (LOST excepted) first; with SNAPS, that many copies of its first MAPS
 record spread over the samples (one every SAMPLES/SNAPS). For
-bench/unwind-rate.sh and bench/maps-snapshots.sh."""
+bench/unwind-rate.sh and bench/maps-snapshots.sh. With SNAP_BYTES, each
+USTACK keeps only the first SNAP_BYTES of its stack, as a session that
+asked for that many would have recorded it (hybrid asks for 1024)."""
 import struct
 import sys
 
 src, dst, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
 nsnap = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+cut = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+
+
+def cut_ustack(u):
+    """A USTACK record (struct tprof_rec_ustack, 176 bytes, then the
+    stack) as a session asking for cut bytes would have written it."""
+    req, have = struct.unpack_from('<II', u, 168)
+    req, have = min(req, cut), min(have, cut)
+    out = bytearray(u[:176 + have])
+    out += bytes(-len(out) % 8)
+    struct.pack_into('<I', out, 4, len(out))
+    struct.pack_into('<II', out, 168, req, have)
+    return bytes(out)
+
 data = open(src, 'rb').read()
 head, pairs, maps, off = [], [], None, 0
 while off < len(data):
@@ -19,7 +35,8 @@ while off < len(data):
     rec = data[off:off + size]
     if typ == 1 and flags & 0x8000:     # SAMPLE with TPROF_RF_GROUP
         n2 = struct.unpack_from('<I', data, off + size + 4)[0]
-        pairs.append(rec + data[off + size:off + size + n2])
+        u = data[off + size:off + size + n2]
+        pairs.append(rec + (cut_ustack(u) if cut else u))
         off += size + n2
         continue
     if typ == 0xF002 and maps is None:  # TPROF_UREC_MAPS

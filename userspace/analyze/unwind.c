@@ -62,7 +62,31 @@ struct uw_rule {
 	const Dwarf_Op *cfa_ops;	/* an expression CFA, else NULL */
 	size_t cfa_nops;
 	struct uw_reg regs[NREGS];
+	/*
+	 * What step() needs without looking at every column: the registers
+	 * that keep their value (most callee-saved ones), and the few with
+	 * any other recoverable rule.
+	 */
+	uint32_t same_mask;
+	uint8_t nmoved;
+	uint8_t moved[NREGS];
 };
+
+/*
+ * A mapping a frame was found in. Within one epoch (model/maps.h) an
+ * address found in a mapping means that mapping's code, so the samples
+ * of a process that walk the same few objects need one lookup each.
+ */
+struct map_hit {
+	const struct maps *maps;
+	int pid;
+	uint32_t epoch;
+	uint64_t since_ns;
+	uint64_t start, limit;
+	size_t idx;		/* in maps->all, which may move */
+};
+
+#define MAP_HITS 8
 
 struct unwinder {
 	bool live;
@@ -75,6 +99,8 @@ struct unwinder {
 	struct uw_rule *rules;
 	size_t nrules, caprules;
 	struct hindex rule_idx;
+	struct map_hit hits[MAP_HITS];
+	unsigned int next_hit;
 	struct unwind_stats st;
 };
 
@@ -305,8 +331,13 @@ static void compute_rule(const struct object *o, struct uw_rule *ru)
 		ru->cfa_ops = ops;
 		ru->cfa_nops = nops;
 	}
-	for (i = 0; i < NREGS; i++)
+	for (i = 0; i < NREGS; i++) {
 		rule_reg(fr, i, &ru->regs[i]);
+		if (ru->regs[i].kind == RK_SAME)
+			ru->same_mask |= 1U << i;
+		else if (ru->regs[i].kind != RK_UNDEF)
+			ru->moved[ru->nmoved++] = i;
+	}
 	ru->ok = true;
 out_free:
 	free(fr);
@@ -497,11 +528,39 @@ struct walk {
 	struct maps *maps;
 	int root_pid;
 	int pid;		/* the sample's process */
+	uint32_t epoch;		/* maps__epoch_at(time_ns) */
 	uint64_t time_ns, since_ns;
 	const struct abi_regs *abi;
 	struct snap sn;
 	uint64_t addr_mask;
 };
+
+/* The sample's mapping at addr: a recent hit, else a lookup. */
+static struct mapping *find_mapping(struct walk *w, uint64_t addr)
+{
+	struct unwinder *u = w->u;
+	struct map_hit *h;
+	struct mapping *m;
+	unsigned int i;
+
+	for (i = 0; i < MAP_HITS; i++) {
+		h = &u->hits[i];
+		if (h->maps == w->maps && h->pid == w->pid &&
+		    h->epoch == w->epoch && h->since_ns == w->since_ns &&
+		    h->start <= addr && addr < h->limit)
+			return &w->maps->all[h->idx];
+	}
+	m = maps__find_since(w->maps, w->pid, addr, w->time_ns, w->since_ns);
+	if (!m)
+		return NULL;
+	h = &u->hits[u->next_hit++ % MAP_HITS];
+	*h = (struct map_hit){
+		.maps = w->maps, .pid = w->pid, .epoch = w->epoch,
+		.since_ns = w->since_ns, .start = m->start, .limit = m->limit,
+		.idx = m - w->maps->all,
+	};
+	return m;
+}
 
 /* The CFI row for the code at pc (exact: pc itself, else pc - 1). */
 static const struct uw_rule *rule_at(struct walk *w, uint64_t pc, bool exact)
@@ -510,7 +569,7 @@ static const struct uw_rule *rule_at(struct walk *w, uint64_t pc, bool exact)
 	struct object *o;
 	struct mapping *m;
 
-	m = maps__find_since(w->maps, w->pid, lookup, w->time_ns, w->since_ns);
+	m = find_mapping(w, lookup);
 	if (!m)
 		return NULL;
 	o = mapping_obj(w->u, w->maps, m, w->root_pid);
@@ -522,10 +581,11 @@ static const struct uw_rule *rule_at(struct walk *w, uint64_t pc, bool exact)
 
 /* One frame up: st (the frame at pc) becomes its caller's. */
 static bool step(struct walk *w, const struct uw_rule *ru,
-		 struct uw_state *st, bool *end)
+		 const struct uw_state *st, struct uw_state *out, bool *end)
 {
-	struct uw_state nst = { .valid = 0 };
+	struct uw_state *nst = out;	/* st's caller; st stays as it is */
 	uint64_t cfa, v;
+	unsigned int k;
 	int i;
 
 	*end = false;
@@ -538,15 +598,18 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 		cfa = st->r[ru->cfa_reg] + ru->cfa_off;
 	}
 	cfa &= w->addr_mask;
-	for (i = 0; i < w->abi->nregs; i++) {
-		const struct uw_reg *rr = &ru->regs[i];
+	/* the registers that keep their value, then those that move */
+	*nst = *st;
+	nst->valid = st->valid & ru->same_mask &
+		    ((1U << w->abi->nregs) - 1);
+	for (k = 0; k < ru->nmoved; k++) {
+		const struct uw_reg *rr = &ru->regs[ru->moved[k]];
 		bool ok = false;
 
+		i = ru->moved[k];
+		if (i >= w->abi->nregs)
+			continue;
 		switch (rr->kind) {
-		case RK_SAME:
-			ok = st->valid & (1U << i);
-			v = st->r[i];
-			break;
 		case RK_AT_CFA:
 			ok = snap_read(&w->sn, (cfa + rr->off) & w->addr_mask,
 				       &v);
@@ -572,8 +635,8 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 			break;
 		}
 		if (ok) {
-			nst.r[i] = v & w->addr_mask;
-			nst.valid |= 1U << i;
+			nst->r[i] = v & w->addr_mask;
+			nst->valid |= 1U << i;
 		}
 	}
 	/* _start and clone's child mark the return address undefined */
@@ -581,35 +644,36 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 		*end = true;
 		return true;
 	}
-	if (!(nst.valid & (1U << ru->ra)))
+	if (!(nst->valid & (1U << ru->ra)))
 		return false;
 	/* the caller's sp is the CFA, unless the row restores it (signals) */
 	if (ru->regs[w->abi->sp].kind == RK_SAME ||
 	    ru->regs[w->abi->sp].kind == RK_UNDEF) {
-		nst.r[w->abi->sp] = cfa;
-		nst.valid |= 1U << w->abi->sp;
+		nst->r[w->abi->sp] = cfa;
+		nst->valid |= 1U << w->abi->sp;
 	}
 	/* frames live further up the stack; a loop would never end */
-	if (!ru->signal && nst.r[w->abi->sp] <= st->r[w->abi->sp])
+	if (!ru->signal && nst->r[w->abi->sp] <= st->r[w->abi->sp])
 		return false;
-	if (!nst.r[ru->ra]) {
+	if (!nst->r[ru->ra]) {
 		*end = true;
 		return true;
 	}
 	/* the pc column of the caller's state is its return address */
-	nst.r[NREGS - 1] = nst.r[ru->ra];
-	nst.valid |= 1U << (NREGS - 1);
-	*st = nst;
+	nst->r[NREGS - 1] = nst->r[ru->ra];
+	nst->valid |= 1U << (NREGS - 1);
 	return true;
 }
 
 /*
- * CFI frames of the snapshot into out[0..*n). On WALK_STOP, *last is the
- * state of out[*n - 1], the frame that could not be stepped.
+ * CFI frames of the snapshot into out[0..*n), from the registers in st
+ * (scratch: the walk steps between it and a second state); w->bps, bpv
+ * and fpok say for each frame what the splice needs.
  */
 static enum walk_end walk(struct walk *w, struct uw_state *st,
 			  uint64_t *out, unsigned int max, unsigned int *n)
 {
+	struct uw_state other, *next = &other, *tmp;
 	bool exact = true, end;
 	uint64_t pc = st->r[NREGS - 1];
 
@@ -622,12 +686,16 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
 
 		w->fpok[*n - 1] = !ru || !ru->ok ||
 				  (!ru->cfa_ops && ru->cfa_reg == w->abi->bp);
-		if (!ru || !ru->ok || !step(w, ru, st, &end))
+		if (!ru || !ru->ok || !step(w, ru, st, next, &end))
 			return WALK_STOP;
 		if (end)
 			return WALK_END;
 		if (*n == max)
 			return WALK_CAP;
+		/* the caller's state is the one to step from next */
+		tmp = st;
+		st = next;
+		next = tmp;
 		pc = st->r[NREGS - 1];
 		out[(*n)++] = pc;
 		/* after a signal frame: the interrupted pc, not a return */
@@ -685,13 +753,22 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 	unsigned int nk = s->u.sample.nr_kernel, nu = s->u.sample.nr_user;
 	unsigned int n = 0, i, j;
 	struct uw_state st = { .valid = 0 };
-	struct walk w = {
-		.u = u, .maps = maps, .root_pid = root_pid,
-		.pid = (int)s->u.sample.pid,
-		.time_ns = s->hdr.time_ns, .since_ns = since_ns,
-	};
+	/*
+	 * Not zeroed: its 5 KiB of per-frame arrays are written for each
+	 * frame walk() records before anything reads them, and zeroing them
+	 * cost a tenth of a sample's unwinding.
+	 */
+	struct walk w;
 	enum walk_end how;
 	uint64_t t0 = now_ns();
+
+	w.u = u;
+	w.maps = maps;
+	w.root_pid = root_pid;
+	w.pid = (int)s->u.sample.pid;
+	w.time_ns = s->hdr.time_ns;
+	w.since_ns = since_ns;
+	w.sn = (struct snap){ .lo = 0 };
 
 	*truncated = false;
 	if (mode == UNWIND_FP || !max || !nu)
@@ -718,6 +795,7 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 	/* i386's pc column is 8: keep the pc in the last slot either way */
 	st.r[NREGS - 1] = ur->regs[TPROF_UREG_IP] & w.addr_mask;
 	st.valid |= 1U << (NREGS - 1);
+	w.epoch = maps__epoch_at(maps, w.time_ns);
 	w.sn.lo = st.r[w.abi->sp];
 	w.sn.bytes = us->stack;
 	w.sn.len = ur->stack_bytes;

@@ -756,6 +756,16 @@ static struct mapping *find_of(struct maps *m, int pid, uint64_t addr,
 	}
 	if (since_ns && mp->unordered)
 		return find_walk(m, mp, w.c, addr, since_ns);
+	/*
+	 * None before the sample (a short run's maps read after its samples
+	 * came): the oldest after it, when it has addr, is what the query
+	 * below would find first.
+	 */
+	if (!w.c) {
+		sn = &m->snaps[mp->pos[0]];
+		if (sn->time_ns >= since_ns && (e = find_in(m, sn, addr)))
+			return e;
+	}
 	w.s = since_ns ? first_since(m, mp, since_ns) : 0;
 	w.npos = w.fwd = mp->npos;
 	w.back = -1;

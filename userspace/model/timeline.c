@@ -80,6 +80,9 @@ size_t timeline__count_le(const struct timeline *tl, uint64_t t)
 {
 	size_t n = 0;
 
+	/* the usual case, once per sample: in order, or empty */
+	if (!tl->unsorted)
+		return tl->n ? upper(tl->e, tl->n, t) : 0;
 	FOR_BLOCKS(tl, off, len)
 		n += upper(tl->e + off, len, t);
 	return n;

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "lib/util.h"
 #include "stream/reader.h"
@@ -24,6 +26,18 @@ void stream__init(struct stream_reader *sr, const char *name, size_t cap,
 	sr->buf = xmalloc(cap);
 }
 
+void stream__init_mapped(struct stream_reader *sr, const char *name,
+			 const void *data, size_t len,
+			 const struct stream_source *src)
+{
+	memset(sr, 0, sizeof(*sr));
+	sr->src = *src;
+	sr->name = name;
+	sr->mapped = data;
+	sr->mapped_len = len;
+	sr->have = len;
+}
+
 void stream__end(struct stream_reader *sr)
 {
 	if (sr->nbad > BAD_NAMED)
@@ -43,19 +57,25 @@ static void skip_bad(struct stream_reader *sr, const struct tprof_record *rec,
 		       (unsigned long long)off, rec->hdr.size, rec->fault);
 }
 
+/* The bytes not yet handed on: the mapping's, or the buffer's. */
+static const unsigned char *bytes(const struct stream_reader *sr)
+{
+	return sr->mapped ? sr->mapped + sr->base : sr->buf;
+}
+
 /*
  * Hand on the whole records of buf[0..have), skipping malformed ones; what
  * is left is the start of a record that more bytes may complete.
  */
 static int feed(struct stream_reader *sr)
 {
+	const unsigned char *buf = bytes(sr);
 	size_t off = 0;
 	int ret = 0;
 
 	while (off < sr->have) {
 		struct tprof_record rec;
-		long n = tprof_record_decode(sr->buf + off, sr->have - off,
-					     &rec);
+		long n = tprof_record_decode(buf + off, sr->have - off, &rec);
 
 		if (n == -ENODATA)
 			break;
@@ -78,7 +98,8 @@ static int feed(struct stream_reader *sr)
 		if (ret)
 			break;
 	}
-	memmove(sr->buf, sr->buf + off, sr->have - off);
+	if (!sr->mapped)
+		memmove(sr->buf, sr->buf + off, sr->have - off);
 	sr->have -= off;
 	sr->base += off;
 	return ret;
@@ -88,7 +109,7 @@ static int feed(struct stream_reader *sr)
 static int check_start(struct stream_reader *sr, bool *more)
 {
 	char why[256];
-	int c = tprof_stream_check(sr->buf, sr->have, why, sizeof(why));
+	int c = tprof_stream_check(bytes(sr), sr->have, why, sizeof(why));
 
 	*more = c == -ENODATA && !sr->eof;
 	if (*more)
@@ -101,8 +122,66 @@ static int check_start(struct stream_reader *sr, bool *more)
 	return 0;
 }
 
+/* A stream cut by a writer killed mid-record: keep what came whole. */
+static void say_cut(const struct stream_reader *sr)
+{
+	pr_err("warning: %s: stream cut inside a record at offset %llu (%zu bytes dropped); the profile has the %llu whole records before it",
+	       sr->name, (unsigned long long)sr->base, sr->have,
+	       (unsigned long long)sr->nrecords);
+}
+
+/*
+ * A mapped stream, a window at a time: its pages are mapped ahead in one
+ * call (no fault per page), and dropped behind once their records went
+ * through (records are copied by whoever keeps them), so a replay holds
+ * a window of the file, not all of it.
+ */
+#define MAP_WINDOW (8UL << 20)
+
+static int pump_mapped(struct stream_reader *sr)
+{
+	size_t len = sr->mapped_len, page = sysconf(_SC_PAGESIZE);
+	size_t win = MAP_WINDOW, done = 0, end, from;
+	bool more;
+	int ret;
+
+	if (sr->check_start) {
+		ret = check_start(sr, &more);
+		if (ret)
+			return ret;
+	}
+	while (sr->base < len) {
+		end = sr->base + win < len ? sr->base + win : len;
+		from = sr->base & ~(page - 1);
+		madvise((void *)(sr->mapped + from), end - from,
+			MADV_POPULATE_READ);
+		sr->have = end - sr->base;
+		from = sr->base;
+		ret = feed(sr);
+		if (ret)
+			return ret;
+		/* a record longer than the window: a longer one */
+		if (sr->base == from && end < len)
+			win *= 2;
+		else if (end == len)
+			break;
+		if ((sr->base & ~(page - 1)) > done) {
+			madvise((void *)(sr->mapped + done),
+				(sr->base & ~(page - 1)) - done,
+				MADV_DONTNEED);
+			done = sr->base & ~(page - 1);
+		}
+	}
+	sr->eof = true;
+	if (sr->have)
+		say_cut(sr);
+	return 0;
+}
+
 int stream__pump(struct stream_reader *sr)
 {
+	if (sr->mapped)
+		return pump_mapped(sr);
 	for (;;) {
 		ssize_t n;
 		bool more;
@@ -136,11 +215,8 @@ int stream__pump(struct stream_reader *sr)
 		}
 		if (!sr->eof)
 			continue;
-		/* a writer killed mid-record: keep what came whole */
 		if (sr->have)
-			pr_err("warning: %s: stream cut inside a record at offset %llu (%zu bytes dropped); the profile has the %llu whole records before it",
-			       sr->name, (unsigned long long)sr->base,
-			       sr->have, (unsigned long long)sr->nrecords);
+			say_cut(sr);
 		return 0;
 	}
 }

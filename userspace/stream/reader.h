@@ -37,6 +37,10 @@ struct stream_reader {
 	 * versions this reader reads (tprof_stream_check()) */
 	bool check_start;
 	unsigned char *buf;
+	/* a stream in memory whole (stream__init_mapped()): records are
+	 * decoded in place, and nothing is read */
+	const unsigned char *mapped;
+	size_t mapped_len;
 	size_t cap, have;
 	uint64_t base;		/* the stream offset of buf[0] */
 	uint64_t nrecords;	/* whole records handed on */
@@ -47,6 +51,15 @@ struct stream_reader {
 /* A reader of src with a buffer of cap bytes (grown for longer records). */
 void stream__init(struct stream_reader *sr, const char *name, size_t cap,
 		  const struct stream_source *src);
+
+/*
+ * A reader of a mapped stream (a --input file): src.read is not called;
+ * the pages of data are prefaulted ahead of the records and dropped
+ * behind them (MADV_DONTNEED: data must be a private file mapping).
+ */
+void stream__init_mapped(struct stream_reader *sr, const char *name,
+			 const void *data, size_t len,
+			 const struct stream_source *src);
 
 /*
  * Read and hand on records until the source has nothing for now (-EAGAIN)
