@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -116,16 +117,25 @@ static void on_launch_stop(void *ctx, enum launch_event ev)
 	recorder__perfmap(l->rc);
 }
 
+/* A maps snapshot of pid: CPython in it? (only once ENABLE ran: the
+ * walk is the session's) */
+static void on_maps(void *ctx, int pid, const struct maps_snapshot *sn)
+{
+	struct live *l = ctx;
+
+	if (l->enabled)
+		python_live__maps(&l->py, pid, sn);
+}
+
 /*
- * Each record of the device. Code we have no mapping for: the process may
+ * A record of the device. Code we have no mapping for: the process may
  * have dlopen'ed. Reads that find nothing new double the gap to the next
  * one (to 1 s); a change brings it back to 20 ms. Before the SAMPLE goes
  * out: its snapshot is unwound with the maps known then, and the MAPS
  * record must not come between it and its USTACK record.
  */
-static int on_record(void *ctx, const struct tprof_record *rec)
+static int handle_record(struct live *l, const struct tprof_record *rec)
 {
-	struct live *l = ctx;
 	struct recorder *rc = l->rc;
 	unsigned int type = rec->hdr.type;
 
@@ -142,6 +152,7 @@ static int on_record(void *ctx, const struct tprof_record *rec)
 	 * are named from a snapshot read after it; a new process of the
 	 * tree: its maps, while it lives */
 	if (type == TPROF_REC_EXEC) {
+		python_live__exec(&l->py, (int)rec->u.exec.pid);
 		recorder__maps(rc, (int)rec->u.exec.pid, false);
 	} else if (type == TPROF_REC_MMAP && rc->prof->maps_reused) {
 		recorder__maps(rc, (int)rec->u.mmap.pid, false);
@@ -153,7 +164,64 @@ static int on_record(void *ctx, const struct tprof_record *rec)
 			session__prove(&l->sess, (int)rec->u.proc.pid);
 		recorder__maps(rc, (int)rec->u.proc.pid, false);
 	}
+	else if (type == TPROF_REC_THREAD)
+		python_live__thread(&l->py, (int)rec->u.thread.pid);
 	rc->prof->maps_reused = false;
+	return 0;
+}
+
+/* groups of more records than SAMPLE, USTACK, UWALK are not held */
+#define GROUP_MAX_RECORDS 4
+
+/*
+ * A held group, whole (or cut short: the stream's end): first the PYCODE
+ * records of its UWALK's code objects, then its records in order.
+ */
+static void group_flush(struct live *l)
+{
+	struct tprof_record rec;
+	size_t off;
+	long n;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (off = 0; off < l->grp.len; off += n) {
+			n = tprof_record_decode(l->grp.buf + off,
+						l->grp.len - off, &rec);
+			if (n <= 0)
+				break;
+			if (pass)
+				handle_record(l, &rec);
+			else if (rec.hdr.type == TPROF_REC_UWALK)
+				python_live__uwalk(&l->py, l->grp.pid, &rec);
+		}
+	}
+	l->grp.len = 0;
+	l->grp.nrec = 0;
+}
+
+/*
+ * Each record of the device. A sample of a process with a Python walk is
+ * held with its group (TPROF_RF_GROUP: USTACK, UWALK follow) so that the
+ * code objects its walk names are read, and recorded, before it.
+ */
+static int on_record(void *ctx, const struct tprof_record *rec)
+{
+	struct live *l = ctx;
+
+	if (!l->grp.nrec && !(rec->hdr.type == TPROF_REC_SAMPLE &&
+			      (rec->hdr.flags & TPROF_RF_GROUP) &&
+			      python_live__on(&l->py, (int)rec->u.sample.pid)))
+		return handle_record(l, rec);
+	if (!l->grp.nrec)
+		l->grp.pid = (int)rec->u.sample.pid;
+	GROW(l->grp.buf, l->grp.cap, l->grp.len + rec->hdr.size);
+	memcpy(l->grp.buf + l->grp.len, rec->raw, rec->hdr.size);
+	l->grp.len += rec->hdr.size;
+	l->grp.nrec++;
+	if (!(rec->hdr.flags & TPROF_RF_GROUP) ||
+	    l->grp.nrec >= GROUP_MAX_RECORDS)
+		group_flush(l);
 	return 0;
 }
 
@@ -463,7 +531,10 @@ static int run(struct live *l, struct stream_reader *sr,
 		/* JIT names as they come: the file may be rewritten later */
 		if (now - l->rc->last_jit_ns > 1000000000ULL)
 			recorder__perfmap(l->rc);
-		if (poll(pfd, sig_pipe[0] >= 0 ? 2 : 1, 100) < 0 &&
+		/* interpreters waiting for their initialisation */
+		python_live__poll(&l->py);
+		if (poll(pfd, sig_pipe[0] >= 0 ? 2 : 1,
+			 python_live__poll_ms(&l->py, 100)) < 0 &&
 		    errno != EINTR) {
 			pr_err("poll: %s", strerror(errno));
 			break;
@@ -492,6 +563,8 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 	if (!ret)
 		ret = stream__pump(sr);
 	stream__end(sr);
+	if (l->grp.nrec)
+		group_flush(l);
 	recorder__perfmap(l->rc);
 	if (session__stats(&l->sess, &st.stats) == 0)
 		recorder__urec(l->rc, TPROF_UREC_STATS, &st, sizeof(st),
@@ -523,6 +596,9 @@ int live__collect(struct live *l)
 	struct stream_reader sr;
 	int ret;
 
+	python_live__init(&l->py, l->rc, &l->sess, l->objs);
+	l->rc->maps_hook = on_maps;
+	l->rc->maps_ctx = l;
 	ret = start_target(l);
 	if (!ret)
 		ret = start_session(l, &en);
@@ -533,5 +609,9 @@ int live__collect(struct live *l)
 		ret = finish(l, &sr, ret);
 	}
 	session__close(&l->sess);
+	l->rc->maps_hook = NULL;
+	python_live__free(&l->py);
+	free(l->grp.buf);
+	l->grp.buf = NULL;
 	return ret;
 }

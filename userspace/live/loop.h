@@ -12,6 +12,7 @@
 
 #include "analyze/unwind.h"
 #include "live/launch.h"
+#include "live/python.h"
 #include "live/recorder.h"
 #include "live/session.h"
 
@@ -48,6 +49,17 @@ struct live {
 	bool enabled;			/* a session ran */
 	bool exec_failed;		/* launch: the command could not run */
 	uint64_t snap_gap_ns;		/* throttle of maps re-reads */
+	/* the run's object cache (NULL: the Python side opens its own) */
+	struct objects *objs;
+	struct python_live py;		/* CPython's frame walks */
+	/* a sample's group held until its last record: the PYCODE records
+	 * its UWALK needs go before it */
+	struct {
+		unsigned char *buf;
+		size_t len, cap;
+		unsigned int nrec;
+		int pid;
+	} grp;
 };
 
 void live__init(struct live *l, const struct live_opts *o,

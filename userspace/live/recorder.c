@@ -228,6 +228,9 @@ bool recorder__maps(struct recorder *rc, int pid, bool force)
 	m.len = len;
 	recorder__urec(rc, TPROF_UREC_MAPS, &m, sizeof(m), text, len);
 	record_buildids(rc);
+	if (rc->maps_hook && rc->prof->maps.nsnaps)
+		rc->maps_hook(rc->maps_ctx, pid,
+			      &rc->prof->maps.snaps[rc->prof->maps.nsnaps - 1]);
 	free(lm->text);
 	lm->text = text;
 	lm->len = len;

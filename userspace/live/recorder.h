@@ -38,6 +38,10 @@ struct recorder {
 	struct last_maps *last;		/* per process read */
 	size_t nlast, caplast;
 	struct hindex last_idx;		/* pid -> last[] */
+	/* live: called with each MAPS record's snapshot, after its BUILDID
+	 * records (CPython found in it, live/python.h) */
+	void (*maps_hook)(void *ctx, int pid, const struct maps_snapshot *sn);
+	void *maps_ctx;
 	bool denied_noted;		/* the DENIED line was printed */
 	bool line_shown;		/* a progress line is on the terminal */
 };

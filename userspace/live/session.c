@@ -322,6 +322,19 @@ int session__set_thread_period(struct session *s, int tid,
 	return 0;
 }
 
+int session__set_uwalk(struct session *s, const struct tprof_ioc_uwalk *w)
+{
+	return ioctl(s->fd, TPROF_IOC_SET_UWALK, w) ? -errno : 0;
+}
+
+int session__set_uwalk_tid(struct session *s, int pid, int tid,
+			   uint64_t addr)
+{
+	struct tprof_ioc_uwalk_tid t = { .pid = pid, .tid = tid, .addr = addr };
+
+	return ioctl(s->fd, TPROF_IOC_SET_UWALK_TID, &t) ? -errno : 0;
+}
+
 ssize_t session__read(struct session *s, void *buf, size_t len)
 {
 	ssize_t n;

@@ -60,6 +60,13 @@ void session__enable_failed(struct session *s, struct tprof_ioc_enable *en,
 			    int err);
 int session__set_thread_period(struct session *s, int tid,
 			       unsigned long long period_ns);
+/*
+ * TPROF_IOC_SET_UWALK (a process's user-memory walk) and _TID (one
+ * thread's start): 0 or -errno, quietly (the caller says what it means).
+ */
+int session__set_uwalk(struct session *s, const struct tprof_ioc_uwalk *w);
+int session__set_uwalk_tid(struct session *s, int pid, int tid,
+			   uint64_t addr);
 /* bytes read, 0 at EOF, -EAGAIN when empty, other -errno. */
 ssize_t session__read(struct session *s, void *buf, size_t len);
 int session__disable(struct session *s);
