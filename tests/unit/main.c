@@ -6,6 +6,9 @@
 
 #include "testlib.h"
 
+extern const struct unit_test python_live_tests[];
+extern const struct unit_test pylines_tests[], python_merge_tests[];
+
 int main(int argc, char **argv)
 {
 	const struct unit_test *suites[] = {
@@ -14,6 +17,8 @@ int main(int argc, char **argv)
 		resolve_tests, jit_tests, debuginfod_tests,
 		scale_tests, nosym_tests, unwind_tests, symtab_tests,
 		object_tests, stream_tests, summary_tests, model_tests,
+		python_live_tests,
+		pylines_tests, python_merge_tests,
 	};
 	int passed = 0, failed = 0, skipped = 0;
 	size_t s;
