@@ -9,7 +9,14 @@ $(BUILD)/unit/obj/%.o: tests/unit/%.c tests/unit/testlib.h tests/unit/pbload.h $
 	@mkdir -p $(@D)
 	$(CC) $(US_CPPFLAGS) -Itests/unit $(WARN_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 
-$(BUILD)/unit/unit-tests: $(UNIT_OBJS) $(call us_objs,$(BUILD)/us-san)
+# CPython 3.11's offsets from the installed headers (test_python_live.c)
+PY311_INC ?= /usr/include/python3.11
+$(BUILD)/unit/obj/py311-offsets.o: tests/unit/py311/offsets.c $(US_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(US_CPPFLAGS) -I$(PY311_INC) $(WARN_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+
+$(BUILD)/unit/unit-tests: $(UNIT_OBJS) $(BUILD)/unit/obj/py311-offsets.o \
+		$(call us_objs,$(BUILD)/us-san)
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS) -lm
 
 # LD_PRELOAD'ed into tprof-read: a fake /dev/tprof for live-mode tests

@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests: the live side of Python frames without the module. What
+ * Debian's python3.11 ELF says (its _PyRuntime, PyCode_Type, the eval
+ * loop's two parts: the numbers of python-frames.md), glibc's TSD slot,
+ * the 3.11 table against offsetof() on the installed headers, the
+ * _Py_DebugOffsets decoder (3.13 and 3.14 blobs built here; refusals),
+ * and the walker oracle: the walk tprof-read installs, run by a
+ * userspace copy of the module's interpreter over /proc/PID/mem with each
+ * thread's fs_base from ptrace, must name the frames the target's own
+ * sys._current_frames() names, line for line; a freed and reused code
+ * object reads as stale, never as the new one's name.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analyze/pylines.h"
+#include "lib/util.h"
+#include "live/pycode.h"
+#include "object/object.h"
+#include "object/pylayout.h"
+#include "object/python.h"
+#include "testlib.h"
+
+#define PY311 "/usr/bin/python3.11"
+
+/* tests/unit/py311/offsets.c, built against the installed headers */
+extern const bool py311_headers;
+extern const size_t py311_runtime_size;
+extern const struct py_layout py311_from_headers;
+
+static const char *libc_path(void)
+{
+	static const char *const paths[] = {
+		"/lib/x86_64-linux-gnu/libc.so.6",
+		"/usr/lib/x86_64-linux-gnu/libc.so.6",
+	};
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		if (!access(paths[i], R_OK))
+			return paths[i];
+	return NULL;
+}
+
+static void test_names(void)
+{
+	unsigned int minor = 0;
+	char fl[4];
+
+	CHECK_EQ(py_elf__name("/usr/bin/python3.11", &minor, fl), PY_ELF_EXE);
+	CHECK_EQ(minor, 11);
+	CHECK_STR(fl, "");
+	CHECK_EQ(py_elf__name("/opt/lib/libpython3.12.so.1.0", &minor, fl),
+		 PY_ELF_LIB);
+	CHECK_EQ(minor, 12);
+	CHECK_EQ(py_elf__name("/usr/bin/python3.11d", &minor, fl), PY_ELF_EXE);
+	CHECK_STR(fl, "d");
+	CHECK_EQ(py_elf__name("libpython3.13t.so.1.0", &minor, fl), PY_ELF_LIB);
+	CHECK_STR(fl, "t");
+	CHECK_EQ(py_elf__name("/usr/bin/python3", &minor, fl), PY_ELF_NONE);
+	CHECK_EQ(py_elf__name("/usr/bin/python3.11-config", &minor, fl),
+		 PY_ELF_NONE);
+	CHECK_EQ(py_elf__name("/usr/lib/libpython3.so", &minor, fl),
+		 PY_ELF_NONE);
+}
+
+/* Debian's 3.11.2, as python-frames.md sections 0.4, 1 and 5.2 give it */
+static void test_elf_311(void)
+{
+	struct objects *objs;
+	struct py_elf pe;
+	struct object *o;
+	int64_t slot0 = 0;
+
+	if (access(PY311, X_OK)) {
+		SKIP("no " PY311);
+		return;
+	}
+	objs = objects__new();
+	o = objects__file(objs, PY311, NULL);
+	CHECK_EQ(py_elf__inspect(o, PY_ELF_EXE, &pe), 0);
+	CHECK_EQ(pe.runtime_size, 166688);
+	CHECK_EQ(pe.code_basicsize, 184);
+	CHECK_EQ(pe.file_version >> 16, 0x030b);
+	CHECK(pe.code_type != 0);
+	if (pe.file_version == 0x030b02f0) {	/* the note's build */
+		CHECK_EQ(pe.runtime, 0xa5b740);
+		CHECK_EQ(pe.neval, 2);
+		CHECK_EQ(pe.eval[0].start, 0x52b0f0);
+		CHECK_EQ(pe.eval[0].end, 0x538a4c);
+		CHECK_EQ(pe.eval[1].start, 0x430f05);
+		CHECK_EQ(pe.eval[1].end, 0x43455e);
+		printf("    cold part: %u distinct jump targets\n",
+		       pe.cold_targets);
+	}
+	if (libc_path()) {
+		o = objects__file(objs, libc_path(), NULL);
+		CHECK_EQ(py_elf__tsd_slot0(o, &slot0), 0);
+		/* glibc 2.36: (0x31 << 4) + 8 */
+		CHECK_EQ(slot0, 0x318);
+	}
+	objects__free(objs);
+}
+
+/* a libpython with a .symtab names its split-off part (pyenv's build) */
+static void test_elf_libpython(void)
+{
+	const char *lib = "/root/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0";
+	struct objects *objs;
+	struct py_elf pe;
+
+	if (access(lib, R_OK)) {
+		SKIP("no libpython3.12 with symbols");
+		return;
+	}
+	objs = objects__new();
+	CHECK_EQ(py_elf__inspect(objects__file(objs, lib, NULL), PY_ELF_LIB,
+				 &pe), 0);
+	CHECK_EQ(pe.file_version >> 16, 0x030c);
+	CHECK(pe.neval >= 2);
+	CHECK(pe.runtime != 0);
+	/* its launcher: no interpreter of its own */
+	CHECK_EQ(py_elf__inspect(objects__file(objs,
+		"/root/.pyenv/versions/3.12.1/bin/python3.12", NULL),
+		PY_ELF_EXE, &pe), -ENOENT);
+	objects__free(objs);
+}
+
+static void test_layout_311(void)
+{
+	struct py_layout L;
+
+	CHECK_EQ(py_layout__builtin(0x030b02f0, &L), 0);
+	if (!py311_headers) {
+		SKIP("no Python 3.11 headers");
+		return;
+	}
+	CHECK_EQ(py311_runtime_size, 166688);
+	L.version = py311_from_headers.version;
+	CHECK(!memcmp(&L, &py311_from_headers, sizeof(L)));
+#define F(x) CHECK_EQ(L.x, py311_from_headers.x)
+	F(rt_interp_head); F(rt_tss_init); F(rt_tss_key); F(is_threads_head);
+	F(ts_next); F(ts_thread_id); F(ts_native_tid); F(ts_frame);
+	F(cf_current); F(fr_code); F(fr_previous); F(fr_instr); F(fr_entry);
+	F(fr_entry_len); F(co_filename); F(co_qualname); F(co_linetable);
+	F(co_firstlineno); F(co_code_adaptive); F(u_ascii_size);
+	F(u_compact_size); F(b_sval);
+#undef F
+}
+
+/*
+ * _Py_DebugOffsets blobs as the interpreters lay them out: u64 words,
+ * by group (3.13: Include/internal/pycore_runtime.h; 3.14:
+ * pycore_debug_offsets.h), values those of 3.13.0 (python-frames.md 2).
+ */
+static void put(uint64_t *b, size_t i, uint64_t v)
+{
+	b[i] = v;
+}
+
+static size_t blob_313(uint64_t *b, uint64_t version, uint64_t ft)
+{
+	memset(b, 0, 1024);
+	memcpy(b, "xdebugpy", 8);
+	put(b, 1, version);
+	put(b, 2, ft);
+	/* runtime_state 3..5 */
+	put(b, 3, 24); put(b, 5, 632);
+	/* interpreter_state 6..18: size id next threads_head ... */
+	put(b, 6, 8000); put(b, 8, 0); put(b, 9, 7344);
+	/* thread_state 19..27: size prev next interp current_frame
+	 * thread_id native_thread_id datastack_chunk status */
+	put(b, 19, 400); put(b, 21, 8); put(b, 23, 72); put(b, 24, 152);
+	put(b, 25, 160);
+	/* interpreter_frame 28..33: size previous executable instr_ptr
+	 * localsplus owner */
+	put(b, 28, 80); put(b, 29, 8); put(b, 30, 0); put(b, 31, 56);
+	put(b, 32, 72); put(b, 33, 70);
+	/* code_object 34..43: size filename name qualname linetable
+	 * firstlineno argcount localsplusnames localspluskinds adaptive */
+	put(b, 34, 200); put(b, 35, 112); put(b, 36, 120); put(b, 37, 128);
+	put(b, 38, 136); put(b, 39, 68); put(b, 43, 200);
+	/* pyobject 44..45 */
+	put(b, 44, 16); put(b, 45, 8);
+	/* type 46..49, tuple 50..52, list 53..55, dict 56..58, float
+	 * 59..60, long 61..63, bytes 64..66, unicode 67..70, gc 71..72 */
+	put(b, 64, 33); put(b, 65, 16); put(b, 66, 32);
+	put(b, 67, 40); put(b, 68, 32); put(b, 69, 16); put(b, 70, 40);
+	return 73 * 8;
+}
+
+/* 3.14: the same values where 3.14 moved the words */
+static size_t blob_314(uint64_t *b, uint64_t version)
+{
+	memset(b, 0, 1024);
+	memcpy(b, "xdebugpy", 8);
+	put(b, 1, version);
+	put(b, 3, 24); put(b, 5, 632);
+	/* interpreter_state 6..21 (threads_main after threads_head) */
+	put(b, 6, 8000); put(b, 8, 0); put(b, 9, 7344);
+	/* thread_state 22..30 */
+	put(b, 22, 400); put(b, 24, 8); put(b, 26, 72); put(b, 27, 152);
+	put(b, 28, 160);
+	/* interpreter_frame 31..38: ... owner stackpointer tlbc_index */
+	put(b, 31, 80); put(b, 32, 8); put(b, 33, 0); put(b, 34, 56);
+	put(b, 35, 80); put(b, 36, 74);
+	/* code_object 39..49 (co_tlbc last) */
+	put(b, 39, 208); put(b, 40, 112); put(b, 41, 120); put(b, 42, 128);
+	put(b, 43, 136); put(b, 44, 68); put(b, 48, 208);
+	/* pyobject 50..51 */
+	put(b, 50, 16); put(b, 51, 8);
+	/* type 52..55, tuple 56..58, list 59..61, set 62..65, dict 66..68,
+	 * float 69..70, long 71..73, bytes 74..76, unicode 77..80 */
+	put(b, 74, 33); put(b, 75, 16); put(b, 76, 32);
+	put(b, 77, 40); put(b, 78, 32); put(b, 79, 16); put(b, 80, 40);
+	return 95 * 8;
+}
+
+static void test_debug_offsets(void)
+{
+	uint64_t b[128];
+	struct py_layout L;
+	char why[96];
+	size_t n;
+
+	n = blob_313(b, 0x030d00f0, 0);
+	CHECK_EQ(n, 584);	/* 3.13.0's sizeof(_Py_DebugOffsets) */
+	CHECK_EQ(py_layout__from_debug(0x030d00f0, b, n, &L, why,
+				       sizeof(why)), 0);
+	CHECK_EQ(L.rt_interp_head, 632);
+	CHECK_EQ(L.is_threads_head, 7344);
+	CHECK_EQ(L.ts_frame, 72);
+	CHECK_EQ(L.cf_current, -1);
+	CHECK_EQ(L.ts_thread_id, 152);
+	CHECK_EQ(L.fr_code, 0);
+	CHECK_EQ(L.fr_previous, 8);
+	CHECK_EQ(L.fr_instr, 56);
+	CHECK_EQ(L.fr_entry, 70);
+	CHECK_EQ(L.co_firstlineno, 68);
+	CHECK_EQ(L.co_code_adaptive, 200);
+	CHECK_EQ(L.u_ascii_size, 40);
+	CHECK_EQ(L.u_compact_size, 56);
+	CHECK_EQ(L.rt_tss_key, 2164);
+	CHECK_EQ(L.code_mask, 0);
+	CHECK_EQ(L.entry_kind, TPROF_PY_ENTRY_SENTINEL);
+
+	n = blob_314(b, 0x030e00f0);
+	CHECK_EQ(py_layout__from_debug(0x030e00f0, b, n, &L, why,
+				       sizeof(why)), 0);
+	CHECK_EQ(L.fr_entry, 74);
+	CHECK_EQ(L.code_mask, 3);
+	CHECK_EQ(L.co_code_adaptive, 208);
+	CHECK_EQ(L.ts_thread_id, 152);
+	CHECK_EQ(L.rt_tss_key, -1);
+	/* the 3.13 struct read as 3.14's: out of range somewhere */
+	n = blob_313(b, 0x030e00f0, 0);
+	CHECK(py_layout__from_debug(0x030e00f0, b, 95 * 8, &L, why,
+				    sizeof(why)) != 0);
+
+	n = blob_313(b, 0x030d00f0, 0);
+	memcpy(b, "xdebugpx", 8);
+	CHECK_EQ(py_layout__from_debug(0x030d00f0, b, n, &L, why,
+				       sizeof(why)), -EINVAL);
+	CHECK_STR(why, "no debug offsets (bad cookie)");
+	n = blob_313(b, 0x030c00f0, 0);		/* 3.12's in a 3.13 */
+	CHECK_EQ(py_layout__from_debug(0x030d00f0, b, n, &L, why,
+				       sizeof(why)), -EINVAL);
+	CHECK_STR(why, "debug offsets of version 3.12");
+	n = blob_313(b, 0x030d00f0, 1);
+	CHECK_EQ(py_layout__from_debug(0x030d00f0, b, n, &L, why,
+				       sizeof(why)), -EINVAL);
+	CHECK_STR(why, "a free-threaded build");
+	CHECK_EQ(py_layout__from_debug(0x030d00f0, b, 100, &L, why,
+				       sizeof(why)), -EINVAL);
+	/* unknown minors */
+	CHECK_EQ(py_layout__from_debug(0x030f00a0, b, n, &L, why,
+				       sizeof(why)), -ENOTSUP);
+	CHECK_EQ(py_layout__builtin(0x030a0cf0, &L), -ENOTSUP);
+	CHECK_EQ(py_layout__builtin(0x030d00f0, &L), -ENOTSUP);
+}
+
+/* the descriptor installed for Debian's 3.11 (key 0), python-frames.md 5 */
+static void test_walk_311(void)
+{
+	struct tprof_urec_pyproc pp;
+	struct tprof_ioc_uwalk w;
+	struct py_layout L;
+
+	py_layout__builtin(0x030b02f0, &L);
+	py_layout__walk(&L, 42, false, 0x318, &w, &pp);
+	CHECK_EQ(w.size, sizeof(w));
+	CHECK_EQ(w.start, TPROF_UWALK_START_TP);
+	CHECK_EQ(w.start_addr, 0x318);
+	CHECK_EQ(w.flags, TPROF_UWALK_F_GUARD_TP);
+	CHECK_EQ(w.guard_off, 152);
+	CHECK_EQ(w.nr_steps, 2);
+	CHECK_EQ(w.steps[0], 56);
+	CHECK_EQ(w.steps[1], 8);
+	CHECK_EQ(w.next_off, 48);
+	CHECK_EQ(w.nr_fields, 3);
+	CHECK_EQ(w.fields[0].off, 32);
+	CHECK_EQ(w.fields[1].off, 56);
+	CHECK_EQ(w.fields[2].off, 68);
+	CHECK_EQ(w.fields[2].len, 2);
+	CHECK_EQ(w.code_field, 0);
+	CHECK_EQ(w.nr_code_offs, 2);
+	CHECK_EQ(w.code_offs[0], 8);
+	CHECK_EQ(w.code_offs[1], 128);
+	CHECK(w.max_bytes <= TPROF_UWALK_MAX_BYTES);
+	CHECK_EQ(pp.w_code, 0);
+	CHECK_EQ(pp.w_instr, 1);
+	CHECK_EQ(pp.w_entry, 2);
+	CHECK_EQ(pp.w_check, 4);
+	CHECK_EQ(pp.code_adaptive, 184);
+	CHECK_EQ(pp.entry_kind, TPROF_PY_ENTRY_FLAG);
+	py_layout__walk(&L, 42, true, 0, &w, &pp);
+	CHECK_EQ(w.start, TPROF_UWALK_START_TID);
+	CHECK_EQ(w.start_addr, 0);
+}
+
+/* ---- the walker oracle ---- */
+
+/*
+ * The module's walk (kmod/uapi/tprof.h, above TPROF_UWALK_START_TP), in
+ * userspace over /proc/PID/mem: TPROF_UWALK_* status, words of *nf frames.
+ */
+static int oracle_walk(const struct py_mem *m, const struct tprof_ioc_uwalk *w,
+		       uint64_t tp, uint64_t *words, unsigned int *nf)
+{
+	unsigned int wpf = w->nr_fields + w->nr_code_offs, i, f = 0;
+	uint64_t p, v;
+
+	*nf = 0;
+	if (py_mem__u64(m, tp + w->start_addr, &p))
+		return TPROF_UWALK_FAULT_START;
+	if (!p)
+		return TPROF_UWALK_NO_START;
+	if ((w->flags & TPROF_UWALK_F_GUARD_TP) &&
+	    (py_mem__u64(m, p + w->guard_off, &v) || v != tp))
+		return TPROF_UWALK_GUARD;
+	for (i = 0; i < w->nr_steps; i++) {
+		if (py_mem__u64(m, p + w->steps[i], &p))
+			return TPROF_UWALK_FAULT_START;
+		if (!p)
+			return TPROF_UWALK_NO_START;
+	}
+	while (p) {
+		uint64_t *fw = words + f * wpf, next, q;
+
+		if (f >= w->max_frames || (f + 1) * wpf * 8 > w->max_bytes)
+			return TPROF_UWALK_TRUNCATED;
+		for (i = 0; i < w->nr_fields; i++) {
+			fw[i] = 0;
+			if (py_mem__read(m, p + w->fields[i].off, &fw[i],
+					 w->fields[i].len))
+				return TPROF_UWALK_FAULT;
+		}
+		q = fw[w->code_field] & ~w->code_mask;
+		for (i = 0; i < w->nr_code_offs; i++)
+			if (py_mem__u64(m, q + w->code_offs[i],
+					&fw[w->nr_fields + i]))
+				fw[w->nr_fields + i] = 0;
+		*nf = ++f;
+		if (py_mem__u64(m, p + w->next_off, &next))
+			return TPROF_UWALK_FAULT;
+		if (next == p)
+			break;
+		p = next;
+	}
+	return TPROF_UWALK_OK;
+}
+
+/* thread tid's fs_base, from ptrace (the target is our child) */
+static int fs_base_of(int tid, uint64_t *fs)
+{
+	struct user_regs_struct regs;
+	int st, ret = 0;
+
+	if (ptrace(PTRACE_SEIZE, tid, 0, 0))
+		return -errno;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) ||
+	    waitpid(tid, &st, __WALL) != tid ||
+	    ptrace(PTRACE_GETREGS, tid, 0, &regs))
+		ret = -errno;
+	else
+		*fs = regs.fs_base;
+	ptrace(PTRACE_DETACH, tid, 0, 0);
+	return ret;
+}
+
+struct child {
+	pid_t pid;
+	FILE *out;		/* its stdout */
+	FILE *in;		/* its stdin */
+};
+
+static bool spawn_py(struct child *c, const char *script)
+{
+	int o[2], i[2];
+
+	if (pipe(o) || pipe(i))
+		return false;
+	c->pid = fork();
+	if (c->pid == 0) {
+		dup2(o[1], 1);
+		dup2(i[0], 0);
+		close(o[0]);
+		close(i[1]);
+		execl(PY311, PY311, script, (char *)NULL);
+		_exit(127);
+	}
+	close(o[1]);
+	close(i[0]);
+	c->out = fdopen(o[0], "r");
+	c->in = fdopen(i[1], "w");
+	return c->pid > 0;
+}
+
+static void reap(struct child *c)
+{
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, NULL, 0);
+	fclose(c->out);
+	fclose(c->in);
+}
+
+/* What the target process is: its layout, runtime, PyCode_Type, slot. */
+struct target {
+	struct py_mem mem;
+	struct py_layout L;
+	struct py_elf pe;
+	struct tprof_ioc_uwalk w;
+	struct tprof_urec_pyproc pp;
+};
+
+static bool target_setup(struct target *t, struct objects *objs, int pid)
+{
+	uint32_t version, key;
+	int64_t slot0 = PY_TSD_SLOT0_DEFAULT;
+
+	if (py_elf__inspect(objects__file(objs, PY311, NULL), PY_ELF_EXE,
+			    &t->pe) || py_mem__open(&t->mem, pid))
+		return false;
+	/* ET_EXEC: no load bias */
+	if (py_mem__read(&t->mem, t->pe.py_version, &version, 4) ||
+	    py_layout__builtin(version, &t->L) ||
+	    py_mem__read(&t->mem, t->pe.runtime + t->L.rt_tss_key, &key, 4))
+		return false;
+	if (libc_path())
+		py_elf__tsd_slot0(objects__file(objs, libc_path(), NULL),
+				  &slot0);
+	py_layout__walk(&t->L, pid, false, slot0 + 16 * key, &t->w, &t->pp);
+	return true;
+}
+
+/* one frame of the target's own view */
+struct pyframe {
+	char qualname[256], filename[512];
+	int first, line;
+};
+
+/* "T tid" blocks until END: the expected frames, per thread */
+struct pythread {
+	int tid;
+	struct pyframe f[32];
+	int n;
+};
+
+static int read_expected(FILE *fp, struct pythread *t, int max)
+{
+	char line[1024];
+	int n = -1;
+
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strcmp(line, "END"))
+			return n + 1;
+		if (line[0] == 'T' && n + 1 < max) {
+			t[++n].tid = atoi(line + 2);
+			t[n].n = 0;
+		} else if (line[0] == 'F' && n >= 0 && t[n].n < 32) {
+			struct pyframe *f = &t[n].f[t[n].n++];
+			char *q = line + 2, *fn = strchr(q, '\t'), *a;
+
+			if (!fn)
+				return -1;
+			*fn++ = 0;
+			a = strchr(fn, '\t');
+			if (!a)
+				return -1;
+			*a++ = 0;
+			snprintf(f->qualname, sizeof(f->qualname), "%.255s", q);
+			snprintf(f->filename, sizeof(f->filename), "%.511s", fn);
+			sscanf(a, "%d\t%d", &f->first, &f->line);
+		}
+	}
+	return -1;
+}
+
+/* gdb's native eval-loop activations per thread (LWP tid): n */
+static int gdb_evals(int pid, int tid)
+{
+	char *out = NULL, *p, key[48];
+	int n = -1;
+
+	if (run_fmt(&out, "gdb -p %d -batch -ex 'thread apply all bt' 2>/dev/null",
+		    pid) || !out) {
+		free(out);
+		return -1;
+	}
+	snprintf(key, sizeof(key), "(LWP %d)", tid);
+	p = strstr(out, key);
+	if (p) {
+		char *end = strstr(p + 1, "\nThread ");
+
+		n = 0;
+		while ((p = strstr(p, "_PyEval_EvalFrameDefault")) &&
+		       (!end || p < end)) {
+			n++;
+			p++;
+		}
+	}
+	free(out);
+	return n;
+}
+
+/* frames the walk gives for one thread, checked against the target's */
+static void check_thread(struct target *t, const struct pythread *exp,
+			 int pid, int *segments)
+{
+	unsigned int wpf = t->w.nr_fields + t->w.nr_code_offs, nf, i;
+	uint64_t words[PY_WALK_MAX_FRAMES * 8], fs = 0;
+	int k = 0, st;
+
+	*segments = 0;
+	CHECK_EQ(fs_base_of(exp->tid, &fs), 0);
+	st = oracle_walk(&t->mem, &t->w, fs, words, &nf);
+	CHECK_EQ(st, TPROF_UWALK_OK);
+	for (i = 0; i < nf; i++) {
+		const uint64_t *fw = words + i * wpf;
+		uint64_t code = fw[t->pp.w_code];
+		struct pyc_read c;
+		struct pylines pl;
+		int line;
+
+		if (fw[t->pp.w_entry] & 0xff)
+			(*segments)++;
+		CHECK_EQ(fw[PY_WORD_TYPE], t->pe.code_type);
+		pyc__read(&t->mem, &t->L, t->pe.code_type, code,
+			  fw[t->pp.w_check], &c);
+		CHECK(!c.stale);
+		if (c.stale || k >= exp->n) {
+			k++;
+			pyc__free(&c);
+			continue;
+		}
+		CHECK_STR(c.qualname, exp->f[k].qualname);
+		CHECK_STR(c.filename, exp->f[k].filename);
+		CHECK_EQ(c.first_line, exp->f[k].first);
+		CHECK_EQ(pylines__decode(&pl, c.linetable, c.linetable_len,
+					 c.first_line), 0);
+		line = pylines__line(&pl, (int64_t)(fw[t->pp.w_instr] - code -
+						    t->pp.code_adaptive));
+		CHECK_EQ(line, exp->f[k].line);
+		pylines__free(&pl);
+		pyc__free(&c);
+		k++;
+	}
+	CHECK_EQ(k, exp->n);
+	(void)pid;
+}
+
+static void test_oracle(void)
+{
+	/* segments (is_entry frames) per thread, in the order started:
+	 * Thread.run's call of the target begins an activation, and so do
+	 * a generator resumed by FOR_ITER, sorted()'s key, a class body */
+	static const int want_segments[] = { 2, 2, 2, 3, 3, 3 };
+	struct pythread exp[8];
+	struct objects *objs;
+	struct target t = { .mem.fd = -1 };
+	struct child c;
+	int n, i, seg;
+
+	if (access(PY311, X_OK)) {
+		SKIP("no " PY311);
+		return;
+	}
+	CHECK(spawn_py(&c, root_path("tests/progs/py/parked.py")));
+	n = read_expected(c.out, exp, 8);
+	CHECK_EQ(n, 6);
+	objs = objects__new();
+	CHECK(target_setup(&t, objs, c.pid));
+	for (i = 0; i < n && i < 6 && t.mem.fd >= 0; i++) {
+		int g;
+
+		check_thread(&t, &exp[i], c.pid, &seg);
+		CHECK_EQ(seg, want_segments[i]);
+		/* gdb's own count of native eval frames, where it runs */
+		if (i < 6 && have_cmd("gdb") && (i == 0 || i == 4)) {
+			g = gdb_evals(c.pid, exp[i].tid);
+			if (g >= 0)
+				CHECK_EQ(seg, g);
+		}
+	}
+	py_mem__close(&t.mem);
+	objects__free(objs);
+	reap(&c);
+}
+
+/* A freed and reused code object: stale under the old check word. */
+static void test_stale(void)
+{
+	unsigned long long a0, q0, a1, q1;
+	struct objects *objs;
+	struct target t = { .mem.fd = -1 };
+	char line[256], name[64];
+	struct pyc_read r;
+	struct child c;
+
+	if (access(PY311, X_OK)) {
+		SKIP("no " PY311);
+		return;
+	}
+	CHECK(spawn_py(&c, root_path("tests/progs/py/reuse.py")));
+	objs = objects__new();
+	if (!fgets(line, sizeof(line), c.out) ||
+	    sscanf(line, "C %llu %llu %63s", &a0, &q0, name) != 3 ||
+	    !target_setup(&t, objs, c.pid)) {
+		CHECK(!"reuse.py started");
+		goto out;
+	}
+	pyc__read(&t.mem, &t.L, t.pe.code_type, a0, q0, &r);
+	CHECK(!r.stale);
+	CHECK_STR(r.qualname, "uniq_0");
+	CHECK_STR(r.filename, "gen0.py");
+	CHECK_EQ(r.first_line, 1);
+	pyc__free(&r);
+	fputs("go\n", c.in);
+	fflush(c.in);
+	if (!fgets(line, sizeof(line), c.out) ||
+	    sscanf(line, "C %llu %llu %63s", &a1, &q1, name) != 3) {
+		CHECK(!"a code object reused the address");
+		goto out;
+	}
+	CHECK_EQ(a1, a0);
+	CHECK(q1 != q0);
+	/* the walk's old (addr, check) pair: stale, never uniq_N */
+	pyc__read(&t.mem, &t.L, t.pe.code_type, a0, q0, &r);
+	CHECK(r.stale);
+	CHECK(!r.qualname);
+	pyc__free(&r);
+	pyc__read(&t.mem, &t.L, t.pe.code_type, a1, q1, &r);
+	CHECK(!r.stale);
+	CHECK_STR(r.qualname, name);
+	pyc__free(&r);
+	/* not a code object at all */
+	pyc__read(&t.mem, &t.L, t.pe.code_type, q1, q1, &r);
+	CHECK(r.stale);
+	pyc__free(&r);
+out:
+	py_mem__close(&t.mem);
+	objects__free(objs);
+	reap(&c);
+}
+
+const struct unit_test python_live_tests[] = {
+	{ "python live: names of interpreters", test_names },
+	{ "python live: Debian 3.11's ELF and glibc's TSD slot", test_elf_311 },
+	{ "python live: libpython3.12 and its launcher", test_elf_libpython },
+	{ "python live: 3.11 table = offsetof() on the headers", test_layout_311 },
+	{ "python live: _Py_DebugOffsets 3.13/3.14 and refusals",
+	  test_debug_offsets },
+	{ "python live: the 3.11 walk descriptor", test_walk_311 },
+	{ "python live: walker oracle = sys._current_frames()", test_oracle },
+	{ "python live: a reused code object reads stale", test_stale },
+	{ NULL, NULL },
+};
