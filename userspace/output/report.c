@@ -43,6 +43,41 @@ void report__unwind(const struct profile *p, struct unwinder *u)
 		pr_err("warning: %llu samples came without their USTACK record and %llu USTACK records without their sample: those samples keep their frame-pointer stacks",
 		       (unsigned long long)p->ustack_missing,
 		       (unsigned long long)p->ustack_orphans);
+	report__python(p);
+}
+
+/*
+ * -v: what became of the Python walks; always: walks that went astray,
+ * and stacks left native because their walk did not fit, past 1% of them
+ * (one native eval frame too many is tolerated, and not said).
+ */
+void report__python(const struct profile *p)
+{
+	const struct py_stats *st = &p->py.st;
+	uint64_t left = st->no_proc + st->bad_words + st->mismatched;
+
+	if (st->walks || st->orphans)
+		pr_debug("python: %llu walks, %llu without frames, %llu merged (%llu frames; %llu with activations under the native stack, %llu with one eval frame more), %llu native only (%llu no interpreter known, %llu of other words, %llu not fitting the native stack); %llu code objects named, %llu frames left out for room",
+			 (unsigned long long)st->walks,
+			 (unsigned long long)st->empty,
+			 (unsigned long long)st->merged,
+			 (unsigned long long)st->frames,
+			 (unsigned long long)st->appended,
+			 (unsigned long long)st->extra_eval,
+			 (unsigned long long)left,
+			 (unsigned long long)st->no_proc,
+			 (unsigned long long)st->bad_words,
+			 (unsigned long long)st->mismatched,
+			 (unsigned long long)p->py.ncodes,
+			 (unsigned long long)st->overflow);
+	if (st->missing || st->orphans)
+		pr_err("warning: %llu samples came without their UWALK record and %llu UWALK records without their sample: those samples have no Python frames",
+		       (unsigned long long)st->missing,
+		       (unsigned long long)st->orphans);
+	if (st->mismatched && st->mismatched * 100 > st->walks)
+		pr_err("warning: %llu of %llu Python stacks did not fit their native stacks (more eval-loop frames than Python activations): they keep their native frames",
+		       (unsigned long long)st->mismatched,
+		       (unsigned long long)st->walks);
 }
 
 /* A process tree: per-process totals, in the order processes appeared. */
@@ -134,6 +169,27 @@ static void report_off(const struct profile *p)
 		fmt_ns(w, sizeof(w), p->off_weight_ns));
 }
 
+/* Python: how many samples got their Python frames, and the module's
+ * count of the walks (STATS). */
+static void report_python(const struct profile *p)
+{
+	const struct py_stats *st = &p->py.st;
+
+	fprintf(stderr, "python: %llu of %llu walks merged into their stacks (%llu frames), %llu without frames, %llu native only (%llu of no known interpreter, %llu not fitting the native stack)\n",
+		(unsigned long long)st->merged, (unsigned long long)st->walks,
+		(unsigned long long)st->frames, (unsigned long long)st->empty,
+		(unsigned long long)(st->no_proc + st->bad_words +
+				     st->mismatched),
+		(unsigned long long)st->no_proc,
+		(unsigned long long)st->mismatched);
+	if (p->have_stats && p->stats.uwalks)
+		fprintf(stderr, "python: the module walked %llu times (%llu frames, %llu faults, %llu cut at their limits)\n",
+			(unsigned long long)p->stats.uwalks,
+			(unsigned long long)p->stats.uwalk_frames,
+			(unsigned long long)p->stats.uwalk_faults,
+			(unsigned long long)p->stats.uwalk_truncated);
+}
+
 void report__write(const struct profile *p)
 {
 	char b1[32], b2[32], b3[32];
@@ -176,6 +232,8 @@ void report__write(const struct profile *p)
 			tprof_denied_reason(p->denied_rec.reason));
 	if (p->throttles)
 		fprintf(stderr, "throttled: %s\n", report__throttle_line(p));
+	if (p->py.st.walks || p->py.st.orphans)
+		report_python(p);
 	if ((p->session.flags & TPROF_F_OFF_CPU) || p->off_records)
 		report_off(p);
 	report_procs(p, &s);

@@ -16,6 +16,10 @@ const char *report__throttle_line(const struct profile *p);
 /* -v: what became of the snapshots; always: USTACKs that went astray. */
 void report__unwind(const struct profile *p, struct unwinder *u);
 
+/* -v: what became of the Python walks; always: those that went astray
+ * (report__unwind() says it too). */
+void report__python(const struct profile *p);
+
 /* --report: the tables, on stderr. */
 void report__write(const struct profile *p);
 
