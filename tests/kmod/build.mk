@@ -9,10 +9,10 @@ KT_STACK_CFLAGS := -O1 -g -fno-omit-frame-pointer -static
 .PHONY: kmod-tests
 
 kmod-tests: $(KT_DIR)/tprof-ktest $(KT_DIR)/tprof-ktest32 $(KT_DIR)/stacktarget64 \
-	$(KT_DIR)/stacktarget32 $(KT_DIR)/secret
+	$(KT_DIR)/stacktarget32 $(KT_DIR)/secret $(KT_DIR)/uwalktarget
 
 KT_SRCS := tests/kmod/ktest.c tests/kmod/security.c tests/kmod/snapshot.c \
-	tests/kmod/mmap.c tests/kmod/trust.c tests/kmod/lib.c
+	tests/kmod/mmap.c tests/kmod/trust.c tests/kmod/uwalk.c tests/kmod/lib.c
 KT_DEPS := $(KT_SRCS) tests/kmod/ktest.h kmod/uapi/tprof.h
 
 $(KT_DIR)/tprof-ktest: $(KT_DEPS)
@@ -36,3 +36,9 @@ $(KT_DIR)/stacktarget32: tests/kmod/stacktarget.c
 $(KT_DIR)/secret: tests/kmod/secret.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer -static -o $@ $<
+
+# The user-memory walk tests' target (tests/kmod/uwalk.c): its threads'
+# chains in their own memory, a __thread slot at a fixed fs_base offset.
+$(KT_DIR)/uwalktarget: tests/kmod/uwalktarget.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer -pthread -o $@ $<

@@ -1513,6 +1513,14 @@ int main(int argc, char **argv)
 		return t_exec_after(atoi(argv[2]), argv[3]);
 	else if (!strcmp(t, "lockdown") && argc > 2)
 		t_lockdown(atoi(argv[2]));
+	else if (!strcmp(t, "uwalk") && argc > 2)
+		t_uwalk(argv[2]);
+	else if (!strcmp(t, "uwalk-perm") && argc > 2)
+		t_uwalk_perm(argv[2]);
+	else if (!strcmp(t, "uwalk-errors") && argc > 2)
+		t_uwalk_errors(argv[2]);
+	else if (!strcmp(t, "uwalk-bench") && argc > 2)
+		t_uwalk_bench(argv[2]);
 	else if (!strcmp(t, "trust") && argc > 3 && !strcmp(argv[2], "chain"))
 		t_trust_chain(argc - 3, argv + 3);
 	else if (!strcmp(t, "trust") && argc > 3 &&

@@ -59,6 +59,12 @@ typedef void (*sample_cb)(struct sum *s, const struct tprof_rec_sample *r,
 typedef void (*ustack_cb)(struct sum *s, const struct tprof_rec_sample *r,
 			  const u64 *ips, const struct tprof_rec_ustack *u,
 			  const unsigned char *stack);
+/* A UWALK record (the last of its SAMPLE's group) and that SAMPLE. */
+typedef void (*uwalk_cb)(struct sum *s, const struct tprof_rec_sample *r,
+			 const struct tprof_rec_uwalk *w, const u64 *words);
+/* A SAMPLE's group is complete: @uwalk if it had a UWALK record. */
+typedef void (*group_cb)(struct sum *s, const struct tprof_rec_sample *r,
+			 bool uwalk);
 
 struct sum {
 	u32 pid;
@@ -82,8 +88,12 @@ struct sum {
 	u64 ustacks;		/* USTACK records right after their SAMPLE */
 	u64 bad_groups;		/* a TPROF_RF_GROUP SAMPLE without its USTACK
 				 * next in the same read(), or a stray USTACK */
+	u64 uwalks;		/* UWALK records last in their SAMPLE's group */
+	u64 uwalk_frames;	/* their nr_frames */
 	sample_cb on_sample;
 	ustack_cb on_ustack;
+	uwalk_cb on_uwalk;
+	group_cb on_group;
 	void *priv;
 };
 
@@ -161,6 +171,12 @@ int t_exec_after(int ms, const char *path);
 int t_period_race(int n);
 int t_pingpong(int n);
 int t_mmap(void);
+
+/* uwalk.c */
+int t_uwalk(const char *prog);
+int t_uwalk_perm(const char *prog);
+int t_uwalk_errors(const char *prog);
+int t_uwalk_bench(const char *prog);
 
 /* trust.c */
 int t_trust_chain(int argc, char **argv);

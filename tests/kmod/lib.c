@@ -370,6 +370,12 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 		s->denied_time = h->time_ns;
 		break;
 	}
+	case TPROF_REC_THREAD_OFF:
+		/* off-CPU accounting (TPROF_F_OFF_CPU; case 54 checks it) */
+		if (h->size != sizeof(struct tprof_rec_thread_off) ||
+		    ((const struct tprof_rec_thread_off *)h)->pid != s->pid)
+			s->bad++;
+		break;
 	case TPROF_REC_THROTTLE:
 		/* the sampling budget stretched the periods (case 56) */
 		if (h->size != sizeof(struct tprof_rec_throttle))
@@ -380,9 +386,51 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 	}
 }
 
+/*
+ * @h is a UWALK; @prev the record before it in the same read(), @smp the
+ * SAMPLE of the group being read, or NULL.
+ */
+static void parse_uwalk(struct sum *s, const struct tprof_rec_hdr *h,
+			const struct tprof_rec_hdr *prev,
+			const struct tprof_rec_hdr *smp)
+{
+	const struct tprof_rec_uwalk *w = (const void *)h;
+	const struct tprof_rec_sample *r = (const void *)smp;
+
+	if (h->size < sizeof(*w) || w->__pad || w->status > TPROF_UWALK_TRUNCATED ||
+	    (h->flags & TPROF_RF_GROUP) ||
+	    h->size != sizeof(*w) + 8ULL * w->nr_frames * w->words_per_frame) {
+		s->bad++;
+		return;
+	}
+	/* the last of its group: after the SAMPLE, or its USTACK */
+	if (!prev || !smp || !(prev->flags & TPROF_RF_GROUP) ||
+	    (prev->type != TPROF_REC_SAMPLE && prev->type != TPROF_REC_USTACK) ||
+	    r->tid != w->tid || smp->time_ns != h->time_ns) {
+		s->bad_groups++;
+		return;
+	}
+	s->uwalks++;
+	s->uwalk_frames += w->nr_frames;
+	if (s->on_uwalk)
+		s->on_uwalk(s, r, w, (const u64 *)(w + 1));
+}
+
+/* Is @h where the group of @prev may go on (read() never splits one)? */
+static bool group_next_ok(const struct tprof_rec_hdr *prev,
+			  const struct tprof_rec_hdr *h)
+{
+	if (prev->type == TPROF_REC_SAMPLE)
+		return h->type == TPROF_REC_USTACK || h->type == TPROF_REC_UWALK;
+	if (prev->type == TPROF_REC_USTACK)
+		return h->type == TPROF_REC_UWALK;
+	return false;
+}
+
 void parse(struct sum *s, const char *buf, size_t len)
 {
-	const struct tprof_rec_hdr *prev = NULL;
+	const struct tprof_rec_hdr *prev = NULL, *smp = NULL;
+	bool walked = false;
 	size_t off = 0;
 
 	s->bytes += len;
@@ -394,14 +442,26 @@ void parse(struct sum *s, const char *buf, size_t len)
 			s->bad++;
 			return;
 		}
-		/* read() never splits a group: its USTACK is next, here. */
 		if (prev && (prev->flags & TPROF_RF_GROUP) &&
-		    prev->type == TPROF_REC_SAMPLE && h->type != TPROF_REC_USTACK)
+		    !group_next_ok(prev, h))
 			s->bad_groups++;
-		if (h->type == TPROF_REC_USTACK)
+		if (h->type == TPROF_REC_SAMPLE) {
+			smp = h;
+			walked = false;
+		}
+		if (h->type == TPROF_REC_USTACK) {
 			parse_ustack(s, h, prev);
-		else
+		} else if (h->type == TPROF_REC_UWALK) {
+			parse_uwalk(s, h, prev, smp);
+			walked = true;
+		} else {
 			parse_one(s, h);
+		}
+		if (smp && !(h->flags & TPROF_RF_GROUP)) {
+			if (s->on_group)
+				s->on_group(s, (const void *)smp, walked);
+			smp = NULL;
+		}
 		prev = h;
 		off += h->size;
 	}
