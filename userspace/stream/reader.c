@@ -133,10 +133,10 @@ static void say_cut(const struct stream_reader *sr)
 /*
  * A mapped stream, a window at a time: its pages are mapped ahead in one
  * call (no fault per page), and dropped behind once their records went
- * through (records are copied by whoever keeps them), so a replay holds
- * a window of the file, not all of it.
+ * through, so a replay holds a window of the file (as much as the read
+ * buffer was), not all of it.
  */
-#define MAP_WINDOW (8UL << 20)
+#define MAP_WINDOW (512UL << 10)
 
 static int pump_mapped(struct stream_reader *sr)
 {
@@ -145,6 +145,7 @@ static int pump_mapped(struct stream_reader *sr)
 	bool more;
 	int ret;
 
+	sr->eof = true;		/* all of it is there: nothing more to wait for */
 	if (sr->check_start) {
 		ret = check_start(sr, &more);
 		if (ret)
@@ -165,6 +166,7 @@ static int pump_mapped(struct stream_reader *sr)
 			win *= 2;
 		else if (end == len)
 			break;
+		/* behind: records are copied by whoever keeps them */
 		if ((sr->base & ~(page - 1)) > done) {
 			madvise((void *)(sr->mapped + done),
 				(sr->base & ~(page - 1)) - done,
@@ -172,7 +174,6 @@ static int pump_mapped(struct stream_reader *sr)
 			done = sr->base & ~(page - 1);
 		}
 	}
-	sr->eof = true;
 	if (sr->have)
 		say_cut(sr);
 	return 0;
