@@ -106,7 +106,15 @@ static void test_table(void)
 		  sizeof(struct tprof_urec_session) },
 		{ TPROF_UREC_PERFMAP, "PERFMAP",
 		  sizeof(struct tprof_urec_perfmap) },
-		{ TPROF_UREC_BASE + 7, "unknown", 0 },
+		{ TPROF_REC_UWALK, "UWALK", sizeof(struct tprof_rec_uwalk) },
+		{ TPROF_UREC_PYPROC, "PYPROC",
+		  sizeof(struct tprof_urec_pyproc) },
+		{ TPROF_UREC_PYCODE, "PYCODE",
+		  sizeof(struct tprof_urec_pycode) },
+		/* V1 STATS records (128-byte reply) are read too */
+		{ TPROF_UREC_STATS, "STATS",
+		  sizeof(struct tprof_rec_hdr) + TPROF_SIZEOF_IOC_STATS_V1 },
+		{ TPROF_UREC_BASE + 9, "unknown", 0 },
 		{ 0x77, "unknown", 0 },
 	};
 	unsigned char *buf;
