@@ -211,9 +211,18 @@ static bool found(struct python_live *pl, struct pyl_proc *p,
 	unsigned int i;
 	int ret;
 
-	if (!o || !o->info.loaded || py_elf__inspect(o, kind, &pe) ||
-	    !map_bias(o, m, &bias))
+	if (!o || !o->info.loaded) {
+		pr_debug("pid %d: %s: not readable: no Python frames",
+			 p->pid, m->path);
 		return false;
+	}
+	ret = py_elf__inspect(o, kind, &pe);
+	if (ret || !map_bias(o, m, &bias)) {
+		pr_debug("pid %d: %s: no interpreter (%s)", p->pid, m->path,
+			 ret == -ENOENT ? "no _PyRuntime, or a launcher" :
+			 "not in its ELF's segments");
+		return false;
+	}
 	pe.name_minor = minor;
 	ret = py_mem__open(&p->mem, p->pid);
 	if (ret) {

@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 900
+# Python frames (issue 24), with Debian's python3.11 (the host's, over
+# 9p). Truth is the target's own: each function's time.thread_time_ns()
+# around its work, each thread's native id, the marked hot lines, the
+# time.sleep it timed; profiles are read with lab/pprofsum and go tool
+# pprof (google/pprof's parser).
+#  - accuracy: three functions of known cost (tests/progs/py/accuracy.py),
+#    launched: each one's sampled CPU by qualified name within 2% of its
+#    own figure; main() above it in >= 95% of its samples; the frames of
+#    each named at its marked line (the lambda: all; the loops: most);
+#  - threads: four threads, each its own function: >= 95% of each
+#    thread's samples under its function, none under another's;
+#  - native: zlib.compress and hashlib.sha256 on 2 MiB buffers: the
+#    Python caller above, libz's and libcrypto's functions below;
+#  - wall: time.sleep's off-CPU time under sleeper() within 2% of the
+#    time sleeper() measured;
+#  - attach: -p of a running loop, and of http.server under load: Python
+#    frames without a restart;
+#  - replay: --input of the saved stream after the target exited gives
+#    the same functions and the same totals by name.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+
+B=$TPROF_BUILD
+TR=$B/tprof-read
+SUM=$B/lab/pprofsum
+PY=/usr/bin/python3.11
+PD=$TPROF_ROOT/tests/progs/py
+export HOME=$PWD	# go tool pprof may want a writable home
+save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
+[ -x "$TR" ] || { skip "python: build/tprof-read missing"; exit 0; }
+[ -x "$PY" ] || { skip "python: no $PY"; exit 0; }
+[ -x "$SUM" ] || { skip "python: pprofsum not built (make lab)"; exit 0; }
+light=0; [ "${CASE_TIMEOUT_SCALE:-1}" -gt 1 ] && light=1
+# about 2 s of CPU per function under TCG
+scale=0.15; [ $light = 1 ] && scale=0.05
+
+# run NAME ARGS...: tprof-read ARGS into NAME.pb.gz (stdout NAME.out)
+run() {
+	local name=$1 st
+	shift
+	"$TR" -o "$name.pb.gz" --save-raw "$name.raw" "$@" > "$name.out" 2> "$name.err"
+	st=$?
+	save "$name.pb.gz" "$name.err" "$name.out"
+	if [ $st = 0 ] && [ -s "$name.pb.gz" ]; then
+		ok "$name: tprof-read $* exits 0"
+		return 0
+	fi
+	fail "$name: tprof-read $* exits 0 (status $st)"
+	sed 's/^/    /' "$name.err" | tail -20
+	return 1
+}
+# traces NAME: go tool pprof -traces with lines, one stack a line:
+# "nanoseconds<TAB>leaf;...;root" with frames "func file:line"
+traces() {
+	go tool pprof -sample_index=cpu -traces -lines "$1.pb.gz" 2>/dev/null | awk '
+		function ns(t) { return t ~ /ms$/ ? t * 1e6 : t ~ /us$/ ? t * 1e3 : t ~ /ns$/ ? t + 0 : t * 1e9 }
+		/^-----------/ { if (v != "") print v "\t" s; v = ""; s = ""; next }
+		/^ *[0-9.]+[mun]?s / && v == "" { v = ns($1); sub(/^ *[0-9.]+[mun]?s +/, ""); s = $0; next }
+		v != "" { sub(/^ +/, ""); s = s ";" $0 }
+		END { if (v != "") print v "\t" s }' > "$1.traces"
+	save "$1.traces"
+}
+
+# ---- accuracy ----
+if run acc -- "$PY" "$PD/accuracy.py" $scale; then
+	"$SUM" -func "Work.alpha,beta,gamma,gamma.<locals>.<lambda>,main" \
+		-reach "Work.alpha:main,beta:main,gamma:main,Work.alpha:beta,beta:Work.alpha" \
+		acc.pb.gz > acc.sum 2>&1
+	save acc.sum
+	total=$(sumval acc.sum total)
+	while read -r _ fn ns line name; do
+		got=$(sumval acc.sum func "$fn")
+		if within "$got" "$ns" 2; then ok "accuracy: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"))"
+		else fail "accuracy: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"))"; fi
+		if [ "$fn" != gamma ]; then
+			below=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $5 }' acc.sum)
+			all=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $7 }' acc.sum)
+		else
+			below=$(awk -F'\t' '$1 == "reach" && $2 == "gamma" && $3 == "main" { print $5 }' acc.sum)
+			all=$(awk -F'\t' '$1 == "reach" && $2 == "gamma" && $3 == "main" { print $7 }' acc.sum)
+		fi
+		if [ -n "$all" ] && [ "$all" -gt 0 ] && [ $((below * 100)) -ge $((all * 95)) ]; then
+			ok "accuracy: main() above $fn in $below of $all samples"
+		else fail "accuracy: main() above $fn in ${below:-?} of ${all:-?} samples (< 95%)"; fi
+		echo "$fn $line $name" >> acc.hot
+	done < <(grep '^cost ' acc.out)
+	[ "$(grep -c '^cost ' acc.out)" = 3 ] || fail "accuracy: accuracy.py printed $(grep -c '^cost ' acc.out) costs, not 3"
+	cross=$(awk -F'\t' '$1 == "reach" && (($2 == "Work.alpha" && $3 == "beta") || ($2 == "beta" && $3 == "Work.alpha")) { s += $5 } END { print s + 0 }' acc.sum)
+	if [ "$cross" = 0 ]; then ok "accuracy: no sample has alpha under beta or beta under alpha"
+	else fail "accuracy: $cross samples have alpha and beta in one stack"; fi
+	# hot lines: the CPU time of each line of the function's own frame
+	# (its innermost one in the stack): the marked line the hottest, it
+	# and the loop's other line (the one above) >= 95% (the lambda: all)
+	traces acc
+	while read -r fn line name; do
+		read -r at loop all top < <(awk -F'\t' -v n="$name" -v l="$line" '
+			{ k = split($2, f, ";"); for (i = 1; i <= k; i++) {
+				split(f[i], w, " "); if (w[1] != n) continue
+				m = split(w[2], p, ":"); by[p[m]] += $1; all += $1; break } }
+			END { for (x in by) if (by[x] > by[top] || top == "") top = x
+			      printf "%.0f %.0f %.0f %s\n", by[l], by[l] + by[l - 1], all, top }' acc.traces)
+		need=95; [ "$name" = "gamma.<locals>.<lambda>" ] && loop=$at need=100
+		if [ "$top" = "$line" ] && [ "$all" -gt 0 ] && [ "$(awk -v a="$loop" -v b="$all" -v p=$need 'BEGIN { print (a * 100 >= b * p) }')" = 1 ]; then
+			ok "accuracy: $name hottest at its marked line $line ($at of $all ns; with the loop's line $loop)"
+		else fail "accuracy: $name hottest at line $top, not its marked $line ($at of $all ns; with the loop's line $loop, < $need%)"; fi
+	done < acc.hot
+	save acc.hot
+	# replay after the exit: the same functions, the same totals by name
+	if "$TR" --input acc.raw -o acc2.pb.gz 2> acc2.err; then
+		"$SUM" -functions acc.pb.gz | sort > acc.fns
+		"$SUM" -functions acc2.pb.gz | sort > acc2.fns
+		"$SUM" -func "Work.alpha,beta,gamma,gamma.<locals>.<lambda>,main" acc2.pb.gz > acc2.sum 2>&1
+		save acc.fns acc2.fns acc2.sum
+		if cmp -s acc.fns acc2.fns && [ "$(grep -c . acc.fns)" -gt 0 ] &&
+		   diff <(grep '^func' acc.sum) <(grep '^func' acc2.sum) > /dev/null; then
+			ok "replay: --input after exit: the same $(grep -c . acc.fns) functions and totals by name"
+		else
+			fail "replay: --input after exit differs"
+			diff acc.fns acc2.fns | head -10 | sed 's/^/    /'
+		fi
+	else
+		fail "replay: tprof-read --input acc.raw: $(tail -1 acc2.err)"
+	fi
+fi
+
+# ---- four threads ----
+if run thr -- "$PY" "$PD/threads.py" 1; then
+	"$SUM" -func work_one,work_two,work_three,work_four thr.pb.gz > thr.sum 2>&1
+	save thr.sum
+	while read -r _ tid fn; do
+		mine=$(awk -F'\t' -v t="$tid" -v f="$fn" '$1 == "tidfunc" && $2 == t && $3 == f { print $4 }' thr.sum)
+		other=$(awk -F'\t' -v t="$tid" -v f="$fn" '$1 == "tidfunc" && $2 == t && $3 != f { s += $4 } END { print s + 0 }' thr.sum)
+		all=$(sumval thr.sum tid "$tid")
+		if [ "$all" -gt 0 ] && [ "${mine:-0}" -ge $((all * 95 / 100)) ] && [ "$other" = 0 ]; then
+			ok "threads: thread $tid: $mine of $all ns under $fn, none under another's"
+		else fail "threads: thread $tid: ${mine:-0} of $all ns under $fn, $other under another's"; fi
+	done < <(grep '^thread ' thr.out)
+fi
+
+# ---- C under Python: libz and libcrypto below their Python callers ----
+if run nat -- "$PY" "$PD/native.py" $([ $light = 1 ] && echo 4 || echo 12); then
+	traces nat
+	# libcrypto's SHA-256 code has no exported name: its mapping's
+	for pair in "compress_it:deflate|libz[.]so" "hash_it:libcrypto[.]so|sha256|SHA256"; do
+		fn=${pair%%:*} re=${pair#*:}
+		read -r good all < <(awk -F'\t' -v n="$fn" -v re="$re" '
+			{ k = split($2, f, ";"); p = 0; c = 0
+			  for (i = 1; i <= k; i++) { split(f[i], w, " ")
+				if (w[1] == n) { p = i; break } }
+			  if (!p) next; all += $1
+			  for (i = 1; i < p; i++) { split(f[i], w, " "); if (w[1] ~ re) c = 1 }
+			  if (c) good += $1 }
+			END { printf "%.0f %.0f\n", good, all }' nat.traces)
+		if [ "$all" -gt 0 ] && [ "$(awk -v a="$good" -v b="$all" 'BEGIN { print (a * 100 >= b * 80) }')" = 1 ]; then
+			ok "native: $fn above ${re%%|*} in $good of its $all ns"
+		else fail "native: $fn above ${re%%|*} in $good of its $all ns (< 80%)"; fi
+	done
+fi
+
+# ---- wall mode: time.sleep under sleeper() ----
+if run wall --mode wall -- "$PY" "$PD/native.py" 1; then
+	"$SUM" -sample_index off_cpu -func sleeper -below sleeper wall.pb.gz > wall.sum 2>&1
+	save wall.sum
+	slept=$(awk '$1 == "sleep" { print $2 }' wall.out)
+	got=$(sumval wall.sum func sleeper)
+	if [ -n "$slept" ] && within "$got" "$slept" 2; then ok "wall: off-CPU under sleeper() $got ns, it slept $slept ns ($(diffpct "$got" "$slept"))"
+	else fail "wall: off-CPU under sleeper() $got ns, it slept ${slept:-?} ns"; fi
+fi
+
+# ---- attach ----
+attach() {
+	local name=$1 pid=$2 fn=$3
+	run "$name" -p "$pid" -d 3 || return
+	"$SUM" -func "$fn" "$name.pb.gz" > "$name.sum" 2>&1
+	save "$name.sum"
+	got=$(sumval "$name.sum" func "$fn")
+	all=$(sumval "$name.sum" total)
+	if [ "$all" -gt 0 ] && [ $((got * 100)) -ge $((all * ${4:-90})) ]; then
+		ok "attach: -p $pid: $got of $all ns under $fn"
+	else fail "attach: -p $pid: $got of $all ns under $fn"; fi
+}
+coproc SRV { exec "$PY" "$PD/serve.py"; }
+read -r -t 30 _ <&"${SRV[0]}"
+attach att $SRV_PID busy_loop 90
+kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null
+
+mkdir -p www && head -c 65536 /dev/urandom > www/blob
+( cd www && exec "$PY" -m http.server 8642 --bind 127.0.0.1 > /dev/null 2>&1 ) &
+srv=$!
+for _ in $(seq 100); do
+	"$PY" -c "import urllib.request as u; u.urlopen('http://127.0.0.1:8642/blob')" 2>/dev/null && break
+	sleep 0.1
+done
+coproc LOAD { exec "$PY" -c "
+import time, urllib.request as u
+u.urlopen('http://127.0.0.1:8642/blob').read()
+print('go', flush=True)
+end = time.time() + 20
+while time.time() < end:
+    u.urlopen('http://127.0.0.1:8642/blob').read()
+" 2>/dev/null; }
+load=$LOAD_PID
+read -r -t 60 _ <&"${LOAD[0]}"
+# the server's Python code: the request handler's methods
+attach http $srv "SimpleHTTPRequestHandler.do_GET" 5
+kill $load $srv 2>/dev/null; wait $load $srv 2>/dev/null
+true
