@@ -388,13 +388,14 @@ static void on_group(struct sum *s, const struct tprof_rec_sample *r,
 	const struct tprof_rec_uwalk *w = walked ? k->last : NULL;
 	u64 T = r->hdr.time_ns;
 	bool want_none = false, want_walk = false, ok = false;
-	struct uthr *t = uthr_find(k->u, r->tid);
+	struct uthr *t;
 	struct uexp e;
 	int i;
 
 	k->last = NULL;
 	if (!k->u)	/* counting only */
 		return;
+	t = uthr_find(k->u, r->tid);
 	if (r->nr_user && k->exec_ns && T > k->exec_ns)
 		k->after_exec++;
 	if (!r->nr_user) {
