@@ -186,6 +186,8 @@ read -r -t 30 _ <&"${SRV[0]}"
 attach att $SRV_PID busy_loop 90
 kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null
 
+# the guest's loopback may be down
+ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null
 mkdir -p www && head -c 65536 /dev/urandom > www/blob
 ( cd www && exec "$PY" -m http.server 8642 --bind 127.0.0.1 > /dev/null 2>&1 ) &
 srv=$!
@@ -202,8 +204,10 @@ while time.time() < end:
     u.urlopen('http://127.0.0.1:8642/blob').read()
 " 2>/dev/null; }
 load=$LOAD_PID
-read -r -t 60 _ <&"${LOAD[0]}"
+go=
+read -r -t 60 go <&"${LOAD[0]}"
 # the server's Python code: the request handler's methods
-attach http $srv "SimpleHTTPRequestHandler.do_GET" 5
+if [ "$go" = go ]; then attach http $srv "SimpleHTTPRequestHandler.do_GET" 5
+else fail "attach: http.server on 127.0.0.1:8642 answered no request"; fi
 kill $load $srv 2>/dev/null; wait $load $srv 2>/dev/null
 true

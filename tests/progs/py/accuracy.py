@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Three functions of known cost (tests/cases/60-python.sh): each measures
-# its own CPU time with time.thread_time_ns() around its work and prints
-#   cost <qualname> <ns> <hot line>
+# its own CPU time with time.thread_time_ns() from its first line to its
+# return, and main() prints
+#   cost <function> <ns> <hot line> <qualname of the hot line's frame>
 # (the hot line: the line its loop spends its time on, found by its
 # marker). Called from main(), one after the other, in the main thread.
 import sys
@@ -22,8 +23,7 @@ class Work:
         s = 0
         for i in range(n):
             s += i * i  # HOT-alpha
-        report('Work.alpha', t0, 'HOT-alpha')
-        return s
+        return time.thread_time_ns() - t0
 
 
 def beta(n):
@@ -31,8 +31,7 @@ def beta(n):
     s = 0
     while n:
         n -= 1  # HOT-beta
-    report('beta', t0, 'HOT-beta')
-    return s
+    return time.thread_time_ns() - t0
 
 
 def gamma(n):
@@ -41,21 +40,18 @@ def gamma(n):
     s = 0
     for _ in range(n):
         s += inner(1000)
-    report('gamma.<locals>.<lambda>', t0, 'HOT-gamma', outer='gamma')
-    return s
-
-
-def report(name, t0, marker, outer=None):
-    ns = time.thread_time_ns() - t0
-    print('cost %s %d %d %s' % (outer or name, ns, line_of(marker), name),
-          flush=True)
+    return time.thread_time_ns() - t0
 
 
 def main():
     scale = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
-    Work().alpha(int(6e6 * scale))
-    beta(int(1.2e7 * scale))
-    gamma(int(2.5e4 * scale))
+    costs = [('Work.alpha', Work().alpha(int(6e6 * scale)), 'HOT-alpha',
+              'Work.alpha'),
+             ('beta', beta(int(1.2e7 * scale)), 'HOT-beta', 'beta'),
+             ('gamma', gamma(int(2.5e4 * scale)), 'HOT-gamma',
+              'gamma.<locals>.<lambda>')]
+    for fn, ns, marker, frame in costs:
+        print('cost %s %d %d %s' % (fn, ns, line_of(marker), frame))
 
 
 main()
