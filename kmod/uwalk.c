@@ -115,22 +115,57 @@ static int tprof_uwalk_frame(const struct tprof_uwalk *w, unsigned long p,
 	return 0;
 }
 
-/* The code words of a frame whose fields are @words; returns the faults. */
-static u32 tprof_uwalk_code(const struct tprof_ioc_uwalk *d, u64 *words)
+/*
+ * The code words of the last code object a walk read: frames of one
+ * function (a recursion) share it, and a walk is one instant's.
+ */
+struct tprof_uwalk_code {
+	u64 q;
+	u64 v[TPROF_UWALK_MAX_CODE_OFFS];
+	u32 faults;
+};
+
+/*
+ * The code words of a frame whose fields are @words, into @words after
+ * them; returns the words that could not be read. One copy when they lie
+ * close together (it reads exactly when each of them does), else one
+ * each.
+ */
+static u32 tprof_uwalk_code(const struct tprof_uwalk *w, u64 *words,
+			    struct tprof_uwalk_code *last)
 {
+	const struct tprof_ioc_uwalk *d = &w->d;
 	u64 q = words[d->code_field] & ~d->code_mask;
+	u8 buf[TPROF_UWALK_SPAN] __aligned(8);
+	u64 *v = &words[d->nr_fields];
 	u32 j, faults = 0;
 
-	for (j = 0; j < d->nr_code_offs; j++) {
-		u64 *v = &words[d->nr_fields + j];
-
-		*v = 0;
-		/* a frame with no code object: nothing to read, no fault */
-		if (q && tprof_uwalk_load(q + d->code_offs[j], 8, v)) {
-			*v = 0;
-			faults++;
+	if (q && q == last->q) {
+		memcpy(v, last->v, d->nr_code_offs * sizeof(u64));
+		return last->faults;
+	}
+	/* a frame with no code object: nothing to read, no fault */
+	if (!q) {
+		memset(v, 0, d->nr_code_offs * sizeof(u64));
+		return 0;
+	}
+	if (w->code_len &&
+	    !copy_from_user_nofault(buf, (const void __user *)(q + w->code_lo),
+				    w->code_len)) {
+		for (j = 0; j < d->nr_code_offs; j++)
+			memcpy(&v[j], buf + d->code_offs[j] - w->code_lo,
+			       sizeof(u64));
+	} else {
+		for (j = 0; j < d->nr_code_offs; j++) {
+			if (tprof_uwalk_load(q + d->code_offs[j], 8, &v[j])) {
+				v[j] = 0;
+				faults++;
+			}
 		}
 	}
+	last->q = q;
+	memcpy(last->v, v, d->nr_code_offs * sizeof(u64));
+	last->faults = faults;
 	return faults;
 }
 
@@ -218,6 +253,7 @@ int tprof_uwalk_write(struct tprof_ring *r, struct tprof_ring_res *res,
 		.tid = vtid,
 		.words_per_frame = w->words,
 	};
+	struct tprof_uwalk_code last = { .q = 0 };
 	u64 words[TPROF_UWALK_MAX_WORDS];
 	unsigned long p = 0, next;
 	u64 hdr_pos = res->pos;
@@ -236,7 +272,7 @@ int tprof_uwalk_write(struct tprof_ring *r, struct tprof_ring_res *res,
 			break;
 		}
 		if (d->code_field != TPROF_UWALK_NO_CODE)
-			out->code_faults += tprof_uwalk_code(d, words);
+			out->code_faults += tprof_uwalk_code(w, words, &last);
 		if (tprof_ring_extend(r, res, fbytes))
 			return -ENOSPC;
 		tprof_ring_put(r, res, words, fbytes);
@@ -340,6 +376,18 @@ static void tprof_uwalk_span(struct tprof_uwalk *w)
 	}
 	w->span_lo = lo;
 	w->span_len = hi - lo <= TPROF_UWALK_SPAN ? hi - lo : 0;
+	w->code_lo = 0;
+	w->code_len = 0;
+	if (!d->nr_code_offs)
+		return;
+	lo = d->code_offs[0];
+	hi = lo + 8;
+	for (i = 1; i < d->nr_code_offs; i++) {
+		lo = min_t(s64, lo, d->code_offs[i]);
+		hi = max_t(s64, hi, (s64)d->code_offs[i] + 8);
+	}
+	w->code_lo = lo;
+	w->code_len = hi - lo <= TPROF_UWALK_SPAN ? hi - lo : 0;
 }
 
 /*

@@ -33,6 +33,8 @@ struct tprof_session;
  * @span_lo: the lowest offset a frame's fields and next pointer take.
  * @span_len: the bytes from there they take, when few enough to be read
  *	with one copy (TPROF_UWALK_SPAN); 0: one copy per field.
+ * @code_lo: the lowest of the code offsets.
+ * @code_len: the bytes from there the code words take, likewise, or 0.
  * @rcu: kfree_rcu().
  * @gc: on tprof_session.uwalk_gc once an exec removed it.
  */
@@ -42,6 +44,8 @@ struct tprof_uwalk {
 	u32 words;
 	s32 span_lo;
 	u32 span_len;
+	s32 code_lo;
+	u32 code_len;
 	struct rcu_head rcu;
 	struct llist_node gc;
 };

@@ -37,6 +37,7 @@
 struct ulay {
 	long long tls_off;
 	u64 guard_off, top_off, f1, f2, f4, fcode, next, gslot, mask, f4far;
+	u64 w1far;
 	int code0, code1;
 };
 
@@ -125,7 +126,7 @@ static bool ut_line(struct utgt *u, char *line)
 	int tid, i;
 
 	if (line[0] == 'L')
-		return sscanf(line, "L %lld %llu %llu %llu %llu %llu %llu %llu %d %d %llx %llx %llu",
+		return sscanf(line, "L %lld %llu %llu %llu %llu %llu %llu %llu %d %d %llx %llx %llu %llu",
 			      &L->tls_off, (unsigned long long *)&L->guard_off,
 			      (unsigned long long *)&L->top_off,
 			      (unsigned long long *)&L->f1,
@@ -135,7 +136,8 @@ static bool ut_line(struct utgt *u, char *line)
 			      (unsigned long long *)&L->next, &L->code0,
 			      &L->code1, (unsigned long long *)&L->gslot,
 			      (unsigned long long *)&L->mask,
-			      (unsigned long long *)&L->f4far) == 13;
+			      (unsigned long long *)&L->f4far,
+			      (unsigned long long *)&L->w1far) == 14;
 	if (line[0] == 'T') {
 		if (u->nt == MAXT)
 			return false;
@@ -252,7 +254,10 @@ static void desc_tp(struct tprof_ioc_uwalk *d, const struct utgt *u)
 	d->code_mask = L->mask;
 }
 
-/* The global slot, no guard; f4 from its far copy (one read per field). */
+/*
+ * The global slot, no guard; f4 and the code's w1 from their far copies
+ * (one read per field, per code word).
+ */
 static void desc_addr(struct tprof_ioc_uwalk *d, const struct utgt *u)
 {
 	desc_tp(d, u);
@@ -261,6 +266,7 @@ static void desc_addr(struct tprof_ioc_uwalk *d, const struct utgt *u)
 	d->guard_off = 0;
 	d->start_addr = u->L.gslot;
 	d->fields[2].off = u->L.f4far;
+	d->code_offs[1] = u->L.w1far;
 }
 
 static void desc_tid(struct tprof_ioc_uwalk *d, const struct utgt *u)

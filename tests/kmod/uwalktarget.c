@@ -12,7 +12,7 @@
  * and the target prints its layout and every thread's expected words:
  *
  *   L tls_off guard_off top_off f1 f2 f4 fcode next code0 code1 gslot mask
- *     f4far
+ *     f4far w1far
  *   T tid kind nframes state_addr       (one per thread, main included)
  *   W tid w0 w1 w2 w3 w4 w5             (one per frame, innermost first)
  *   ready
@@ -48,6 +48,8 @@ struct code {
 	uint64_t w0;		/* at 8 */
 	uint64_t pad2;
 	uint64_t w1;		/* at 24 */
+	uint64_t pad3[20];
+	uint64_t w1far;		/* w1 again, far from w0 */
 };
 
 struct frame {
@@ -126,6 +128,7 @@ static void *worker(void *arg)
 		abort();
 	code->w0 = 0xc0de000000000000ULL | idx << 8;
 	code->w1 = 0xc0de000000000001ULL | idx << 8;
+	code->w1far = code->w1;
 	for (i = 0; i < nframes; i++) {
 		fr[i].f1 = 0x10 * idx + i;
 		fr[i].f2 = 0xa000 + 0x100 * idx + i;
@@ -200,7 +203,7 @@ int main(int argc, char **argv)
 			-1, 0);
 	if (unmapped == MAP_FAILED || munmap(unmapped, 4096))
 		abort();
-	printf("L %lld %zu %zu %zu %zu %zu %zu %zu %d %d %llx %llx %zu\n",
+	printf("L %lld %zu %zu %zu %zu %zu %zu %zu %d %d %llx %llx %zu %zu\n",
 	       (long long)((char *)&slot - (char *)pthread_self()),
 	       offsetof(struct state, guard), offsetof(struct state, top),
 	       offsetof(struct frame, f1), offsetof(struct frame, f2),
@@ -208,7 +211,8 @@ int main(int argc, char **argv)
 	       offsetof(struct frame, next), (int)offsetof(struct code, w0),
 	       (int)offsetof(struct code, w1),
 	       (unsigned long long)(uintptr_t)&gslot,
-	       (unsigned long long)CODE_MASK, offsetof(struct frame, f4far));
+	       (unsigned long long)CODE_MASK, offsetof(struct frame, f4far),
+	       offsetof(struct code, w1far));
 	pthread_barrier_init(&built, NULL, nthreads + 1);
 	for (i = 0; i < nthreads; i++)
 		if (pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i))
