@@ -283,6 +283,7 @@ int main(int argc, char **argv)
 		}
 	}
 	r.objects = objects__new();
+	r.live.objs = r.objects;	/* one open per file, Python's too */
 	r.unwind = unwinder__new(r.objects, !opts.input);
 	unwinder__attach(r.unwind, &r.prof, opts.live.call_graph_given ?
 			 (int)opts.live.call_graph : -1);

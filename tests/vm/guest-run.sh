@@ -13,9 +13,11 @@
 set -u
 out=/tmp/tprof-out
 . "$out/guest.env"
+# TPROF_BUILD: the host's BUILD (make BUILD=...), whose programs the
+# cases run; the guest sees the host's paths as they are
+TPROF_BUILD=${TPROF_BUILD:-$TPROF_ROOT/build}
 export TPROF_ROOT TPROF_KO KVER TPROF_IRQ_SLACK_US CASE_TIMEOUT_SCALE
-export TPROF_OUT=$out
-export TPROF_BUILD=$TPROF_ROOT/build
+export TPROF_OUT=$out TPROF_BUILD
 export NCPU=$(nproc)
 export HOME=/tmp/home GOCACHE=/tmp/gocache GOFLAGS=-mod=mod
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin

@@ -71,6 +71,7 @@ warn|sleep|lockdep|kasan|odebug|list)
 esac
 cat > "$vmout/out/guest.env" <<EOV
 TPROF_ROOT='$root'
+TPROF_BUILD='$build'
 TPROF_KO='$ko'
 KVER='$kver'
 CASES='$cases'
