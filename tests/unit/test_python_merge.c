@@ -543,8 +543,8 @@ static const char *pb_str(const PbProfile *pr, int64_t i)
 }
 
 /*
- * pprof: a Python function is its qualified name (name and system_name),
- * file and first line; its location has no mapping and no address, and
+ * pprof: a Python function is its qualified name (name; no system_name:
+ * pprof would "simplify" it, below), file and first line; its location has no mapping and no address, and
  * the line of the frame's instruction from the line table. Merging moves
  * no weight: the totals are those of the same samples unmerged.
  */
@@ -602,7 +602,7 @@ static void test_merge_pprof(void)
 			continue;
 		k = atoi(pb_str(pr, f->name) + 5);
 		found++;
-		CHECK_STR(pb_str(pr, f->system_name), pb_str(pr, f->name));
+		CHECK_STR(pb_str(pr, f->system_name), "");
 		CHECK_STR(pb_str(pr, f->filename), "app.py");
 		CHECK_EQ(f->start_line, 10 * k + 1);
 		/* INSTR_OFF 20: the table's second range, first line + 4 */
@@ -632,6 +632,62 @@ out:
 		perftools__profiles__profile__free_unpacked(prn, NULL);
 	sb_free(&b);
 	sb_free(&nb);
+}
+
+/*
+ * Names in angle brackets, read by go tool pprof with its default
+ * symbolization: a function whose system_name equals its name is
+ * "demangled" again, and one that looks like C++ (any '<', '>', '[' or
+ * ']' and no ".<") loses every <...>, so `<module>` and a module-level
+ * `<listcomp>` became "" (only "file:line" in -traces). Nested ones
+ * ("f.<locals>.<lambda>") were spared by pprof's Java rule.
+ */
+static void test_merge_pprof_brackets(void)
+{
+	static const char *const q[5] = {
+		"<module>", "<listcomp>", "f.<locals>.<lambda>", "<genexpr>",
+		"Work.alpha",
+	};
+	const struct wf walk[] = {
+		{ 4, 0 }, { 3, 0 }, { 2, 1 }, { 1, 0 }, { 0, 1 },
+	};
+	uint64_t ips[8];
+	struct sbuf b = { 0 };
+	char pb[4200], *out = NULL;
+	int k;
+
+	if (!setup())
+		return;
+	if (!have_cmd("go")) {
+		SKIP("go not installed: go tool pprof checks skipped");
+		return;
+	}
+	head(&b, false);
+	native_ips(ips, two_act, 6);
+	for (k = 0; k < 3; k++)
+		grouped(&b, 2000 + k, 6, ips, walk, 5, TPROF_UWALK_OK, PERIOD);
+	for (k = 0; k < 5; k++)
+		pycode(&b, PID, k, CHECKW(k), false, q[k], 4000);
+	snprintf(pb, sizeof(pb), "%s", build_path("unit/pybrackets.pb.gz"));
+	CHECK_EQ(sb_write(&b, build_path("unit/pybrackets.raw")), 0);
+	CHECK_EQ(run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
+			 build_path("unit/pybrackets.raw"), pb), 0);
+	free(out);
+	out = NULL;
+	/* pprof's default symbolization (it demangles); a fake maps path */
+	CHECK_EQ(run_fmt(&out, "go tool pprof -traces -lines '%s' 2>/dev/null", pb), 0);
+	for (k = 0; k < 5; k++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), " %s app.py:", q[k]);
+		if (!out || !strstr(out, want)) {
+			CHECK(!"go tool pprof -traces names the function");
+			fprintf(stderr, "    no '%s' in:\n%s\n", want,
+				out ? out : "(null)");
+		}
+	}
+	free(out);
+	sb_free(&b);
 }
 
 /* UWALK, PYPROC and PYCODE: decoded, and refused where they lie. */
@@ -724,5 +780,7 @@ const struct unit_test python_merge_tests[] = {
 	  test_merge_pairing },
 	{ "python merge: pprof functions, lines, no mapping; totals kept",
 	  test_merge_pprof },
+	{ "python merge: go tool pprof keeps <module>, <listcomp>, <genexpr>",
+	  test_merge_pprof_brackets },
 	{ NULL, NULL },
 };

@@ -243,8 +243,16 @@ static void add_locations(struct builder *b)
 			l->mapping_id = kernel_mapping_id(b);
 		else if (rl->kind == RLOC_USER && rl->map)
 			l->mapping_id = user_mapping_id(b, rl->map);
+		/*
+		 * A Python function has no system name: pprof "demangles"
+		 * one equal to its name again, and one that looks like C++
+		 * (a '<' and no ".<") loses each <...>: `<module>` and a
+		 * module's `<listcomp>` would become "" (go tool pprof:
+		 * `<unknown>`, or only file:line).
+		 */
 		for (j = 0; j < rl->nlines; j++)
 			add_line(l, func_id(b, rl->lines[j].name,
+					    rl->kind == RLOC_PYTHON ? "" :
 					    rl->lines[j].system_name,
 					    rl->lines[j].file,
 					    rl->lines[j].start_line),
