@@ -13,9 +13,11 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@
 #include "analyze/pylines.h"
 #include "lib/util.h"
 #include "live/pycode.h"
+#include "live/pytarget.h"
 #include "object/object.h"
 #include "object/pylayout.h"
 #include "object/python.h"
@@ -671,6 +674,74 @@ out:
 	reap(&c);
 }
 
+/* A script at build_path(name) whose first line is line; its path. */
+static const char *script(const char *name, const char *line)
+{
+	const char *path = build_path(name);
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fprintf(f, "%s\nimport time\ntime.sleep(30)\n", line);
+		fclose(f);
+		chmod(path, 0755);
+	}
+	return path;
+}
+
+/*
+ * Is the target CPython before ENABLE (its snapshots' size): commands as
+ * exec runs them (PATH, symlinks, #! and env, a launcher needing
+ * libpython), and a pid by its maps.
+ */
+static void test_pytarget(void)
+{
+	const char *lib312 = "/root/.pyenv/versions/3.12.1/bin/python3.12";
+	char what[4096], *path = getenv("PATH");
+	pid_t pid;
+	int i;
+
+	if (access("/usr/bin/python3.11", X_OK)) {
+		SKIP("no /usr/bin/python3.11");
+		return;
+	}
+	CHECK(pytarget__command("/usr/bin/python3.11", what, sizeof(what)));
+	/* python3: a symlink found along PATH */
+	path = xstrdup(path ? path : "");
+	setenv("PATH", "/nonexistent:/usr/bin", 1);
+	CHECK(pytarget__command("python3", what, sizeof(what)));
+	CHECK_STR(what, "/usr/bin/python3.11");
+	CHECK(pytarget__command(script("unit/py-direct", "#!/usr/bin/python3"),
+				what, sizeof(what)));
+	CHECK(pytarget__command(script("unit/py-env", "#!/usr/bin/env -S python3 -u"),
+				what, sizeof(what)));
+	CHECK_STR(what, "/usr/bin/python3.11");
+	CHECK(!pytarget__command(script("unit/py-sh", "#!/bin/sh"), what,
+				 sizeof(what)));
+	CHECK(!pytarget__command("sh", what, sizeof(what)));
+	CHECK(!pytarget__command("no-such-command-here", what, sizeof(what)));
+	CHECK(!pytarget__command(script("unit/py-loop", "#!/nonexistent/x"),
+				 what, sizeof(what)));
+	if (!access(lib312, X_OK)) {
+		/* a launcher: python3.12 by name; by DT_NEEDED as another */
+		CHECK(pytarget__command(lib312, what, sizeof(what)));
+	}
+	CHECK(!pytarget__pid(getpid(), what, sizeof(what)));
+	pid = fork();
+	if (!pid) {
+		execl("/usr/bin/python3.11", "python3.11", "-c",
+		      "import time; time.sleep(30)", (char *)NULL);
+		_exit(127);
+	}
+	/* its maps name python3.11 from the exec on */
+	for (i = 0; i < 200 && !pytarget__pid(pid, what, sizeof(what)); i++)
+		usleep(10000);
+	CHECK_STR(what, "/usr/bin/python3.11");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	setenv("PATH", path, 1);
+	free(path);
+}
+
 const struct unit_test python_live_tests[] = {
 	{ "python live: names of interpreters", test_names },
 	{ "python live: Debian 3.11's ELF and glibc's TSD slot", test_elf_311 },
@@ -681,5 +752,6 @@ const struct unit_test python_live_tests[] = {
 	{ "python live: the 3.11 walk descriptor", test_walk_311 },
 	{ "python live: walker oracle = sys._current_frames()", test_oracle },
 	{ "python live: a reused code object reads stale", test_stale },
+	{ "python live: CPython targets known before ENABLE", test_pytarget },
 	{ NULL, NULL },
 };
