@@ -13,7 +13,9 @@
 #  - threads: four threads, each its own function: >= 95% of each
 #    thread's samples under its function, none under another's;
 #  - native: zlib.compress and hashlib.sha256 on 2 MiB buffers: the
-#    Python caller above, libz's and libcrypto's functions below;
+#    Python caller above, libz's and libcrypto's functions below, the
+#    interpreter's C frames between them in >= 90% of compress_it's CPU
+#    (8 KiB snapshots for CPython, said by -v);
 #  - wall: time.sleep's off-CPU time under sleeper() within 2% of the
 #    time sleeper() measured;
 #  - attach: -p of a running loop, and of http.server under load: Python
@@ -107,6 +109,15 @@ if run acc -- "$PY" "$PD/accuracy.py" $scale; then
 		else fail "accuracy: $name hottest at line $top, not its marked $line ($at of $all ns; with the loop's line $loop, < $need%)"; fi
 	done < acc.hot
 	save acc.hot
+	# module-level code keeps its name in go tool pprof (main() is
+	# called from accuracy.py's <module>, at its last line)
+	last=$(grep -c '' "$PD/accuracy.py")
+	read -r named all < <(awk -F'\t' -v m="<module> $PD/accuracy.py:$last" '
+		$2 ~ /(^|;)main [^;]*accuracy[.]py:/ { all += $1; if (index($2, ";" m)) named += $1 }
+		END { printf "%.0f %.0f\n", named, all }' acc.traces)
+	if [ "$all" -gt 0 ] && [ $((named * 100)) -ge $((all * 99)) ]; then
+		ok "accuracy: <module> at accuracy.py:$last above main() in $named of $all ns"
+	else fail "accuracy: <module> at accuracy.py:$last above main() in ${named:-0} of ${all:-0} ns (< 99%)"; fi
 	# replay after the exit: the same functions, the same totals by name
 	if "$TR" --input acc.raw -o acc2.pb.gz 2> acc2.err; then
 		"$SUM" -functions acc.pb.gz | sort > acc.fns
@@ -140,22 +151,42 @@ if run thr -- "$PY" "$PD/threads.py" 1; then
 fi
 
 # ---- C under Python: libz and libcrypto below their Python callers ----
-if run nat -- "$PY" "$PD/native.py" $([ $light = 1 ] && echo 4 || echo 12); then
+# The stack a sample must have, leaf first: libz's or libcrypto's code,
+# then at least one frame of the interpreter or of the extension module
+# that called it (zlib is built into Debian's python3.11, which has no
+# symbols for it: [python3.11], PyObject_Vectorcall; hashlib is
+# _hashlib.cpython-311-*.so), then the Python caller. -v must say the
+# snapshots were sized for CPython.
+if run nat -v -- "$PY" "$PD/native.py" $([ $light = 1 ] && echo 4 || echo 12); then
 	traces nat
-	# libcrypto's SHA-256 code has no exported name: its mapping's
-	for pair in "compress_it:deflate|libz[.]so" "hash_it:libcrypto[.]so|sha256|SHA256"; do
+	if grep -q "CPython (/usr/bin/python3.11): 8192-byte stack snapshots" nat.err; then
+		ok "native: -v: 8192-byte snapshots for CPython"
+	else fail "native: -v says no 8192-byte snapshots for CPython"; fi
+	for pair in "compress_it:deflate|adler32|crc32|libz[.]so" "hash_it:libcrypto[.]so|SHA256"; do
 		fn=${pair%%:*} re=${pair#*:}
-		read -r good all < <(awk -F'\t' -v n="$fn" -v re="$re" '
-			{ k = split($2, f, ";"); p = 0; c = 0
+		read -r lib mid all < <(awk -F'\t' -v n="$fn" -v re="$re" '
+			{ k = split($2, f, ";"); p = 0; l = 0; c = 0
 			  for (i = 1; i <= k; i++) { split(f[i], w, " ")
 				if (w[1] == n) { p = i; break } }
 			  if (!p) next; all += $1
-			  for (i = 1; i < p; i++) { split(f[i], w, " "); if (w[1] ~ re) c = 1 }
-			  if (c) good += $1 }
-			END { printf "%.0f %.0f\n", good, all }' nat.traces)
-		if [ "$all" -gt 0 ] && [ "$(awk -v a="$good" -v b="$all" 'BEGIN { print (a * 100 >= b * 80) }')" = 1 ]; then
-			ok "native: $fn above ${re%%|*} in $good of its $all ns"
-		else fail "native: $fn above ${re%%|*} in $good of its $all ns (< 80%)"; fi
+			  for (i = 1; i < p; i++) { split(f[i], w, " "); if (w[1] ~ re) l = i }
+			  if (!l) next; lib += $1
+			  for (i = l + 1; i < p; i++) { split(f[i], w, " ")
+				if (w[1] ~ /^\[python3[.]11\]$|^Py|^_Py|^\[_hashlib[.]|^\[zlib[.]/) c = 1 }
+			  if (c) mid += $1 }
+			END { printf "%.0f %.0f %.0f\n", lib, mid, all }' nat.traces)
+		if [ "$all" -gt 0 ] && [ "$(awk -v a="$lib" -v b="$all" 'BEGIN { print (a * 100 >= b * 80) }')" = 1 ]; then
+			ok "native: $fn above ${re%%|*} in $lib of its $all ns"
+		else fail "native: $fn above ${re%%|*} in $lib of its $all ns (< 80%)"; fi
+		msg="native: $fn, then the interpreter's or its module's C frames, then ${re%%|*}: $mid of its $all ns"
+		if [ "$all" -gt 0 ] && [ "$(awk -v a="$mid" -v b="$all" 'BEGIN { print (a * 100 >= b * 90) }')" = 1 ]; then
+			ok "$msg"
+		elif [ "$fn" = hash_it ]; then
+			# libcrypto's sha256_block_data_order_avx2 keeps its
+			# caller's sp at -8(%rsp) in its loop (CFA = *(rsp-8)+8):
+			# below the snapshot, which starts at sp
+			skip "$msg (< 90%: libcrypto's SHA-256 loop finds its CFA below sp, which no snapshot holds)"
+		else fail "$msg (< 90%)"; fi
 	done
 fi
 
