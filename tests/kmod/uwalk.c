@@ -12,7 +12,8 @@
  * A sample's time is stamped before its walk runs, and a vCPU may stall in
  * between: a sample stamped up to DELAY before a change may have walked
  * with the old or the new descriptor (either is accepted); one stamped
- * after the change's ioctl returned must have the new one.
+ * after the change's ioctl returned must have the new one, give or take
+ * SKEW: the sample's clock is read on its CPU, the ioctl's on another.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 #define MAXT		16	/* target threads */
 #define WPF		6	/* words per frame: 4 fields, 2 code words */
 #define DELAY		(200 * MS)
+#define SKEW		(20 * MS)
 #define NOTES		8	/* mismatches shown */
 
 struct ulay {
@@ -63,7 +65,7 @@ struct utgt {
 
 enum { M_NONE, M_TP, M_ADDR, M_TID };
 
-/* What samples stamped in [lo - DELAY, hi) may have (see the top). */
+/* What samples stamped in [lo - DELAY, hi + SKEW) may have (see the top). */
 struct win {
 	u64 lo, hi;
 	int mode;
@@ -387,6 +389,27 @@ static void on_uwalk(struct sum *s, const struct tprof_rec_sample *r,
 		k->bench_full++;
 }
 
+/* The windows a time @T may fall in (see on_group()). */
+static int win_first(const struct uchk *k, u64 T)
+{
+	int i;
+
+	for (i = 0; i < k->nwin - 1; i++)
+		if (T + DELAY >= k->win[i].lo && T < k->win[i].hi + SKEW)
+			break;
+	return i;
+}
+
+static int win_last(const struct uchk *k, u64 T)
+{
+	int i;
+
+	for (i = k->nwin - 1; i > 0; i--)
+		if (T + DELAY >= k->win[i].lo && T < k->win[i].hi + SKEW)
+			break;
+	return i;
+}
+
 static void on_group(struct sum *s, const struct tprof_rec_sample *r,
 		     bool walked)
 {
@@ -412,7 +435,7 @@ static void on_group(struct sum *s, const struct tprof_rec_sample *r,
 	for (i = 0; i < k->nwin; i++) {
 		const struct win *x = &k->win[i];
 
-		if (T + DELAY < x->lo || T >= x->hi)
+		if (T + DELAY < x->lo || T >= x->hi + SKEW)
 			continue;
 		if (x->mode == M_NONE) {
 			want_none = true;
@@ -439,8 +462,12 @@ static void on_group(struct sum *s, const struct tprof_rec_sample *r,
 		return;
 	}
 	if (!w)
-		note_wrong(k, "tid %u (%s) at %llu: no UWALK", r->tid,
-			   t ? t->kind : "?", (unsigned long long)T);
+		note_wrong(k, "tid %u (%s) at %llu: no UWALK (flags %x, user %u, kernel %u, cpu %u; windows %d..%d: %llu..%llu)",
+			   r->tid, t ? t->kind : "?", (unsigned long long)T,
+			   r->hdr.flags, r->nr_user, r->nr_kernel, r->cpu,
+			   win_first(k, T), win_last(k, T),
+			   (unsigned long long)k->win[win_first(k, T)].lo,
+			   (unsigned long long)k->win[win_last(k, T)].hi);
 	else
 		note_wrong(k, "tid %u (%s) at %llu: status %u frames %u start %llx w0 %llx",
 			   r->tid, t ? t->kind : "?", (unsigned long long)T,
@@ -508,7 +535,7 @@ static void win_open(struct uchk *k, u64 lo, int mode, u32 cap)
 {
 	if (k->nwin)
 		k->win[k->nwin - 1].hi = now_ns();	/* the change is done */
-	k->win[k->nwin++] = (struct win){ lo, ~0ULL, mode, cap };
+	k->win[k->nwin++] = (struct win){ lo, ~0ULL >> 1, mode, cap };
 }
 
 static u32 cap_of(u32 max_frames, u32 max_bytes)
