@@ -21,8 +21,8 @@ if [ -z "${TPROF_OUT:-}" ]; then	# the host
 	case "$build" in /*) ;; *) build=$root/$build ;; esac
 	kver=$("$root/tests/vm/kernels.sh" --all | awk -v n="$name" '$1 == n { print $2 }')
 	[ -n "$kver" ] || { echo "uwalk-cost: no kernel $name" >&2; exit 1; }
-	[ -x "$root/build/kmod-tests/tprof-ktest" ] ||
-		{ echo "uwalk-cost: make kmod-tests first ($root/build)" >&2; exit 1; }
+	[ -x "$build/kmod-tests/tprof-ktest" ] ||
+		{ echo "uwalk-cost: make BUILD=$build kmod-tests first" >&2; exit 1; }
 	cdir=$build/uwalk-cost-case
 	mkdir -p "$cdir"
 	ln -sf "$root/bench/uwalk-cost.sh" "$cdir/01-uwalk-cost.sh"
