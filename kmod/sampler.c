@@ -201,21 +201,31 @@ static u64 tprof_thread_cpu(struct tprof_cpu *c, u64 rt)
 /*
  * The USTACK record of a sample group at @res's position: c->ustack's
  * registers and @req bytes of user stack from @sp, copied straight into
- * the ring, as far as it reads without a fault. @gflags: TPROF_RF_GROUP
+ * the ring, as far as it reads without a fault; first, with @below, the
+ * red zone under @sp when all of it reads (a page below sp that is not
+ * present leaves it out, and the flag with it). @gflags: TPROF_RF_GROUP
  * when a UWALK record follows.
  */
 static void tprof_put_ustack(struct tprof_cpu *c, struct tprof_ring *r,
 			     struct tprof_ring_res *res,
 			     const struct tprof_rec_sample *rec,
-			     unsigned long sp, u32 req, u16 gflags)
+			     unsigned long sp, u32 req, bool below,
+			     u16 gflags)
 {
 	struct tprof_rec_ustack *u = &c->ustack;
-	u32 got = 0, room, want, n, pad;
+	u8 zone[TPROF_SNAPSHOT_BELOW_BYTES];
+	u32 got = 0, room, want, n, pad, under = 0;
 	u64 hdr_pos = res->pos;
 	void *dst;
 	static const u64 zero;
 
 	tprof_ring_skip(res, sizeof(*u));
+	if (below && sp >= sizeof(zone) &&
+	    tprof_stack_ucopy(zone, sp - sizeof(zone), sizeof(zone)) ==
+	    sizeof(zone)) {
+		tprof_ring_put(r, res, zone, sizeof(zone));
+		under = sizeof(zone);
+	}
 	/* At most two spans: the ring may wrap. */
 	while (got < req) {
 		dst = tprof_ring_span(r, res, &room);
@@ -230,13 +240,14 @@ static void tprof_put_ustack(struct tprof_cpu *c, struct tprof_ring *r,
 	if (pad)
 		tprof_ring_put(r, res, &zero, pad);
 	u->hdr.type = TPROF_REC_USTACK;
-	u->hdr.flags = (got < req ? TPROF_RF_USTACK_PARTIAL : 0) | gflags;
-	u->hdr.size = sizeof(*u) + got + pad;
+	u->hdr.flags = (got < req ? TPROF_RF_USTACK_PARTIAL : 0) |
+		       (under ? TPROF_RF_USTACK_BELOW : 0) | gflags;
+	u->hdr.size = sizeof(*u) + under + got + pad;
 	u->hdr.time_ns = rec->hdr.time_ns;
 	u->tid = rec->tid;
 	u->abi = rec->abi;
-	u->stack_req = req;
-	u->stack_bytes = got;
+	u->stack_req = under + req;
+	u->stack_bytes = under + got;
 	tprof_ring_put_at(r, hdr_pos, u, sizeof(*u));
 }
 
@@ -259,13 +270,18 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 	struct tprof_ring_res res;
 	unsigned long sp = 0;
 	u32 req = 0, snap = 0;
+	bool below = false;
 	u64 t0 = 0;
 	int ret = 0;
 
 	if (s->snapshot_bytes) {
 		sp = tprof_stack_uregs(uregs, c->ustack.regs);
 		req = tprof_stack_ubytes(sp, s->snapshot_bytes);
-		snap = sizeof(c->ustack) + ALIGN(req, 8);
+		/* the red zone is x86-64's: an ia32 task has none */
+		below = (s->flags & TPROF_F_SNAPSHOT_BELOW) &&
+			rec->abi == TPROF_ABI_X86_64;
+		snap = sizeof(c->ustack) + ALIGN(req, 8) +
+		       (below ? TPROF_SNAPSHOT_BELOW_BYTES : 0);
 	}
 	if (tprof_ring_reserve(r, len + snap +
 			       (w ? sizeof(struct tprof_rec_uwalk) : 0),
@@ -273,7 +289,7 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 		return -ENOSPC;
 	tprof_ring_put(r, &res, rec, len);
 	if (snap)
-		tprof_put_ustack(c, r, &res, rec, sp, req,
+		tprof_put_ustack(c, r, &res, rec, sp, req, below,
 				 w ? TPROF_RF_GROUP : 0);
 	if (w) {
 		if (timed)

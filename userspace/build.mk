@@ -108,7 +108,8 @@ fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/unit/seed.raw
 PROGS_CFLAGS := -O2 -g -fno-omit-frame-pointer
 PROGS := $(BUILD)/progs/inlines $(BUILD)/progs/inlines.stripped \
 	$(BUILD)/progs/libhot.so $(BUILD)/progs/cxxprog \
-	$(BUILD)/progs/unwind $(BUILD)/progs/unwind32 $(BUILD)/progs/unwind_cxx
+	$(BUILD)/progs/unwind $(BUILD)/progs/unwind32 $(BUILD)/progs/unwind_cxx \
+	$(BUILD)/progs/redzone
 GO ?= $(shell command -v go 2>/dev/null)
 ifneq ($(GO),)
 PROGS += $(BUILD)/progs/goprog
@@ -143,6 +144,10 @@ $(BUILD)/progs/cxxprog: tests/progs/cxxprog.cc
 $(BUILD)/progs/unwind: tests/progs/unwind.c
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
+
+$(BUILD)/progs/redzone: tests/progs/redzone.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $< -ldl
 
 $(BUILD)/progs/unwind32: tests/progs/unwind.c
 	@mkdir -p $(@D)

@@ -83,10 +83,20 @@ struct tprof_ioc_info {
 #define TPROF_F_CHILDREN	0x20U	/* follow descendant processes too */
 #define TPROF_F_OFF_CPU		0x40U	/* sample off-CPU time too */
 #define TPROF_F_NO_CPU_SAMPLES	0x80U	/* account CPU time, sample none of it */
+/* snapshots start TPROF_SNAPSHOT_BELOW_BYTES below sp (TPROF_RF_USTACK_BELOW) */
+#define TPROF_F_SNAPSHOT_BELOW	0x100U
 #define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF | \
 				 TPROF_F_PATH_TIMING | TPROF_F_USER_SNAPSHOT | \
 				 TPROF_F_MEM_PROOF | TPROF_F_CHILDREN | \
-				 TPROF_F_OFF_CPU | TPROF_F_NO_CPU_SAMPLES)
+				 TPROF_F_OFF_CPU | TPROF_F_NO_CPU_SAMPLES | \
+				 TPROF_F_SNAPSHOT_BELOW)
+
+/*
+ * x86-64's red zone: a leaf may keep data in the 128 bytes below sp, and
+ * some code's CFI finds the caller's frame there (OpenSSL's SHA-256 keeps
+ * its saved sp at sp - 8). TPROF_F_SNAPSHOT_BELOW copies them too.
+ */
+#define TPROF_SNAPSHOT_BELOW_BYTES	128
 
 /**
  * struct tprof_ioc_enable - TPROF_IOC_ENABLE argument: start a session on
@@ -162,8 +172,9 @@ struct tprof_ioc_info {
  *	between 4096 and 64 MiB.
  * @snapshot_bytes: with TPROF_F_USER_SNAPSHOT, bytes of user stack each
  *	sample copies from its sp (a multiple of 8, at most
- *	TPROF_MAX_SNAPSHOT_BYTES; 0 means TPROF_DEFAULT_SNAPSHOT_BYTES);
- *	otherwise must be 0.
+ *	TPROF_MAX_SNAPSHOT_BYTES; 0 means TPROF_DEFAULT_SNAPSHOT_BYTES),
+ *	plus, with TPROF_F_SNAPSHOT_BELOW, the TPROF_SNAPSHOT_BELOW_BYTES
+ *	below it; otherwise must be 0 (and TPROF_F_SNAPSHOT_BELOW unset).
  * @mem_fd: with TPROF_F_MEM_PROOF, an fd of /proc/@pid/mem opened by the
  *	caller (procfs grants it only after a PTRACE_MODE_ATTACH check);
  *	otherwise must be 0.
@@ -578,6 +589,13 @@ struct tprof_rec_sample {
 
 /* USTACK flags */
 #define TPROF_RF_USTACK_PARTIAL		0x1U  /* copy ended at an unreadable page */
+/*
+ * TPROF_F_SNAPSHOT_BELOW, 64-bit tasks: stack[] starts at regs[SP] -
+ * TPROF_SNAPSHOT_BELOW_BYTES, and @stack_req and @stack_bytes count those
+ * bytes too. Without it (an ia32 task, or the bytes below sp could not be
+ * read) stack[] starts at regs[SP].
+ */
+#define TPROF_RF_USTACK_BELOW		0x2U
 
 /* struct tprof_rec_ustack regs[]: perf's PERF_REG_X86_* without segments. */
 enum tprof_ureg {

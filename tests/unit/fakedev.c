@@ -152,6 +152,12 @@ int ioctl(int fd, unsigned long req, ...)
 			errno = ENOMEM;
 			return -1;
 		}
+		/* a module that predates the red zone in snapshots */
+		if ((en->flags & TPROF_F_SNAPSHOT_BELOW) &&
+		    getenv("FAKEDEV_NO_BELOW")) {
+			errno = EINVAL;
+			return -1;
+		}
 		/* a module that predates snapshots, or refuses them */
 		if ((en->flags & TPROF_F_USER_SNAPSHOT) && snap_err &&
 		    atoi(snap_err)) {

@@ -43,6 +43,7 @@ struct rec_opts {
 	unsigned int nsamples;
 	unsigned int snap_bytes;
 	unsigned int cut;	/* > 0: copy at most this much (PARTIAL) */
+	bool below;		/* TPROF_F_SNAPSHOT_BELOW: the red zone too */
 	bool dwarf;		/* SESSION says --call-graph dwarf */
 	/*
 	 * Multi-threaded programs (Go): a stop is a sample only when the
@@ -346,10 +347,12 @@ static bool kept(const struct keep *kp, uint64_t pc)
 static void snapshot(struct sbuf *b, const struct rec_opts *o, int memfd,
 		    int pid, int tid, const struct user_regs_struct *r)
 {
-	static unsigned char stack[TPROF_MAX_SNAPSHOT_BYTES];
+	static unsigned char stack[TPROF_MAX_SNAPSHOT_BYTES +
+				   TPROF_SNAPSHOT_BELOW_BYTES];
 	uint64_t regs[TPROF_UREG_NR] = { 0 }, ips[TPROF_DEFAULT_USER_FRAMES];
 	uint16_t flags = 0;
-	uint32_t got, want = o->snap_bytes;
+	uint32_t got, want = o->snap_bytes, below = 0;
+	size_t ustack_at;
 	unsigned int nu;
 	bool ia32 = r->cs == 0x23;	/* __USER32_CS */
 
@@ -375,12 +378,21 @@ static void snapshot(struct sbuf *b, const struct rec_opts *o, int memfd,
 	}
 	nu = fp_walk(memfd, ia32, r->rip, r->rbp, ips,
 		     TPROF_DEFAULT_USER_FRAMES, &flags);
-	got = stack_copy(memfd, r->rsp, stack, want);
+	ustack_at = b->len + sizeof(struct tprof_rec_sample) + 8 * nu;
+	/* as kmod/sampler.c: the red zone first, when all of it reads */
+	if (o->below && !ia32 &&
+	    stack_copy(memfd, r->rsp - TPROF_SNAPSHOT_BELOW_BYTES, stack,
+		       TPROF_SNAPSHOT_BELOW_BYTES) == TPROF_SNAPSHOT_BELOW_BYTES)
+		below = TPROF_SNAPSHOT_BELOW_BYTES;
+	got = below + stack_copy(memfd, r->rsp, stack + below, want);
 	if (o->cut && got > o->cut)
 		got = o->cut;
 	sb_sample_ustack(b, pid, tid, ia32 ? TPROF_ABI_IA32 : TPROF_ABI_X86_64,
-			 PERIOD_NS, mono_ns(), nu, ips, flags, regs, want,
-			 stack, got);
+			 PERIOD_NS, mono_ns(), nu, ips, flags, regs,
+			 below + want, stack, got);
+	if (below)	/* the USTACK record sb_sample_ustack() just wrote */
+		((struct tprof_rec_hdr *)(b->p + ustack_at))->flags |=
+			TPROF_RF_USTACK_BELOW;
 }
 
 /*
@@ -696,6 +708,67 @@ static void test_cxx(void)
 	CHECK_EQ(shape_of(raw, "fp", "key", NULL, want, &sh), 0);
 	print_shape("c++ -O2", "fp", &sh);
 	CHECK(sh.leaf >= 50 && sh.main * 100 <= 5 * sh.leaf);
+}
+
+/* Whether /proc/cpuinfo lists the flag. */
+static bool cpu_has(const char *flag)
+{
+	char line[4096], *p;
+	bool has = false;
+	size_t n = strlen(flag);
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return false;
+	while (!has && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		for (p = strstr(line, flag); p && !has; p = strstr(p + 1, flag))
+			has = p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n');
+		break;
+	}
+	fclose(f);
+	return has;
+}
+
+/*
+ * The red zone: libcrypto's SHA-256 keeps its caller's sp 8 bytes below
+ * its own (CFA = *(rsp - 8) + 8), as hashlib's samples showed. With the
+ * 128 bytes below sp in the snapshot (TPROF_F_SNAPSHOT_BELOW) its samples
+ * reach hash_loop and main; from sp alone they do not.
+ */
+static void test_redzone(void)
+{
+	struct rec_opts o = { .prog = "progs/redzone",
+			      .nsamples = NSAMPLES, .snap_bytes = 8192,
+			      .dwarf = true, .below = true };
+	const char *raw = build_path("unit/unwind-redzone.raw");
+	static const char *const want[] = { "hash_loop", "main", NULL };
+	struct shape sh;
+
+	if (access("/usr/lib/x86_64-linux-gnu/libcrypto.so.3", R_OK)) {
+		SKIP("no libcrypto.so.3 (Debian's libssl3)");
+		return;
+	}
+	/*
+	 * Its SHA extensions' code has CFI from sp alone: take the AVX2
+	 * code, which the guests' CPU (and Python's hashlib there) ran.
+	 */
+	setenv("OPENSSL_ia32cap", ":~0x20000000", 1);
+	CHECK_EQ(record(&o, raw), 0);
+	CHECK_EQ(shape_of(raw, NULL, "[libcrypto.so.3]", NULL, want, &sh), 0);
+	print_shape("sha256, red zone", "dwarf", &sh);
+	CHECK(sh.leaf >= 50);
+	CHECK(AT_LEAST(sh, order, 95));
+	o.below = false;
+	CHECK_EQ(record(&o, raw), 0);
+	CHECK_EQ(shape_of(raw, NULL, "[libcrypto.so.3]", NULL, want, &sh), 0);
+	print_shape("sha256, from sp", "dwarf", &sh);
+	unsetenv("OPENSSL_ia32cap");
+	CHECK(sh.leaf >= 50);
+	/* the control: where that code runs, sp alone does not reach main */
+	if (cpu_has("avx2"))
+		CHECK(sh.order * 100 <= 50 * sh.leaf);
 }
 
 /*
@@ -1063,6 +1136,7 @@ const struct unit_test unwind_tests[] = {
 	{ "unwind: a frameless leaf keeps its caller (hybrid, 1024 bytes); fp skips it", test_leaf },
 	{ "unwind: a qsort comparator reaches main through libc (dwarf); fp does not", test_qsort },
 	{ "unwind: C++ -O2 without frame pointers reaches main (dwarf)", test_cxx },
+	{ "unwind: red zone: libcrypto's SHA-256 reaches main with the 128 bytes below sp, not without", test_redzone },
 	{ "unwind: a signal handler unwinds through __restore_rt to the interrupted code", test_signal },
 	{ "unwind: a handler on a sigaltstack joins the FP chain of the interrupted code", test_altstack },
 	{ "unwind: partial copies: the leaf's caller from 16 bytes; a cut libc stack is [truncated]", test_partial },

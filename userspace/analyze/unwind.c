@@ -797,6 +797,9 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 	st.valid |= 1U << (NREGS - 1);
 	w.epoch = maps__epoch_at(maps, w.time_ns);
 	w.sn.lo = st.r[w.abi->sp];
+	/* a snapshot that starts with the red zone under sp */
+	if (us->hdr.flags & TPROF_RF_USTACK_BELOW)
+		w.sn.lo -= TPROF_SNAPSHOT_BELOW_BYTES;
 	w.sn.bytes = us->stack;
 	w.sn.len = ur->stack_bytes;
 	u->st.samples++;

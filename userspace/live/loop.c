@@ -251,6 +251,11 @@ static int enable(struct live *l, struct tprof_ioc_enable *en)
 	int ret = session__try_enable(&l->sess, en), ret2;
 	char why[160];
 
+	/* a module that predates the red zone: snapshots from sp, as before */
+	if (ret == -EINVAL && (en->flags & TPROF_F_SNAPSHOT_BELOW)) {
+		en->flags &= ~TPROF_F_SNAPSHOT_BELOW;
+		ret = session__try_enable(&l->sess, en);
+	}
 	if (!ret || !(en->flags & TPROF_F_USER_SNAPSHOT) ||
 	    l->o->call_graph_given ||
 	    (ret != -EINVAL && ret != -EPERM && ret != -EACCES))
@@ -262,7 +267,8 @@ static int enable(struct live *l, struct tprof_ioc_enable *en)
 			 strerror(l->sess.mem_proof_err));
 	else
 		snprintf(why, sizeof(why), "%s", strerror(-ret));
-	en->flags &= ~(TPROF_F_USER_SNAPSHOT | TPROF_F_MEM_PROOF);
+	en->flags &= ~(TPROF_F_USER_SNAPSHOT | TPROF_F_MEM_PROOF |
+		       TPROF_F_SNAPSHOT_BELOW);
 	en->snapshot_bytes = 0;
 	en->mem_fd = 0;
 	ret2 = session__try_enable(&l->sess, en);
@@ -377,7 +383,8 @@ static void enable_request(const struct live *l, struct tprof_ioc_enable *en)
 		en->max_kernel_frames = TPROF_MAX_KERNEL_FRAMES;
 	}
 	if (o->call_graph != UNWIND_FP) {
-		en->flags |= TPROF_F_USER_SNAPSHOT;
+		/* and the red zone, which some code's CFI reads (OpenSSL) */
+		en->flags |= TPROF_F_USER_SNAPSHOT | TPROF_F_SNAPSHOT_BELOW;
 		en->snapshot_bytes = o->snapshot_bytes ? o->snapshot_bytes :
 				     o->call_graph == UNWIND_DWARF ?
 				     TPROF_DEFAULT_SNAPSHOT_BYTES :

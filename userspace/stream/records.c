@@ -102,10 +102,17 @@ static const char *check_ustack(struct tprof_record *r, const unsigned char *p)
 	const struct tprof_rec_ustack *u = &r->u.ustack;
 
 	/* the bytes must be there; what they mean is unwind.c's */
+	uint32_t below = r->hdr.flags & TPROF_RF_USTACK_BELOW ?
+			 TPROF_SNAPSHOT_BELOW_BYTES : 0;
+
 	if (u->stack_bytes > u->stack_req)
 		return "more stack bytes than were asked for";
-	if (u->stack_req > TPROF_MAX_SNAPSHOT_BYTES)
+	if (u->stack_req > TPROF_MAX_SNAPSHOT_BYTES + below)
 		return "a snapshot larger than the ABI allows";
+	if (u->stack_bytes < below)
+		return "fewer stack bytes than the red zone it says it has";
+	if (below && u->abi != TPROF_ABI_X86_64)
+		return "a red zone in a task without one";
 	if ((size_t)u->stack_bytes > room(r, sizeof(*u)))
 		return "its stack bytes run past the record's end";
 	r->stack = p + sizeof(*u);
