@@ -93,6 +93,11 @@ if [ "${BENCH_SKIP_READER:-0}" != 1 ] && { [ "${BENCH_DOC:-full}" = full ] ||
 		echo "bench: no build/unit/unwind-*.raw (make unit): unwinding rate not measured" >&2
 	fi
 fi
+# the walk of issue 24 (section 10): its own guest, its kernel path's
+# cost per sample at 10 and 100 frames against none
+if [ "${BENCH_SKIP_GUEST:-0}" != 1 ] && [ "${BENCH_DOC:-full}" = full ]; then
+	BUILD=$build "$root/bench/uwalk-cost.sh" "$name" > "$dest/uwalk.txt" || rc=1
+fi
 cmd="make bench"
 [ -n "${BENCH_KERNEL:-}" ] && cmd+=" BENCH_KERNEL=$BENCH_KERNEL"
 [ -n "${BENCH_REPS:-}" ] && cmd="BENCH_REPS=$BENCH_REPS $cmd"
