@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 300
 # User stack snapshots (TPROF_F_USER_SNAPSHOT): registers and raw stack of
-# 64-bit and -m32 targets checked against markers in the target's stack;
+# 64-bit and -m32 targets checked against markers in the target's stack,
+# also with the red zone below sp (TPROF_F_SNAPSHOT_BELOW, 64-bit only);
 # partial copies at a stack's unmapped end; a ring too small for any pair
 # (lost, with weights); who may have them (root, and an unprivileged user
 # with the /proc/PID/mem proof only).
@@ -12,6 +13,8 @@ d=$TPROF_BUILD/kmod-tests
 for abi in 64:x86_64 32:ia32; do
 	t=$d/stacktarget${abi%%:*}
 	"$kt" snapshot "$t" "${abi#*:}" || fail "tprof-ktest snapshot $abi exited $?"
+	"$kt" snapshot-below "$t" "${abi#*:}" ||
+		fail "tprof-ktest snapshot-below $abi exited $?"
 	"$kt" snapshot-edge "$t" "${abi#*:}" ||
 		fail "tprof-ktest snapshot-edge $abi exited $?"
 done

@@ -1476,6 +1476,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(t, "snapshot") && argc > 3)
 		t_snapshot(argv[2], !strcmp(argv[3], "ia32") ? TPROF_ABI_IA32 :
 			   TPROF_ABI_X86_64);
+	else if (!strcmp(t, "snapshot-below") && argc > 3)
+		t_snapshot_below(argv[2], !strcmp(argv[3], "ia32") ?
+				 TPROF_ABI_IA32 : TPROF_ABI_X86_64);
 	else if (!strcmp(t, "snapshot-edge") && argc > 3)
 		t_snapshot_edge(argv[2], !strcmp(argv[3], "ia32") ?
 				TPROF_ABI_IA32 : TPROF_ABI_X86_64);
