@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Four threads, each its own function (tests/cases/60-python.sh): prints
 # "thread <native tid> <function>" for each, then they spin for the
-# seconds given.
+# seconds given, then "cpu <native tid> <function> <ns>": the CPU each
+# function used, by its own thread's clock.
 import sys
 import threading
 import time
@@ -9,10 +10,18 @@ import time
 secs = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
 
 
+cpu = {}
+
+
 def spin():
+    """Spin for secs of this thread's CPU; note the CPU the caller used
+    (from its first line to its last: the work, not the thread's start
+    and end, which are the interpreter's and libc's)."""
+    t0 = time.thread_time_ns()
     end = time.thread_time() + secs
     while time.thread_time() < end:
         pass
+    cpu[threading.current_thread().name] = time.thread_time_ns() - t0
 
 
 def work_one():
@@ -42,3 +51,5 @@ for t in ts:
     print('thread %d %s' % (t.native_id, t.name), flush=True)
 for t in ts:
     t.join()
+for t in ts:
+    print('cpu %d %s %d' % (t.native_id, t.name, cpu[t.name]), flush=True)
