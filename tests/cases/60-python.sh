@@ -67,15 +67,21 @@ traces() {
 
 # ---- accuracy ----
 if run acc -- "$PY" "$PD/accuracy.py" $scale; then
-	"$SUM" -func "Work.alpha,beta,gamma,gamma.<locals>.<lambda>,main" \
+	"$SUM" -func "Work.alpha,beta,gamma,gamma.<locals>.<lambda>,main,[lost]" \
 		-reach "Work.alpha:main,beta:main,gamma:main,Work.alpha:beta,beta:Work.alpha" \
 		acc.pb.gz > acc.sum 2>&1
 	save acc.sum
 	total=$(sumval acc.sum total)
+	# samples the ring dropped (a TCG guest's reader starved by a busy
+	# host) are in the profile as [lost], whose function no one knows:
+	# a function short of its clock by no more than them is not wrong
+	lost=$(sumval acc.sum func "[lost]")
 	while read -r _ fn ns line name; do
 		got=$(sumval acc.sum func "$fn")
-		if within "$got" "$ns" 2; then ok "accuracy: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"))"
-		else fail "accuracy: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"))"; fi
+		if within "$got" "$ns" 2 ||
+		   { [ "$got" -lt "$ns" ] && within $((got + lost)) "$ns" 2; }; then
+			ok "accuracy: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"); $lost ns [lost] in all)"
+		else fail "accuracy: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"); $lost ns [lost] in all)"; fi
 		if [ "$fn" != gamma ]; then
 			below=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $5 }' acc.sum)
 			all=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $7 }' acc.sum)
