@@ -394,7 +394,12 @@ int t_limits(void)
 	   "limits: INFO: ring_kb_per_cpu %u, max_user_sessions %u, nr_rings %u",
 	   info.ring_kb_per_cpu, info.max_user_sessions, info.nr_rings);
 	locked0 = info.user_locked_kb;
-	per = (u64)info.nr_rings * (TPROF_DEFAULT_RING_BYTES_K);
+	/*
+	 * The sessions' count is what is tested here, not what they lock:
+	 * rings of 128 KiB, so that 4 sessions' rings and tables (832 KiB
+	 * each) stay under ulimit -l + ring_kb_per_cpu on any CPU count.
+	 */
+	per = (u64)info.nr_rings * 128;
 	close(fd[0]);
 	/* All children first: a child must not inherit a session's file. */
 	for (i = 0; i < 6; i++) {
@@ -407,7 +412,7 @@ int t_limits(void)
 	for (i = 0; i < 6; i++)
 		fd[i] = dev_open();
 	for (i = 0; i < 4; i++)
-		n += enable_proof(fd[i], c[i].pid, 0) == 0;
+		n += enable_proof(fd[i], c[i].pid, 128 << 10) == 0;
 	ok(n == 4, "limits: 4 sessions of one user start (%d)", n);
 	get_info(fd[5], &info);
 	ok(info.user_sessions == 4, "limits: INFO counts the user's 4 sessions (%u)",
@@ -418,7 +423,7 @@ int t_limits(void)
 	   "limits: their rings and tables are charged to the user: %llu KiB more (rings alone %llu)",
 	   (unsigned long long)(info.user_locked_kb - locked0),
 	   (unsigned long long)(4 * per));
-	ret = enable_proof_as(fd[4], c[4].pid, 0, TPROF_IOC_ENABLE, &e);
+	ret = enable_proof_as(fd[4], c[4].pid, 128 << 10, TPROF_IOC_ENABLE, &e);
 	ok(ret == -EBUSY && e.refused == TPROF_REFUSED_USER_SESSIONS,
 	   "limits: the 5th session is refused EBUSY, by max_user_sessions (%s, refused %u)",
 	   strerror(-ret), e.refused);
