@@ -41,8 +41,8 @@ int tprof_threads_alloc(struct tprof_threads *tt, bool off)
 	atomic64_set(&tt->dropped, 0);
 	raw_spin_lock_init(&tt->pend_lock);
 	raw_spin_lock_init(&tt->claim_lock);
-	tt->npend = 0;
-	tt->nupend = 0;
+	tt->pend.n = 0;
+	tt->upend.n = 0;
 	/* Charged to the caller's memory cgroup, like the rings. */
 	tt->slots = kvzalloc(sizeof(*tt->slots) << tt->bits, GFP_KERNEL_ACCOUNT);
 	tt->off = NULL;
@@ -276,6 +276,68 @@ static void tprof_thread_request(struct tprof_thread *t, u32 tid, u64 period)
 	} while (!try_cmpxchg64(&t->req, &old, tprof_req(tid, period)));
 }
 
+/*
+ * Sets @tid's pending value in @p, or with @val 0 drops it. SET_THREAD_PERIOD
+ * and SET_UWALK_TID keep theirs so for a thread that has no slot yet.
+ * Context: any. Return: 0, or -ENOSPC when @p is full.
+ */
+static int tprof_pend_put(struct tprof_threads *tt, struct tprof_pending *p,
+			  u32 tid, u64 val)
+{
+	unsigned long flags;
+	unsigned int i;
+	int ret = 0;
+
+	raw_spin_lock_irqsave(&tt->pend_lock, flags);
+	for (i = 0; i < p->n && p->e[i].tid != tid; i++)
+		;
+	if (!val) {
+		if (i < p->n) {
+			p->e[i] = p->e[p->n - 1];
+			WRITE_ONCE(p->n, p->n - 1);
+		}
+	} else if (i < TPROF_MAX_PENDING) {
+		p->e[i].tid = tid;
+		p->e[i].val = val;
+		if (i == p->n)
+			WRITE_ONCE(p->n, i + 1);
+	} else {
+		ret = -ENOSPC;
+	}
+	raw_spin_unlock_irqrestore(&tt->pend_lock, flags);
+	return ret;
+}
+
+/*
+ * Takes @tid's pending value out of @p, at the thread's first sched-in;
+ * the barrier pairs with the one its setter issues after tprof_pend_put():
+ * either it sees the value or the setter sees the slot.
+ * Context: IRQs off. Return: the value, 0 if none.
+ */
+static u64 tprof_pend_take(struct tprof_threads *tt, struct tprof_pending *p,
+			   u32 tid)
+{
+	u64 val = 0;
+	unsigned int i;
+
+	lockdep_assert_irqs_disabled();
+	/* Pairs with the setter's barrier after tprof_pend_put(). */
+	smp_mb();
+	if (!READ_ONCE(p->n))
+		return 0;
+	raw_spin_lock(&tt->pend_lock);
+	for (i = 0; i < p->n; i++) {
+		if (p->e[i].tid != tid)
+			continue;
+		val = p->e[i].val;
+		p->e[i] = p->e[p->n - 1];
+		WRITE_ONCE(p->n, p->n - 1);
+		break;
+	}
+	raw_spin_unlock(&tt->pend_lock);
+	return val;
+}
+
 /**
  * tprof_threads_set_period() - SET_THREAD_PERIOD for a thread.
  * @tt: the table.
@@ -289,26 +351,13 @@ static void tprof_thread_request(struct tprof_thread *t, u32 tid, u64 period)
 int tprof_threads_set_period(struct tprof_threads *tt, u32 tid, u64 period)
 {
 	struct tprof_thread *t = tprof_thread_get(tt, tid, false);
-	unsigned long flags;
-	unsigned int i;
-	int ret = 0;
+	int ret;
 
 	if (t) {
 		tprof_thread_request(t, tid, period);
 		return 0;
 	}
-	raw_spin_lock_irqsave(&tt->pend_lock, flags);
-	for (i = 0; i < tt->npend && tt->pend[i].tid != tid; i++)
-		;
-	if (i < TPROF_MAX_PENDING) {
-		tt->pend[i].tid = tid;
-		tt->pend[i].period_ns = period;
-		if (i == tt->npend)
-			WRITE_ONCE(tt->npend, i + 1);
-	} else {
-		ret = -ENOSPC;
-	}
-	raw_spin_unlock_irqrestore(&tt->pend_lock, flags);
+	ret = tprof_pend_put(tt, &tt->pend, tid, period);
 	/*
 	 * It may have claimed its slot meanwhile. Pairs with the barrier in
 	 * tprof_threads_take_period(): it sees our request or we its slot.
@@ -323,25 +372,8 @@ int tprof_threads_set_period(struct tprof_threads *tt, u32 tid, u64 period)
 /* At a thread's first sched-in. Context: IRQs off. Return: 0 if none. */
 u64 tprof_threads_take_period(struct tprof_threads *tt, u32 tid)
 {
-	u64 period = 0;
-	unsigned int i;
-
-	lockdep_assert_irqs_disabled();
 	/* Pairs with the barrier in tprof_threads_set_period(). */
-	smp_mb();
-	if (!READ_ONCE(tt->npend))
-		return 0;
-	raw_spin_lock(&tt->pend_lock);
-	for (i = 0; i < tt->npend; i++) {
-		if (tt->pend[i].tid != tid)
-			continue;
-		period = tt->pend[i].period_ns;
-		tt->pend[i] = tt->pend[tt->npend - 1];
-		WRITE_ONCE(tt->npend, tt->npend - 1);
-		break;
-	}
-	raw_spin_unlock(&tt->pend_lock);
-	return period;
+	return tprof_pend_take(tt, &tt->pend, tid);
 }
 
 /*
@@ -362,33 +394,6 @@ static bool tprof_thread_set_uaddr(struct tprof_threads *tt,
 	return ok;
 }
 
-/* Sets (or with @addr 0 drops) @tid's pending address. Return: 0, -ENOSPC. */
-static int tprof_threads_upend(struct tprof_threads *tt, u32 tid, u64 addr)
-{
-	unsigned long flags;
-	unsigned int i;
-	int ret = 0;
-
-	raw_spin_lock_irqsave(&tt->pend_lock, flags);
-	for (i = 0; i < tt->nupend && tt->upend[i].tid != tid; i++)
-		;
-	if (!addr) {
-		if (i < tt->nupend) {
-			tt->upend[i] = tt->upend[tt->nupend - 1];
-			WRITE_ONCE(tt->nupend, tt->nupend - 1);
-		}
-	} else if (i < TPROF_MAX_PENDING) {
-		tt->upend[i].tid = tid;
-		tt->upend[i].addr = addr;
-		if (i == tt->nupend)
-			WRITE_ONCE(tt->nupend, i + 1);
-	} else {
-		ret = -ENOSPC;
-	}
-	raw_spin_unlock_irqrestore(&tt->pend_lock, flags);
-	return ret;
-}
-
 /**
  * tprof_threads_set_uaddr() - SET_UWALK_TID for a thread (0 forgets it).
  * @tt: the table.
@@ -407,7 +412,7 @@ int tprof_threads_set_uaddr(struct tprof_threads *tt, u32 tid, u64 addr)
 
 	if (t && tprof_thread_set_uaddr(tt, t, tid, addr))
 		return 0;
-	ret = tprof_threads_upend(tt, tid, addr);
+	ret = tprof_pend_put(tt, &tt->upend, tid, addr);
 	/*
 	 * It may have claimed its slot meanwhile. Pairs with the barrier in
 	 * tprof_threads_take_uaddr(): it sees our address or we its slot,
@@ -416,7 +421,7 @@ int tprof_threads_set_uaddr(struct tprof_threads *tt, u32 tid, u64 addr)
 	smp_mb();
 	t = tprof_thread_get(tt, tid, false);
 	if (t && tprof_thread_set_uaddr(tt, t, tid, addr)) {
-		tprof_threads_upend(tt, tid, 0);
+		tprof_pend_put(tt, &tt->upend, tid, 0);
 		ret = 0;
 	}
 	return ret;
@@ -425,25 +430,8 @@ int tprof_threads_set_uaddr(struct tprof_threads *tt, u32 tid, u64 addr)
 /* At a thread's first sched-in. Context: IRQs off. Return: 0 if none. */
 u64 tprof_threads_take_uaddr(struct tprof_threads *tt, u32 tid)
 {
-	u64 addr = 0;
-	unsigned int i;
-
-	lockdep_assert_irqs_disabled();
 	/* Pairs with the barrier in tprof_threads_set_uaddr(). */
-	smp_mb();
-	if (!READ_ONCE(tt->nupend))
-		return 0;
-	raw_spin_lock(&tt->pend_lock);
-	for (i = 0; i < tt->nupend; i++) {
-		if (tt->upend[i].tid != tid)
-			continue;
-		addr = tt->upend[i].addr;
-		tt->upend[i] = tt->upend[tt->nupend - 1];
-		WRITE_ONCE(tt->nupend, tt->nupend - 1);
-		break;
-	}
-	raw_spin_unlock(&tt->pend_lock);
-	return addr;
+	return tprof_pend_take(tt, &tt->upend, tid);
 }
 
 /* Exact on-CPU time of all threads so far (live ones as of their last switch). */

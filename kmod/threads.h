@@ -128,10 +128,8 @@ struct tprof_thread {
  * @seen: slots claimed.
  * @dropped: claims that found the table full.
  * @claim_lock: serializes claims and burials (lookups are lock-free).
- * @pend_lock: protects @pend and @npend; taken in the sched_switch probe.
- * @npend: pending period requests.
- * @pend: requests for threads that have no slot yet.
- * @nupend: pending walk start addresses (protected by @pend_lock).
+ * @pend_lock: protects @pend and @upend; taken in the sched_switch probe.
+ * @pend: period requests for threads that have no slot yet.
  * @upend: SET_UWALK_TID addresses for threads that have no slot yet.
  * @nparked: threads in @park (read locklessly: 0 skips the search).
  * @park: slots whose thread is parked (tprof_thread_park()), found by
@@ -141,6 +139,20 @@ struct tprof_thread {
  *	(tprof_thread_off()), owned as the slot is; else NULL (CPU-only
  *	sessions pin no memory for it).
  */
+/**
+ * struct tprof_pending - values for threads that have no slot yet (not
+ *	run since ENABLE), by tid, taken at their first sched-in.
+ * @n: entries (read locklessly: 0 skips the search).
+ * @e: the entries; @e[i].val is never 0.
+ */
+struct tprof_pending {
+	unsigned int n;
+	struct {
+		u32 tid;
+		u64 val;
+	} e[TPROF_MAX_PENDING];
+};
+
 struct tprof_threads {
 	struct tprof_thread *slots;
 	u32 bits;
@@ -149,16 +161,8 @@ struct tprof_threads {
 	atomic64_t dropped;
 	raw_spinlock_t claim_lock;
 	raw_spinlock_t pend_lock;
-	unsigned int npend;
-	struct {
-		u32 tid;
-		u64 period_ns;
-	} pend[TPROF_MAX_PENDING];
-	unsigned int nupend;
-	struct {
-		u32 tid;
-		u64 addr;
-	} upend[TPROF_MAX_PENDING];
+	struct tprof_pending pend;
+	struct tprof_pending upend;
 	unsigned int nparked;
 	struct tprof_thread *park[TPROF_MAX_PARKED];
 	struct tprof_off *off;
