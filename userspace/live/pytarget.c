@@ -74,34 +74,14 @@ static bool find_exec(const char *name, char *out, size_t n)
 /* An ELF that needs libpython3.X (a launcher that embeds it). */
 static bool needs_libpython(int fd)
 {
-	Elf_Scn *scn = NULL;
-	bool found = false;
+	bool found;
 	Elf *elf;
 
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return false;
-	while (!found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (i = 0; !found && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Dyn dyn;
-			const char *s;
-
-			if (!gelf_getdyn(d, (int)i, &dyn))
-				break;
-			if (dyn.d_tag != DT_NEEDED)
-				continue;
-			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-			found = s && python_name(s);
-		}
-	}
+	found = py_elf__needs_libpython(elf);
 	elf_end(elf);
 	return found;
 }

@@ -99,9 +99,10 @@ static bool find_sym(Elf *elf, const char *name, GElf_Sym *out)
 	return false;
 }
 
-/* Is there an undefined (imported) _PyRuntime, or a libpython needed? */
-static bool needs_libpython(Elf *elf)
+bool py_elf__needs_libpython(Elf *elf)
 {
+	unsigned int minor;
+	char flags[4];
 	Elf_Scn *scn = NULL;
 
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -120,7 +121,8 @@ static bool needs_libpython(Elf *elf)
 			if (!gelf_getdyn(d, i, &dyn) || dyn.d_tag != DT_NEEDED)
 				continue;
 			nm = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-			if (nm && !strncmp(nm, "libpython", 9))
+			if (nm && py_elf__name(nm, &minor, flags) ==
+				  PY_ELF_LIB)
 				return true;
 		}
 	}
@@ -331,7 +333,7 @@ int py_elf__inspect(struct object *o, enum py_elf_kind kind,
 		return -ENOENT;
 	}
 	/* a launcher: the interpreter is the libpython it maps */
-	if (kind == PY_ELF_EXE && needs_libpython(o->elf))
+	if (kind == PY_ELF_EXE && py_elf__needs_libpython(o->elf))
 		return -ENOENT;
 	if (find_sym(o->elf, "Py_Version", &s)) {
 		pe->py_version = s.st_value;

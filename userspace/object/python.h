@@ -67,6 +67,9 @@ int py_elf__inspect(struct object *o, enum py_elf_kind kind,
  */
 int py_elf__tsd_slot0(struct object *o, int64_t *slot0);
 
+/* A launcher: does elf's DT_NEEDED name a libpython3.X? */
+bool py_elf__needs_libpython(Elf *elf);
+
 /* glibc 2.36's (x86-64): the value to try when libc cannot be decoded */
 #define PY_TSD_SLOT0_DEFAULT 0x318
 
