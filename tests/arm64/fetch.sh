@@ -18,6 +18,10 @@
 # Prints "KVER CACHE".
 set -euo pipefail
 cache=${ARM64_CACHE:-/var/cache/tprof/arm64}
+# one fetch at a time: two would unpack into the same tree
+mkdir -p "$cache"
+exec 8>"$cache/.lock"
+flock 8
 if [ $# -ge 1 ]; then
 	kver=$1
 else
