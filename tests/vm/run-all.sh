@@ -45,4 +45,10 @@ for name in "${names[@]}"; do
 	read -r n kver verdict secs rest <<<"$row"
 	printf '%-10s %-26s %-6s %-7s %s\n' "$n" "$kver" "$verdict" "$secs" "$rest"
 done
+# the failed checks under the table, where a CI log's tail shows them
+for name in "${names[@]}"; do
+	f=$build/vm/$name/failed
+	[ "$(cat "$runs/$name.rc" 2>/dev/null)" = 0 ] || [ ! -s "$f" ] || {
+		echo; echo "$name failed:"; head -n 20 "$f" | cut -c1-300 | sed 's/^/  /'; }
+done
 exit $rc

@@ -127,8 +127,14 @@ fi
 summary="$name $kver $verdict ${secs}s ${line#TPROF-RESULT }${why:+ ($why)}"
 echo "$summary" > "$vmout/summary"
 if [ $verdict != PASS ]; then
-	say "$why; console log kept at $vmout/console.log; last lines:"
+	# every failed check first, with the case it belongs to (a long run's
+	# last lines rarely hold them), then the last lines
+	say "$why; console log kept at $vmout/console.log; failed checks:"
+	awk '/^# case /{c=$3} /^not ok/{print "  " c ": " $0}' "$vmout/console.log" | head -n 40 >&2
+	say "last lines:"
 	grep -a -E '^(not ok|#|TPROF|\[)' "$vmout/console.log" | tail -n 40 >&2
+	# for run-all.sh's table
+	awk '/^# case /{c=$3} /^not ok/{print c ": " $0}' "$vmout/console.log" > "$vmout/failed"
 fi
 echo "$summary"
 [ $verdict = PASS ]
