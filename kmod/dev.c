@@ -9,6 +9,7 @@
 #include <linux/sched/user.h>
 #include <linux/uaccess.h>
 
+#include "arch.h"
 #include "children.h"
 #include "lifetime.h"
 #include "policy.h"
@@ -48,7 +49,9 @@ static_assert(offsetof(struct tprof_ioc_stats, uwalks) ==
 	      TPROF_SIZEOF_IOC_STATS_V1);
 
 /* Context: process. The limits an unprivileged caller meets, and its use. */
-static long tprof_ioctl_info(struct file *file, void __user *arg)
+/* INFO answers with as much as the caller's size in cmd has room for. */
+static long tprof_ioctl_info(struct file *file, void __user *arg,
+			     unsigned int size)
 {
 	struct user_struct *user = current_user();
 	struct tprof_ioc_info info = {
@@ -67,9 +70,11 @@ static long tprof_ioctl_info(struct file *file, void __user *arg)
 		.nr_rings = num_possible_cpus(),
 		.user_locked_kb = (u64)atomic_long_read(&user->locked_vm) <<
 				  (PAGE_SHIFT - 10),
+		.e_machine = tprof_arch_e_machine(),
+		.user_pac_mask = tprof_arch_user_pac_mask(),
 	};
 
-	if (copy_to_user(arg, &info, sizeof(info)))
+	if (copy_to_user(arg, &info, size))
 		return -EFAULT;
 	return 0;
 }
@@ -97,8 +102,8 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	long ret;
 
-	if (cmd == TPROF_IOC_INFO)
-		return tprof_ioctl_info(file, uarg);
+	if (cmd == TPROF_IOC_INFO || cmd == TPROF_IOC_INFO_V1)
+		return tprof_ioctl_info(file, uarg, _IOC_SIZE(cmd));
 	/*
 	 * ENABLE and SET_UWALK are growable: their size is in the struct,
 	 * not in cmd. ENABLE's _IOWR form (TPROF_IOC_ENABLE) says what

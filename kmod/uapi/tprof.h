@@ -56,6 +56,15 @@
  * @nr_rings: rings per session (possible CPUs); each is ring_bytes.
  * @user_locked_kb: locked memory charged to the caller's user now (by tprof,
  *	perf and io_uring alike: user_struct.locked_vm).
+ * @e_machine: the ELF machine of the module's kernel, EM_X86_64 (62) or
+ *	EM_AARCH64 (183): which TPROF_ABI_* its samples can carry.
+ * @__reserved: zero.
+ * @user_pac_mask: arm64 with pointer authentication: the bits of a user
+ *	code address that hold its PAC (ptrauth_user_pac_mask()); the module
+ *	strips them from the addresses it records, the reader strips them
+ *	from return addresses it finds in snapshots. 0 elsewhere.
+ * The fields from @e_machine on are new; TPROF_IOC_INFO_V1 answers without
+ * them (and modules that predate them know only that form).
  */
 struct tprof_ioc_info {
 	__u32 size;
@@ -72,7 +81,13 @@ struct tprof_ioc_info {
 	__u32 user_sessions;
 	__u32 nr_rings;
 	__u64 user_locked_kb;
+	__u32 e_machine;
+	__u32 __reserved;
+	__u64 user_pac_mask;
 };
+
+/* TPROF_IOC_INFO_V1's reply: struct tprof_ioc_info up to @user_locked_kb. */
+#define TPROF_SIZEOF_IOC_INFO_V1	64
 
 /* ENABLE flags */
 #define TPROF_F_KERNEL_STACK	0x1U	/* needs CAP_PERFMON/CAP_SYS_ADMIN */
@@ -468,6 +483,8 @@ struct tprof_ioc_stats {
 #define TPROF_SIZEOF_IOC_STATS_V1	128
 
 #define TPROF_IOC_INFO		_IOR(TPROF_IOC_MAGIC, 0, struct tprof_ioc_info)
+#define TPROF_IOC_INFO_V1	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 0, \
+				     TPROF_SIZEOF_IOC_INFO_V1)
 #define TPROF_IOC_ENABLE	_IOWR(TPROF_IOC_MAGIC, 1, struct tprof_ioc_enable)
 /* ENABLE as the first modules numbered it: the same, with nothing out */
 #define TPROF_IOC_ENABLE_V1	_IOW(TPROF_IOC_MAGIC, 1, struct tprof_ioc_enable)
@@ -533,6 +550,16 @@ struct tprof_rec_hdr {
 #define TPROF_RF_LATE			0x8U  /* weight_ns > period_ns */
 #define TPROF_RF_OFF_CPU		0x10U /* off-CPU time: see off_state */
 #define TPROF_RF_EXITING		0x20U /* in do_exit(): the exit path */
+/*
+ * TPROF_ABI_ARM64/ARM32: ips[nr_kernel + 1] is the interrupted link register
+ * (x30, PAC stripped; AArch32: lr), not a frame record's return address.
+ * A frameless leaf, or a function before its prologue stores its frame
+ * record, has its caller only there: the frame-pointer chain that follows
+ * starts at the caller's record. Elsewhere it is stale: an address in the
+ * function at ips[nr_kernel] (a call it made returned there), or the same
+ * address as the chain's first entry; the reader drops it then.
+ */
+#define TPROF_RF_USER_LR		0x40U
 
 /* Off-CPU states: how a thread left the CPU (SAMPLE off_state, THREAD_OFF). */
 #define TPROF_OFF_SLEEPING	1	/* blocked, interruptible (S, also T) */
@@ -543,6 +570,13 @@ struct tprof_rec_hdr {
 #define TPROF_ABI_NONE		0	/* no user context (kernel-only) */
 #define TPROF_ABI_X86_64	1
 #define TPROF_ABI_IA32		2	/* 32-bit compat task: ips are u32 values */
+#define TPROF_ABI_ARM64		3
+/*
+ * AArch32 compat task on arm64: ips are u32 values, the pc and (flag
+ * TPROF_RF_USER_LR) lr only: Debian's armhf code is Thumb-2, whose frame
+ * pointer (r7) no walk can trust, and its samples carry no USTACK.
+ */
+#define TPROF_ABI_ARM32		4
 
 /**
  * struct tprof_rec_sample - one sample, followed by
@@ -607,6 +641,23 @@ enum tprof_ureg {
 	TPROF_UREG_NR
 };
 
+/*
+ * struct tprof_rec_ustack regs[] for TPROF_ABI_ARM64: the registers an
+ * AArch64 CFI unwinder needs, in the first TPROF_AREG_NR slots (the rest 0):
+ * the callee-saved x19-x28, the frame record's x29 (fp) and x30 (lr, PAC
+ * stripped), sp and pc. The caller-saved x0-x18 do not survive a call, so no
+ * frame's CFI above the innermost can need them, and the innermost frame's
+ * rules use sp or x29 (perf's --call-graph dwarf records all 33; a CFA rule
+ * on x0-x18 ends the walk here).
+ */
+enum tprof_ureg_arm64 {
+	TPROF_AREG_X19, TPROF_AREG_X20, TPROF_AREG_X21, TPROF_AREG_X22,
+	TPROF_AREG_X23, TPROF_AREG_X24, TPROF_AREG_X25, TPROF_AREG_X26,
+	TPROF_AREG_X27, TPROF_AREG_X28, TPROF_AREG_FP, TPROF_AREG_LR,
+	TPROF_AREG_SP, TPROF_AREG_PC,
+	TPROF_AREG_NR
+};
+
 /**
  * struct tprof_rec_ustack - user registers and the top of the user stack
  *	of one sample (TPROF_F_USER_SNAPSHOT), for unwinding with the
@@ -616,9 +667,11 @@ enum tprof_ureg {
  * @hdr: type TPROF_REC_USTACK; time_ns is the sample's.
  * @tid: thread id (the sample's).
  * @abi: TPROF_ABI_X86_64, or TPROF_ABI_IA32: registers are the 32-bit
- *	ones zero-extended (r8-r15 are 0) and the stack holds 4-byte words.
+ *	ones zero-extended (r8-r15 are 0) and the stack holds 4-byte words,
+ *	or TPROF_ABI_ARM64. It names the register set of @regs.
  * @regs: the user registers the sample interrupted (or, for a sample taken
- *	in the kernel, those saved at its entry), by enum tprof_ureg.
+ *	in the kernel, those saved at its entry), by enum tprof_ureg (x86) or
+ *	enum tprof_ureg_arm64.
  * @stack_req: bytes asked for: snapshot_bytes, less where the user address
  *	space ends first.
  * @stack_bytes: bytes copied, at most @stack_req; fewer (flag
@@ -936,7 +989,7 @@ struct tprof_rec_denied {
  * Layout is ABI: the sizes are static_assert()ed on both sides of the
  * contract (kmod/dev.c and userspace), for 32- and 64-bit builds.
  */
-#define TPROF_SIZEOF_IOC_INFO		64
+#define TPROF_SIZEOF_IOC_INFO		80
 #define TPROF_SIZEOF_IOC_ENABLE		72
 #define TPROF_SIZEOF_IOC_THREAD_PERIOD	16
 #define TPROF_SIZEOF_IOC_STATS		168

@@ -29,13 +29,26 @@ def ioc(d, nr, size):  # asm-generic/ioctl.h
 
 want_abi = int(sys.argv[1])
 fd = os.open("/dev/tprof", os.O_RDWR)
-buf = bytearray(64)
-fcntl.ioctl(fd, ioc(2, 0, 64), buf)          # TPROF_IOC_INFO, _IOR
+buf = bytearray(80)
+fcntl.ioctl(fd, ioc(2, 0, 80), buf)          # TPROF_IOC_INFO, _IOR
 size, abi, recv, ncpu, page = struct.unpack_from("<5I", buf)
+machine, reserved, pac_mask = struct.unpack_from("<IIQ", buf, 64)
 def res(good, what):
     print(("ok - " if good else "not ok - ") + what)
-res(size == 64, "INFO size is 64 (got %d)" % size)
+res(size == 80, "INFO size is 80 (got %d)" % size)
 res(abi == want_abi, "INFO abi_version %d matches uapi %d" % (abi, want_abi))
+want_machine = {"x86_64": 62, "aarch64": 183}.get(os.uname().machine)
+res(machine == want_machine, "INFO e_machine %d is %s's %s"
+    % (machine, os.uname().machine, want_machine))
+# no PAuth on x86; on arm64 the mask is there when the CPU signs user code
+pauth = "paca" in open("/proc/cpuinfo").read().split()
+res(reserved == 0 and (pac_mask != 0) == pauth,
+    "INFO user_pac_mask 0x%x (PAuth: %s)" % (pac_mask, pauth))
+# the first modules' 64-byte INFO still answers (tprof-read falls back to it)
+v1 = bytearray(64)
+fcntl.ioctl(fd, ioc(2, 0, 64), v1)           # TPROF_IOC_INFO_V1
+res(v1[4:8] == buf[4:8] and struct.unpack_from("<I", v1)[0] == 80,
+    "INFO_V1 answers the first 64 bytes")
 res(ncpu == os.cpu_count() or ncpu >= os.cpu_count(),
     "INFO nr_cpu_ids %d covers %d CPUs" % (ncpu, os.cpu_count()))
 res(page == os.sysconf("SC_PAGE_SIZE"), "INFO page_size %d" % page)

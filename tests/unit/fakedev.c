@@ -98,7 +98,8 @@ int ioctl(int fd, unsigned long req, ...)
 	if (!is_fake(fd))
 		return real(fd, req, arg);
 	switch (req) {
-	case TPROF_IOC_INFO: {
+	case TPROF_IOC_INFO:
+	case TPROF_IOC_INFO_V1: {
 		struct tprof_ioc_info in = {
 			.size = sizeof(in), .abi_version = TPROF_ABI_VERSION,
 			.record_version = TPROF_RECORD_VERSION,
@@ -107,9 +108,18 @@ int ioctl(int fd, unsigned long req, ...)
 			.max_kernel_frames = TPROF_MAX_KERNEL_FRAMES,
 			.default_ring_bytes = 256 << 10,
 			.min_period_ns = TPROF_MIN_PERIOD_NS,
+			.e_machine = 62,	/* EM_X86_64 */
 		};
 
-		memcpy(arg, &in, sizeof(in));
+		/* a module before INFO grew e_machine */
+		if (getenv("FAKEDEV_INFO_V1_ONLY") && req == TPROF_IOC_INFO) {
+			errno = ENOTTY;
+			return -1;
+		}
+		if (req == TPROF_IOC_INFO_V1)
+			fprintf(stderr, "fakedev: INFO V1\n");
+		memcpy(arg, &in, req == TPROF_IOC_INFO ? sizeof(in) :
+		       TPROF_SIZEOF_IOC_INFO_V1);
 		return 0;
 	}
 	case TPROF_IOC_ENABLE:

@@ -295,8 +295,9 @@ static void test_enable_refused(void)
 	if (t_checks_failed)
 		fprintf(stderr, "%s", out ? out : "");
 	free(out);
-	/* an older module: the first number, and INFO's guess */
+	/* an older module: the first numbers (ENABLE, and INFO's 64 bytes) */
 	setenv("FAKEDEV_ENABLE_V1_ONLY", "1", 1);
+	setenv("FAKEDEV_INFO_V1_ONLY", "1", 1);
 	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
 	CHECK(st != 0);
 	CHECK(out && strstr(out, "fakedev: ENABLE V1\n"));
@@ -307,8 +308,10 @@ static void test_enable_refused(void)
 	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
 	CHECK_EQ(st, 0);
 	CHECK(out && strstr(out, "fakedev: ENABLE pid=1 "));
+	CHECK(out && strstr(out, "fakedev: INFO V1\n"));
 	free(out);
 	unsetenv("FAKEDEV_ENABLE_V1_ONLY");
+	unsetenv("FAKEDEV_INFO_V1_ONLY");
 }
 
 /*

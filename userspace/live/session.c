@@ -50,6 +50,22 @@ static void explain_denied(const char *dev, int err)
 		       dev, strerror(err), gname, mode);
 }
 
+/*
+ * INFO as this module answers it: modules that predate e_machine and
+ * user_pac_mask know only the 64-byte form (-ENOTTY for the long one);
+ * their fields read 0 then.
+ */
+int session__info(int fd, struct tprof_ioc_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (ioctl(fd, TPROF_IOC_INFO, info) == 0)
+		return 0;
+	if (errno != ENOTTY)
+		return -1;
+	memset(info, 0, sizeof(*info));
+	return ioctl(fd, TPROF_IOC_INFO_V1, info);
+}
+
 int session__open(struct session *s, const char *dev)
 {
 	int ret;
@@ -67,7 +83,7 @@ int session__open(struct session *s, const char *dev)
 			pr_err("%s: %s", dev, strerror(errno));
 		return ret;
 	}
-	if (ioctl(s->fd, TPROF_IOC_INFO, &s->info)) {
+	if (session__info(s->fd, &s->info)) {
 		ret = -errno;
 		pr_err("%s: INFO: %s: not a tprof device or ABI mismatch",
 		       dev, strerror(errno));
@@ -131,7 +147,7 @@ void session__enable_why(struct session *s, struct enable_why *w, int pid)
 	w->own_not_dumpable = s->proof_err && runs_as_me(pid);
 	w->mem_proof_err = s->mem_proof_err;
 	/* the counts as they are now, not at open */
-	if (ioctl(s->fd, TPROF_IOC_INFO, &w->info))
+	if (session__info(s->fd, &w->info))
 		w->info = s->info;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
 		w->memlock_unlimited = rl.rlim_cur == RLIM_INFINITY;

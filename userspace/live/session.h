@@ -49,6 +49,8 @@ void session__explain_enable(char *buf, size_t len, int err,
 			     const struct tprof_ioc_enable *en,
 			     const struct enable_why *w);
 
+/* TPROF_IOC_INFO, or INFO_V1 from older modules; 0, or -1 with errno */
+int session__info(int fd, struct tprof_ioc_info *info);
 /* Open the device (non-blocking) and check the ABI; prints the error. */
 int session__open(struct session *s, const char *dev);
 /* ENABLE; prints a one-line error naming pid on failure. */
