@@ -44,4 +44,21 @@ static inline bool tprof_is_user_task(struct task_struct *p)
 #endif
 }
 
+#ifdef CONFIG_ARM64
+#include <asm/pointer_auth.h>
+/*
+ * Stripping a PAC from a code address: 6.4 ("arm64: use XPACLRI to strip
+ * PAC", Mark Rutland) replaced ptrauth_strip_insn_pac(), which decides by
+ * bit 55 whether the address is a kernel or a user one and masks the PAC
+ * bits, with the macros ptrauth_strip_user_insn_pac() and
+ * ptrauth_strip_kernel_insn_pac() (XPACLRI, in asm/compiler.h, which
+ * compiler_types.h includes first). Debian's 6.12 has only the new ones,
+ * its 6.1 only the old: both headers checked, 6.1.0-57 and 6.12.117.
+ */
+#ifndef ptrauth_strip_user_insn_pac
+#define ptrauth_strip_user_insn_pac(ptr)	ptrauth_strip_insn_pac(ptr)
+#define ptrauth_strip_kernel_insn_pac(ptr)	ptrauth_strip_insn_pac(ptr)
+#endif
+#endif /* CONFIG_ARM64 */
+
 #endif /* _TPROF_COMPAT_H */

@@ -2,6 +2,7 @@
 /* tprof: module entry points. */
 #include <linux/module.h>
 
+#include "arch.h"
 #include "probes.h"
 #include "sampler.h"
 #include "tprof.h"
@@ -13,9 +14,12 @@ static int __init tprof_init(void)
 	ret = tprof_probes_init();
 	if (ret)
 		return ret;
-	ret = tprof_sampler_init();
+	ret = tprof_arch_init();
 	if (ret)
 		return ret;
+	ret = tprof_sampler_init();
+	if (ret)
+		goto err_arch_exit;
 	ret = tprof_dev_init();
 	if (ret)
 		goto err_sampler_exit;
@@ -24,6 +28,8 @@ static int __init tprof_init(void)
 
 err_sampler_exit:
 	tprof_sampler_exit();
+err_arch_exit:
+	tprof_arch_exit();
 	return ret;
 }
 
@@ -35,6 +41,7 @@ static void __exit tprof_exit(void)
 {
 	tprof_dev_exit();
 	tprof_sampler_exit();
+	tprof_arch_exit();
 }
 
 module_init(tprof_init);

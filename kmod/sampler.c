@@ -50,6 +50,7 @@
 #include <linux/timekeeping.h>
 #include <asm/irq_regs.h>
 
+#include "arch.h"
 #include "offcpu.h"
 #include "policy.h"
 #include "procs.h"
@@ -221,7 +222,7 @@ static void tprof_put_ustack(struct tprof_cpu *c, struct tprof_ring *r,
 
 	tprof_ring_skip(res, sizeof(*u));
 	if (below && sp >= sizeof(zone) &&
-	    tprof_stack_ucopy(zone, sp - sizeof(zone), sizeof(zone)) ==
+	    tprof_arch_ucopy(zone, sp - sizeof(zone), sizeof(zone)) ==
 	    sizeof(zone)) {
 		tprof_ring_put(r, res, zone, sizeof(zone));
 		under = sizeof(zone);
@@ -230,7 +231,7 @@ static void tprof_put_ustack(struct tprof_cpu *c, struct tprof_ring *r,
 	while (got < req) {
 		dst = tprof_ring_span(r, res, &room);
 		want = min(room, req - got);
-		n = tprof_stack_ucopy(dst, sp + got, want);
+		n = tprof_arch_ucopy(dst, sp + got, want);
 		tprof_ring_skip(res, n);
 		got += n;
 		if (n < want)	/* an unreadable page ends it */
@@ -249,6 +250,15 @@ static void tprof_put_ustack(struct tprof_cpu *c, struct tprof_ring *r,
 	u->stack_req = under + req;
 	u->stack_bytes = under + got;
 	tprof_ring_put_at(r, hdr_pos, u, sizeof(*u));
+}
+
+/*
+ * Does a sample of @abi get a USTACK record? The uapi gives AArch32 tasks
+ * (TPROF_ABI_ARM32) none: no unwinder could use their snapshots.
+ */
+static bool tprof_snapshots(const struct tprof_session *s, u32 abi)
+{
+	return s->snapshot_bytes && abi != TPROF_ABI_ARM32;
 }
 
 /*
@@ -274,12 +284,12 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 	u64 t0 = 0;
 	int ret = 0;
 
-	if (s->snapshot_bytes) {
-		sp = tprof_stack_uregs(uregs, c->ustack.regs);
+	if (tprof_snapshots(s, rec->abi)) {
+		sp = tprof_arch_user_regs(uregs, rec->abi, c->ustack.regs);
 		req = tprof_stack_ubytes(sp, s->snapshot_bytes);
-		/* the red zone is x86-64's: an ia32 task has none */
+		/* x86-64's red zone; ia32 and arm64 have none */
 		below = (s->flags & TPROF_F_SNAPSHOT_BELOW) &&
-			rec->abi == TPROF_ABI_X86_64;
+			tprof_arch_red_zone(rec->abi);
 		snap = sizeof(c->ustack) + ALIGN(req, 8) +
 		       (below ? TPROF_SNAPSHOT_BELOW_BYTES : 0);
 	}
@@ -430,7 +440,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	/* the walk reads the sampled thread's memory: current must be it */
 	if (uregs && c->task == current)
 		w = tprof_uwalk_of(t->proc);
-	if (uregs && (s->snapshot_bytes || w))
+	if (uregs && (tprof_snapshots(s, abi) || w))
 		rflags |= TPROF_RF_GROUP;
 	/* the exit path's time: no user stack to show, but not "none" */
 	if (current->flags & PF_EXITING)

@@ -1,24 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tprof: stack capture for samples, modelled on perf_callchain_user() and
- * perf_callchain_kernel() (arch/x86/events/core.c). get_perf_callchain()
- * and nmi_uaccess_okay() are not exported: user frames are read with
- * copy_from_user_nofault(), which does the access_ok, nmi_uaccess_okay and
- * pagefault_disable dance, a window of stack at a time (tprof_uread()).
- * Snapshots (user registers and raw stack, for CFI unwinding in userspace)
- * are perf's PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER: the copy is
- * copy_from_user_nmi(), which keeps what it copied before a fault.
+ * perf_callchain_kernel(). get_perf_callchain() and nmi_uaccess_okay() are
+ * not exported: user frames are read with copy_from_user_nofault(), which
+ * does the access_ok, nmi_uaccess_okay and pagefault_disable dance, a
+ * window of stack at a time (tprof_uread()); it is exported on x86-64 and
+ * arm64 alike and never faults a page in, so it is safe in hardirq. What
+ * differs by architecture (where the walk starts, the kernel unwinder,
+ * pointer authentication) is kmod/arch.h's; this file knows none of it.
  */
 #include <linux/compat.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/sched.h>
-#include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
-#include <asm/unwind.h>
 
+#include "arch.h"
 #include "compat.h"
 #include "stack.h"
 #include "uapi/tprof.h"
@@ -39,27 +38,9 @@ unsigned int tprof_stack_kernel(struct pt_regs *regs,
 				unsigned long *first_frame, u64 *ips,
 				unsigned int max, u16 *rflags)
 {
-	struct unwind_state state;
-	unsigned int n = 0;
-
 	if (regs && user_mode(regs))
 		return 0;
-	if (regs)
-		ips[n++] = regs->ip;
-	for (unwind_start(&state, current, regs, regs ? NULL : first_frame);
-	     !unwind_done(&state);
-	     unwind_next_frame(&state)) {
-		unsigned long addr = unwind_get_return_address(&state);
-
-		if (!addr)
-			break;
-		if (n == max) {
-			*rflags |= TPROF_RF_KERNEL_TRUNCATED;
-			break;
-		}
-		ips[n++] = addr;
-	}
-	return n;
+	return tprof_arch_kernel_stack(regs, first_frame, ips, max, rflags);
 }
 
 struct tprof_frame64 {
@@ -110,16 +91,12 @@ static int tprof_uread(struct tprof_uwin *w, unsigned long addr, void *dst,
 	return 0;
 }
 
-static unsigned int tprof_stack_user32(struct pt_regs *regs, u64 *ips,
+/* The 32-bit records of an ia32 task, from @fp; ips from ips[@n]. */
+static unsigned int tprof_stack_walk32(u32 fp, u64 *ips, unsigned int n,
 				       unsigned int max, u16 *rflags)
 {
 	struct tprof_uwin w = { .len = 0 };
-	unsigned int n = 0;
-	u32 fp = regs->bp;
 
-	if (!IS_ENABLED(CONFIG_IA32_EMULATION))
-		return 0;
-	ips[n++] = (u32)regs->ip;
 	while (fp) {
 		struct tprof_frame32 f;
 
@@ -143,30 +120,15 @@ static unsigned int tprof_stack_user32(struct pt_regs *regs, u64 *ips,
 	return n;
 }
 
-/**
- * tprof_stack_user() - user pc and return addresses of current.
- * @regs: user registers (user_mode()).
- * @ips: output, innermost first.
- * @max: capacity of @ips (>= 1).
- * @abi: set to TPROF_ABI_X86_64 or TPROF_ABI_IA32.
- * @rflags: TPROF_RF_USER_TRUNCATED / TPROF_RF_USER_FAULT or'ed in.
- *
- * Context: hardirq or IRQs off; current's mm is the loaded one.
- * Return: number of ips.
+/*
+ * The 64-bit records {next, ret} (x86-64 {rbp, ret}, AArch64 {x29, x30})
+ * from @fp; ips from ips[@n]. The same walk as perf's on both.
  */
-unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
-			      unsigned int max, u32 *abi, u16 *rflags)
+static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
+				       unsigned int max, u16 *rflags)
 {
 	struct tprof_uwin w = { .len = 0 };
-	unsigned int n = 0;
-	u64 fp = regs->bp;
 
-	if (!user_64bit_mode(regs)) {
-		*abi = TPROF_ABI_IA32;
-		return tprof_stack_user32(regs, ips, max, rflags);
-	}
-	*abi = TPROF_ABI_X86_64;
-	ips[n++] = regs->ip;
 	while (fp) {
 		struct tprof_frame64 f;
 
@@ -180,7 +142,7 @@ unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 		}
 		if (!f.ret)
 			break;
-		ips[n++] = f.ret;
+		ips[n++] = tprof_arch_user_ret(f.ret);
 		/* Frames live further up the stack; stop on loops. */
 		if (f.next <= fp)
 			break;
@@ -190,44 +152,38 @@ unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 }
 
 /**
- * tprof_stack_uregs() - the user registers of a snapshot.
+ * tprof_stack_user() - user pc and return addresses of current.
  * @regs: user registers (user_mode()).
- * @out: TPROF_UREG_NR values, by enum tprof_ureg.
+ * @ips: output, innermost first: the pc, the link register where the
+ *	architecture has one (TPROF_RF_USER_LR), the frame-pointer chain.
+ * @max: capacity of @ips (>= 1).
+ * @abi: set to the TPROF_ABI_* of the user context.
+ * @rflags: TPROF_RF_USER_LR / TPROF_RF_USER_TRUNCATED /
+ *	TPROF_RF_USER_FAULT or'ed in.
  *
- * A compat task's are its 32-bit registers (r8-r15 do not exist for it).
- * Context: any; reads @regs only.
- * Return: the user stack pointer.
+ * Context: hardirq or IRQs off; current's mm is the loaded one.
+ * Return: number of ips.
  */
-unsigned long tprof_stack_uregs(struct pt_regs *regs, u64 *out)
+unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
+			      unsigned int max, u32 *abi, u16 *rflags)
 {
-	bool ia32 = !user_64bit_mode(regs);
-	unsigned int i;
+	struct tprof_ustart st;
+	unsigned int n = 0;
 
-	out[TPROF_UREG_AX] = regs->ax;
-	out[TPROF_UREG_BX] = regs->bx;
-	out[TPROF_UREG_CX] = regs->cx;
-	out[TPROF_UREG_DX] = regs->dx;
-	out[TPROF_UREG_SI] = regs->si;
-	out[TPROF_UREG_DI] = regs->di;
-	out[TPROF_UREG_BP] = regs->bp;
-	out[TPROF_UREG_SP] = regs->sp;
-	out[TPROF_UREG_IP] = regs->ip;
-	out[TPROF_UREG_FLAGS] = regs->flags;
-	out[TPROF_UREG_R8] = regs->r8;
-	out[TPROF_UREG_R9] = regs->r9;
-	out[TPROF_UREG_R10] = regs->r10;
-	out[TPROF_UREG_R11] = regs->r11;
-	out[TPROF_UREG_R12] = regs->r12;
-	out[TPROF_UREG_R13] = regs->r13;
-	out[TPROF_UREG_R14] = regs->r14;
-	out[TPROF_UREG_R15] = regs->r15;
-	if (ia32) {
-		for (i = 0; i < TPROF_UREG_R8; i++)
-			out[i] = (u32)out[i];
-		for (i = TPROF_UREG_R8; i < TPROF_UREG_NR; i++)
-			out[i] = 0;
+	tprof_arch_user_start(regs, &st);
+	*abi = st.abi;
+	ips[n++] = st.pc;
+	if (st.rflags & TPROF_RF_USER_LR) {
+		if (n == max) {
+			*rflags |= TPROF_RF_USER_TRUNCATED;
+			return n;
+		}
+		ips[n++] = st.lr;
+		*rflags |= TPROF_RF_USER_LR;
 	}
-	return out[TPROF_UREG_SP];
+	if (st.frame32)
+		return tprof_stack_walk32(st.fp, ips, n, max, rflags);
+	return tprof_stack_walk64(st.fp, ips, n, max, rflags);
 }
 
 /**
@@ -245,20 +201,4 @@ u32 tprof_stack_ubytes(unsigned long sp, u32 want)
 	if (!sp || sp >= top)
 		return 0;
 	return min_t(unsigned long, want, top - sp);
-}
-
-/**
- * tprof_stack_ucopy() - copy user memory up to the first unreadable byte.
- * @dst: kernel buffer.
- * @src: user address.
- * @len: bytes wanted.
- *
- * Never faults pages in (pagefault_disable()): a page that is not
- * present, like one that is not mapped, ends the copy.
- * Context: hardirq or IRQs off; current's mm is the loaded one.
- * Return: bytes copied (a prefix of the range).
- */
-u32 tprof_stack_ucopy(void *dst, unsigned long src, u32 len)
-{
-	return len - copy_from_user_nmi(dst, (const void __user *)src, len);
 }

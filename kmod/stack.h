@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tprof: user (frame pointer) and kernel (ORC) stack walks, and the pieces
- * of user stack snapshots (registers, raw stack bytes).
+ * tprof: the user (frame pointer) and kernel stack walks of samples, and
+ * the size of user stack snapshots. The architecture's part is arch.h's.
  */
 #ifndef _TPROF_STACK_H
 #define _TPROF_STACK_H
@@ -9,15 +9,12 @@
 #include <linux/types.h>
 
 struct pt_regs;
-struct tprof_ring_stats;
 
 unsigned int tprof_stack_kernel(struct pt_regs *regs,
 				unsigned long *first_frame, u64 *ips,
 				unsigned int max, u16 *rflags);
 unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 			      unsigned int max, u32 *abi, u16 *rflags);
-unsigned long tprof_stack_uregs(struct pt_regs *regs, u64 *out);
 u32 tprof_stack_ubytes(unsigned long sp, u32 want);
-u32 tprof_stack_ucopy(void *dst, unsigned long src, u32 len);
 
 #endif /* _TPROF_STACK_H */

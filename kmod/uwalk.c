@@ -34,9 +34,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <asm/fsgsbase.h>
 #include <asm/ptrace.h>
 
+#include "arch.h"
 #include "ring.h"
 #include "session.h"
 #include "tprof.h"
@@ -47,23 +47,6 @@
 /* Words of one frame, at most. */
 #define TPROF_UWALK_MAX_WORDS	(TPROF_UWALK_MAX_FIELDS + \
 				 TPROF_UWALK_MAX_CODE_OFFS)
-
-/*
- * The thread pointer of current's user code, the one place the walk reads
- * it. x86-64: fs_base (glibc's TCB, what pthread_self() returns), read
- * from the CPU: thread.fsbase is saved only when the thread is switched
- * out, and until then (the sched_switch probe runs before the switch)
- * the register is the thread's own. A compat (ia32) task's TLS is
- * %gs-based: 0, so its TP walks have no start. The arm64 port reads
- * TPIDR_EL0 here.
- * Context: hardirq or IRQs off; current's user registers @uregs.
- */
-static unsigned long tprof_uwalk_tp(struct pt_regs *uregs)
-{
-	if (!user_64bit_mode(uregs))
-		return 0;
-	return x86_fsbase_read_cpu();
-}
 
 /*
  * @len (1, 2, 4 or 8) bytes of user memory at @addr, zero-extended (the
@@ -184,7 +167,8 @@ static u32 tprof_uwalk_begin(const struct tprof_ioc_uwalk *d,
 
 	switch (d->start) {
 	case TPROF_UWALK_START_TP:
-		tp = tprof_uwalk_tp(uregs);
+		/* current's thread pointer, 0 for compat tasks (no start) */
+		tp = tprof_arch_user_tp(uregs);
 		if (!tp)
 			return TPROF_UWALK_NO_START;
 		if (tprof_uwalk_load(tp + d->start_addr, 8, &v))
@@ -205,7 +189,7 @@ static u32 tprof_uwalk_begin(const struct tprof_ioc_uwalk *d,
 		u64 g;
 
 		if (!tp)
-			tp = tprof_uwalk_tp(uregs);
+			tp = tprof_arch_user_tp(uregs);
 		if (tprof_uwalk_load(v + d->guard_off, 8, &g))
 			return TPROF_UWALK_FAULT_START;
 		if (!tp || g != tp)

@@ -8,9 +8,8 @@
 # linux-kbuild-6.1 ones, the same as for the amd64 builds.
 #   build-module.sh KVER DEST [extra make args, e.g. W=1]
 # -k: every file is compiled, so the log (DEST/build.log) lists every error.
-# PROBE=1: in the copy only, drop the x86-only #includes (asm/unwind.h,
-# asm/fsgsbase.h) whose "fatal error" would stop each file at its first line,
-# so the log shows the errors behind them too (the kmod arch-split plan).
+# Kbuild builds kmod/arch_arm64.c, the arm64 side of kmod/arch.h, in place
+# of kmod/arch_x86.c.
 # Prints the path of the built tprof.ko; exit 1 when it did not build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,16 +26,19 @@ fi
 mkdir -p "$dest"
 rm -rf "$dest/kmod"
 "$root/packaging/dkms-source.sh" "$dest"
-if [ "${PROBE:-0}" = 1 ]; then
-	sed -i -E 's@^#include <asm/(unwind|fsgsbase)\.h>@/* PROBE: & */@' "$dest"/kmod/*.[ch]
-fi
 # 6.1's headers set CROSS_COMPILE only under dpkg-buildpackage, so pass it;
 # the toolchain is relocatable (cc1, as and ld are found next to gcc); as
 # and ld need binutils' libbfd/libopcodes-2.40-arm64 from the same tree.
 # CC: the headers name gcc-12 (the kernel's compiler), as the prefix + gcc-12.
+# Only the cross tools go on PATH: $sysroot/usr/bin also holds the arm64
+# userland unpacked for the guest (awk, sed, ...), which cannot run here.
+xbin=$dest/.cross-bin
+rm -rf "$xbin"
+mkdir -p "$xbin"
+ln -s "$sysroot"/usr/bin/aarch64-linux-gnu-* "$xbin/"
 start=$(date +%s.%N)
 rc=0
-PATH=$sysroot/usr/bin:$PATH \
+PATH=$xbin:$PATH \
 LD_LIBRARY_PATH=$sysroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 	make -k -C "$kdir" M="$dest" ARCH=arm64 \
 	CROSS_COMPILE="$cross" "$@" modules > "$dest/build.log" 2>&1 || rc=$?
