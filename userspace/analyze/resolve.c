@@ -131,7 +131,8 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 		uint64_t ip = a->ips[i];
 		struct mapping *mp;
 
-		if (a->abi == TPROF_ABI_IA32 && !kernel)
+		if ((a->abi == TPROF_ABI_IA32 || a->abi == TPROF_ABI_ARM32) &&
+		    !kernel)
 			ip &= 0xffffffffULL;
 		if (!ip)
 			continue;

@@ -20,13 +20,20 @@
 #include "model/maps.h"
 #include "object/locate.h"
 #include "object/object.h"
+#include "object/symbols.h"
 #include "stream/records.h"
 #include "analyze/unwind.h"
 #include "lib/util.h"
 #include "model/profile.h"
 
-/* DWARF registers: x86-64 0..16 (16 = return address), i386 0..8 */
-#define NREGS 17
+/*
+ * DWARF registers: x86-64 0..16 (16 = return address), i386 0..8,
+ * AArch64 0..31 (x0-x30, sp; the return address is x30's column); the
+ * frame's pc is kept in the last slot, PC_SLOT, whatever the ABI's columns.
+ */
+#define NREGS 33
+#define PC_SLOT (NREGS - 1)
+#define BIT(i) (1ULL << (i))
 #define EXPR_STACK 16
 
 /* Stacks deeper than this are cut (TPROF_MAX_USER_FRAMES as a bound). */
@@ -67,7 +74,7 @@ struct uw_rule {
 	 * that keep their value (most callee-saved ones), and the few with
 	 * any other recoverable rule.
 	 */
-	uint32_t same_mask;
+	uint64_t same_mask;
 	uint8_t nmoved;
 	uint8_t moved[NREGS];
 };
@@ -107,7 +114,7 @@ struct unwinder {
 /* The registers of one frame, and which are known. */
 struct uw_state {
 	uint64_t r[NREGS];
-	uint32_t valid;
+	uint64_t valid;
 };
 
 /* The snapshot: stack bytes from sp up; words of 8 bytes, or 4 (IA32). */
@@ -118,10 +125,19 @@ struct snap {
 	unsigned int word;
 };
 
-/* the ABI's DWARF numbers for tprof's register order (enum tprof_ureg) */
+/*
+ * A USTACK register set (its abi): the DWARF number of each slot of
+ * regs[] (enum tprof_ureg, enum tprof_ureg_arm64; -1: none), the slots of
+ * the pc and the frame pointer, the ABI's sp and frame-pointer columns,
+ * how many columns it has, its stack word, and whether return addresses
+ * may carry a pointer authentication code (AArch64: strip_ra()).
+ */
 struct abi_regs {
 	int8_t dwarf[TPROF_UREG_NR];
-	uint8_t sp, bp, nregs;
+	uint8_t pc_slot, fp_slot;
+	uint8_t sp, bp, nregs, word;
+	uint64_t addr_mask;
+	bool pac;
 };
 
 static const struct abi_regs abi64 = {
@@ -135,7 +151,8 @@ static const struct abi_regs abi64 = {
 		[TPROF_UREG_R15] = 15, [TPROF_UREG_IP] = 16,
 		[TPROF_UREG_FLAGS] = -1,
 	},
-	.sp = 7, .bp = 6, .nregs = 17,
+	.pc_slot = TPROF_UREG_IP, .fp_slot = TPROF_UREG_BP,
+	.sp = 7, .bp = 6, .nregs = 17, .word = 8, .addr_mask = UINT64_MAX,
 };
 
 static const struct abi_regs abi32 = {
@@ -149,8 +166,56 @@ static const struct abi_regs abi32 = {
 		[TPROF_UREG_R13] = -1, [TPROF_UREG_R14] = -1,
 		[TPROF_UREG_R15] = -1,
 	},
-	.sp = 4, .bp = 5, .nregs = 9,
+	.pc_slot = TPROF_UREG_IP, .fp_slot = TPROF_UREG_BP,
+	.sp = 4, .bp = 5, .nregs = 9, .word = 4, .addr_mask = UINT32_MAX,
 };
+
+/*
+ * AArch64 (AADWARF64): x19-x28 = 19-28, fp (x29) = 29, lr (x30) = 30,
+ * sp = 31; the return address column is 30. The module records the
+ * callee-saved registers only (uapi enum tprof_ureg_arm64): a CFI rule
+ * that needs x0-x18 ends the walk, as an unknown register does.
+ */
+static const struct abi_regs abi_arm64 = {
+	.dwarf = {
+		[TPROF_AREG_X19] = 19, [TPROF_AREG_X20] = 20,
+		[TPROF_AREG_X21] = 21, [TPROF_AREG_X22] = 22,
+		[TPROF_AREG_X23] = 23, [TPROF_AREG_X24] = 24,
+		[TPROF_AREG_X25] = 25, [TPROF_AREG_X26] = 26,
+		[TPROF_AREG_X27] = 27, [TPROF_AREG_X28] = 28,
+		[TPROF_AREG_FP] = 29, [TPROF_AREG_LR] = 30,
+		[TPROF_AREG_SP] = 31, [TPROF_AREG_PC] = -1,
+		[TPROF_AREG_NR ... TPROF_UREG_NR - 1] = -1,
+	},
+	.pc_slot = TPROF_AREG_PC, .fp_slot = TPROF_AREG_FP,
+	.sp = 31, .bp = 29, .nregs = 32, .word = 8, .addr_mask = UINT64_MAX,
+	.pac = true,
+};
+
+/*
+ * AArch32 (ARM32 samples: pc and lr, no snapshot): r0-r15, lr = 14, for
+ * the CFI row keep_lr() may ask of an object that has one.
+ */
+static const struct abi_regs abi_arm32 = {
+	.dwarf = { [0 ... TPROF_UREG_NR - 1] = -1 },
+	.pc_slot = 0, .fp_slot = 0,
+	.sp = 13, .bp = 11, .nregs = 16, .word = 4, .addr_mask = UINT32_MAX,
+};
+
+/* the register set of a USTACK record's abi, NULL for one without CFI */
+static const struct abi_regs *abi_of(uint32_t abi)
+{
+	switch (abi) {
+	case TPROF_ABI_X86_64:
+		return &abi64;
+	case TPROF_ABI_IA32:
+		return &abi32;
+	case TPROF_ABI_ARM64:
+		return &abi_arm64;
+	default:
+		return NULL;
+	}
+}
 
 /* a mapping with no object, or none with CFI */
 static struct object no_object;
@@ -196,6 +261,8 @@ static unsigned int profile_unwind(void *ctx, struct profile *p,
 	return unwinder__sample(u, mode, &p->maps, p->session.pid,
 				profile__exec_before(p, s->u.sample.pid,
 						     s->hdr.time_ns),
+				unwinder__pac_bits(p->have_machine,
+						   p->machine.user_pac_mask),
 				s, us, out, max, truncated);
 }
 
@@ -308,7 +375,9 @@ static void rule_reg(Dwarf_Frame *fr, int regno, struct uw_reg *rr)
 	}
 }
 
-static void compute_rule(const struct object *o, struct uw_rule *ru)
+/* ru's row from o's CFI, its columns below nregs (the ABI's) */
+static void compute_rule(const struct object *o, struct uw_rule *ru,
+			 unsigned int nregs)
 {
 	Dwarf_Frame *fr = NULL;
 	Dwarf_Addr start, end;
@@ -320,7 +389,7 @@ static void compute_rule(const struct object *o, struct uw_rule *ru)
 	    !(o->dbg && !dwarf_cfi_addrframe(o->dbg, ru->vaddr, &fr)))
 		return;
 	ra = dwarf_frame_info(fr, &start, &end, &ru->signal);
-	if (ra < 0 || ra >= NREGS || dwarf_frame_cfa(fr, &ops, &nops) ||
+	if (ra < 0 || ra >= (int)nregs || dwarf_frame_cfa(fr, &ops, &nops) ||
 	    !nops)
 		goto out_free;
 	ru->ra = ra;
@@ -331,10 +400,10 @@ static void compute_rule(const struct object *o, struct uw_rule *ru)
 		ru->cfa_ops = ops;
 		ru->cfa_nops = nops;
 	}
-	for (i = 0; i < NREGS; i++) {
+	for (i = 0; i < (int)nregs; i++) {
 		rule_reg(fr, i, &ru->regs[i]);
 		if (ru->regs[i].kind == RK_SAME)
-			ru->same_mask |= 1U << i;
+			ru->same_mask |= BIT(i);
 		else if (ru->regs[i].kind != RK_UNDEF)
 			ru->moved[ru->nmoved++] = i;
 	}
@@ -344,7 +413,7 @@ out_free:
 }
 
 static const struct uw_rule *get_rule(struct unwinder *u, struct object *o,
-				      uint64_t vaddr)
+				      uint64_t vaddr, unsigned int nregs)
 {
 	uint32_t obj = o->id;
 	uint64_t h = hash_u64(vaddr ^ hash_u64(obj));
@@ -364,7 +433,7 @@ static const struct uw_rule *get_rule(struct unwinder *u, struct object *o,
 	memset(ru, 0, sizeof(*ru));
 	ru->obj = obj;
 	ru->vaddr = vaddr;
-	compute_rule(o, ru);
+	compute_rule(o, ru, nregs);
 	hindex_put(&u->rule_idx, h, u->nrules);
 	u->st.rules++;
 	return ru;
@@ -408,7 +477,7 @@ static bool eval(const Dwarf_Op *ops, size_t nops, const struct uw_state *st,
 		const Dwarf_Op *op = &ops[i];
 
 		if (is_breg(op, &reg, &off)) {
-			if (reg >= NREGS || !(st->valid & (1U << reg)))
+			if (reg >= NREGS || !(st->valid & BIT(reg)))
 				return false;
 			PUSH(st->r[reg] + off);
 			continue;
@@ -533,7 +602,21 @@ struct walk {
 	const struct abi_regs *abi;
 	struct snap sn;
 	uint64_t addr_mask;
+	/* a return address as code: addr_mask less the PAC bits, if any */
+	uint64_t ra_keep;
+	/* the SAMPLE's FP chain: ips[nk] the pc, then return addresses from
+	 * ips[chain0] on (after the LR with TPROF_RF_USER_LR), nchain of
+	 * them; chain_ip(w, s, 0) is the pc, chain_ip(w, s, j) the jth */
+	unsigned int nk, chain0, nchain;
 };
+
+/* the user pc (j 0), else the FP chain's jth return address (from 1) */
+static uint64_t chain_ip(const struct walk *w, const struct tprof_record *s,
+			 unsigned int j)
+{
+	return tprof_record_ip(s, j ? w->chain0 + j - 1 : w->nk) &
+	       w->addr_mask;
+}
 
 /* The sample's mapping at addr: a recent hit, else a lookup. */
 static struct mapping *find_mapping(struct walk *w, uint64_t addr)
@@ -576,7 +659,7 @@ static const struct uw_rule *rule_at(struct walk *w, uint64_t pc, bool exact)
 	if (o == &no_object ||
 	    !object__vaddr(o, m->start, m->offset, lookup, &vaddr))
 		return NULL;
-	return get_rule(w->u, o, vaddr);
+	return get_rule(w->u, o, vaddr, w->abi->nregs);
 }
 
 /* One frame up: st (the frame at pc) becomes its caller's. */
@@ -593,15 +676,14 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 		if (!eval(ru->cfa_ops, ru->cfa_nops, st, 0, false, &w->sn, &cfa))
 			return false;
 	} else {
-		if (ru->cfa_reg >= NREGS || !(st->valid & (1U << ru->cfa_reg)))
+		if (ru->cfa_reg >= NREGS || !(st->valid & BIT(ru->cfa_reg)))
 			return false;
 		cfa = st->r[ru->cfa_reg] + ru->cfa_off;
 	}
 	cfa &= w->addr_mask;
 	/* the registers that keep their value, then those that move */
 	*nst = *st;
-	nst->valid = st->valid & ru->same_mask &
-		    ((1U << w->abi->nregs) - 1);
+	nst->valid = st->valid & ru->same_mask & (BIT(w->abi->nregs) - 1);
 	for (k = 0; k < ru->nmoved; k++) {
 		const struct uw_reg *rr = &ru->regs[ru->moved[k]];
 		bool ok = false;
@@ -619,7 +701,7 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 			v = cfa + rr->off;
 			break;
 		case RK_REG:
-			ok = st->valid & (1U << rr->reg);
+			ok = st->valid & BIT(rr->reg);
 			v = st->r[rr->reg];
 			break;
 		case RK_EXPR:
@@ -636,7 +718,7 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 		}
 		if (ok) {
 			nst->r[i] = v & w->addr_mask;
-			nst->valid |= 1U << i;
+			nst->valid |= BIT(i);
 		}
 	}
 	/* _start and clone's child mark the return address undefined */
@@ -644,24 +726,40 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 		*end = true;
 		return true;
 	}
-	if (!(nst->valid & (1U << ru->ra)))
+	if (!(nst->valid & BIT(ru->ra)))
 		return false;
+	/*
+	 * AArch64 code built with -mbranch-protection signs its return
+	 * address (paciasp, DW_CFA_AARCH64_negate_ra_state) before saving
+	 * it: the PAC bits go, whatever the row's RA_SIGN_STATE (libdw
+	 * 0.188 does not track it), since a return address is code.
+	 */
+	nst->r[ru->ra] &= w->ra_keep;
 	/* the caller's sp is the CFA, unless the row restores it (signals) */
 	if (ru->regs[w->abi->sp].kind == RK_SAME ||
 	    ru->regs[w->abi->sp].kind == RK_UNDEF) {
 		nst->r[w->abi->sp] = cfa;
-		nst->valid |= 1U << w->abi->sp;
+		nst->valid |= BIT(w->abi->sp);
 	}
-	/* frames live further up the stack; a loop would never end */
-	if (!ru->signal && nst->r[w->abi->sp] <= st->r[w->abi->sp])
+	/*
+	 * Frames live further up the stack; a loop would never end. On
+	 * AArch64 a function that has not stored its return address (a
+	 * frameless leaf: CFA = sp) has its caller at the same sp, the
+	 * return address in x30: that step moves to another pc.
+	 */
+	if (!ru->signal && nst->r[w->abi->sp] <= st->r[w->abi->sp] &&
+	    !(nst->r[w->abi->sp] == st->r[w->abi->sp] &&
+	      (ru->regs[ru->ra].kind == RK_SAME ||
+	       ru->regs[ru->ra].kind == RK_REG) &&
+	      (nst->r[ru->ra] & w->ra_keep) != st->r[PC_SLOT]))
 		return false;
 	if (!nst->r[ru->ra]) {
 		*end = true;
 		return true;
 	}
 	/* the pc column of the caller's state is its return address */
-	nst->r[NREGS - 1] = nst->r[ru->ra];
-	nst->valid |= 1U << (NREGS - 1);
+	nst->r[PC_SLOT] = nst->r[ru->ra];
+	nst->valid |= BIT(PC_SLOT);
 	return true;
 }
 
@@ -675,13 +773,13 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
 {
 	struct uw_state other, *next = &other, *tmp;
 	bool exact = true, end;
-	uint64_t pc = st->r[NREGS - 1];
+	uint64_t pc = st->r[PC_SLOT];
 
 	*n = 0;
 	out[(*n)++] = pc;
 	for (;;) {
 		w->bps[*n - 1] = st->r[w->abi->bp];
-		w->bpv[*n - 1] = st->valid & (1U << w->abi->bp);
+		w->bpv[*n - 1] = st->valid & BIT(w->abi->bp);
 		const struct uw_rule *ru = rule_at(w, pc, exact);
 
 		w->fpok[*n - 1] = !ru || !ru->ok ||
@@ -696,7 +794,7 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
 		tmp = st;
 		st = next;
 		next = tmp;
-		pc = st->r[NREGS - 1];
+		pc = st->r[PC_SLOT];
 		out[(*n)++] = pc;
 		/* after a signal frame: the interrupted pc, not a return */
 		exact = ru->signal;
@@ -704,17 +802,18 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
 }
 
 /*
- * Where the FP chain continues the CFI frames: the kernel's ips[j + 1] is
- * the return address saved at fp_j + word, fp_0 = regs[BP] and fp_j + 1 =
- * *fp_j (read from the snapshot, as far as it holds them). A frame whose
- * restored bp is fp_j continues with ips[j + 1]; with j + 1 == nr_user the
- * chain has nothing more (it ended at fp_j, e.g. in libc's start code).
- * Returns j + 1, or 0 when no frame pointer of the chain is bp.
+ * Where the FP chain continues the CFI frames: the kernel's chain_ip(j + 1)
+ * is the return address saved at fp_j + word, fp_0 = the frame pointer
+ * register and fp_j + 1 = *fp_j (read from the snapshot, as far as it
+ * holds them). A frame whose restored bp is fp_j continues with
+ * chain_ip(j + 1); with j + 1 == nchain the chain has nothing more (it
+ * ended at fp_j, e.g. in libc's start code). Returns j + 1, or 0 when no
+ * frame pointer of the chain is bp.
  */
 static unsigned int splice_at(const struct walk *w, uint64_t bp,
 			      const struct tprof_record *s, uint64_t fp0)
 {
-	unsigned int nk = s->u.sample.nr_kernel, nu = s->u.sample.nr_user, j;
+	unsigned int nu = w->nchain, j;
 	uint64_t fp = fp0, next, ret;
 
 	for (j = 0; j < nu; j++) {
@@ -723,9 +822,10 @@ static unsigned int splice_at(const struct walk *w, uint64_t bp,
 		if (j + 1 == nu || !fp)
 			return 0;
 		/* the kernel walked the same words: where we can read them,
-		 * they must agree, else this is not the chain it walked */
+		 * they must agree (less a PAC, which it strips), else this
+		 * is not the chain it walked */
 		if (snap_read(&w->sn, fp + w->sn.word, &ret) &&
-		    ret != (tprof_record_ip(s, nk + j + 1) & w->addr_mask))
+		    (ret & w->ra_keep) != chain_ip(w, s, j + 1))
 			return 0;
 		if (fp % w->sn.word || !snap_read(&w->sn, fp, &next) ||
 		    next <= fp)
@@ -733,6 +833,75 @@ static unsigned int splice_at(const struct walk *w, uint64_t bp,
 		fp = next;
 	}
 	return 0;
+}
+
+/*
+ * TPROF_RF_USER_LR: is the interrupted link register lr the caller of the
+ * function at pc? It is where that function has not stored it yet, or
+ * does not at all (a frameless leaf), or has restored it to return: then
+ * the FP chain starts at the caller's frame record and skips it. It is
+ * stale where it points into the function at pc itself (the return from
+ * a call that function made) or is the chain's first return address (the
+ * function saved it in its frame record: the chain has it). The function
+ * at pc is its ELF symbol's extent; without one (a stripped local
+ * function), the CFI row at pc says whether the return address is still
+ * in x30 (perf's test); without CFI either, lr is kept.
+ */
+static bool keep_lr(struct walk *w, const struct tprof_record *s,
+		    uint64_t pc, uint64_t lr)
+{
+	const struct uw_rule *ru;
+	struct mapping *m;
+	struct object *o;
+	uint64_t vaddr, lo, hi;
+
+	if (!lr || (w->nchain > 1 && lr == chain_ip(w, s, 1)))
+		return false;
+	/* code: the call before lr is in a mapping */
+	if (!find_mapping(w, lr - 1))
+		return false;
+	m = find_mapping(w, pc);
+	if (!m)
+		return true;
+	o = mapping_obj(w->u, w->maps, m, w->root_pid);
+	if (o != &no_object &&
+	    object__vaddr(o, m->start, m->offset, pc, &vaddr) &&
+	    object__func_range(w->u->objs, o, vaddr, &lo, &hi)) {
+		/* [lo, hi) as addresses of this mapping */
+		lo = pc - (vaddr - lo);
+		hi = pc + (hi - vaddr);
+		return lr - 1 < lo || lr - 1 >= hi;
+	}
+	ru = rule_at(w, pc, true);
+	if (ru && ru->ok)
+		return ru->regs[ru->ra].kind == RK_SAME;
+	return true;
+}
+
+/*
+ * The FP chain as the sample's user frames: the pc, the link register
+ * where it is the caller (keep_lr()), then the chain's return addresses.
+ */
+static unsigned int fp_frames(struct walk *w, const struct tprof_record *s,
+			      uint64_t *out, unsigned int max)
+{
+	unsigned int n = 0, j;
+	uint64_t pc = chain_ip(w, s, 0);
+
+	out[n++] = pc;
+	if (w->chain0 > w->nk + 1 && n < max) {
+		uint64_t lr = tprof_record_ip(s, w->nk + 1) & w->ra_keep;
+
+		if (keep_lr(w, s, pc, lr)) {
+			out[n++] = lr;
+			w->u->st.lr_kept++;
+		} else {
+			w->u->st.lr_dropped++;
+		}
+	}
+	for (j = 1; j < w->nchain && n < max; j++)
+		out[n++] = chain_ip(w, s, j);
+	return n;
 }
 
 static uint64_t now_ns(void)
@@ -743,15 +912,31 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * The bits of an arm64 return address that are no part of it: the PAC
+ * the MACHINE record names, else (a stream without it, a module that did
+ * not say) everything above a 48-bit user address: Linux maps user code
+ * below 2^48 unless a program asks mmap for more (52-bit VA kernels).
+ */
+uint64_t unwinder__pac_bits(bool known, uint64_t user_pac_mask)
+{
+	/* bits 63:56 are no address either (a TBI tag, or the PAC with TBI
+	 * off for code): never part of a user return address */
+	return known ? user_pac_mask | 0xff00000000000000ULL :
+	       ~((1ULL << 48) - 1);
+}
+
 unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 			      struct maps *maps, int root_pid,
-			      uint64_t since_ns, const struct tprof_record *s,
+			      uint64_t since_ns, uint64_t pac_bits,
+			      const struct tprof_record *s,
 			      const struct tprof_record *us, uint64_t *out,
 			      unsigned int max, bool *truncated)
 {
-	const struct tprof_rec_ustack *ur = &us->u.ustack;
+	const struct tprof_rec_ustack *ur = us ? &us->u.ustack : NULL;
 	unsigned int nk = s->u.sample.nr_kernel, nu = s->u.sample.nr_user;
 	unsigned int n = 0, i, j;
+	bool lr = s->hdr.flags & TPROF_RF_USER_LR;
 	struct uw_state st = { .valid = 0 };
 	/*
 	 * Not zeroed: its 5 KiB of per-frame arrays are written for each
@@ -769,33 +954,52 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 	w.time_ns = s->hdr.time_ns;
 	w.since_ns = since_ns;
 	w.sn = (struct snap){ .lo = 0 };
+	w.epoch = maps__epoch_at(maps, w.time_ns);
+	/* the LR sits between the pc and the chain (uapi TPROF_RF_USER_LR) */
+	w.nk = nk;
+	w.chain0 = nk + 1 + (lr && nu > 1);
+	w.nchain = nu - (w.chain0 - nk - 1);
 
 	*truncated = false;
-	if (mode == UNWIND_FP || !max || !nu)
+	if (!max || !nu)
 		return 0;
-	if (ur->abi == TPROF_ABI_X86_64) {
-		w.abi = &abi64;
-		w.sn.word = 8;
-		w.addr_mask = UINT64_MAX;
-	} else if (ur->abi == TPROF_ABI_IA32) {
-		w.abi = &abi32;
-		w.sn.word = 4;
-		w.addr_mask = UINT32_MAX;
-	} else {
+	/* only arm64 samples carry the LR; their FP shape is decided here */
+	if (lr && (s->u.sample.abi == TPROF_ABI_ARM64 ||
+		   s->u.sample.abi == TPROF_ABI_ARM32)) {
+		bool a32 = s->u.sample.abi == TPROF_ABI_ARM32;
+
+		w.abi = a32 ? &abi_arm32 : &abi_arm64;
+		w.addr_mask = w.abi->addr_mask;
+		w.ra_keep = a32 ? w.addr_mask : ~pac_bits;
+		/* AArch32 samples have no snapshot: pc and lr only */
+		if (a32 || mode == UNWIND_FP || !ur ||
+		    ur->abi != TPROF_ABI_ARM64) {
+			n = fp_frames(&w, s, out, max);
+			goto out;
+		}
+	} else if (mode == UNWIND_FP || !ur) {
 		return 0;
 	}
+	w.abi = abi_of(ur->abi);
+	if (!w.abi)
+		return 0;
+	w.sn.word = w.abi->word;
+	w.addr_mask = w.abi->addr_mask;
+	w.ra_keep = w.abi->pac ? ~pac_bits : w.addr_mask;
 	for (i = 0; i < TPROF_UREG_NR; i++) {
 		int d = w.abi->dwarf[i];
 
 		if (d < 0)
 			continue;
 		st.r[d] = ur->regs[i] & w.addr_mask;
-		st.valid |= 1U << d;
+		st.valid |= BIT(d);
 	}
-	/* i386's pc column is 8: keep the pc in the last slot either way */
-	st.r[NREGS - 1] = ur->regs[TPROF_UREG_IP] & w.addr_mask;
-	st.valid |= 1U << (NREGS - 1);
-	w.epoch = maps__epoch_at(maps, w.time_ns);
+	/* i386's pc column is 8, x86-64's 16, AArch64 has none: the pc
+	 * goes in the last slot either way */
+	st.r[PC_SLOT] = ur->regs[w.abi->pc_slot] & w.ra_keep;
+	st.valid |= BIT(PC_SLOT);
+	if (w.abi->pac)		/* x30 may hold a signed return address */
+		st.r[30] &= w.ra_keep;
 	w.sn.lo = st.r[w.abi->sp];
 	/* a snapshot that starts with the red zone under sp */
 	if (us->hdr.flags & TPROF_RF_USTACK_BELOW)
@@ -819,20 +1023,20 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 	/*
 	 * The stop frame's bp first (its FP chain goes on from there); else
 	 * the last frame before it on the chain. Where that chain ended (j ==
-	 * nu), the CFI frames past it are all there is to know.
+	 * nchain), the CFI frames past it are all there is to know.
 	 */
 	for (i = n; i-- > 0;) {
 		/* dwarf: only where bp is known to be a frame pointer */
 		if (!w.bpv[i] || (mode == UNWIND_DWARF && !w.fpok[i]))
 			continue;
 		j = splice_at(&w, w.bps[i], s,
-			      ur->regs[TPROF_UREG_BP] & w.addr_mask);
+			      ur->regs[w.abi->fp_slot] & w.addr_mask);
 		if (!j)
 			continue;
-		if (j < nu)
+		if (j < w.nchain)
 			n = i + 1;
-		for (; j < nu && n < max; j++)
-			out[n++] = tprof_record_ip(s, nk + j) & w.addr_mask;
+		for (; j < w.nchain && n < max; j++)
+			out[n++] = chain_ip(&w, s, j);
 		u->st.spliced++;
 		goto out;
 	}
@@ -843,7 +1047,7 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 	}
 	/* hybrid: nothing joins the CFI frames to the chain; keep the chain */
 	u->st.fp_fallback++;
-	n = 0;
+	n = lr ? fp_frames(&w, s, out, max) : 0;
 out:
 	u->st.ns += now_ns() - t0;
 	return n;

@@ -30,6 +30,9 @@ struct unwind_stats {
 	uint64_t fp_fallback;	/* no splice point: the FP chain as is */
 	uint64_t truncated;	/* CFI only, cut short: "[truncated]" */
 	uint64_t rules, rule_hits;	/* CFI rows computed / reused */
+	/* TPROF_RF_USER_LR samples' FP frames: the link register kept as
+	 * the caller, or dropped as stale */
+	uint64_t lr_kept, lr_dropped;
 	uint64_t ns;		/* time spent in unwinder__sample() */
 };
 
@@ -53,18 +56,28 @@ struct unwind_stats *unwinder__stats(struct unwinder *u);
 void unwinder__attach(struct unwinder *u, struct profile *p, int forced_mode);
 
 /*
+ * The bits to clear from an AArch64 return address: the session's
+ * user_pac_mask (known: the stream's MACHINE record), else all above a
+ * 48-bit user address.
+ */
+uint64_t unwinder__pac_bits(bool known, uint64_t user_pac_mask);
+
+/*
  * The user frames of SAMPLE s from its USTACK record us, in the SAMPLE's
  * user-ip convention (out[0] the pc, then return addresses; IA32 values
  * are 32-bit), at most max. maps at the sample's time (never a snapshot
  * before since_ns, the process's exec). root_pid: the session's pid, whose
- * /proc/PID/root holds the target's files. Sets *truncated when the stack
- * is known to go on past out[n-1] (mode UNWIND_DWARF, or the cap).
- * Returns the number of frames; 0 when the snapshot is of no use (then the
- * caller keeps the FP chain).
+ * /proc/PID/root holds the target's files. pac_bits: unwinder__pac_bits().
+ * Sets *truncated when the stack is known to go on past out[n-1] (mode
+ * UNWIND_DWARF, or the cap). Returns the number of frames; 0 when the
+ * snapshot is of no use (then the caller keeps the FP chain). A sample
+ * with TPROF_RF_USER_LR (arm64) always gets its frames here, us NULL or
+ * not: whether its link register is its caller needs the objects.
  */
 unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 			      struct maps *maps, int root_pid,
-			      uint64_t since_ns, const struct tprof_record *s,
+			      uint64_t since_ns, uint64_t pac_bits,
+			      const struct tprof_record *s,
 			      const struct tprof_record *us, uint64_t *out,
 			      unsigned int max, bool *truncated);
 

@@ -439,6 +439,16 @@ static void record_session(struct live *l, const struct tprof_ioc_enable *en)
 	if (l->o->call_graph == UNWIND_DWARF)
 		s.flags |= TPROF_SESSION_F_DWARF;
 	recorder__urec(l->rc, TPROF_UREC_SESSION, &s, sizeof(s), NULL, 0);
+	/* modules before arm64 leave e_machine 0: x86-64, nothing to say */
+	if (l->sess.info.e_machine) {
+		struct tprof_urec_machine m = {
+			.e_machine = l->sess.info.e_machine,
+			.user_pac_mask = l->sess.info.user_pac_mask,
+		};
+
+		recorder__urec(l->rc, TPROF_UREC_MACHINE, &m, sizeof(m),
+			       NULL, 0);
+	}
 	if (en->flags & TPROF_F_KERNEL_STACK)
 		recorder__kallsyms(l->rc);
 }

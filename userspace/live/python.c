@@ -220,6 +220,8 @@ static bool found(struct python_live *pl, struct pyl_proc *p,
 	if (ret || !map_bias(o, m, &bias)) {
 		pr_debug("pid %d: %s: no interpreter (%s)", p->pid, m->path,
 			 ret == -ENOENT ? "no _PyRuntime, or a launcher" :
+			 ret == -EPROTONOSUPPORT ?
+			 "not x86-64: no frame layouts for its machine" :
 			 "not in its ELF's segments");
 		return false;
 	}

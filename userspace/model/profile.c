@@ -355,18 +355,23 @@ static uint32_t sample_ips(struct profile *p, const struct tprof_record *r,
 {
 	const struct tprof_rec_sample *s = &r->u.sample;
 	uint32_t nr = (uint32_t)s->nr_user + s->nr_kernel, i, n = 0;
+	bool lr = (r->hdr.flags & TPROF_RF_USER_LR) && s->nr_user > 1;
 
 	*truncated = false;
 	for (i = 0; i < s->nr_kernel; i++)
 		ips[i] = tprof_record_ip(r, i);
-	if (us && p->unwind)
+	/* an arm64 link register: the unwinder tells a caller from a stale
+	 * one, with the objects (analyze/unwind.c keep_lr()) */
+	if ((us || lr) && p->unwind)
 		n = p->unwind(p->unwind_ctx, p, r, us, ips + s->nr_kernel,
 			      TPROF_MAX_USER_FRAMES, truncated);
 	if (n)
 		return s->nr_kernel + n;
-	for (i = s->nr_kernel; i < nr; i++)
-		ips[i] = tprof_record_ip(r, i);
-	return nr;
+	/* without an unwinder, the chain as the kernel walked it */
+	for (i = s->nr_kernel, n = s->nr_kernel; i < nr; i++)
+		if (!lr || i != (uint32_t)s->nr_kernel + 1)
+			ips[n++] = tprof_record_ip(r, i);
+	return n;
 }
 
 /*
@@ -786,6 +791,10 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	case TPROF_UREC_SESSION:
 		p->have_session = true;
 		p->session = r->u.session;
+		break;
+	case TPROF_UREC_MACHINE:
+		p->have_machine = true;
+		p->machine = r->u.machine;
 		break;
 	case TPROF_UREC_MAPS:
 		maps__add_snapshot(&p->maps, r->u.maps.pid, r->hdr.time_ns,

@@ -17,7 +17,9 @@ struct profile;
 /*
  * A sample's user frames from its USTACK snapshot us, as the unwinder
  * (analyze/unwind.c) gives them: at most max into out, *truncated when the
- * stack goes on; 0 keeps the FP chain. The model only calls it.
+ * stack goes on; 0 keeps the FP chain. The model only calls it: for every
+ * sample with a snapshot, and for one with TPROF_RF_USER_LR (us NULL
+ * without a snapshot), whose link register the unwinder keeps or drops.
  */
 typedef unsigned int (*profile_unwind_fn)(void *ctx, struct profile *p,
 					  const struct tprof_record *s,
@@ -94,6 +96,8 @@ struct agg_sample {
 struct profile {
 	bool have_session;
 	struct tprof_urec_session session;
+	bool have_machine;	/* a MACHINE record: e_machine, PAC mask */
+	struct tprof_urec_machine machine;
 	uint64_t first_time_ns, last_time_ns;	/* CLOCK_MONOTONIC span */
 
 	struct thread_info *threads;

@@ -321,9 +321,18 @@ int py_elf__inspect(struct object *o, enum py_elf_kind kind,
 	const unsigned char *p;
 	GElf_Sym s;
 
+	GElf_Ehdr eh;
+
 	memset(pe, 0, sizeof(*pe));
 	if (!o || !o->elf || elf_kind(o->elf) != ELF_K_ELF)
 		return -ENOEXEC;
+	/*
+	 * The frame layouts (object/pylayout.c) and the thread-state lookup
+	 * (py_elf__tsd_slot0() decodes x86-64 code) are x86-64's: another
+	 * machine's interpreter (arm64) keeps its native frames.
+	 */
+	if (!gelf_getehdr(o->elf, &eh) || eh.e_machine != EM_X86_64)
+		return -EPROTONOSUPPORT;
 	pe->kind = kind;
 	if (find_sym(o->elf, "_PyRuntime", &s)) {
 		pe->runtime = s.st_value;

@@ -427,6 +427,18 @@ int symbolizer__lookup_vaddr(struct symbolizer *s, const char *path,
 	return lookup_vaddr(s, o, vaddr, frames, max);
 }
 
+bool object__func_range(struct objects *objs, struct object *o,
+			uint64_t vaddr, uint64_t *lo, uint64_t *hi)
+{
+	if (!o || !object__symbols(objs, o) || !o->mod)
+		return false;
+	if (!o->syms_built) {
+		o->syms = symtab__new(o->mod);
+		o->syms_built = true;
+	}
+	return symtab__range(o->syms, vaddr, lo, hi);
+}
+
 const struct sym_file_info *symbolizer__object(struct symbolizer *s,
 					       struct object *o)
 {

@@ -35,6 +35,14 @@ struct symbolizer *symbolizer__new_on(struct objects *objs);
 void symbolizer__free(struct symbolizer *s);
 struct objects *symbolizer__objects(struct symbolizer *s);
 
+/*
+ * The function around vaddr of o (an ELF virtual address), as its sized
+ * ELF symbol spans it: [*lo, *hi). Loads o's symbols. false: no sized
+ * symbol holds vaddr (a stripped local function, no symbols at all).
+ */
+bool object__func_range(struct objects *objs, struct object *o,
+			uint64_t vaddr, uint64_t *lo, uint64_t *hi);
+
 /* Facts about o, its symbols loaded (object__symbols()). */
 const struct sym_file_info *symbolizer__object(struct symbolizer *s,
 					       struct object *o);

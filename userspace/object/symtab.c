@@ -258,3 +258,20 @@ const char *symtab__lookup(const struct symtab *t, uint64_t addr)
 	lab = label(&t->local, hl, addr, min_label, addr_sec, lab, true);
 	return lab ? lab->name : NULL;
 }
+
+bool symtab__range(const struct symtab *t, uint64_t addr, uint64_t *lo,
+		   uint64_t *hi)
+{
+	const struct sym_ent *e;
+
+	if (!t)
+		return false;
+	e = sized(&t->global, upto(&t->global, addr), addr);
+	if (!e)
+		e = sized(&t->local, upto(&t->local, addr), addr);
+	if (!e)
+		return false;
+	*lo = e->value;
+	*hi = e->value + e->size;
+	return true;
+}

@@ -9,6 +9,7 @@
 #define TPROF_SYMTAB_H
 
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct symtab;
@@ -25,5 +26,13 @@ void symtab__free(struct symtab *t);
  * section that no sized symbol's extent passes over.
  */
 const char *symtab__lookup(const struct symtab *t, uint64_t addr);
+
+/*
+ * The extent [*lo, *hi) of the sized symbol holding addr (global over
+ * local, as symtab__lookup() picks): the function around it. false when
+ * only a label, or nothing, holds addr: its extent is not known.
+ */
+bool symtab__range(const struct symtab *t, uint64_t addr, uint64_t *lo,
+		   uint64_t *hi);
 
 #endif

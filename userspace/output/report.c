@@ -39,6 +39,10 @@ void report__unwind(const struct profile *p, struct unwinder *u)
 			 (unsigned long long)st->truncated,
 			 (unsigned long long)st->rules,
 			 (unsigned long long)st->rule_hits);
+	if (st->lr_kept || st->lr_dropped)
+		pr_debug("arm64 link registers of frame-pointer stacks: %llu kept as the caller, %llu dropped as stale",
+			 (unsigned long long)st->lr_kept,
+			 (unsigned long long)st->lr_dropped);
 	if (p->ustack_missing || p->ustack_orphans)
 		pr_err("warning: %llu samples came without their USTACK record and %llu USTACK records without their sample: those samples keep their frame-pointer stacks",
 		       (unsigned long long)p->ustack_missing,

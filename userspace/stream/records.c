@@ -33,6 +33,7 @@ TPROF_ASSERT_SIZE(struct tprof_rec_uwalk, TPROF_SIZEOF_REC_UWALK);
 /* the pseudo-records' layouts are the saved streams' */
 TPROF_ASSERT_SIZE(struct tprof_urec_pyproc, 48);
 TPROF_ASSERT_SIZE(struct tprof_urec_pycode, 56);
+TPROF_ASSERT_SIZE(struct tprof_urec_machine, TPROF_SIZEOF_REC_HDR + 16);
 
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i)
 {
@@ -299,6 +300,7 @@ static const struct rec_type user_types[] = {
 	UREC(TPROF_UREC_PYPROC, "PYPROC", tprof_urec_pyproc, check_pyproc),
 	UREC(TPROF_UREC_PYCODE, "PYCODE", tprof_urec_pycode, check_pycode),
 	UREC(TPROF_UREC_PERFMAP, "PERFMAP", tprof_urec_perfmap, check_perfmap),
+	UREC(TPROF_UREC_MACHINE, "MACHINE", tprof_urec_machine, NULL),
 };
 
 /* The table's row of type, NULL for one this reader does not know. */

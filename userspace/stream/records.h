@@ -25,6 +25,7 @@
 #define TPROF_UREC_PYPROC	0xF007
 #define TPROF_UREC_PYCODE	0xF008
 #define TPROF_UREC_PERFMAP	0xF010	/* 0xF009..: left to other records */
+#define TPROF_UREC_MACHINE	0xF011
 
 #define TPROF_RAW_MAGIC		0x5746415250525054ULL	/* "TPRPRAFW" */
 
@@ -47,6 +48,19 @@ struct tprof_urec_session {
  * hybrid), so that --input gives the profile the live run gave.
  */
 #define TPROF_SESSION_F_DWARF	0x80000000U
+
+/*
+ * The machine the session ran on, from INFO (after SESSION): a replay on
+ * another machine (an arm64 stream read on x86-64) knows how the return
+ * addresses in its snapshots are signed. Streams without it: the reader
+ * strips an arm64 return address to a 48-bit user address.
+ */
+struct tprof_urec_machine {
+	struct tprof_rec_hdr hdr;
+	__u32 e_machine;	/* tprof_ioc_info.e_machine; 0: not known */
+	__u32 __pad;
+	__u64 user_pac_mask;	/* tprof_ioc_info.user_pac_mask */
+};
 
 /* A /proc/PID/maps snapshot; hdr.time_ns = CLOCK_MONOTONIC when read. */
 struct tprof_urec_maps {
@@ -196,6 +210,7 @@ struct tprof_record {
 		struct tprof_rec_denied denied;
 		struct tprof_rec_uwalk uwalk;
 		struct tprof_urec_session session;
+		struct tprof_urec_machine machine;
 		struct tprof_urec_maps maps;
 		struct tprof_urec_stats stats;
 		struct tprof_urec_buildid buildid;
