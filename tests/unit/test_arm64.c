@@ -116,6 +116,7 @@ struct conv {
 	uint64_t pac_mask;	/* its user_pac_mask */
 	bool pc_only;		/* no FP chain: the pc alone, no link register */
 	bool dwarf;		/* SESSION says --call-graph dwarf */
+	uint32_t cut;		/* > 0: at most this many stack bytes */
 };
 
 static void sb_machine(struct sbuf *b, uint64_t mask)
@@ -159,13 +160,14 @@ static int arm64_stream(const unsigned char *d, size_t len,
 	for (i = 0; i < h->nsamples; i++) {
 		uint64_t regs[TPROF_UREG_NR] = { 0 };
 		unsigned int nu = c->pc_only ? 1 : sn[i].nips;
+		uint32_t nb = c->cut && sn[i].nbytes > c->cut ? c->cut :
+			      sn[i].nbytes;
 
 		memcpy(regs, sn[i].regs, sizeof(sn[i].regs));
 		sb_sample_ustack(&b, FAKE_PID, FAKE_PID, TPROF_ABI_ARM64,
 				 PERIOD_NS, T0 + 1000 * (i + 1), nu,
 				 sn[i].ips, nu > 1 ? TPROF_RF_USER_LR : 0,
-				 regs, ARM64_SNAP_BYTES, sn[i].stack,
-				 sn[i].nbytes);
+				 regs, ARM64_SNAP_BYTES, sn[i].stack, nb);
 	}
 	ret = sb_write(&b, path);
 	sb_free(&b);
@@ -257,6 +259,7 @@ static void test_leaf(void)
 	static const char *const want[] = { "caller", "main", NULL };
 	static const char *const modes[] = { "fp", "hybrid", "dwarf" };
 	const char *raw = build_path("unit/arm64-leaf.raw"), *why;
+	const char *cut = build_path("unit/arm64-leaf-cut.raw");
 	const char *prog = arm64_prog(&why);
 	struct conv c = { .machine = true, .pac_mask = PAC_MASK_48 };
 	unsigned char *d;
@@ -280,6 +283,19 @@ static void test_leaf(void)
 		CHECK(AT_LEAST(sh, order, 95));
 		CHECK_EQ(sh.truncated, 0);
 	}
+	/*
+	 * 16 bytes of stack: caller's frame record and no more. The CFI
+	 * frames end in main; the FP chain (after the link register in the
+	 * SAMPLE) joins where main's restored x29 is on it.
+	 */
+	c.cut = 16;
+	CHECK_EQ(arm64_stream(d, len, &c, cut), 0);
+	CHECK_EQ(shape_of(cut, "hybrid", "hot_leaf", "caller", want, &sh), 0);
+	print_shape("arm64 leaf, 16 bytes of stack", "hybrid", &sh);
+	CHECK(AT_LEAST(sh, next, 95));
+	CHECK(AT_LEAST(sh, order, 95));
+	CHECK_EQ(sh.truncated, 0);
+	c.cut = 0;
 	/* a stream without MACHINE (a module that did not say): the same */
 	c.machine = false;
 	CHECK_EQ(arm64_stream(d, len, &c, raw), 0);
