@@ -17,6 +17,7 @@
  *    snapshot), over the host's build of tests/progs/unwind.c: its ELF
  *    symbols give the functions' extents whatever the machine.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,8 @@
 #include "../progs/arm64_snap.h"
 #include "testlib.h"
 #include "lib/util.h"
+#include "model/profile.h"
+#include "stream/records.h"
 
 #define PERIOD_NS 1000000ULL
 #define T0 1000000000ULL
@@ -524,7 +527,58 @@ static void test_go(void)
 		    "main.main;main.crunch");
 }
 
+/*
+ * MACHINE decodes and the profile keeps it; a short one is malformed.
+ * Without an unwinder the model keeps the chain as the kernel walked it:
+ * an arm64 sample's link register goes (no object to judge it by).
+ */
+static void test_machine_record(void)
+{
+	uint64_t u[3] = { 0x401010, 0x402020, 0x403030 };
+	unsigned char buf[64] = { 0 };
+	struct tprof_urec_machine m = { .hdr = { .type = TPROF_UREC_MACHINE,
+						 .size = TPROF_SIZEOF_REC_HDR } };
+	struct sbuf b = { 0 };
+	struct tprof_record r;
+	struct profile p;
+	size_t off = 0;
+	long n;
+
+	CHECK_STR(tprof_record_type_name(TPROF_UREC_MACHINE), "MACHINE");
+	sb_session(&b, 10, 1000, 1, 50);
+	sb_machine(&b, PAC_MASK_48);
+	sb_sample(&b, 10, 10, 1000, 1000, T0 + 100, 0, NULL, 3, u);
+	/* the SAMPLE just written: arm64, its ips[1] the link register */
+	((struct tprof_rec_hdr *)(b.p + b.len - sizeof(struct tprof_rec_sample)
+				  - sizeof(u)))->flags = TPROF_RF_USER_LR;
+	((struct tprof_rec_sample *)(b.p + b.len - sizeof(struct tprof_rec_sample)
+				     - sizeof(u)))->abi = TPROF_ABI_ARM64;
+	profile__init(&p);
+	while ((n = tprof_record_decode(b.p + off, b.len - off, &r)) > 0) {
+		CHECK_EQ(profile__add(&p, &r), 0);
+		off += n;
+	}
+	profile__flush(&p);
+	CHECK_EQ(off, b.len);
+	CHECK(p.have_machine);
+	CHECK_EQ(p.machine.e_machine, 183);
+	CHECK_EQ(p.machine.user_pac_mask, PAC_MASK_48);
+	CHECK_EQ(p.nunknown, 0);
+	CHECK_EQ(p.nsamples, 1);
+	if (p.nsamples == 1) {
+		CHECK_EQ(p.samples[0].nr, 2);
+		CHECK_EQ(p.samples[0].ips[0], u[0]);
+		CHECK_EQ(p.samples[0].ips[1], u[2]);
+	}
+	profile__free(&p);
+	/* a header-only MACHINE is not a MACHINE record */
+	memcpy(buf, &m, sizeof(m));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	sb_free(&b);
+}
+
 const struct unit_test arm64_tests[] = {
+	{ "arm64: MACHINE decodes and is kept; without an unwinder the link register goes", test_machine_record },
 	{ "arm64: a frameless leaf's caller from the link register (fp, hybrid, dwarf), qemu-user", test_leaf },
 	{ "arm64: qsort's comparator reaches main by CFI alone, PAC-signed return addresses stripped, qemu-user", test_qsort },
 	{ "arm64: the link register kept as the caller or dropped as stale (FP-mode samples)", test_lr_rules },
