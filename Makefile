@@ -51,6 +51,7 @@ module-clean:
 -include bench/build.mk
 -include packaging/install.mk
 include tests/vm/build.mk
+-include tests/arm64/cross.mk
 
 deps:
 	tests/tools/install-deps.sh

@@ -85,9 +85,66 @@ arm64_pkgs=("linux-image-$kver" "linux-headers-$kver" busybox-static libc6)
 hostapt=(-o APT::Sandbox::User=root)
 cross_pkgs=(binutils-aarch64-linux-gnu cpp-12-aarch64-linux-gnu
 	gcc-12-aarch64-linux-gnu libgcc-12-dev-arm64-cross libgcc-s1-arm64-cross
-	libc6-arm64-cross libc6-dev-arm64-cross linux-libc-dev-arm64-cross)
+	libc6-arm64-cross libc6-dev-arm64-cross linux-libc-dev-arm64-cross
+	g++-12-aarch64-linux-gnu libstdc++-12-dev-arm64-cross libstdc++6-arm64-cross)
 get aapt "${arm64_pkgs[@]}"
 get hostapt "${cross_pkgs[@]}"
+
+# ---- the arm64 lane's userland: the guest's root and the cross sysroot ----
+# The cases are bash scripts run in a chroot, and the host's amd64 root
+# cannot execute in an arm64 guest: the guest gets this tree as its root
+# (tests/vm/init), with what the lane's cases run (bash, coreutils, awk,
+# python3 for the ioctl checks, setpriv, losetup, modprobe, pgrep, and perf
+# for case 51's comparison) and what tprof-read links. The -dev packages
+# are the cross-build's (tests/arm64/cross.mk). The private apt resolves
+# the whole dependency closure against its empty dpkg status, in one
+# download; usrmerge is left out (its postinst merges /usr, and nothing
+# here runs maintainer scripts: fix_rootfs does what the lane needs).
+rootfs_pkgs=(bash coreutils dash grep sed mawk findutils gzip procps
+	util-linux mount kmod base-passwd python3-minimal libpython3.11-stdlib
+	libstdc++6 libdw1 libelf1 libprotobuf-c1 zlib1g libzstd1 libdebuginfod1
+	libdw-dev libelf-dev libprotobuf-c-dev zlib1g-dev libdebuginfod-dev
+	linux-perf usr-is-merged usrmerge-)
+fix_rootfs() {
+	local d f n
+	# mount points of tests/vm/init (the tree is shared read-only)
+	mkdir -p "$root"/{proc,sys,dev,tmp,run,var/tmp,root,usr/local/bin}
+	for f in passwd group; do
+		[ -e "$root/etc/$f" ] ||
+			cp "$root/usr/share/base-passwd/$f.master" "$root/etc/$f"
+	done
+	# alternatives that postinsts would have made
+	ln -sfn mawk "$root/usr/bin/awk"
+	[ -e "$root/bin/sh" ] || ln -sfn dash "$root/bin/sh"
+	# merged-/usr names: absolute paths in the cases and tprof-ktest
+	# (/usr/bin/python3, /usr/bin/su, /bin/sleep) work under either
+	for d in bin sbin; do
+		for f in "$root/$d"/* "$root/usr/$d"/*; do
+			n=${f#"$root"}
+			case $n in /usr/*) n=${n#/usr} ;; *) n=/usr$n ;; esac
+			[ -e "$root$n" ] || [ -L "$root$n" ] || ln -s "${f#"$root"}" "$root$n"
+		done
+	done
+}
+sum=$(printf '%s\n' "${rootfs_pkgs[@]}" | sort | md5sum | cut -c1-12)
+if [ ! -f "$cache/stamps/rootfs-$sum" ]; then
+	mkdir -p "$debs/partial" "$apt/empty"
+	# every .deb of the closure (an empty archive folder: --print-uris
+	# leaves out those already downloaded)
+	closure=$(apt-get "${aapt[@]}" -o APT::Install-Recommends=0 \
+		-o "Dir::Cache::archives=$apt/empty" install --print-uris -qq \
+		"${rootfs_pkgs[@]}" | awk '{ print $2 }')
+	apt-get "${aapt[@]}" -o APT::Install-Recommends=0 \
+		-o "Dir::Cache::archives=$debs" install -d -y -qq "${rootfs_pkgs[@]}" >&2
+	for deb in $closure; do
+		p=${deb%%_*}
+		[ "$(cat "$cache/stamps/$p" 2>/dev/null)" = "$deb" ] && continue
+		dpkg-deb -x "$debs/$deb" "$root"
+		echo "$deb" > "$cache/stamps/$p"
+	done
+	fix_rootfs
+	touch "$cache/stamps/rootfs-$sum"
+fi
 
 # The headers' scripts/ and tools/ are relative links into
 # /usr/lib/linux-kbuild-6.1 (amd64 host binaries, Multi-Arch: foreign), and

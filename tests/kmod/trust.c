@@ -754,7 +754,11 @@ static int ch_member(void *arg)
 		ch_say("C\n");
 	}
 	for (;;)
+#ifdef SYS_pause
 		syscall(SYS_pause);
+#else	/* arm64 has no pause(2): ppoll with no fds and no timeout */
+		syscall(SYS_ppoll, NULL, 0, NULL, NULL);
+#endif
 	return 0;
 }
 

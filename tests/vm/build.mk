@@ -2,6 +2,7 @@
 # QEMU harness targets (included by the top-level Makefile).
 #   make kernels                  install the kernels of tests/kernels, build the debug kernel
 #   make vm-test [KERNELS="6.1 6.12"] [CASES='2*']
+#   make vm-test-arm64 [ARM64_KERNELS=6.1-arm64]  the arm64 lane
 #   make vm-selftest              prove the harness fails when it must
 #   make check                    checkpatch --strict + W=1 on every kernel + -Werror userspace
 
@@ -12,8 +13,15 @@ kernels:
 
 # Test programs the guest runs come from the host's build/ (the guest sees
 # the host's root filesystem), so build them first.
-vm-test: userspace kmod-tests lab
+vm-test: userspace kmod-tests lab $(if $(filter %-arm64,$(KERNELS)),arm64)
 	BUILD=$(abspath $(BUILD)) tests/vm/run-all.sh
+
+# The arm64 lane (tests/kernels' arm64 rows, tests/arm64/README.md): its
+# programs are cross-built (tests/arm64/cross.mk), its kernels unpacked.
+ARM64_KERNELS ?= 6.1-arm64 6.12-arm64
+vm-test-arm64: arm64
+	tests/vm/kernels.sh --install $(ARM64_KERNELS) > /dev/null
+	BUILD=$(abspath $(BUILD)) KERNELS="$(ARM64_KERNELS)" tests/vm/run-all.sh
 
 vm-selftest:
 	BUILD=$(abspath $(BUILD)) tests/vm/selftest.sh
@@ -40,4 +48,4 @@ module-w1:
 
 check: style module-w1 userspace-werror layers
 
-.PHONY: kernels vm-test vm-selftest style module-w1
+.PHONY: kernels vm-test vm-test-arm64 vm-selftest style module-w1

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the test guest, chrooted into the host's root filesystem (see
 # tests/vm/init). Loads tprof.ko, runs tests/cases/NN-*, checks rmmod and
-# dmesg, then writes exactly one result line to the result port (ttyS1):
+# dmesg, then writes exactly one result line to the result port (ttyS1;
+# hvc0 on arm64, whose root is an arm64 tree, not the host's):
 #   TPROF-RESULT kver=KVER pass=N fail=N skip=N
 #
 # Case protocol: each case is an executable tests/cases/NN-name.sh, run as
@@ -21,10 +22,15 @@ export TPROF_OUT=$out TPROF_BUILD
 export NCPU=$(nproc)
 export HOME=/tmp/home GOCACHE=/tmp/gocache GOFLAGS=-mod=mod
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# the arm64 guest's tools from the build (tests/arm64/cross.mk: go, whose
+# only command is `go tool pprof`)
+[ -d "$TPROF_BUILD/bin" ] && PATH=$TPROF_BUILD/bin:$PATH
 mkdir -p "$HOME" "$out/cases"
 cd /tmp || exit 1
-# The result port is ttyS1; fall back to the share when it is missing.
+# The result port is ttyS1 (arm64: the virtio console hvc0, see
+# tests/vm/init); fall back to the share when it is missing.
 result_port=/dev/ttyS1
+[ "$(uname -m)" = aarch64 ] && result_port=/dev/hvc0
 [ -c "$result_port" ] || result_port=$out/result.log
 
 pass=0 fail=0 skip=0

@@ -9,6 +9,9 @@
 # Kernels the harness builds itself (IMAGE-PACKAGE build:SCRIPT, e.g. the
 # debug kernel) are selected by name or by --all, not by default: they are
 # not packages, so DKMS (make pkg-test) and the bias lab leave them out.
+# arm64 kernels (IMAGE-PACKAGE arm64:NAME, the arm64 build of row NAME's
+# kernel) are selected by name only too; --install unpacks them into
+# tests/arm64/fetch.sh's cache, nothing is installed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 install=0 all=0
@@ -32,6 +35,25 @@ resolve() {
 
 while read -r name img hdr _opts; do
 	case "$name" in ''|\#*) continue ;; esac
+	if [[ "$img" == arm64:* ]]; then
+		[[ "$want" == *" $name "* ]] || continue
+		# the same Debian kernel (ABI) as the amd64 row: the cross-build
+		# uses that row's installed headers-common tree
+		arg=
+		[ $install = 1 ] && arg=--install
+		# shellcheck disable=SC2086 # no argument when empty
+		amd=$("$0" $arg "${img#arm64:}") || exit 1
+		kver=${amd##* }
+		kver=${kver%-amd64}-arm64
+		if [ $install = 1 ]; then
+			"$root/tests/arm64/fetch.sh" "$kver" > /dev/null || exit 1
+		elif [ ! -e "${ARM64_CACHE:-/var/cache/tprof/arm64}/root/boot/vmlinuz-$kver" ]; then
+			echo "kernels.sh: kernel $name ($kver) is not unpacked: run tests/arm64/fetch.sh $kver" >&2
+			exit 1
+		fi
+		echo "$name $kver"
+		continue
+	fi
 	if [[ "$img" == build:* ]]; then
 		if [ "$want" = "  " ]; then [ $all = 1 ] || continue
 		else [[ "$want" == *" $name "* ]] || continue; fi

@@ -26,8 +26,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,out,lib/modules}
 cp "$busybox" "$tmp/bin/busybox"
-for app in sh mount umount mkdir ln insmod poweroff cat echo sleep chroot \
-	ls dmesg grep sync mknod; do
+for app in sh mount umount mkdir ln cp insmod poweroff cat echo sleep chroot \
+	ls dmesg grep sync mknod uname; do
 	ln -s busybox "$tmp/bin/$app"
 done
 cp "$here/init" "$tmp/init"

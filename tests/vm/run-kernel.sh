@@ -16,6 +16,10 @@
 # The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
 # VM_TIMEOUT their defaults, and append= adds kernel parameters.
 # Writes VM_OUT/{console.log,result.log,summary,out/}; prints one summary line.
+# An arm64 KVER (tests/kernels' arm64 rows) boots under qemu-system-aarch64
+# with the arm64 tree of tests/arm64/fetch.sh as its root, and the guest
+# runs BUILD/arm64's programs (make arm64) and module (built here by
+# tests/arm64/build-module.sh; a TPROF_MODULE path must be under BUILD/arm64).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 name=$1 kver=$2
@@ -35,12 +39,17 @@ scale=${CASE_TIMEOUT_SCALE:-${opt:-1}}
 opt=$(kernel_opt "$name" irq-slack-us)
 irq_slack=${TPROF_IRQ_SLACK_US:-${opt:-0}}
 vmlinuz=$KIMAGE
+# what the guest runs: the arm64 guest its own build (tests/arm64/cross.mk)
+gbuild=$build
+[ "$KARCH" = arm64 ] && gbuild=$build/arm64
 
 say() { echo "run-kernel[$name]: $*" >&2; }
 
 case ${TPROF_MODULE:-build} in
 build)
-	ko=$("$root/tests/vm/build-module.sh" "$kver" "$build/kmod/$kver") || {
+	bm=$root/tests/vm/build-module.sh
+	[ "$KARCH" = arm64 ] && bm=$root/tests/arm64/build-module.sh
+	ko=$("$bm" "$kver" "$gbuild/kmod/$kver") || {
 		say "module build failed"
 		echo "$name $kver FAIL build"
 		exit 1
@@ -53,7 +62,9 @@ initrd=$build/vm/initramfs-$kver.cpio.gz
 if [ ! -s "$initrd" ] || [ "$root/tests/vm/init" -nt "$initrd" ] ||
 	[ "$root/tests/vm/mkinitramfs.sh" -nt "$initrd" ]; then
 	mkdir -p "$build/vm"
-	"$root/tests/vm/mkinitramfs.sh" "$kver" "$initrd.$$.tmp" &&
+	bb=${BUSYBOX:-/bin/busybox}
+	[ "$KARCH" = arm64 ] && bb=$KROOTFS/bin/busybox
+	BUSYBOX=$bb "$root/tests/vm/mkinitramfs.sh" "$kver" "$initrd.$$.tmp" &&
 		mv "$initrd.$$.tmp" "$initrd" || { echo "$name $kver FAIL initramfs"; exit 1; }
 fi
 
@@ -71,7 +82,8 @@ warn|sleep|lockdep|kasan|odebug|list)
 esac
 cat > "$vmout/out/guest.env" <<EOV
 TPROF_ROOT='$root'
-TPROF_BUILD='$build'
+TPROF_BUILD='$gbuild'
+TPROF_ROOTFS='$KROOTFS'
 TPROF_KO='$ko'
 KVER='$kver'
 CASES='$cases'
@@ -88,21 +100,39 @@ EOV
 # unevenly, so the thresholds get generous margins (a soft lockup needs 120 s,
 # an RCU stall 120 s), and no_timer_check skips the IO-APIC timer probe that
 # panics a slow guest at boot ("IO-APIC + timer doesn't work").
-append="console=ttyS0 rdinit=/init panic=-1 panic_on_warn=1 oops=panic"
+append="rdinit=/init panic=-1 panic_on_warn=1 oops=panic"
 append+=" softlockup_panic=1 watchdog_thresh=60"
 append+=" rcupdate.rcu_cpu_stall_timeout=120 sysctl.kernel.panic_on_rcu_stall=1"
 append+=" sysctl.kernel.hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=300"
-append+=" tsc=reliable no_timer_check"
+if [ "$KARCH" = arm64 ]; then
+	append="console=ttyAMA0 $append"
+else
+	append="console=ttyS0 $append tsc=reliable no_timer_check"
+fi
 opt=$(kernel_opt "$name" append)
 append+=${opt:+ ${opt//,/ }}
 
+# The machine: x86-64's result port is its second serial port; arm64's
+# virt machine has one PL011 (the console), so the result port is a virtio
+# console. -cpu max,pauth-impdef=on: Debian's arm64 kernels sign every
+# return address (pac-ret), and QEMU's default QARMA5 makes a boot 3-4x
+# slower than its implementation-defined PAuth, which the guest still has
+# (tests/arm64/README.md).
+if [ "$KARCH" = arm64 ]; then
+	machine=(qemu-system-aarch64 -M virt -cpu "max,pauth-impdef=on"
+		-serial "file:$vmout/console.log" -device virtio-serial-pci
+		-chardev "file,id=result,path=$vmout/result.log"
+		-device virtconsole,chardev=result)
+else
+	machine=(qemu-system-x86_64 -cpu max
+		-serial "file:$vmout/console.log" -serial "file:$vmout/result.log")
+fi
 start=$(date +%s)
-timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
-	-accel tcg,thread=single -cpu max -smp "$cpus" -m "$mem" \
+timeout --foreground -k 10 "$tmo" "${machine[@]}" \
+	-accel tcg,thread=single -smp "$cpus" -m "$mem" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$vmlinuz" -initrd "$initrd" \
 	-append "$append" \
-	-serial "file:$vmout/console.log" -serial "file:$vmout/result.log" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$vmout/out,mount_tag=tprofout,security_model=none,multidevs=remap" \
 	-virtfs "local,path=$root,mount_tag=tprofroot,security_model=none,readonly=on,multidevs=remap" \
