@@ -528,7 +528,8 @@ static void test_go(void)
 }
 
 /*
- * MACHINE decodes and the profile keeps it; a short one is malformed.
+ * MACHINE decodes and the profile keeps it; a short one is malformed, as
+ * is a link register in an x86-64 sample.
  * Without an unwinder the model keeps the chain as the kernel walked it:
  * an arm64 sample's link register goes (no object to judge it by).
  */
@@ -574,6 +575,13 @@ static void test_machine_record(void)
 	/* a header-only MACHINE is not a MACHINE record */
 	memcpy(buf, &m, sizeof(m));
 	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+	sb_free(&b);
+	/* an x86-64 sample has no link register to flag */
+	memset(&b, 0, sizeof(b));
+	sb_sample(&b, 10, 10, 1000, 1000, T0 + 100, 0, NULL, 3, u);
+	((struct tprof_rec_hdr *)b.p)->flags = TPROF_RF_USER_LR;
+	CHECK_EQ(tprof_record_decode(b.p, b.len, &r), -EINVAL);
+	CHECK(r.fault && strstr(r.fault, "link register"));
 	sb_free(&b);
 }
 

@@ -92,6 +92,10 @@ static const char *check_sample(struct tprof_record *r, const unsigned char *p)
 		return "an off-CPU state that does not exist";
 	if (!(r->hdr.flags & TPROF_RF_OFF_CPU) != !s->off_state)
 		return "off-CPU flag and state disagree";
+	/* only arm64's samples carry the interrupted link register */
+	if ((r->hdr.flags & TPROF_RF_USER_LR) && s->abi != TPROF_ABI_ARM64 &&
+	    s->abi != TPROF_ABI_ARM32)
+		return "a link register in a sample of an ABI without one";
 	if (((size_t)s->nr_user + s->nr_kernel) * 8 > room(r, sizeof(*s)))
 		return "its frames run past the record's end";
 	r->ips = p + sizeof(*s);
