@@ -10,7 +10,11 @@
 . "$TPROF_ROOT/tests/cases/lib.sh"
 kt=$TPROF_BUILD/kmod-tests/tprof-ktest
 d=$TPROF_BUILD/kmod-tests
-for abi in 64:x86_64 32:ia32; do
+# x86-64: 64-bit and -m32 (ia32) targets; arm64: 64-bit (snapshot-below
+# there: AAPCS64 has no red zone, so none may come)
+abis="64:x86_64 32:ia32"
+[ "$(uname -m)" = aarch64 ] && abis=64:arm64
+for abi in $abis; do
 	t=$d/stacktarget${abi%%:*}
 	"$kt" snapshot "$t" "${abi#*:}" || fail "tprof-ktest snapshot $abi exited $?"
 	"$kt" snapshot-below "$t" "${abi#*:}" ||

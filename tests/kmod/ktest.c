@@ -1253,6 +1253,20 @@ static int t_stack(const char *prog, u32 abi)
 	return 0;
 }
 
+/*
+ * Where user and kernel addresses are: x86-64's canonical halves (4-level
+ * paging); arm64's TTBR0 and TTBR1 ranges, up to 52-bit VAs (Debian's
+ * kernels: 48, so user space below 0x0001000000000000 and the kernel's
+ * from 0xffff000000000000).
+ */
+#ifdef __aarch64__
+#define KERNEL_START	0xfff0000000000000ULL
+#define USER_END	0x0010000000000000ULL
+#else
+#define KERNEL_START	0xffff800000000000ULL
+#define USER_END	0x0000800000000000ULL
+#endif
+
 struct kchk {
 	u64 n, with_k, bad_k, bad_u;
 };
@@ -1267,10 +1281,10 @@ static void check_kstack(struct sum *s, const struct tprof_rec_sample *r,
 	if (r->nr_kernel)
 		k->with_k++;
 	for (i = 0; i < r->nr_kernel; i++)
-		if (ips[i] < 0xffff800000000000ULL)
+		if (ips[i] < KERNEL_START)
 			k->bad_k++;
 	for (i = 0; i < r->nr_user; i++)
-		if (ips[r->nr_kernel + i] >= 0x0000800000000000ULL)
+		if (ips[r->nr_kernel + i] >= USER_END)
 			k->bad_u++;
 }
 
@@ -1430,6 +1444,16 @@ static int t_hold(int secs)
 	return 0;
 }
 
+/* A target's ABI as the cases name it: ia32, arm64, or x86_64. */
+static u32 abi_arg(const char *name)
+{
+	if (!strcmp(name, "ia32"))
+		return TPROF_ABI_IA32;
+	if (!strcmp(name, "arm64"))
+		return TPROF_ABI_ARM64;
+	return TPROF_ABI_X86_64;
+}
+
 int main(int argc, char **argv)
 {
 	const char *t = argc > 1 ? argv[1] : "";
@@ -1469,19 +1493,15 @@ int main(int argc, char **argv)
 	else if (!strcmp(t, "overflow"))
 		t_overflow();
 	else if (!strcmp(t, "stack") && argc > 3)
-		t_stack(argv[2], !strcmp(argv[3], "ia32") ? TPROF_ABI_IA32 :
-			TPROF_ABI_X86_64);
+		t_stack(argv[2], abi_arg(argv[3]));
 	else if (!strcmp(t, "kstack"))
 		t_kstack();
 	else if (!strcmp(t, "snapshot") && argc > 3)
-		t_snapshot(argv[2], !strcmp(argv[3], "ia32") ? TPROF_ABI_IA32 :
-			   TPROF_ABI_X86_64);
+		t_snapshot(argv[2], abi_arg(argv[3]));
 	else if (!strcmp(t, "snapshot-below") && argc > 3)
-		t_snapshot_below(argv[2], !strcmp(argv[3], "ia32") ?
-				 TPROF_ABI_IA32 : TPROF_ABI_X86_64);
+		t_snapshot_below(argv[2], abi_arg(argv[3]));
 	else if (!strcmp(t, "snapshot-edge") && argc > 3)
-		t_snapshot_edge(argv[2], !strcmp(argv[3], "ia32") ?
-				TPROF_ABI_IA32 : TPROF_ABI_X86_64);
+		t_snapshot_edge(argv[2], abi_arg(argv[3]));
 	else if (!strcmp(t, "snapshot-lost") && argc > 2)
 		t_snapshot_lost(argv[2]);
 	else if (!strcmp(t, "snapshot-perm") && argc > 2)

@@ -106,7 +106,11 @@ static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
 	struct snapchk *k = s->priv;
 	unsigned int w = k->abi == TPROF_ABI_IA32 ? 4 : 8;
 	u64 mark = w == 4 ? (u32)STACK_MARK : STACK_MARK;
-	u64 sp = u->regs[TPROF_UREG_SP], bp = u->regs[TPROF_UREG_BP];
+	/* the register set the record names: x86's or arm64's (fp: x29) */
+	bool a64 = u->abi == TPROF_ABI_ARM64;
+	u64 sp = u->regs[a64 ? TPROF_AREG_SP : TPROF_UREG_SP];
+	u64 bp = u->regs[a64 ? TPROF_AREG_FP : TPROF_UREG_BP];
+	u64 pc = u->regs[a64 ? TPROF_AREG_PC : TPROF_UREG_IP];
 	bool found = false, wrong = false, early;
 	/* with the red zone, stack[] starts that far below sp */
 	u32 below = u->hdr.flags & TPROF_RF_USTACK_BELOW ?
@@ -117,7 +121,7 @@ static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
 	k->pairs++;
 	k->below += below != 0;
 	k->bad_below += below && k->abi != TPROF_ABI_X86_64;
-	if (!r->nr_user || u->regs[TPROF_UREG_IP] != ips[r->nr_kernel] ||
+	if (!r->nr_user || pc != ips[r->nr_kernel] ||
 	    u->abi != k->abi || (w == 4 && (sp >> 32 || u->regs[TPROF_UREG_R8])))
 		k->bad_regs++;
 	if (u->stack_req != k->req + below)
@@ -304,7 +308,7 @@ static int snapshot_case(const char *prog, u32 abi, bool below)
 		   (unsigned long long)k.pairs);
 	else
 		ok(k.bad_below == 0,
-		   "snapshot %s: red zone asked, none in an ia32 task's snapshots (%llu)",
+		   "snapshot %s: red zone asked, none in an ia32 or arm64 task's snapshots (%llu)",
 		   prog, (unsigned long long)k.bad_below);
 out:
 	sum_free(&s);
