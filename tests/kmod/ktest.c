@@ -398,10 +398,9 @@ static u64 calibrate(u64 ns)
 	return (u64)((double)iters * ns / (t1 - t0));
 }
 
-/* Go #35057: equal work serial, then on NCPU threads. */
-static int t_phases(void)
+/* Go #35057: equal work serial, then on NCPU threads, sampled every P ns. */
+static int t_phases(u64 P)
 {
-	const u64 P = 1 * MS;
 	u64 k = calibrate(400 * MS);
 	struct wl w = { .nser = 1, .npar = ncpu, .ser_iters = k,
 			.par_iters = k / ncpu, .keep = true };
@@ -410,6 +409,7 @@ static int t_phases(void)
 	int i, role;
 
 	run_start(&r, &w, P, 0, 0);
+	note("phases: period %llu us", (unsigned long long)(P / 1000));
 	ok(r.enable_ret == 0, "phases: ENABLE");
 	ok(run_wait(&r, true), "phases: workload done");
 	ok(run_stop(&r), "phases: EOF after DISABLE");
@@ -433,8 +433,8 @@ static int t_phases(void)
 		     (unsigned long long)oncpu[role],
 		     (unsigned long long)kern[role]);
 		ok(kern[role] && d <= 0.03,
-		   "phases: %s sampled CPU within 3%% of kernel-accounted CPU (%.2f%%)",
-		   name, d * 100);
+		   "phases: %s sampled CPU within 3%% of kernel-accounted CPU at %llu Hz (%.2f%%)",
+		   name, (unsigned long long)(1000 * MS / P), d * 100);
 	}
 	note("parallel/serial CPU ratio %.2f", kern[1] ? (double)kern[2] / kern[1] : 0);
 	ok(WIFEXITED(run_finish(&r)), "phases: workload exits");
@@ -1469,7 +1469,7 @@ int main(int argc, char **argv)
 	if (!strcmp(t, "spin"))
 		t_spin(argc > 2 ? atoi(argv[2]) : ncpu);
 	else if (!strcmp(t, "phases"))
-		t_phases();
+		t_phases((argc > 2 ? strtoull(argv[2], NULL, 10) : 1000) * 1000);
 	else if (!strcmp(t, "late"))
 		t_late();
 	else if (!strcmp(t, "short"))
