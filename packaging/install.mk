@@ -32,4 +32,4 @@ deb:
 
 # The guest part profiles build/lab/lab-work with the installed tprof-read.
 pkg-test: $(BUILD)/lab/lab-work
-	BUILD=$(BUILD) DEB_OUT=$(DEB_OUT) tests/pkg/run.sh $(PKG_TESTS)
+	BUILD=$(BUILD) DEB_OUT=$(DEB_OUT) DEB_CROSS="$(DEB_CROSS)" tests/pkg/run.sh $(PKG_TESTS)

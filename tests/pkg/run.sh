@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Host-side packaging tests (`sudo make pkg-test`): DKMS builds tprof.ko for
-# each kernel of tests/kernels; `make deb` builds the .debs; `apt install` of
-# them builds and installs the module for every installed kernel; purge, and
-# `make install` + `make uninstall`, leave no trace. Never loads a module.
+# each kernel of tests/kernels (and, cross, for the first arm64 row); `make
+# deb` builds the .debs (tprof-tools for arm64 too, checked under
+# qemu-aarch64); `apt install` of them builds and installs the module for
+# every installed kernel; purge, and `make install` + `make uninstall`, leave
+# no trace. Never loads a module.
 # Needs root and a host with no tprof installed; leaves it as it found it.
 #   run.sh [dkms] [deb] [apt] [make]      (default: all four, in this order)
-# Environment: BUILD (build), DEB_OUT ($BUILD/deb).
+# Environment: BUILD (build), DEB_OUT ($BUILD/deb), DEB_CROSS (arm64; empty:
+# no arm64 package, no arm64 DKMS build), ARM64_CACHE (tests/arm64/fetch.sh's).
 # Prints ok/not ok/skip lines and "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,6 +66,12 @@ apt_get() {
 }
 
 ver=$(packaging/version.sh)
+arch=$(dpkg --print-architecture)
+DEB_CROSS=${DEB_CROSS-arm64}
+a64_cache=${ARM64_CACHE:-/var/cache/tprof/arm64}
+# arm64 checks: with DEB_CROSS=arm64 on an amd64 host
+a64=0
+[[ " $DEB_CROSS " == *" arm64 "* ]] && [ "$arch" = amd64 ] && a64=1
 # Kernels with headers: what "every installed kernel" means to DKMS.
 hdr_kernels() {
 	local d
@@ -213,8 +222,60 @@ sec_dkms() {
 	else
 		not_ok "dkms.conf excludes Linux 5.10: dkms build exited $rc, not 77"
 	fi
+	# The architecture: dkms matches BUILD_EXCLUSIVE_ARCH against -a (else
+	# uname -m); a 32-bit x86 machine is excluded, not attempted.
+	rc=0
+	dkms build -m tprof -v "$ver" -k "$kver" -a i686 --sourcetree "$src" \
+		--dkmstree "$dt" >"$log/dkms-build-i686.log" 2>&1 || rc=$?
+	if [ $rc = 77 ]; then
+		ok "dkms.conf excludes i686 (BUILD_EXCLUSIVE_ARCH, exit 77)"
+	else
+		not_ok "dkms.conf excludes i686: dkms build -a i686 exited $rc, not 77"
+	fi
+	[ $a64 = 1 ] && dkms_arm64 "$src" "$dt"
 	dkms remove -m tprof -v "$ver" --all --sourcetree "$src" --dkmstree "$dt" \
 		>/dev/null 2>&1
+}
+
+# dkms_arm64 SRC DKMSTREE: DKMS builds the module for the first arm64 row of
+# tests/kernels on this host, as on an arm64 machine (-a aarch64: dkms.conf's
+# arch and config guards see an arm64 machine and kernel), with the kernel's
+# headers from tests/arm64/fetch.sh's cache and the cross tools of `make deb`
+# (packaging/cross-arm64.sh, into DEB_OUT/cross-arm64, which make deb reuses);
+# ARCH and CROSS_COMPILE reach kbuild through the environment. dkms's own
+# strip of the module is the host's and fails (not an error to dkms): the
+# module stays unstripped. About 40 s (80 s on a loaded host).
+dkms_arm64() {
+	local src=$1 dt=$2 name kver rc=0 ko vm x=$DEB_OUT/cross-arm64
+	read -r name _ _ < <(awk '$2 ~ /^arm64:/ { print; exit }' tests/kernels)
+	if [ -z "$name" ]; then
+		skip "dkms build for arm64: tests/kernels has no arm64 row"
+		return
+	fi
+	if ! kver=$(tests/vm/kernels.sh "$name" 2>"$tmp/kernels.err"); then
+		not_ok "dkms build for $name: $(cat "$tmp/kernels.err") (tests/vm/kernels.sh --install $name)"
+		return
+	fi
+	kver=${kver#* }
+	check "packaging/cross-arm64.sh: the arm64 cross tools (log: $log/cross-arm64.log)" \
+		logged "$log/cross-arm64.log" packaging/cross-arm64.sh "$x" || return
+	PATH=$x/bin:$PATH ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+		dkms build -m tprof -v "$ver" -k "$kver" -a aarch64 \
+		--kernelsourcedir "$a64_cache/root/usr/src/linux-headers-$kver" \
+		--sourcetree "$src" --dkmstree "$dt" >"$log/dkms-build-$name.log" 2>&1 || rc=$?
+	ko=$(ls "$dt/tprof/$ver/$kver/aarch64/module"/tprof.ko* 2>/dev/null | head -n1)
+	vm=$( [ -n "$ko" ] && modinfo -F vermagic "$ko")
+	if [ $rc = 0 ] && [[ "$vm" == "$kver "*" aarch64" ]] && elf_machine "$ko" AArch64; then
+		ok "dkms build for $name ($kver, -a aarch64): an AArch64 ${ko##*/}, vermagic $kver"
+	else
+		not_ok "dkms build for $name ($kver, -a aarch64): rc=$rc module=${ko:-none} vermagic='$vm'"
+		tail -n 30 "$dt/tprof/$ver/build/make.log" "$log/dkms-build-$name.log" \
+			2>/dev/null | sed 's/^/#   /'
+	fi
+}
+# elf_machine FILE MACHINE: readelf's "Machine:" of FILE names MACHINE.
+elf_machine() {
+	readelf -h "$1" 2>/dev/null | grep -qE "^ *Machine: .*\b$2\b"
 }
 
 # ---- deb: `make deb` and the packages' contents ---------------------------
@@ -249,14 +310,56 @@ man_clean() {
 	w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l docs/tprof-read.1 2>&1 >/dev/null)
 	[ -z "$w" ] || { echo "$w"; return 1; }
 }
+# deb_same_depends AMD64_DEB ARM64_DEB: the arm64 package depends on the
+# same packages as the amd64 one (dpkg-shlibdeps on the cross build's
+# symbols files), each with a minimum version.
+deb_same_depends() {
+	local a b
+	a=$(dpkg-deb -f "$1" Depends | tr ',' '\n' | sed 's/^ *//; s/ *(.*//' | sort)
+	b=$(dpkg-deb -f "$2" Depends | tr ',' '\n' | sed 's/^ *//; s/ *(.*//' | sort)
+	[ "$a" = "$b" ] || { echo "amd64: $(echo $a)"; echo "arm64: $(echo $b)"; return 1; }
+	dpkg-deb -f "$2" Depends | tr ',' '\n' | grep -v '(>= ' && return 1
+	return 0
+}
+deb_arm64_runs() {
+	local v
+	v=$(qemu-aarch64 -L "$a64_cache/root" "$tmp/arm64/usr/bin/tprof-read" --version) ||
+		return
+	echo "$v"
+	grep -qE "^tprof-read $ver \(tprof.ko ABI [0-9]+\)$" <<<"$v"
+}
+# deb_arm64 AMD64_TOOLS_DEB: the cross-built tprof-tools.
+deb_arm64() {
+	local deb
+	deb=$(ls "$DEB_OUT"/tprof-tools_"$ver"_arm64.deb 2>/dev/null)
+	check "tprof-tools ${ver}_arm64.deb exists in $DEB_OUT" test -f "$deb" || return
+	check "tprof-tools arm64: Architecture arm64" \
+		test "$(dpkg-deb -f "$deb" Architecture)" = arm64
+	check "tprof-tools arm64: Depends $(dpkg-deb -f "$deb" Depends)" \
+		deb_depends_on "$deb" libc6 libdw1 libelf1 libprotobuf-c1 zlib1g
+	check "tprof-tools arm64 depends on what the amd64 one does, each versioned" \
+		deb_same_depends "$1" "$deb"
+	rm -rf "$tmp/arm64"
+	dpkg-deb -x "$deb" "$tmp/arm64"
+	check "tprof-tools arm64: /usr/bin/tprof-read is an AArch64 ELF" \
+		elf_machine "$tmp/arm64/usr/bin/tprof-read" AArch64
+	if command -v qemu-aarch64 >/dev/null; then
+		check "tprof-tools arm64: tprof-read --version is $ver under qemu-aarch64 (libraries: $a64_cache/root)" \
+			deb_arm64_runs
+	else
+		skip "tprof-tools arm64 runs: no qemu-aarch64 (qemu-user)"
+	fi
+}
 sec_deb() {
 	local dkms_deb tools_deb src=./usr/src/tprof-$ver
 	check "make deb builds the packages (log: $log/make-deb.log)" \
-		logged "$log/make-deb.log" mk deb BUILD="$BUILD" DEB_OUT="$DEB_OUT" || return
+		logged "$log/make-deb.log" mk deb BUILD="$BUILD" DEB_OUT="$DEB_OUT" \
+		DEB_CROSS="$DEB_CROSS" || return
 	dkms_deb=$(ls "$DEB_OUT"/tprof-dkms_"$ver"_all.deb 2>/dev/null)
-	tools_deb=$(ls "$DEB_OUT"/tprof-tools_"$ver"_amd64.deb 2>/dev/null)
+	tools_deb=$(ls "$DEB_OUT"/tprof-tools_"$ver"_"$arch".deb 2>/dev/null)
 	check "tprof-dkms and tprof-tools $ver .debs exist in $DEB_OUT" \
 		test -f "$dkms_deb" -a -f "$tools_deb" || return
+	[ $a64 = 1 ] && deb_arm64 "$tools_deb"
 	check "tprof-dkms ships the DKMS source, udev rule and modules-load.d entry" \
 		deb_has "$dkms_deb" $src/dkms.conf $src/Kbuild $src/kmod/uapi/tprof.h \
 		$src/kmod/main.c ./lib/udev/rules.d/60-tprof.rules \
@@ -275,7 +378,8 @@ sec_deb() {
 	fi
 	if command -v lintian >/dev/null; then
 		check "lintian finds no errors in the .debs" \
-			lintian --fail-on error "$dkms_deb" "$tools_deb"
+			lintian --fail-on error "$dkms_deb" "$tools_deb" \
+			$(ls "$DEB_OUT"/tprof-tools_"$ver"_arm64.deb 2>/dev/null)
 	else
 		skip "lintian: not installed"
 	fi
@@ -326,7 +430,8 @@ installed_in_guests() {
 # ---- apt: install the .debs, DKMS builds for every kernel, purge ---------
 sec_apt() {
 	local debs
-	debs=$(ls "$DEB_OUT"/tprof-dkms_"$ver"*.deb "$DEB_OUT"/tprof-tools_"$ver"*.deb 2>/dev/null)
+	debs=$(ls "$DEB_OUT"/tprof-dkms_"$ver"_all.deb \
+		"$DEB_OUT"/tprof-tools_"$ver"_"$arch".deb 2>/dev/null)
 	if [ "$(wc -w <<<"$debs")" != 2 ]; then
 		not_ok "apt install: the two .debs are in $DEB_OUT (run the deb section)"
 		return
