@@ -3,7 +3,8 @@
 # Install the Debian packages of .ci/packages that are missing, then the
 # kernels of tests/kernels (building the debug kernel once: it is cached
 # outside the tree, see tests/vm/debug-kernel.sh), or with --kernels NAME...
-# only those. Idempotent; needs root (apt).
+# only those; then tests/arm64/fetch.sh (arm64 toolchain and sysroot, a
+# cache). Idempotent; needs root (apt).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mapfile -t pkgs < <(grep -v '^#' "$root/.ci/packages" | sed '/^$/d')
@@ -45,4 +46,9 @@ if [ "${1:-}" = --kernels ]; then
 	"$root/tests/vm/kernels.sh" --install "$@" > /dev/null
 else
 	"$root/tests/vm/kernels.sh" --install --all > /dev/null
+	# arm64 (#25): the cross toolchain, the arm64 sysroot and 6.1's arm64
+	# kernel headers, unpacked into a cache without installing anything:
+	# the unit tests' arm64 programs (run under qemu-user), the arm64
+	# tprof-tools .deb and the cross DKMS build of make pkg-test use them
+	"$root/tests/arm64/fetch.sh" > /dev/null
 fi
