@@ -17,7 +17,8 @@
  *   Return addresses signed with pointer authentication lose their PAC.
  * - Snapshots: perf's generic arch_perf_out_copy_user (access_ok,
  *   pagefault_disable, __copy_from_user_inatomic), which keeps what it
- *   copied before a fault; copy_from_user_nmi() is x86's.
+ *   copied before a fault; copy_from_user_nmi() is x86's. A copy cut
+ *   short is finished in small pieces up to the page it could not read.
  * - AArch32 tasks (TPROF_ABI_ARM32): pc and lr only. Debian's armhf code
  *   is Thumb-2, whose frame pointer (r7) no walk can trust.
  * Debian's arm64 kernels have no pseudo-NMI (ARM64_PSEUDO_NMI unset): the
@@ -167,10 +168,43 @@ unsigned long tprof_arch_user_regs(struct pt_regs *uregs, u32 abi, u64 *out)
 }
 
 /*
+ * The bytes of [@src, @src + @n) that lie in @src's page, 8 at a time and
+ * then one at a time, up to the first piece that faults: none of them
+ * reaches past that page, and an 8-byte piece never crosses its end.
+ * Context: as tprof_arch_ucopy(), inside its pagefault_disable().
+ * Return: the bytes copied.
+ */
+static unsigned long tprof_ucopy_page_tail(u8 *dst, unsigned long src,
+					   unsigned long n)
+{
+	unsigned long end = min(src + n, (src & PAGE_MASK) + PAGE_SIZE);
+	unsigned long pos = src, left;
+
+	while (end - pos >= sizeof(u64)) {
+		left = __copy_from_user_inatomic(dst + (pos - src),
+						 (const void __user *)pos,
+						 sizeof(u64));
+		/* a failed piece may still have copied its first byte */
+		pos += sizeof(u64) - left;
+		if (left)
+			break;
+	}
+	while (pos < end &&
+	       !__copy_from_user_inatomic(dst + (pos - src),
+					  (const void __user *)pos, 1))
+		pos++;
+	return pos - src;
+}
+
+/*
  * A fault ends the copy (pagefault_disable(): the fault handler takes the
- * exception fixup instead of faulting the page in), and the count it
- * leaves is conservative (it may stop a few bytes short of the page end):
- * only what it says it copied is reported. With page faults disabled,
+ * exception fixup instead of faulting the page in). arm64's
+ * __arch_copy_from_user (lib/copy_template.S, 6.1 and 6.12) loads up to
+ * 64 bytes ahead of what it has stored, and its fixup counts only the
+ * stored bytes: a copy into an unmapped page reports up to 48 bytes short
+ * of that page's start. The uapi promises a partial copy ends exactly
+ * there (as x86's copy_from_user_nmi() does), so the rest of the page the
+ * copy stopped in is read in small pieces. With page faults disabled,
  * hardened usercopy does not look the ring's vmalloc area up (no lock).
  * Context: hardirq or IRQs off; current's mm is the loaded one.
  */
@@ -183,6 +217,9 @@ u32 tprof_arch_ucopy(void *dst, unsigned long src, u32 len)
 		return 0;
 	pagefault_disable();
 	left = __copy_from_user_inatomic(dst, usrc, len);
+	if (left)
+		left -= tprof_ucopy_page_tail((u8 *)dst + (len - left),
+					      src + (len - left), left);
 	pagefault_enable();
 	return len - left;
 }
