@@ -115,6 +115,28 @@ static unsigned char *arm64_run(const char *prog, const char *mode,
 	return d;
 }
 
+/*
+ * The samples of the arm64 program's MODE run, NULL when the test ends
+ * here: skipped (no toolchain or qemu-user), or failed (the cross-build or
+ * the run).
+ */
+static unsigned char *arm64_samples(const char *mode, size_t *len)
+{
+	const char *why, *prog = arm64_prog(&why);
+	unsigned char *d;
+
+	if (!prog) {
+		if (why)
+			SKIP(why);
+		else
+			CHECK(!"tests/progs/unwind_arm64.c cross-builds");
+		return NULL;
+	}
+	d = arm64_run(prog, mode, len);
+	CHECK(d != NULL);
+	return d;
+}
+
 struct conv {
 	bool machine;		/* write a MACHINE record */
 	uint64_t pac_mask;	/* its user_pac_mask */
@@ -262,23 +284,14 @@ static void test_leaf(void)
 {
 	static const char *const want[] = { "caller", "main", NULL };
 	static const char *const modes[] = { "fp", "hybrid", "dwarf" };
-	const char *raw = build_path("unit/arm64-leaf.raw"), *why;
+	const char *raw = build_path("unit/arm64-leaf.raw");
 	const char *cut = build_path("unit/arm64-leaf-cut.raw");
-	const char *prog = arm64_prog(&why);
 	struct conv c = { .machine = true, .pac_mask = PAC_MASK_48 };
 	unsigned char *d;
 	struct shape sh;
 	size_t len, i;
 
-	if (!prog) {
-		if (why)
-			SKIP(why);
-		else
-			CHECK(!"tests/progs/unwind_arm64.c cross-builds");
-		return;
-	}
-	d = arm64_run(prog, "leaf", &len);
-	CHECK(d != NULL);
+	d = arm64_samples("leaf", &len);
 	if (!d)
 		return;
 	CHECK_EQ(arm64_stream(d, len, &c, raw), 0);
@@ -320,8 +333,7 @@ static void test_leaf(void)
 static void test_qsort(void)
 {
 	static const char *const want[] = { "sort_round", "main", NULL };
-	const char *raw = build_path("unit/arm64-qsort.raw"), *why;
-	const char *prog = arm64_prog(&why);
+	const char *raw = build_path("unit/arm64-qsort.raw");
 	struct conv c = { .machine = true, .pac_mask = PAC_MASK_48,
 			  .pc_only = true, .dwarf = true };
 	const struct arm64_snap_hdr *h;
@@ -329,15 +341,7 @@ static void test_qsort(void)
 	struct shape sh;
 	size_t len;
 
-	if (!prog) {
-		if (why)
-			SKIP(why);
-		else
-			CHECK(!"tests/progs/unwind_arm64.c cross-builds");
-		return;
-	}
-	d = arm64_run(prog, "qsort", &len);
-	CHECK(d != NULL);
+	d = arm64_samples("qsort", &len);
 	if (!d)
 		return;
 	h = (const void *)d;
