@@ -144,7 +144,7 @@ $(BUILD)/progs/cxxprog: tests/progs/cxxprog.cc
 
 # unwinding tests (tests/unit/test_unwind.c): frameless leaves, libc's qsort,
 # signal frames; 64-bit and IA32 (gcc-multilib)
-$(BUILD)/progs/unwind: tests/progs/unwind.c
+$(BUILD)/progs/unwind: tests/progs/unwind.c tests/progs/unwind_work.h
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
 
@@ -152,7 +152,7 @@ $(BUILD)/progs/redzone: tests/progs/redzone.c
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $< -ldl
 
-$(BUILD)/progs/unwind32: tests/progs/unwind.c
+$(BUILD)/progs/unwind32: tests/progs/unwind.c tests/progs/unwind_work.h
 	@mkdir -p $(@D)
 	$(CC) -m32 $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
 

@@ -81,7 +81,7 @@ $(A64)/progs/inlines: tests/progs/inlines.c
 $(A64)/progs/libhot.so: tests/progs/libhot.c
 	@mkdir -p $(@D)
 	$(A64_CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -shared -fPIC -o $@ $<
-$(A64)/progs/unwind: tests/progs/unwind.c
+$(A64)/progs/unwind: tests/progs/unwind.c tests/progs/unwind_work.h
 	@mkdir -p $(@D)
 	$(A64_CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
 # Debian's default flags: -O2 -g, no frame pointers

@@ -24,11 +24,10 @@
 #include <unistd.h>
 
 #include "arm64_snap.h"
+#include "unwind_work.h"
 
-#define NOINLINE __attribute__((noinline))
 #define MAX_SAMPLES 1000
 
-static volatile unsigned long sink;
 static struct arm64_snap *snaps;
 static volatile unsigned int nsnaps;
 static unsigned int want;
@@ -42,49 +41,6 @@ static uint64_t strip(uint64_t v)
 
 	__asm__ volatile("hint #7" : "+r"(x30));
 	return x30;
-}
-
-NOINLINE unsigned long hot_leaf(unsigned long x)
-{
-	unsigned long i, h = x;
-
-	for (i = 0; i < 2000; i++)
-		h = h * 6364136223846793005UL + i;
-	return h;
-}
-
-NOINLINE unsigned long caller(unsigned long x)
-{
-	unsigned long h = hot_leaf(x);
-
-	sink += h;
-	return h ^ x;
-}
-
-NOINLINE int cmp_ints(const void *a, const void *b)
-{
-	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
-	int i;
-
-	for (i = 0; i < 50; i++) {
-		x = x * 2654435761U + 1;
-		y = y * 2654435761U + 1;
-	}
-	sink += x ^ y;
-	return (*(const unsigned int *)a > *(const unsigned int *)b) -
-	       (*(const unsigned int *)a < *(const unsigned int *)b);
-}
-
-NOINLINE void sort_round(unsigned int *v, size_t n, unsigned int seed)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		seed = seed * 1103515245U + 12345U;
-		v[i] = seed;
-	}
-	qsort(v, n, sizeof(*v), cmp_ints);
-	sink += v[0];
 }
 
 /* the word at addr, if it lies on the stack */
