@@ -22,6 +22,13 @@ struct arm64_snap_hdr {
 	uint32_t maps_len;	/* the maps text after the samples */
 	uint64_t signed_lr;	/* a PAC-signed return address seen, or 0 */
 	uint64_t stripped_lr;	/* the same, stripped (xpaclri) */
+	/*
+	 * 1: a signed return address whose PAC lies in bits 63:56 only. Its
+	 * key and modifier gave it zero bits 54:48 (1 in 128 per address),
+	 * so it reads as code with the top byte dropped (TBI): test_arm64's
+	 * "PAC mask 0" control then cannot stop the walk.
+	 */
+	uint64_t pac_top_only;
 };
 
 struct arm64_snap {

@@ -32,7 +32,7 @@ static struct arm64_snap *snaps;
 static volatile unsigned int nsnaps;
 static unsigned int want;
 static uint64_t stack_lo, stack_hi;
-static uint64_t signed_lr, stripped_lr;
+static uint64_t signed_lr, stripped_lr, pac_top_only;
 
 /* xpaclri: the PAC of x30 stripped (a NOP without pointer auth) */
 static uint64_t strip(uint64_t v)
@@ -86,6 +86,9 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 			signed_lr = ret;
 			stripped_lr = strip(ret);
 		}
+		if (strip(ret) != ret &&
+		    !((ret ^ strip(ret)) & 0x00ff000000000000ULL))
+			pac_top_only = 1;
 		s->ips[s->nips++] = strip(ret);
 		if (next <= fp)
 			break;
@@ -158,6 +161,7 @@ static void finish(const char *out)
 	h.maps_len = (uint32_t)len;
 	h.signed_lr = signed_lr;
 	h.stripped_lr = stripped_lr;
+	h.pac_top_only = pac_top_only;
 	f = fopen(out, "wb");
 	if (!f || fwrite(&h, sizeof(h), 1, f) != 1 ||
 	    fwrite(snaps, sizeof(*snaps), nsnaps, f) != nsnaps ||
