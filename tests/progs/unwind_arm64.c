@@ -28,11 +28,15 @@
 
 #define MAX_SAMPLES 1000
 
+/* the program's text (GNU ld): a return address into it is into main,
+ * sort_round or caller */
+extern char __executable_start[], etext[];
+
 static struct arm64_snap *snaps;
 static volatile unsigned int nsnaps;
 static unsigned int want;
 static uint64_t stack_lo, stack_hi;
-static uint64_t signed_lr, stripped_lr, pac_top_only;
+static uint64_t signed_lr, stripped_lr, main_ret_plain;
 
 /* xpaclri: the PAC of x30 stripped (a NOP without pointer auth) */
 static uint64_t strip(uint64_t v)
@@ -58,8 +62,8 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	mcontext_t *mc = &uc->uc_mcontext;
 	struct arm64_snap *s;
-	uint64_t fp, sp = mc->sp, n;
-	int i;
+	uint64_t fp, sp = mc->sp, n, into_prog = 0;
+	int i, left_prog = 0;
 
 	(void)sig;
 	(void)si;
@@ -86,14 +90,22 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 			signed_lr = ret;
 			stripped_lr = strip(ret);
 		}
-		if (strip(ret) != ret &&
-		    !((ret ^ strip(ret)) & 0x00ff000000000000ULL))
-			pac_top_only = 1;
+		/* the last one into the program before main's into libc
+		 * (_start's further out is into the program too) */
+		if (strip(ret) >= (uint64_t)__executable_start &&
+		    strip(ret) < (uint64_t)etext) {
+			if (!left_prog)
+				into_prog = ret;
+		} else if (into_prog) {
+			left_prog = 1;
+		}
 		s->ips[s->nips++] = strip(ret);
 		if (next <= fp)
 			break;
 		fp = next;
 	}
+	if (into_prog && strip(into_prog) == into_prog)
+		main_ret_plain++;
 	n = sp < stack_hi ? stack_hi - sp : 0;
 	if (n > ARM64_SNAP_BYTES)
 		n = ARM64_SNAP_BYTES;
@@ -161,7 +173,7 @@ static void finish(const char *out)
 	h.maps_len = (uint32_t)len;
 	h.signed_lr = signed_lr;
 	h.stripped_lr = stripped_lr;
-	h.pac_top_only = pac_top_only;
+	h.main_ret_plain = main_ret_plain;
 	f = fopen(out, "wb");
 	if (!f || fwrite(&h, sizeof(h), 1, f) != 1 ||
 	    fwrite(snaps, sizeof(*snaps), nsnaps, f) != nsnaps ||

@@ -94,6 +94,7 @@ run_case() {	# run_case PATH
 	[ -w /sys/module/tprof/parameters/sample_cpu_percent ] &&
 		echo 0 > /sys/module/tprof/parameters/sample_cpu_percent
 	echo "# case $name (timeout ${t}s)"
+	t0=$SECONDS
 	# timeout puts the case in a process group of its own (its pid): what
 	# is still in it when the case has ended is a stray, killed and failed.
 	# The case's status ends the reading, so a stray daemon holding the
@@ -123,6 +124,8 @@ run_case() {	# run_case PATH
 	elif [ $saw = 0 ]; then
 		record fail "$name: printed no result line"
 	fi
+	# what the CI budget is made of (run-kernel.sh: VM_OUT/case-seconds)
+	echo "# case $name: $((SECONDS - t0)) s"
 	rm -rf "$dir"
 }
 

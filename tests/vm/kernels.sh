@@ -10,7 +10,7 @@
 # debug kernel) are selected by name or by --all, not by default: they are
 # not packages, so DKMS (make pkg-test) and the bias lab leave them out.
 # arm64 kernels (IMAGE-PACKAGE arm64:NAME, the arm64 build of row NAME's
-# kernel) are selected by name only too; --install unpacks them into
+# kernel) are selected by name or by --all too; --install unpacks them into
 # tests/arm64/fetch.sh's cache, nothing is installed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,7 +36,8 @@ resolve() {
 while read -r name img hdr _opts; do
 	case "$name" in ''|\#*) continue ;; esac
 	if [[ "$img" == arm64:* ]]; then
-		[[ "$want" == *" $name "* ]] || continue
+		if [ "$want" = "  " ]; then [ $all = 1 ] || continue
+		else [[ "$want" == *" $name "* ]] || continue; fi
 		# the same Debian kernel (ABI) as the amd64 row: the cross-build
 		# uses that row's installed headers-common tree
 		arg=

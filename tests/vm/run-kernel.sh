@@ -15,7 +15,8 @@
 #      TPROF_IRQ_SLACK_US (see tests/kernels' irq-slack-us, 0).
 # The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
 # VM_TIMEOUT their defaults, and append= adds kernel parameters.
-# Writes VM_OUT/{console.log,result.log,summary,out/}; prints one summary line.
+# Writes VM_OUT/{console.log,result.log,summary,case-seconds,out/}; prints one
+# summary line.
 # An arm64 KVER (tests/kernels' arm64 rows) boots under qemu-system-aarch64
 # with the arm64 tree of tests/arm64/fetch.sh as its root, and the guest
 # runs BUILD/arm64's programs (make arm64) and module (built here by
@@ -156,6 +157,9 @@ else
 fi
 summary="$name $kver $verdict ${secs}s ${line#TPROF-RESULT }${why:+ ($why)}"
 echo "$summary" > "$vmout/summary"
+# each case's seconds, slowest first (guest-run.sh): what the budget buys
+sed -n 's/^# case \(.*\): \([0-9]*\) s\r*$/\2 \1/p' "$vmout/console.log" |
+	sort -rn > "$vmout/case-seconds"
 if [ $verdict != PASS ]; then
 	# every failed check first, with the case it belongs to (a long run's
 	# last lines rarely hold them), then the last lines
