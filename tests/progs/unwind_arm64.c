@@ -36,7 +36,7 @@ static struct arm64_snap *snaps;
 static volatile unsigned int nsnaps;
 static unsigned int want;
 static uint64_t stack_lo, stack_hi;
-static uint64_t signed_lr, stripped_lr, main_ret_plain;
+static uint64_t signed_lr, stripped_lr, main_ret_seen, main_ret_plain;
 
 /* xpaclri: the PAC of x30 stripped (a NOP without pointer auth) */
 static uint64_t strip(uint64_t v)
@@ -62,8 +62,8 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	mcontext_t *mc = &uc->uc_mcontext;
 	struct arm64_snap *s;
-	uint64_t fp, sp = mc->sp, n, into_prog = 0;
-	int i, left_prog = 0;
+	uint64_t fp, sp = mc->sp, n, into_main = 0, prev = 0;
+	int i, in_prog, prev_in_prog = 0;
 
 	(void)sig;
 	(void)si;
@@ -90,22 +90,28 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 			signed_lr = ret;
 			stripped_lr = strip(ret);
 		}
-		/* the last one into the program before main's into libc
-		 * (_start's further out is into the program too) */
-		if (strip(ret) >= (uint64_t)__executable_start &&
-		    strip(ret) < (uint64_t)etext) {
-			if (!left_prog)
-				into_prog = ret;
-		} else if (into_prog) {
-			left_prog = 1;
-		}
+		/*
+		 * The return into main: one into the program right before
+		 * main's into libc (signed; _start's further out, after
+		 * libc's frames, is into the program too, then the end)
+		 */
+		in_prog = strip(ret) >= (uint64_t)__executable_start &&
+			  strip(ret) < (uint64_t)etext;
+		if (!into_main && prev_in_prog && !in_prog &&
+		    strip(ret) != ret)
+			into_main = prev;
+		prev = ret;
+		prev_in_prog = in_prog;
 		s->ips[s->nips++] = strip(ret);
 		if (next <= fp)
 			break;
 		fp = next;
 	}
-	if (into_prog && strip(into_prog) == into_prog)
-		main_ret_plain++;
+	if (into_main) {
+		main_ret_seen++;
+		if (strip(into_main) == into_main)
+			main_ret_plain++;
+	}
 	n = sp < stack_hi ? stack_hi - sp : 0;
 	if (n > ARM64_SNAP_BYTES)
 		n = ARM64_SNAP_BYTES;
@@ -173,6 +179,7 @@ static void finish(const char *out)
 	h.maps_len = (uint32_t)len;
 	h.signed_lr = signed_lr;
 	h.stripped_lr = stripped_lr;
+	h.main_ret_seen = main_ret_seen;
 	h.main_ret_plain = main_ret_plain;
 	f = fopen(out, "wb");
 	if (!f || fwrite(&h, sizeof(h), 1, f) != 1 ||

@@ -365,9 +365,10 @@ static void test_qsort(void)
 	 */
 	if (!h->signed_lr) {
 		printf("    (no signed return address: this qemu has no pointer authentication; the control is skipped)\n");
-	} else if (h->main_ret_plain * 2 > h->nsamples) {
-		printf("    (the return address into main was signed with zero PAC bits in %llu of %u samples, as 1 key in 128 signs it under qemu-user: no mask stops the walk there; the control is skipped this run)\n",
-		       (unsigned long long)h->main_ret_plain, h->nsamples);
+	} else if (h->main_ret_plain * 2 > h->main_ret_seen) {
+		printf("    (the return address into main was signed with zero PAC bits in %llu of %llu samples, as 1 key in 128 signs it under qemu-user: no mask stops the walk there; the control is skipped this run)\n",
+		       (unsigned long long)h->main_ret_plain,
+		       (unsigned long long)h->main_ret_seen);
 	} else {
 		c.machine = true;
 		c.pac_mask = 0;

@@ -39,7 +39,8 @@ style: $(CHECKPATCH)
 # W=1 on every kernel (arm64's cross-built, its make output in build.log);
 # any compiler or modpost warning fails.
 module-w1:
-	@set -e; tests/vm/kernels.sh --all | while read -r name kver; do \
+	@set -e; list=$$(tests/vm/kernels.sh --all); \
+	printf '%s\n' "$$list" | while read -r name kver; do \
 		log=$(BUILD)/w1-$$kver.log; mkdir -p $(BUILD); \
 		dest=$(abspath $(BUILD))/w1/$$kver; bm=tests/vm/build-module.sh; \
 		case $$kver in *-arm64) bm=tests/arm64/build-module.sh ;; esac; \

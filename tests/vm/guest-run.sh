@@ -125,7 +125,7 @@ run_case() {	# run_case PATH
 		record fail "$name: printed no result line"
 	fi
 	# what the CI budget is made of (run-kernel.sh: VM_OUT/case-seconds)
-	echo "# case $name: $((SECONDS - t0)) s"
+	echo "# seconds $name $((SECONDS - t0))"
 	rm -rf "$dir"
 }
 

@@ -158,7 +158,7 @@ fi
 summary="$name $kver $verdict ${secs}s ${line#TPROF-RESULT }${why:+ ($why)}"
 echo "$summary" > "$vmout/summary"
 # each case's seconds, slowest first (guest-run.sh): what the budget buys
-sed -n 's/^# case \(.*\): \([0-9]*\) s\r*$/\2 \1/p' "$vmout/console.log" |
+sed -n 's/^# seconds \([^ ]*\) \([0-9]*\)\r*$/\2 \1/p' "$vmout/console.log" |
 	sort -rn > "$vmout/case-seconds"
 if [ $verdict != PASS ]; then
 	# every failed check first, with the case it belongs to (a long run's
