@@ -207,12 +207,13 @@ spin_case() {
 	nsp=$((2 * ${NCPU:-1}))
 	if run spin --mode wall -F 250 --off-cpu-period 1ms --ring-bytes 2M -- "$P" spin $nsp $spin_ms; then
 		sums spin spinner spin_cpu
-		truth=0 delays=0 woff=0 wall=0
+		truth=0 delays=0 woff=0 wall=0 wcpu=0
 		while read -r _ tid life cpu delay _ slept; do
 			truth=$((truth + slept + delay))
 			life_cpu=$((${life_cpu:-0} + life - cpu))
 			delays=$((delays + delay))
 			woff=$((woff + $(sumval spin.off tidfunc "$tid" spinner)))
+			wcpu=$((wcpu + $(sumval spin.off tidfunc "$tid" spin_cpu)))
 			wall=$((wall + $(sumval spin.off tid "$tid")))
 		done < <(grep '^worker ' spin.txt)
 		lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' spin.err)
@@ -228,14 +229,21 @@ spin_case() {
 		# host: +3.4%, with tprof-read within 0.01% of the lifetime's),
 		# never fall short of it. So: within 2%, or above by at most 5%
 		# while the samples are within 1% of the lifetime's figure.
+		# The lifetime is clocked inside spinner() around spin_cpu():
+		# spinner()'s off-CPU holds the preemptions outside that window
+		# too (16 spinners on 8 CPUs: 13 ms a thread seen on 6.12-rt,
+		# +1.01% in all), spin_cpu()'s those inside it: the lifetime's
+		# figure is compared with the one under spin_cpu(), and lies
+		# between the two.
+		life_ok() { within "$wcpu" "$life_cpu" 1 &&
+			[ "$life_cpu" -le $((woff + woff / 100)) ]; }
 		skew_ok() { within "$1" "$2" 2 ||
-			{ [ "$2" -ge "$1" ] && within "$1" "$2" 5 &&
-			  within "$woff" "$life_cpu" 1; }; }
+			{ [ "$2" -ge "$1" ] && within "$1" "$2" 5 && life_ok; }; }
 		if [ $light = 0 ]; then
 			if skew_ok "$woff" "$truth"; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
 			else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi
-			if within "$woff" "$life_cpu" 1; then ok "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"
-			else fail "spin: and their lifetimes less their CPU time: $life_cpu ns ($(diffpct "$woff" "$life_cpu"))"; fi
+			if life_ok; then ok "spin: their lifetimes less their CPU time, $life_cpu ns: sampled under spin_cpu $wcpu ns ($(diffpct "$wcpu" "$life_cpu")), under spinner $woff ns"
+			else fail "spin: their lifetimes less their CPU time, $life_cpu ns: sampled under spin_cpu $wcpu ns ($(diffpct "$wcpu" "$life_cpu")), under spinner $woff ns"; fi
 		fi
 		inrun=$(sumval spin.off labelfunc runnable spinner)
 		if [ "$woff" -gt 0 ] && within "$inrun" "$woff" 2; then ok "spin: $inrun of it runnable (preempted)"
