@@ -185,6 +185,14 @@ static void check_snapshot(struct sum *s, const struct tprof_rec_sample *r,
 		u64 ip = ips[r->nr_kernel + o];
 
 		/*
+		 * arm64's link register (TPROF_RF_USER_LR) is no frame's
+		 * return address: back in fb from fc, x30 still points into
+		 * fb while fc's markers are popped (6.1 arm64: 1 in 91)
+		 */
+		if (o == 1 && (r->hdr.flags & TPROF_RF_USER_LR))
+			continue;
+
+		/*
 		 * Functions are laid out in source order (fc, fb, fa, then
 		 * main): a window past fb of 0x400 held main's calls too,
 		 * samples before fc ran.
