@@ -47,7 +47,25 @@ else skip "launch: inline chain: no sample landed in main.mix (TCG samples at bl
 "$GP" -s 1000 -g 4 > /dev/null &	# killed below
 pid=$!
 sleep 0.3
-if "$TR" -p $pid -d 1 -o attach.pb.gz 2>attach.err; then ok "attach: -d 1 on the Go program"
+# -d 1 must end in seconds: a tprof-read still there after 60 s is a hang
+# (seen once on 6.12 arm64, the case's timeout being all it said), shown
+# with its kernel and user state, then killed
+"$TR" -p $pid -d 1 -o attach.pb.gz 2>attach.err &
+trp=$!
+for _ in $(seq 600); do kill -0 $trp 2>/dev/null || break; sleep 0.1; done
+if kill -0 $trp 2>/dev/null; then
+	fail "attach: tprof-read -p PID -d 1 still running after 60 s"
+	for f in status wchan syscall stack; do
+		echo "    /proc/$trp/$f:"; sed 's/^/      /' /proc/$trp/$f 2>&1 | head -20
+	done
+	for t in /proc/$trp/task/*; do
+		echo "    $t: $(cat $t/wchan 2>/dev/null) $(cat $t/syscall 2>/dev/null)"
+		sed 's/^/      /' $t/stack 2>/dev/null | head -12
+	done
+	sed 's/^/    /' attach.err | tail -5
+	kill -9 $trp 2>/dev/null
+fi
+if wait $trp; then ok "attach: -d 1 on the Go program"
 else
 	fail "attach: -d 1"; sed 's/^/    /' attach.err | head
 	{ jobs -l; ls -l /proc/$pid/exe; head -8 /proc/$pid/status; } 2>&1 | sed 's/^/    /'
