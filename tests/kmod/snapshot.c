@@ -111,17 +111,15 @@ static void count_user(struct sum *s, const struct tprof_rec_sample *r,
  */
 static bool ends_at_task_top(u32 abi, u64 base, u64 req)
 {
-	static const u64 x86_64[] = { 0x7ffffffff000ULL, 0xfffffffffff000ULL };
-	static const u64 arm64[] = { 1ULL << 48, 1ULL << 52 };
 	u64 end = base + req;
 
 	switch (abi) {
 	case TPROF_ABI_IA32:
 		return end == 0xffffe000ULL;
 	case TPROF_ABI_X86_64:
-		return end == x86_64[0] || end == x86_64[1];
+		return end == 0x7ffffffff000ULL || end == 0xfffffffffff000ULL;
 	case TPROF_ABI_ARM64:
-		return end == arm64[0] || end == arm64[1];
+		return end == 1ULL << 48 || end == 1ULL << 52;
 	case TPROF_ABI_ARM32:
 		return end == 0xfffff000ULL;
 	}

@@ -25,10 +25,10 @@ struct arm64_snap_hdr {
 	/*
 	 * The samples whose FP chain holds the return address into main
 	 * (sort_round's or caller's, signed), and those of them where it
-	 * reads as not signed. qemu-user's PAC is bits 54:48 alone (TBI for code too), so
-	 * 1 in 128 keys and modifiers sign it with zero bits: then no mask
-	 * stops the walk there, and test_arm64's "PAC mask 0" control, which
-	 * wants the walk to stop, cannot tell.
+	 * reads as not signed. qemu-user's PAC is bits 54:48 alone (TBI for
+	 * code too), so 1 in 128 keys and modifiers sign it with zero bits:
+	 * then no mask stops the walk there, and test_arm64's "PAC mask 0"
+	 * control, which wants the walk to stop, cannot tell.
 	 */
 	uint64_t main_ret_seen;
 	uint64_t main_ret_plain;

@@ -81,28 +81,28 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 	s->nips = 2;
 	fp = mc->regs[29];
 	while (fp && s->nips < ARM64_SNAP_IPS) {
-		uint64_t next, ret;
+		uint64_t next, ret, plain;
 
 		if (!stack_word(fp, &next) || !stack_word(fp + 8, &ret) ||
 		    !ret)
 			break;
-		if (!signed_lr && strip(ret) != ret) {
+		plain = strip(ret);
+		if (!signed_lr && plain != ret) {
 			signed_lr = ret;
-			stripped_lr = strip(ret);
+			stripped_lr = plain;
 		}
 		/*
 		 * The return into main: one into the program right before
 		 * main's into libc (signed; _start's further out, after
 		 * libc's frames, is into the program too, then the end)
 		 */
-		in_prog = strip(ret) >= (uint64_t)__executable_start &&
-			  strip(ret) < (uint64_t)etext;
-		if (!into_main && prev_in_prog && !in_prog &&
-		    strip(ret) != ret)
+		in_prog = plain >= (uint64_t)__executable_start &&
+			  plain < (uint64_t)etext;
+		if (!into_main && prev_in_prog && !in_prog && plain != ret)
 			into_main = prev;
 		prev = ret;
 		prev_in_prog = in_prog;
-		s->ips[s->nips++] = strip(ret);
+		s->ips[s->nips++] = plain;
 		if (next <= fp)
 			break;
 		fp = next;

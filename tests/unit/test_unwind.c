@@ -532,7 +532,7 @@ static int record(const struct rec_opts *o, const char *path)
 						 PERIOD_NS);
 					i++;
 				}
-			} else {
+			} else if (r.orig_rax == ~0ULL && kept(&kp, r.rip)) {
 				/*
 				 * A sample when it is on CPU, not in a system
 				 * call (orig_rax >= 0), weighing what it ran
@@ -548,17 +548,14 @@ static int record(const struct rec_opts *o, const char *path)
 				uint64_t w = ran > t.ran_ns[k] ?
 					     ran - t.ran_ns[k] : 0;
 
-				if (r.orig_rax != ~0ULL || !kept(&kp, r.rip) ||
-				    !w) {
-					/* its time goes to the next sample */
-				} else if (w > MAX_WEIGHT_NS) {
+				if (w)
 					t.ran_ns[k] = ran;
+				if (w > MAX_WEIGHT_NS) {
 					if (o->weights) {
 						o->weights->dropped++;
 						o->weights->dropped_ns += w;
 					}
-				} else {
-					t.ran_ns[k] = ran;
+				} else if (w) {
 					snapshot(&b, o, memfd, pid, tid, &r, w);
 					i++;
 					if (o->weights) {
