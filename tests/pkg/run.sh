@@ -16,6 +16,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 BUILD=${BUILD:-build}
 DEB_OUT=${DEB_OUT:-$BUILD/deb}
+# Absolute: dkms runs make in its own tree, with DEB_OUT/cross-arm64/bin on
+# PATH (a relative one found no aarch64-linux-gnu-gcc-12 there).
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+case $DEB_OUT in /*) ;; *) DEB_OUT=$root/$DEB_OUT ;; esac
 sections=${*:-dkms deb apt make}
 log=$BUILD/pkg-test
 mkdir -p "$log"
