@@ -5,8 +5,16 @@
 # VM_JOBS guests at a time (default: the host's CPUs, at most 2): a
 # single-threaded TCG guest keeps one host CPU busy, and the cases compare
 # against the guest kernel's own accounting, not against wall time.
+# A row with split=GLOB[,GLOB...] (tests/kernels) runs as several guests of
+# that kernel, started one after the other like rows and sharing one module
+# build: part K runs the row's cases that match the K-th GLOB (and no
+# earlier one), the last part the rest; they are NAME.1, NAME.2, ... in the
+# table and in BUILD/vm/. Without the split, the debug kernel's one run
+# would be the whole vm-test's length. CASES= runs such a row whole.
 set -uo pipefail
+shopt -s extglob
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/vm/kpaths.sh"
 build=${BUILD:-$root/build}
 case "$build" in /*) ;; *) build=$root/$build ;; esac
 # shellcheck disable=SC2086 # KERNELS is a list
@@ -18,20 +26,72 @@ jobs=${VM_JOBS:-$(nproc)}
 runs=$build/vm/runs
 rm -rf "$runs" && mkdir -p "$runs"
 
-# one kernel: its summary row to runs/NAME.row, its stderr to runs/NAME.log,
-# and that log to our stderr when it ends (whole, not interleaved)
+# one LABEL NAME KVER [VAR=VALUE...]: one guest; its summary row to
+# runs/LABEL.row, its stderr to runs/LABEL.log, and that log to our stderr
+# when it ends (whole, not interleaved)
 one() {
-	"$root/tests/vm/run-kernel.sh" "$1" "$2" > "$runs/$1.row" 2> "$runs/$1.log"
-	echo $? > "$runs/$1.rc"
-	{ echo "=== $1 ($2) done"; cat "$runs/$1.log"; } >&2
+	local label=$1 name=$2 kver=$3
+	shift 3
+	env "$@" "$root/tests/vm/run-kernel.sh" "$name" "$kver" \
+		> "$runs/$label.row" 2> "$runs/$label.log"
+	echo $? > "$runs/$label.rc"
+	{ echo "=== $label ($kver) done"; cat "$runs/$label.log"; } >&2
+}
+start() {
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	echo "=== $1 ($3) started" >&2
+	one "$@" < /dev/null &
+	names+=("$1")
+}
+
+# parts NAME: the CASES glob of each part of row NAME, a line each; nothing
+# when the row has no split= (or CASES is set)
+parts() {
+	local split rc g f n list globs=()
+	local -A taken=()
+	[ -z "${CASES:-}" ] || return 0
+	split=$(kernel_opt "$1" split)
+	[ -n "$split" ] || return 0
+	rc=$(kernel_opt "$1" cases)
+	IFS=, read -ra globs <<<"$split"
+	for g in "${globs[@]}" '*'; do
+		list=
+		for f in "$root/${CASE_DIR:-tests/cases}"/[0-9][0-9]-*; do
+			n=${f##*/}
+			[ -x "$f" ] && [ -z "${taken[$n]:-}" ] || continue
+			# shellcheck disable=SC2053 # globs on purpose
+			[[ $n == ${rc:-*} && $n == $g ]] || continue
+			taken[$n]=1
+			list+=${list:+|}$n
+		done
+		echo "@($list)"
+	done
 }
 
 names=()
 while read -r name kver; do
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-	echo "=== $name ($kver) started" >&2
-	one "$name" "$kver" < /dev/null &
-	names+=("$name")
+	mapfile -t globs < <(parts "$name")
+	if [ ${#globs[@]} = 0 ]; then
+		start "$name" "$name" "$kver"
+		continue
+	fi
+	# the parts' module, built once (run-kernel.sh would build it in
+	# each guest's run, in the same folder)
+	bm=$root/tests/vm/build-module.sh gb=$build
+	case $kver in *-arm64) bm=$root/tests/arm64/build-module.sh gb=$build/arm64 ;; esac
+	if ! ko=$("$bm" "$kver" "$gb/kmod/$kver" 2> "$runs/$name.log"); then
+		echo "$name $kver FAIL build" > "$runs/$name.row"
+		echo 1 > "$runs/$name.rc"
+		{ echo "=== $name ($kver): module build failed"; cat "$runs/$name.log"; } >&2
+		names+=("$name")
+		continue
+	fi
+	k=0
+	for g in "${globs[@]}"; do
+		k=$((k + 1))
+		start "$name.$k" "$name" "$kver" VM_PART="$k/${#globs[@]}" \
+			CASES="$g" TPROF_MODULE="$ko"
+	done
 done <<<"$list"
 wait
 

@@ -12,7 +12,10 @@
 #      /PATH/tprof.ko: that one, built for KVER: guests of one kernel run in
 #      parallel share it),
 #      CASE_TIMEOUT_SCALE (multiplies each case's timeout, 1),
-#      TPROF_IRQ_SLACK_US (see tests/kernels' irq-slack-us, 0).
+#      TPROF_IRQ_SLACK_US (see tests/kernels' irq-slack-us, 0),
+#      VM_PART (run-all.sh: which part of a split= row this guest is, K/N;
+#      it names the run NAME.K in VM_OUT and the summary, CASES says what
+#      it runs).
 # The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
 # VM_TIMEOUT their defaults, and append= adds kernel parameters.
 # Writes VM_OUT/{console.log,result.log,summary,case-seconds,out/}; prints one
@@ -24,9 +27,11 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 name=$1 kver=$2
+# the run's name: NAME, or NAME.K for part K/N of a split row
+label=$name${VM_PART:+.${VM_PART%/*}}
 build=${BUILD:-$root/build}
 case "$build" in /*) ;; *) build=$root/$build ;; esac
-vmout=${VM_OUT:-$build/vm/$name${SELFTEST:+-selftest-$SELFTEST}}
+vmout=${VM_OUT:-$build/vm/$label${SELFTEST:+-selftest-$SELFTEST}}
 . "$root/tests/vm/kpaths.sh"
 kpaths "$kver"
 cpus=${VM_CPUS:-8}
@@ -44,7 +49,7 @@ vmlinuz=$KIMAGE
 gbuild=$build
 [ "$KARCH" = arm64 ] && gbuild=$build/arm64
 
-say() { echo "run-kernel[$name]: $*" >&2; }
+say() { echo "run-kernel[$label]: $*" >&2; }
 
 case ${TPROF_MODULE:-build} in
 build)
@@ -52,12 +57,12 @@ build)
 	[ "$KARCH" = arm64 ] && bm=$root/tests/arm64/build-module.sh
 	ko=$("$bm" "$kver" "$gbuild/kmod/$kver") || {
 		say "module build failed"
-		echo "$name $kver FAIL build"
+		echo "$label $kver FAIL build"
 		exit 1
 	} ;;
 installed) ko=installed ;;
 /*.ko) ko=$TPROF_MODULE ;;
-*) say "TPROF_MODULE must be build, installed or the path of a built tprof.ko"; echo "$name $kver FAIL env"; exit 1 ;;
+*) say "TPROF_MODULE must be build, installed or the path of a built tprof.ko"; echo "$label $kver FAIL env"; exit 1 ;;
 esac
 initrd=$build/vm/initramfs-$kver.cpio.gz
 if [ ! -s "$initrd" ] || [ "$root/tests/vm/init" -nt "$initrd" ] ||
@@ -66,7 +71,7 @@ if [ ! -s "$initrd" ] || [ "$root/tests/vm/init" -nt "$initrd" ] ||
 	bb=${BUSYBOX:-/bin/busybox}
 	[ "$KARCH" = arm64 ] && bb=$KROOTFS/bin/busybox
 	BUSYBOX=$bb "$root/tests/vm/mkinitramfs.sh" "$kver" "$initrd.$$.tmp" &&
-		mv "$initrd.$$.tmp" "$initrd" || { echo "$name $kver FAIL initramfs"; exit 1; }
+		mv "$initrd.$$.tmp" "$initrd" || { echo "$label $kver FAIL initramfs"; exit 1; }
 fi
 
 rm -rf "$vmout"
@@ -155,7 +160,7 @@ else
 	f=$(sed -n 's/.* fail=\([0-9]*\).*/\1/p' <<<"$line")
 	if [ "$f" = 0 ] && [ "${p:-0}" -gt 0 ]; then verdict=PASS; else why="failures"; fi
 fi
-summary="$name $kver $verdict ${secs}s ${line#TPROF-RESULT }${why:+ ($why)}"
+summary="$label $kver $verdict ${secs}s ${line#TPROF-RESULT }${why:+ ($why)}"
 echo "$summary" > "$vmout/summary"
 # each case's seconds, slowest first (guest-run.sh): what the budget buys
 sed -n 's/^# seconds \([^ ]*\) \([0-9]*\)\r*$/\2 \1/p' "$vmout/console.log" |
