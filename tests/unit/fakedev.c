@@ -12,6 +12,8 @@
  * The device file may hold records: read() hands them to tprof-read as the
  * module's, at most FAKEDEV_READ_BYTES (whole records) per call, each call
  * FAKEDEV_READ_DELAY_US late, so the stream takes a while, as a live one.
+ * FAKEDEV_ENDLESS: at the file's end, read() starts it over until DISABLE,
+ * a device that never runs dry (a target that outpaces its reader).
  */
 /* _GNU_SOURCE (RTLD_NEXT) comes from CPPFLAGS_COMMON */
 #include <dlfcn.h>
@@ -66,19 +68,28 @@ __attribute__((destructor)) static void report_maps_reads(void)
 		fprintf(stderr, "fakedev: maps reads %d\n", maps_reads);
 }
 
+static int disabled;
+
 ssize_t read(int fd, void *buf, size_t n)
 {
 	static ssize_t (*real)(int, void *, size_t);
 	const char *max = getenv("FAKEDEV_READ_BYTES");
 	const char *delay = getenv("FAKEDEV_READ_DELAY_US");
+	const char *endless = getenv("FAKEDEV_ENDLESS");
+	ssize_t got;
 
 	if (!real)
 		real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
-	if ((max || delay) && is_fake(fd)) {
+	if ((max || delay || endless) && is_fake(fd)) {
 		if (max && atol(max) > 0 && n > (size_t)atol(max))
 			n = atol(max);
 		if (delay)
 			usleep(atoi(delay));
+		got = real(fd, buf, n);
+		if (got == 0 && endless && !disabled &&
+		    lseek(fd, 0, SEEK_SET) == 0)
+			got = real(fd, buf, n);
+		return got;
 	}
 	return real(fd, buf, n);
 }
@@ -183,6 +194,7 @@ int ioctl(int fd, unsigned long req, ...)
 		}
 		return 0;
 	case TPROF_IOC_DISABLE:
+		disabled = 1;
 		return 0;
 	case TPROF_IOC_STATS:
 		memset(arg, 0, sizeof(struct tprof_ioc_stats));

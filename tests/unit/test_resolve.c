@@ -947,6 +947,63 @@ static void test_live_maps_rereads(void)
 }
 
 /*
+ * Live: -d 1 ends the session although the device never runs dry (a target
+ * that outpaces its reader: a read never says -EAGAIN). Before, the loop
+ * read until the rings were empty and checked its deadline and signals
+ * only then: 41-tprof-read-go on arm64 once ran past -d 1 until killed.
+ * The device replays 2,000 samples over and over until DISABLE.
+ */
+static void test_live_duration_endless(void)
+{
+	const char *dev = build_path("unit/tprof-fakedev-endless");
+	struct sbuf b = { 0 };
+	struct timespec t0, t1;
+	char *out = NULL;
+	double secs;
+	pid_t pid;
+	int i, st;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	for (i = 0; i < 2000; i++) {
+		uint64_t u[1] = { 0x1000 + (uint64_t)(i % 64) * 16 };
+
+		sb_sample(&b, pid, pid, 1000000, 1000000, 1000 + i, 0, NULL,
+			  1, u);
+	}
+	CHECK_EQ(sb_write(&b, dev), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* timeout: the old loop never ends; 124 then */
+	st = run_fmt(&out, "FAKEDEV_ENDLESS=1 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' timeout -s KILL 60 '%s' --device '%s' -p %d -d 1 -o /dev/null 2>&1",
+		     build_path("unit/fakedev.so"), tprof_read_bin(), dev,
+		     (int)pid);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(st, 0);
+	/* 1 s of collection, then the write: far from the 60 s timeout */
+	CHECK(secs < 30);
+	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
+		fprintf(stderr, "    -d 1 with an endless device: status %d after %.1f s\n%s",
+			st, secs, out ? out : "");
+	free(out);
+	sb_free(&b);
+	unlink(dev);
+}
+
+/*
  * Live: a target whose root is a directory of its own (progs/newroot: its
  * own mount namespace, that directory's mount moved over the root, as a
  * container runtime does), where the host's path holds another file, and
@@ -1121,6 +1178,7 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: kernel frames of a replay named from the recorded kallsyms; --kallsyms overrides", test_recorded_kallsyms },
 	{ "resolve: a live session with --kernel-stacks records kallsyms in --save-raw", test_live_records_kallsyms },
 	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
+	{ "resolve: live, -d 1 ends the session while the device never runs dry", test_live_duration_endless },
 	{ "resolve: live, a target with a root of its own (a container's) that exited before the write is named from its own file", test_live_target_root_gone },
 	{ "resolve: samples in do_exit() are [process exit], under their kernel frames; [no stack] stays for the rest", test_process_exit },
 	{ NULL, NULL },

@@ -607,6 +607,8 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 	uint64_t nprocs, ndropped;
 
 	session__disable(&l->sess);
+	/* nothing more comes after DISABLE: all of what is there */
+	sr->pump_bytes = 0;
 	if (!ret)
 		ret = stream__pump(sr);
 	stream__end(sr);
@@ -652,6 +654,10 @@ int live__collect(struct live *l)
 	if (!ret) {
 		stream__init(&sr, l->o->device, READ_BYTES, &src);
 		sr.whole_reads = true;
+		/* a read at a time: -d and a stop must not wait for the
+		 * rings to run dry (a target outpacing tprof-read: 41 on
+		 * arm64 once ran past its -d 1 until killed) */
+		sr.pump_bytes = READ_BYTES;
 		ret = run(l, &sr, &en);
 		ret = finish(l, &sr, ret);
 	}

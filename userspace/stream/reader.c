@@ -181,6 +181,8 @@ static int pump_mapped(struct stream_reader *sr)
 
 int stream__pump(struct stream_reader *sr)
 {
+	size_t got = 0;
+
 	if (sr->mapped)
 		return pump_mapped(sr);
 	for (;;) {
@@ -199,6 +201,7 @@ int stream__pump(struct stream_reader *sr)
 		if (n < 0)
 			return n;
 		sr->have += n;
+		got += n;
 		sr->eof = n == 0;
 		if (sr->check_start && !sr->started) {
 			ret = check_start(sr, &more);
@@ -214,8 +217,11 @@ int stream__pump(struct stream_reader *sr)
 			pr_err("%s: read returned a partial record", sr->name);
 			return -EPROTO;
 		}
-		if (!sr->eof)
+		if (!sr->eof) {
+			if (sr->pump_bytes && got >= sr->pump_bytes)
+				return 0;
 			continue;
+		}
 		if (sr->have)
 			say_cut(sr);
 		return 0;

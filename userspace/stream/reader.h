@@ -45,6 +45,10 @@ struct stream_reader {
 	uint64_t base;		/* the stream offset of buf[0] */
 	uint64_t nrecords;	/* whole records handed on */
 	uint64_t nbad;		/* malformed records skipped */
+	/* stream__pump() returns after this many bytes read (0: no limit):
+	 * a live loop's deadline and signals come between its calls, and a
+	 * target that outpaces its reader never lets a read say -EAGAIN */
+	size_t pump_bytes;
 	bool started, eof;
 };
 
@@ -62,10 +66,11 @@ void stream__init_mapped(struct stream_reader *sr, const char *name,
 			 const struct stream_source *src);
 
 /*
- * Read and hand on records until the source has nothing for now (-EAGAIN)
- * or ends (then sr->eof; a stream cut inside a record keeps the records
- * before the cut, with a warning). 0, or a negative error after one line
- * on stderr: the source's, lost framing, a record callback's value.
+ * Read and hand on records until the source has nothing for now (-EAGAIN),
+ * ends (then sr->eof; a stream cut inside a record keeps the records
+ * before the cut, with a warning), or sr->pump_bytes were read. 0, or a
+ * negative error after one line on stderr: the source's, lost framing, a
+ * record callback's value.
  */
 int stream__pump(struct stream_reader *sr);
 

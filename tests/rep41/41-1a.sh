@@ -1,0 +1,1 @@
+../cases/40-tprof-read-c.sh

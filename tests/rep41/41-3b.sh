@@ -1,0 +1,1 @@
+../cases/41-tprof-read-go.sh
