@@ -416,10 +416,21 @@ installed_in_guests() {
 		not_ok "in the guest: build/lab/lab-work is built (make lab)"
 		return
 	fi
+	# VM_JOBS guests at a time, as run-all.sh; results in tests/kernels' order
+	local jobs=${VM_JOBS:-$(nproc)} names=()
+	[ "$jobs" -gt 2 ] && [ -z "${VM_JOBS:-}" ] && jobs=2
 	while read -r name kver; do
-		if row=$(TPROF_MODULE=installed CASE_DIR=tests/pkg/guest CASES='*' \
-			VM_OUT="$b/vm/pkg-$name" \
-			BUILD="$b" tests/vm/run-kernel.sh "$name" "$kver" 2>"$log/guest-$name.log"); then
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+		TPROF_MODULE=installed CASE_DIR=tests/pkg/guest CASES='*' \
+			VM_OUT="$b/vm/pkg-$name" BUILD="$b" \
+			tests/vm/run-kernel.sh "$name" "$kver" \
+			>"$tmp/guest-$name.row" 2>"$log/guest-$name.log" </dev/null &
+		names+=("$name")
+	done <<<"$kernels"
+	wait
+	for name in "${names[@]}"; do
+		row=$(cat "$tmp/guest-$name.row")
+		if [[ "$row" == "$name "*" PASS "* ]]; then
 			ok "in the $name guest, the installed module, udev rule and group work: $row"
 		else
 			not_ok "in the $name guest, the installed module, udev rule and group work: $row"
@@ -428,7 +439,7 @@ installed_in_guests() {
 		fi
 		grep -a -E '^ok ' "$b/vm/pkg-$name/console.log" 2>/dev/null |
 			sed 's/^/#   /' >>"$log/guest-$name.log"
-	done <<<"$kernels"
+	done
 }
 
 # ---- apt: install the .debs, DKMS builds for every kernel, purge ---------
