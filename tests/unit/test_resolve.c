@@ -892,6 +892,36 @@ static void test_live_records_kallsyms(void)
 }
 
 /*
+ * A live target for the fake device: a sleeping child (its pid, or 0 after
+ * a failed check), and n samples of it in unmapped code at 0x1000..0x13f0.
+ */
+static pid_t fake_live_target(struct sbuf *b, int n)
+{
+	pid_t pid;
+	int i;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return 0;
+	}
+	pid = fork();
+	if (pid == 0) {
+		execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t u[1] = { 0x1000 + (uint64_t)(i % 64) * 16 };
+
+		sb_sample(b, pid, pid, 1000000, 1000000, 1000 + i, 0, NULL,
+			  1, u);
+	}
+	return pid;
+}
+
+/*
  * Live: 40,000 samples over half a second whose frame no snapshot maps (a
  * frame-pointer walk through code without frame pointers) re-read
  * /proc/PID/maps a few times under the throttle, not once per sample
@@ -903,27 +933,11 @@ static void test_live_maps_rereads(void)
 	const char *dev = build_path("unit/tprof-fakedev-unmapped");
 	struct sbuf b = { 0 };
 	char *out = NULL, *l;
-	pid_t pid;
-	int i, st, reads = -1;
+	pid_t pid = fake_live_target(&b, 40000);
+	int st, reads = -1;
 
-	if (access(build_path("unit/fakedev.so"), R_OK)) {
-		SKIP("fakedev.so not built");
+	if (!pid)
 		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		execlp("sleep", "sleep", "30", (char *)NULL);
-		_exit(127);
-	}
-	CHECK(pid > 0);
-	if (pid <= 0)
-		return;
-	for (i = 0; i < 40000; i++) {
-		uint64_t u[1] = { 0x1000 + (uint64_t)(i % 64) * 16 };
-
-		sb_sample(&b, pid, pid, 1000000, 1000000, 1000 + i, 0, NULL,
-			  1, u);
-	}
 	/* one read() must hold it all: the live loop wants whole records */
 	CHECK(b.len < (4U << 20));
 	CHECK_EQ(sb_write(&b, dev), 0);
@@ -960,27 +974,11 @@ static void test_live_duration_endless(void)
 	struct timespec t0, t1;
 	char *out = NULL;
 	double secs;
-	pid_t pid;
-	int i, st;
+	pid_t pid = fake_live_target(&b, 2000);
+	int st;
 
-	if (access(build_path("unit/fakedev.so"), R_OK)) {
-		SKIP("fakedev.so not built");
+	if (!pid)
 		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		execlp("sleep", "sleep", "60", (char *)NULL);
-		_exit(127);
-	}
-	CHECK(pid > 0);
-	if (pid <= 0)
-		return;
-	for (i = 0; i < 2000; i++) {
-		uint64_t u[1] = { 0x1000 + (uint64_t)(i % 64) * 16 };
-
-		sb_sample(&b, pid, pid, 1000000, 1000000, 1000 + i, 0, NULL,
-			  1, u);
-	}
 	CHECK_EQ(sb_write(&b, dev), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* timeout: the old loop never ends; 124 then */
