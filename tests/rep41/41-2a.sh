@@ -1,1 +1,0 @@
-../cases/40-tprof-read-c.sh

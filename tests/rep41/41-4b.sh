@@ -1,1 +1,0 @@
-../cases/41-tprof-read-go.sh
