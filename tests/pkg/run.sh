@@ -14,6 +14,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
+. "$root/tests/vm/kpaths.sh"
 BUILD=${BUILD:-build}
 DEB_OUT=${DEB_OUT:-$BUILD/deb}
 # Absolute: dkms runs make in its own tree, with DEB_OUT/cross-arm64/bin on
@@ -407,20 +408,19 @@ files_exist() {
 # module, udevd applies the rule, group tprof decides who may profile.
 installed_in_guests() {
 	local kernels name kver row b=$BUILD
-	case $b in /*) ;; *) b=$root/$b ;; esac
 	if ! kernels=$(tests/vm/kernels.sh 2>&1); then
 		not_ok "in the guest: tests/vm/kernels.sh lists the kernels: $kernels"
 		return
 	fi
-	if [ ! -x "$root/build/lab/lab-work" ]; then
-		not_ok "in the guest: build/lab/lab-work is built (make lab)"
+	if [ ! -x "$b/lab/lab-work" ]; then
+		not_ok "in the guest: $b/lab/lab-work is built (make lab)"
 		return
 	fi
-	# VM_JOBS guests at a time, as run-all.sh; results in tests/kernels' order
-	local jobs=${VM_JOBS:-$(nproc)} names=()
-	[ "$jobs" -gt 2 ] && [ -z "${VM_JOBS:-}" ] && jobs=2
+	# vm_jobs() guests at a time, as run-all.sh; results in tests/kernels' order
+	local jobs names=()
+	jobs=$(vm_jobs)
 	while read -r name kver; do
-		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+		vm_slot "$jobs"
 		TPROF_MODULE=installed CASE_DIR=tests/pkg/guest CASES='*' \
 			VM_OUT="$b/vm/pkg-$name" BUILD="$b" \
 			tests/vm/run-kernel.sh "$name" "$kver" \

@@ -34,3 +34,28 @@ kernel_opt() {
 		if (index($i, k) == 1) print substr($i, length(k) + 1) }' \
 		"$root/tests/kernels" | head -n1
 }
+
+# kmodule KVER BUILD: build this tree's tprof.ko for KVER as the guest will
+# load it (arm64: cross-built, under BUILD/arm64, which its guest sees) and
+# print its path; the build's messages go to stderr
+kmodule() {
+	local root
+	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	case "$1" in
+	*-arm64) "$root/tests/arm64/build-module.sh" "$1" "$2/arm64/kmod/$1" ;;
+	*) "$root/tests/vm/build-module.sh" "$1" "$2/kmod/$1" ;;
+	esac
+}
+
+# vm_jobs: how many guests to run at a time: VM_JOBS, or the host's CPUs
+# but at most 2 (a single-threaded TCG guest keeps one host CPU busy)
+vm_jobs() {
+	local j=${VM_JOBS:-$(nproc)}
+	[ "$j" -gt 2 ] 2>/dev/null && [ -z "${VM_JOBS:-}" ] && j=2
+	[ "$j" -ge 1 ] 2>/dev/null || j=1
+	echo "$j"
+}
+# vm_slot N: wait until fewer than N of the calling shell's jobs run
+vm_slot() {
+	while [ "$(jobs -rp | wc -l)" -ge "$1" ]; do wait -n; done
+}

@@ -20,9 +20,7 @@ case "$build" in /*) ;; *) build=$root/$build ;; esac
 # shellcheck disable=SC2086 # KERNELS is a list
 list=$("$root/tests/vm/kernels.sh" --all ${KERNELS:-}) || exit 1
 [ -n "$list" ] || { echo "run-all: no kernel selected (KERNELS=${KERNELS:-})" >&2; exit 1; }
-jobs=${VM_JOBS:-$(nproc)}
-[ "$jobs" -gt 2 ] && [ -z "${VM_JOBS:-}" ] && jobs=2
-[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+jobs=$(vm_jobs)
 runs=$build/vm/runs
 rm -rf "$runs" && mkdir -p "$runs"
 
@@ -38,7 +36,7 @@ one() {
 	{ echo "=== $label ($kver) done"; cat "$runs/$label.log"; } >&2
 }
 start() {
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	vm_slot "$jobs"
 	echo "=== $1 ($3) started" >&2
 	one "$@" < /dev/null &
 	names+=("$1")
@@ -58,7 +56,8 @@ parts() {
 		list=
 		for f in "$root/${CASE_DIR:-tests/cases}"/[0-9][0-9]-*; do
 			n=${f##*/}
-			[ -x "$f" ] && [ -z "${taken[$n]:-}" ] || continue
+			[ -x "$f" ] || continue
+			[ -z "${taken[$n]:-}" ] || continue
 			# shellcheck disable=SC2053 # globs on purpose
 			[[ $n == ${rc:-*} && $n == $g ]] || continue
 			taken[$n]=1
@@ -77,9 +76,7 @@ while read -r name kver; do
 	fi
 	# the parts' module, built once (run-kernel.sh would build it in
 	# each guest's run, in the same folder)
-	bm=$root/tests/vm/build-module.sh gb=$build
-	case $kver in *-arm64) bm=$root/tests/arm64/build-module.sh gb=$build/arm64 ;; esac
-	if ! ko=$("$bm" "$kver" "$gb/kmod/$kver" 2> "$runs/$name.log"); then
+	if ! ko=$(kmodule "$kver" "$build" 2> "$runs/$name.log"); then
 		echo "$name $kver FAIL build" > "$runs/$name.row"
 		echo 1 > "$runs/$name.rc"
 		{ echo "=== $name ($kver): module build failed"; cat "$runs/$name.log"; } >&2

@@ -53,9 +53,7 @@ say() { echo "run-kernel[$label]: $*" >&2; }
 
 case ${TPROF_MODULE:-build} in
 build)
-	bm=$root/tests/vm/build-module.sh
-	[ "$KARCH" = arm64 ] && bm=$root/tests/arm64/build-module.sh
-	ko=$("$bm" "$kver" "$gbuild/kmod/$kver") || {
+	ko=$(kmodule "$kver" "$build") || {
 		say "module build failed"
 		echo "$label $kver FAIL build"
 		exit 1

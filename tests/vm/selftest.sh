@@ -12,10 +12,9 @@
 # VM_JOBS guests at a time, as in run-all.sh.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/vm/kpaths.sh"
 build=${BUILD:-$root/build}
-jobs=${VM_JOBS:-$(nproc)}
-[ "$jobs" -gt 2 ] && [ -z "${VM_JOBS:-}" ] && jobs=2
-[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+jobs=$(vm_jobs)
 res=$build/vm/selftest-results
 rm -rf "$res" && mkdir -p "$res"
 n=0
@@ -30,11 +29,11 @@ run() {
 	echo $? > "$out.rc"
 }
 # slot: wait for a free guest slot
-slot() { while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done; }
+slot() { vm_slot "$jobs"; }
 
 # the module, built once per kernel (parallel builds would share a folder)
 prebuilt() {
-	ko=$("$root/tests/vm/build-module.sh" "$kver" "$build/kmod/$kver") || {
+	ko=$(kmodule "$kver" "$build") || {
 		echo "not ok - harness-selftest: module build for $kver failed"
 		exit 1
 	}
