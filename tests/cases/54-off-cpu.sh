@@ -179,8 +179,13 @@ dio_case() {
 		read -r _ tid life cpu delay block _ < <(grep '^worker ' dio.txt)
 		off=$(sumval dio.off tid "$tid")
 		d=$(sumval dio.off labelfunc uninterruptible read_direct)
-		if [ "$d" -gt 0 ] && awk -v a="$d" -v b="$off" 'BEGIN { exit !(a >= 0.8 * b) }'; then ok "dio: $d of the reader's $off ns off-CPU uninterruptible under read_direct"
-		else fail "dio: $d of the reader's $off ns off-CPU uninterruptible under read_direct"; grep -E '^(label|below|tid)' dio.off | sed 's/^/    /'; fi
+		# Time spent runnable after each completion (the run delay) is
+		# not a wait for the device: on a loaded guest it was 29% of
+		# the reader's off-CPU time. What is left must be the reads.
+		r=$(sumval dio.off labelfunc runnable dio_reader)
+		if [ "$d" -gt 0 ] && awk -v a="$d" -v b="$off" -v r="$r" 'BEGIN { exit !(a >= 0.9 * (b - r)) }'; then
+			ok "dio: $d of the reader's $off ns off-CPU ($r ns of it runnable) uninterruptible under read_direct"
+		else fail "dio: $d of the reader's $off ns off-CPU ($r ns of it runnable) uninterruptible under read_direct"; grep -E '^(label|below|tid)' dio.off | sed 's/^/    /'; fi
 		inread=$(below_re dio.off read_direct 'pread')
 		if within "$inread" "$(sumval dio.off func read_direct)" 1; then ok "dio: read_direct's wait is in the pread it calls"
 		else fail "dio: read_direct's wait is in the pread it calls ($inread ns)"; grep '^below' dio.off | sed 's/^/    /'; fi
