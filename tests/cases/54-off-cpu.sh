@@ -16,8 +16,8 @@
 #    pthread_mutex_lock, each thread's on- plus off-CPU samples within 1%
 #    of its lifetime;
 #  - O_DIRECT reads of a loop device: the wait is uninterruptible, under
-#    read_direct() calling pread, between schedstats' block time and it
-#    plus the run delay;
+#    read_direct() calling pread, between schedstats' block time and the
+#    reader's lifetime less its CPU time;
 #  - 2 x NCPU spinners: their off-CPU time is runnable (preempted), within
 #    1% of the kernel's off-CPU time, and within 3% of schedstat's run
 #    delay (which also counts the wakeup latency of the waits they have);
@@ -189,13 +189,22 @@ dio_case() {
 		inread=$(below_re dio.off read_direct 'pread')
 		if within "$inread" "$(sumval dio.off func read_direct)" 1; then ok "dio: read_direct's wait is in the pread it calls"
 		else fail "dio: read_direct's wait is in the pread it calls ($inread ns)"; grep '^below' dio.off | sed 's/^/    /'; fi
-		# the wait from blocking to wakeup, and then to running again
+		# The wait from blocking to wakeup, and then to running again:
+		# at least schedstats' block time, at most the reader's
+		# lifetime less its CPU time. Not schedstats' block time plus
+		# the run delay: a wait woken while __schedule() dequeues the
+		# reader has no block time at all (update_stats_dequeue_fair()
+		# reads __state after ttwu() made it TASK_WAKING: "XXX racy
+		# against TTWU"), and fast completions make that common. On 6.1
+		# the kernel's block time plus run delay fell 10.5 ms short of
+		# the reader's lifetime less its CPU time (280.5 of 291.0 ms),
+		# where tprof's exact off-CPU time was 291.2 ms.
 		dall=$(sumval dio.off labelfunc uninterruptible dio_reader)
-		if [ "${block:--1}" -ge 0 ] && awk -v a="$dall" -v lo="$block" -v hi=$((block + delay)) \
-			'BEGIN { exit !(a >= 0.97 * lo - 100000 && a <= 1.03 * hi + 100000) }'; then
-			ok "dio: uninterruptible $dall ns, between schedstats' block time $block ns and it plus the run delay $((block + delay)) ns"
+		if [ "${block:--1}" -ge 0 ] && awk -v a="$dall" -v lo="$block" -v hi=$((life - cpu)) \
+			'BEGIN { exit !(a >= 0.97 * lo - 100000 && a <= 1.01 * hi + 100000) }'; then
+			ok "dio: uninterruptible $dall ns, between schedstats' block time $block ns and the lifetime less the CPU time $((life - cpu)) ns"
 		else
-			fail "dio: uninterruptible $dall ns, not between schedstats' block time ${block:-?} ns and it plus the run delay $((block + delay)) ns"
+			fail "dio: uninterruptible $dall ns, not between schedstats' block time ${block:-?} ns and the lifetime less the CPU time $((life - cpu)) ns"
 		fi
 	fi
 }
@@ -234,21 +243,23 @@ spin_case() {
 		# host: +3.4%, with tprof-read within 0.01% of the lifetime's),
 		# never fall short of it. So: within 2%, or above by at most 5%
 		# while the samples are within 1% of the lifetime's figure.
-		# The lifetime is clocked inside spinner() around spin_cpu():
-		# spinner()'s off-CPU holds the preemptions outside that window
-		# too (16 spinners on 8 CPUs: 13 ms a thread seen on 6.12-rt,
-		# +1.01% in all), spin_cpu()'s those inside it: the lifetime's
-		# figure is compared with the one under spin_cpu(), and lies
-		# between the two.
-		life_ok() { within "$wcpu" "$life_cpu" 1 &&
+		# The lifetime is clocked inside spinner() around spin_cpu(),
+		# so it lies between the off-CPU time sampled under spin_cpu()
+		# and that under spinner() (1% each way): spinner()'s holds
+		# preemptions outside the window too (16 spinners on 8 CPUs: 13
+		# ms a thread seen on 6.12-rt, +1.01% in all), and the window
+		# holds some outside spin_cpu(): in truth_begin()'s CPU clock
+		# read, and at the call after spin_cpu() returns (CI's 6.1-arm64
+		# guest: 123 ms in 16 threads, spin_cpu()'s alone -1.09%).
+		life_ok() { [ "$wcpu" -le $((life_cpu + life_cpu / 100)) ] &&
 			[ "$life_cpu" -le $((woff + woff / 100)) ]; }
 		skew_ok() { within "$1" "$2" 2 ||
 			{ [ "$2" -ge "$1" ] && within "$1" "$2" 5 && life_ok; }; }
 		if [ $light = 0 ]; then
 			if skew_ok "$woff" "$truth"; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
 			else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi
-			if life_ok; then ok "spin: their lifetimes less their CPU time, $life_cpu ns: sampled under spin_cpu $wcpu ns ($(diffpct "$wcpu" "$life_cpu")), under spinner $woff ns"
-			else fail "spin: their lifetimes less their CPU time, $life_cpu ns: sampled under spin_cpu $wcpu ns ($(diffpct "$wcpu" "$life_cpu")), under spinner $woff ns"; fi
+			if life_ok; then ok "spin: their lifetimes less their CPU time, $life_cpu ns, between the samples under spin_cpu, $wcpu ns ($(diffpct "$wcpu" "$life_cpu")), and under spinner, $woff ns ($(diffpct "$woff" "$life_cpu"))"
+			else fail "spin: their lifetimes less their CPU time, $life_cpu ns, not between the samples under spin_cpu, $wcpu ns ($(diffpct "$wcpu" "$life_cpu")), and under spinner, $woff ns ($(diffpct "$woff" "$life_cpu"))"; fi
 		fi
 		inrun=$(sumval spin.off labelfunc runnable spinner)
 		if [ "$woff" -gt 0 ] && within "$inrun" "$woff" 2; then ok "spin: $inrun of it runnable (preempted)"

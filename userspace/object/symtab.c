@@ -8,10 +8,17 @@
  * then the stronger binding. Where libdwfl's answer depends on the order
  * of the table (overlapping symbols of different bindings and starts),
  * this takes the closest start.
+ *
+ * One rule is perf's, not libdwfl's: ARM and AArch64 "mapping symbols"
+ * ($a, $d, $t, $x, and $x.N and the like: local, untyped, size 0) mark
+ * where code or data starts, not a function. libdwfl names addresses by
+ * them ("$x+0x70" for a PLT entry of an arm64 binary); they are skipped,
+ * as perf's symbol-elf.c skips them.
  */
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "object/symtab.h"
 #include "lib/util.h"
@@ -73,6 +80,14 @@ static int ent_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+static bool mapping_symbol(const GElf_Sym *sym, const char *name)
+{
+	return name[0] == '$' && name[1] && strchr("adtx", name[1]) &&
+	       (name[2] == '\0' || name[2] == '.') && !sym->st_size &&
+	       GELF_ST_BIND(sym->st_info) == STB_LOCAL &&
+	       GELF_ST_TYPE(sym->st_info) == STT_NOTYPE;
+}
+
 static void add_ent(struct sym_arr *a, Dwfl_Module *mod, int i)
 {
 	GElf_Sym sym;
@@ -87,7 +102,8 @@ static void add_ent(struct sym_arr *a, Dwfl_Module *mod, int i)
 				       &bias);
 	type = GELF_ST_TYPE(sym.st_info);
 	if (!name || !name[0] || sym.st_shndx == SHN_UNDEF ||
-	    type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+	    type == STT_SECTION || type == STT_FILE || type == STT_TLS ||
+	    mapping_symbol(&sym, name))
 		return;
 	GROW(a->e, a->cap, a->n + 1);
 	e = &a->e[a->n++];
