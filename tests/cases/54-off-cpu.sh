@@ -242,7 +242,7 @@ spin_case() {
 		# only grow past the lifetime less the CPU time (CI on a loaded
 		# host: +3.4%, with tprof-read within 0.01% of the lifetime's),
 		# never fall short of it. So: within 2%, or above by at most 5%
-		# while the samples are within 1% of the lifetime's figure.
+		# while the lifetime's figure agrees with the samples (life_ok).
 		# The lifetime is clocked inside spinner() around spin_cpu(),
 		# so it lies between the off-CPU time sampled under spin_cpu()
 		# and that under spinner() (1% each way): spinner()'s holds

@@ -13,17 +13,11 @@
  *    comparator through the arm64 libc's CFI up to main with no frame
  *    pointer chain at all. Skipped where the toolchain or qemu-user is
  *    missing, saying which.
- *  - AArch64 mapping symbols ($x, $d) name no address, where libdwfl
- *    names a PLT entry "$x+0x70" (CI's 6.1-arm64 guest showed it as a
- *    function under spinner()).
  *  - The link register's keep/drop rules on FP-mode samples (no
  *    snapshot), over the host's build of tests/progs/unwind.c: its ELF
  *    symbols give the functions' extents whatever the machine.
  */
-#include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,7 +26,6 @@
 #include "testlib.h"
 #include "lib/util.h"
 #include "model/profile.h"
-#include "object/symtab.h"
 #include "stream/records.h"
 
 #define PERIOD_NS 1000000ULL
@@ -96,6 +89,20 @@ static const char *arm64_prog(const char **why)
 	return prog;
 }
 
+/* testlib.h: arm64_prog(), with the test skipped or failed when NULL */
+const char *arm64_program(void)
+{
+	const char *why, *prog = arm64_prog(&why);
+
+	if (!prog) {
+		if (why)
+			SKIP(why);
+		else
+			CHECK(!"tests/progs/unwind_arm64.c cross-builds");
+	}
+	return prog;
+}
+
 /* The samples of one run of the arm64 program (malloc'd), NULL on failure. */
 static unsigned char *arm64_run(const char *prog, const char *mode,
 				size_t *len)
@@ -129,16 +136,11 @@ static unsigned char *arm64_run(const char *prog, const char *mode,
  */
 static unsigned char *arm64_samples(const char *mode, size_t *len)
 {
-	const char *why, *prog = arm64_prog(&why);
+	const char *prog = arm64_program();
 	unsigned char *d;
 
-	if (!prog) {
-		if (why)
-			SKIP(why);
-		else
-			CHECK(!"tests/progs/unwind_arm64.c cross-builds");
+	if (!prog)
 		return NULL;
-	}
 	d = arm64_run(prog, mode, len);
 	CHECK(d != NULL);
 	return d;
@@ -607,122 +609,10 @@ static void test_machine_record(void)
 	sb_free(&b);
 }
 
-static const Dwfl_Callbacks offline_cb = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-static bool dollar(const char *name)
-{
-	return name && name[0] == '$';
-}
-
-/*
- * Every mapping symbol's address and a stride over .plt: libdwfl names
- * some of them by a mapping symbol (the case is reached), the index never,
- * and elsewhere the index gives libdwfl's name.
- */
-static void test_mapping_symbols(void)
-{
-	const char *why, *prog = arm64_prog(&why);
-	Dwfl *dwfl = dwfl_begin(&offline_cb);
-	size_t probes = 0, dwfl_dollar = 0, index_dollar = 0, differ = 0;
-	Dwfl_Module *mod = NULL;
-	struct symtab *t = NULL;
-	Elf_Scn *scn = NULL;
-	GElf_Addr bias;
-	Elf *elf;
-	int fd = -1, n, i;
-
-	if (!prog) {
-		if (why)
-			SKIP(why);
-		else
-			CHECK(!"the arm64 program cross-builds");
-		goto out;
-	}
-	fd = open(prog, O_RDONLY | O_CLOEXEC);
-	CHECK(fd >= 0 && dwfl);
-	if (fd < 0 || !dwfl)
-		goto out;
-	dwfl_report_begin(dwfl);
-	mod = dwfl_report_elf(dwfl, prog, prog, fd, 0, true);
-	dwfl_report_end(dwfl, NULL, NULL);
-	fd = -1;	/* dwfl's now */
-	CHECK(mod != NULL);
-	if (!mod)
-		goto out;
-	t = symtab__new(mod);
-	CHECK(t != NULL);
-	n = dwfl_module_getsymtab(mod);
-	for (i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr v;
-		const char *name = dwfl_module_getsym_info(mod, i, &sym, &v,
-							    NULL, NULL, NULL);
-		uint64_t d;
-
-		if (!dollar(name))
-			continue;
-		for (d = 0; d < 16; d += 4) {
-			GElf_Off off;
-			const char *want = dwfl_module_addrinfo(mod, v + d, &off,
-								&sym, NULL,
-								NULL, NULL);
-			const char *got = t ? symtab__lookup(t, v + d) : NULL;
-
-			probes++;
-			dwfl_dollar += dollar(want);
-			index_dollar += dollar(got);
-			if (!dollar(want) && (!want != !got ||
-					      (want && strcmp(want, got))))
-				differ++;
-		}
-	}
-	elf = dwfl_module_getelf(mod, &bias);
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		size_t shstrndx;
-		const char *sname;
-		uint64_t a;
-
-		if (!gelf_getshdr(scn, &sh) || elf_getshdrstrndx(elf, &shstrndx))
-			continue;
-		sname = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!sname || strcmp(sname, ".plt"))
-			continue;
-		for (a = sh.sh_addr; a < sh.sh_addr + sh.sh_size; a += 4) {
-			GElf_Off off;
-			GElf_Sym sym;
-			const char *want = dwfl_module_addrinfo(mod, a + bias,
-								&off, &sym,
-								NULL, NULL,
-								NULL);
-			const char *got = t ? symtab__lookup(t, a + bias) : NULL;
-
-			probes++;
-			dwfl_dollar += dollar(want);
-			index_dollar += dollar(got);
-		}
-	}
-	fprintf(stderr, "    %zu addresses at mapping symbols and in .plt: libdwfl named %zu by one, the index %zu; %zu others differ\n",
-		probes, dwfl_dollar, index_dollar, differ);
-	CHECK(dwfl_dollar > 0);
-	CHECK_EQ(index_dollar, 0);
-	CHECK_EQ(differ, 0);
-out:
-	if (fd >= 0)
-		close(fd);
-	symtab__free(t);
-	dwfl_end(dwfl);
-}
-
 const struct unit_test arm64_tests[] = {
 	{ "arm64: MACHINE decodes and is kept; without an unwinder the link register goes", test_machine_record },
 	{ "arm64: a frameless leaf's caller from the link register (fp, hybrid, dwarf), qemu-user", test_leaf },
 	{ "arm64: qsort's comparator reaches main by CFI alone, PAC-signed return addresses stripped, qemu-user", test_qsort },
-	{ "arm64: mapping symbols ($x, $d) name no address, where libdwfl names a PLT entry by $x", test_mapping_symbols },
 	{ "arm64: the link register kept as the caller or dropped as stale (FP-mode samples)", test_lr_rules },
 	{ "arm64: Go: a GOARCH=arm64 binary read on this host; main.mix's caller from the link register", test_go },
 	{ NULL, NULL },

@@ -72,6 +72,10 @@ int exec_errno(const char *path);
 /* the newest Go >= 1.21 toolchain (PGO, DW_AT_decl_line), e.g. Debian
  * golang-1.23-go, as /usr/lib/go-1.N/bin/go; NULL: none */
 const char *modern_go(void);
+/* build/unit/unwind_arm64, tests/progs/unwind_arm64.c cross-built once
+ * (test_arm64.c); NULL with the running test skipped (no toolchain or
+ * qemu-user, saying which) or failed (the cross-build) */
+const char *arm64_program(void);
 /* run a shell command, capture stdout (malloc'd); returns exit status */
 int run_capture(const char *cmd, char **out);
 /* run_capture() of a printf-formatted command */
