@@ -3,7 +3,7 @@
 # `make bench`: boot BENCH_KERNEL (default 6.12) with 8 vCPUs, run
 # bench/guest/NN-*.sh there (results in build/bench/NAME/guest/), run the
 # reader benchmark on the host (bench/reader.sh), then write
-# docs/benchmarks.md and docs/benchmarks/*.png (bench/report.py).
+# build/bench/tcg.md and its charts (bench/report.py; `make bench-tcg`).
 # Env: BENCH_REPS (5), BENCH_CPU_MS (2000: guest CPU time of one spin thread),
 #      BENCH_QUICK=1 (smoke run: 1 rep, 200 ms, fewer depths, 1M samples),
 #      BENCH_CASES (glob of guest cases; when set, the results are added to
@@ -119,5 +119,5 @@ $py "$root/bench/report.py" --guest "$dest/guest" --reader "$dest/reader.txt" \
 	--host-cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" \
 	--all-kernels "$build/bench" --sections "${BENCH_DOC:-full}" \
 	--unwind "$dest/unwind.txt" \
-	--doc "$root/docs/benchmarks.md" --png-dir "$root/docs/benchmarks" || rc=1
+	--doc "${BENCH_MD:-$build/bench/tcg.md}" --png-dir "$build/bench/tcg-png" || rc=1
 exit $rc

@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# `make bench` (included by the top-level Makefile): overhead and throughput
-# benchmarks against perf (issue 6). Boots one kernel (BENCH_KERNEL, default
-# 6.12) under QEMU, runs bench/guest/NN-*.sh there, runs the reader benchmark
-# on the host, writes docs/benchmarks.md and docs/benchmarks/*.png.
-# BENCH_REPS (default 5) runs per variant; BENCH_QUICK=1 for a smoke run.
-# Nothing in `make test` depends on it.
+# `make bench` (included by the top-level Makefile): tprof's cost against
+# perf's on exact guests (bench/exact/). `make bench-tcg`: the older
+# plain-TCG benchmarks (bench/bench.sh, bench/guest/NN-*.sh). Nothing in
+# `make test` depends on either.
 BENCH_BIN := $(BUILD)/bench
 BENCH_KERNEL ?= 6.12
 
@@ -33,7 +31,18 @@ $(BENCH_BIN)/cfa-offsets: bench/work/cfa-offsets.c
 
 bench-progs: $(BENCH_BIN)/cfa-offsets $(BENCH_BIN)/bench-work $(BENCH_BIN)/gen-stream $(BENCH_BIN)/path-timing.so
 
+# The exact-guest cost table (bench/exact/run.sh): 1-vCPU guests under
+# QEMU's -icount on BENCH_KERNELS, every row against perf in the same boot
+# -> docs/benchmarks.md.
+BENCH_KERNELS ?= 6.1 6.12
 bench: userspace bench-progs
-	BUILD=$(abspath $(BUILD)) BENCH_KERNEL="$(BENCH_KERNEL)" bench/bench.sh
+	BUILD=$(abspath $(BUILD)) BENCH_KERNELS="$(BENCH_KERNELS)" bench/exact/run.sh
 
-.PHONY: bench bench-progs
+# The plain-TCG benchmarks (bench/bench.sh: reader throughput, timer
+# operations per switch, the per-mode path timing), whose guest times follow
+# the host's load -> build/bench/tcg.md, not docs/.
+bench-tcg: userspace bench-progs
+	BUILD=$(abspath $(BUILD)) BENCH_KERNEL="$(BENCH_KERNEL)" \
+		BENCH_MD=$(abspath $(BUILD))/bench/tcg.md bench/bench.sh
+
+.PHONY: bench bench-tcg bench-progs

@@ -59,7 +59,8 @@ calibrate_units() {
 }
 
 # measure TAGS PROF HZ [PROFILER-ARGS...] -- WORKLOAD...
-#   PROF: none | tprof | perf. TAGS: key=value pairs that identify the run.
+#   PROF: none | tprof | perf | pyspy | cprofile (the last two: a Python
+#   workload). TAGS: key=value pairs that identify the run.
 #   "@D@" in a profiler argument is the run's scratch folder (--save-raw @D@/raw).
 #   BENCH_PATH_TIMING=1: tprof-read's ENABLE asks for STATS path timing
 #   (TPROF_F_PATH_TIMING, through bench/work/path-timing.c).
@@ -92,6 +93,11 @@ measure() {
 	perf) "$BW" run "$res" -- "${pin[@]}" perf record -e task-clock \
 		-c $((1000000000 / hz)) -g "${extra[@]}" -o "$d/perf.data" -- "$@" \
 		> "$d/out" 2>&1 ;;
+	# Python's peers (bench/exact): the workload is INTERPRETER SCRIPT...
+	pyspy) "$BW" run "$res" -- "${pin[@]}" "$TPROF_BUILD/py-spy/bin/py-spy" record \
+		-r "$hz" -f raw -o "$d/pyspy.txt" "${extra[@]}" -- "$@" > "$d/out" 2>&1 ;;
+	cprofile) "$BW" run "$res" -- "${pin[@]}" "$1" -m cProfile -o "$d/cprofile.out" \
+		"${@:2}" > "$d/out" 2>&1 ;;
 	esac
 	rc=$?
 	unset BENCH_RESULT

@@ -17,7 +17,9 @@ out=/tmp/tprof-out
 # TPROF_BUILD: the host's BUILD (make BUILD=...), whose programs the
 # cases run; the guest sees the host's paths as they are
 TPROF_BUILD=${TPROF_BUILD:-$TPROF_ROOT/build}
-export TPROF_ROOT TPROF_KO KVER TPROF_IRQ_SLACK_US CASE_TIMEOUT_SCALE
+# VM_MODE: tcg, or icountN for an exact guest (tests/vm/README.md)
+VM_MODE=${VM_MODE:-tcg}
+export TPROF_ROOT TPROF_KO KVER TPROF_IRQ_SLACK_US CASE_TIMEOUT_SCALE VM_MODE
 export TPROF_OUT=$out TPROF_BUILD
 export NCPU=$(nproc)
 export HOME=/tmp/home GOCACHE=/tmp/gocache GOFLAGS=-mod=mod
@@ -42,7 +44,7 @@ record() {	# record STATUS DESCRIPTION
 	esac
 }
 
-echo "TPROF-GUEST kver=$KVER ncpu=$NCPU cases=${CASES:-*} selftest=${SELFTEST:-}"
+echo "TPROF-GUEST kver=$KVER ncpu=$NCPU mode=$VM_MODE cases=${CASES:-*} repeat=${CASE_REPEAT:-1} selftest=${SELFTEST:-}"
 dmesg -c > "$out/dmesg-boot.log" 2>&1
 
 # TPROF_KO=installed: the module DKMS installed on the host (tests/pkg),
@@ -139,13 +141,17 @@ done
 case "${SELFTEST:-}" in
 fail|stray) cases+=("$TPROF_ROOT/tests/vm/selftest/$SELFTEST-case.sh") ;;
 esac
+# CASE_REPEAT=N: each case N times in a row (a check's steadiness, in
+# one boot); a failure in any round counts
 for c in "${cases[@]}"; do
-	run_case "$c"
-	# A case must leave the module loaded for the next one.
-	grep -q '^tprof ' /proc/modules || {
-		record fail "$(basename "$c"): left tprof.ko unloaded"
-		load_module
-	}
+	for _ in $(seq "${CASE_REPEAT:-1}"); do
+		run_case "$c"
+		# A case must leave the module loaded for the next one.
+		grep -q '^tprof ' /proc/modules || {
+			record fail "$(basename "$c"): left tprof.ko unloaded"
+			load_module
+		}
+	done
 done
 
 if rmmod tprof; then

@@ -15,7 +15,10 @@
 #      TPROF_IRQ_SLACK_US (see tests/kernels' irq-slack-us, 0),
 #      VM_PART (run-all.sh: which part of a split= row this guest is, K/N;
 #      it names the run NAME.K in VM_OUT and the summary, CASES says what
-#      it runs).
+#      it runs),
+#      VM_ICOUNT (SHIFT: an exact guest, QEMU's -icount shift=SHIFT,sleep=off;
+#      off: plain TCG; default: the row's icount= option, else off; see
+#      tests/vm/README.md), CASE_REPEAT (run each case N times, 1).
 # The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
 # VM_TIMEOUT their defaults, and append= adds kernel parameters.
 # Writes VM_OUT/{console.log,result.log,summary,case-seconds,out/}; prints one
@@ -29,6 +32,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 name=$1 kver=$2
 # the run's name: NAME, or NAME.K for part K/N of a split row
 label=$name${VM_PART:+.${VM_PART%/*}}
+say() { echo "run-kernel[$label]: $*" >&2; }
 build=${BUILD:-$root/build}
 case "$build" in /*) ;; *) build=$root/$build ;; esac
 vmout=${VM_OUT:-$build/vm/$label${SELFTEST:+-selftest-$SELFTEST}}
@@ -44,12 +48,21 @@ opt=$(kernel_opt "$name" timeout-scale)
 scale=${CASE_TIMEOUT_SCALE:-${opt:-1}}
 opt=$(kernel_opt "$name" irq-slack-us)
 irq_slack=${TPROF_IRQ_SLACK_US:-${opt:-0}}
+# The guest's clock: plain TCG follows the host's (and its load), an exact
+# guest counts instructions (tests/vm/README.md)
+opt=$(kernel_opt "$name" icount)
+icount=${VM_ICOUNT:-${opt:-off}}
+case $icount in
+off) mode=tcg icount_args=() ;;
+[0-9]|10) mode=icount$icount icount_args=(-icount "shift=$icount,sleep=off") ;;
+*) say "VM_ICOUNT must be off or a shift of 0 to 10, not '$icount'"; echo "$label $kver FAIL env"; exit 1 ;;
+esac
 vmlinuz=$KIMAGE
 # what the guest runs: the arm64 guest its own build (tests/arm64/cross.mk)
 gbuild=$build
 [ "$KARCH" = arm64 ] && gbuild=$build/arm64
 
-say() { echo "run-kernel[$label]: $*" >&2; }
+say "mode $mode${icount_args:+ (${icount_args[*]})}, $cpus vCPUs"
 
 case ${TPROF_MODULE:-build} in
 build)
@@ -97,6 +110,8 @@ SELFTEST_KO='$selftest_ko'
 CASE_TIMEOUT='${CASE_TIMEOUT:-600}'
 CASE_TIMEOUT_SCALE='$scale'
 TPROF_IRQ_SLACK_US='$irq_slack'
+VM_MODE='$mode'
+CASE_REPEAT='${CASE_REPEAT:-1}'
 EOV
 
 # panic_on_warn, oops, soft lockups, RCU stalls and hung tasks all end the
@@ -133,7 +148,7 @@ else
 fi
 start=$(date +%s)
 timeout --foreground -k 10 "$tmo" "${machine[@]}" \
-	-accel tcg,thread=single -smp "$cpus" -m "$mem" \
+	-accel tcg,thread=single "${icount_args[@]}" -smp "$cpus" -m "$mem" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$vmlinuz" -initrd "$initrd" \
 	-append "$append" \
@@ -158,7 +173,7 @@ else
 	f=$(sed -n 's/.* fail=\([0-9]*\).*/\1/p' <<<"$line")
 	if [ "$f" = 0 ] && [ "${p:-0}" -gt 0 ]; then verdict=PASS; else why="failures"; fi
 fi
-summary="$label $kver $verdict ${secs}s ${line#TPROF-RESULT }${why:+ ($why)}"
+summary="$label $kver $verdict ${secs}s mode=$mode ${line#TPROF-RESULT }${why:+ ($why)}"
 echo "$summary" > "$vmout/summary"
 # each case's seconds, slowest first (guest-run.sh): what the budget buys
 sed -n 's/^# seconds \([^ ]*\) \([0-9]*\)\r*$/\2 \1/p' "$vmout/console.log" |
