@@ -70,8 +70,9 @@ u64 tprof_arch_user_ret(u64 ret);
  */
 unsigned long tprof_arch_user_regs(struct pt_regs *uregs, u32 abi, u64 *out);
 /*
- * Copies user memory of current's mm up to the first byte that cannot be
- * read without a fault (never faulting a page in). Return: bytes copied.
+ * Copies user memory of current's mm up to the first page that cannot be
+ * read (never faulting a page in; see tprof_uread_upto()). Return: bytes
+ * copied.
  */
 u32 tprof_arch_ucopy(void *dst, unsigned long src, u32 len);
 /* Does @abi have a red zone below sp (TPROF_F_SNAPSHOT_BELOW)? */

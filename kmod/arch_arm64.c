@@ -15,10 +15,9 @@
  *   arch_stack_walk_user(); the interrupted x30 is recorded too
  *   (TPROF_RF_USER_LR): a frameless leaf has its caller only there.
  *   Return addresses signed with pointer authentication lose their PAC.
- * - Snapshots: perf's generic arch_perf_out_copy_user (access_ok,
- *   pagefault_disable, __copy_from_user_inatomic), which keeps what it
- *   copied before a fault; copy_from_user_nmi() is x86's. A copy cut
- *   short is finished in small pieces up to the page it could not read.
+ * - Snapshots: a page at a time by stack.c (tprof_uread_upto()), each
+ *   page looked up first and read all or nothing: a partial copy ends
+ *   where the first page it could not read begins.
  * - AArch32 tasks (TPROF_ABI_ARM32): pc and lr only. Debian's armhf code
  *   is Thumb-2, whose frame pointer (r7) no walk can trust.
  * Debian's arm64 kernels have no pseudo-NMI (ARM64_PSEUDO_NMI unset): the
@@ -35,6 +34,7 @@
 
 #include "arch.h"
 #include "compat.h"
+#include "stack.h"
 #include "uapi/tprof.h"
 
 static_assert((int)TPROF_AREG_NR <= (int)TPROF_UREG_NR);
@@ -168,60 +168,17 @@ unsigned long tprof_arch_user_regs(struct pt_regs *uregs, u32 abi, u64 *out)
 }
 
 /*
- * The bytes of [@src, @src + @n) that lie in @src's page, 8 at a time and
- * then one at a time, up to the first piece that faults: none of them
- * reaches past that page, and an 8-byte piece never crosses its end.
- * Context: as tprof_arch_ucopy(), inside its pagefault_disable().
- * Return: the bytes copied.
- */
-static unsigned long tprof_ucopy_page_tail(u8 *dst, unsigned long src,
-					   unsigned long n)
-{
-	unsigned long end = min(src + n, (src & PAGE_MASK) + PAGE_SIZE);
-	unsigned long pos = src, left;
-
-	while (end - pos >= sizeof(u64)) {
-		left = __copy_from_user_inatomic(dst + (pos - src),
-						 (const void __user *)pos,
-						 sizeof(u64));
-		/* a failed piece may still have copied its first byte */
-		pos += sizeof(u64) - left;
-		if (left)
-			break;
-	}
-	while (pos < end &&
-	       !__copy_from_user_inatomic(dst + (pos - src),
-					  (const void __user *)pos, 1))
-		pos++;
-	return pos - src;
-}
-
-/*
- * A fault ends the copy (pagefault_disable(): the fault handler takes the
- * exception fixup instead of faulting the page in). arm64's
- * __arch_copy_from_user (lib/copy_template.S, 6.1 and 6.12) loads up to
- * 64 bytes ahead of what it has stored, and its fixup counts only the
- * stored bytes: a copy into an unmapped page reports up to 48 bytes short
- * of that page's start. The uapi promises a partial copy ends exactly
- * there (as x86's copy_from_user_nmi() does), so the rest of the page the
- * copy stopped in is read in small pieces. With page faults disabled,
- * hardened usercopy does not look the ring's vmalloc area up (no lock).
+ * A page at a time (stack.c's tprof_uread_upto(): each page looked up and
+ * read all or nothing), so a partial copy ends exactly where the first
+ * page it could not read begins, as the uapi promises. (arm64's
+ * __arch_copy_from_user loads up to 64 bytes ahead of what it stores, and
+ * its fixup counts only the stored bytes: a copy that ran into an
+ * unmapped page alone would come back up to 48 bytes short.)
  * Context: hardirq or IRQs off; current's mm is the loaded one.
  */
 u32 tprof_arch_ucopy(void *dst, unsigned long src, u32 len)
 {
-	const void __user *usrc = (const void __user *)src;
-	unsigned long left;
-
-	if (!access_ok(usrc, len))
-		return 0;
-	pagefault_disable();
-	left = __copy_from_user_inatomic(dst, usrc, len);
-	if (left)
-		left -= tprof_ucopy_page_tail((u8 *)dst + (len - left),
-					      src + (len - left), left);
-	pagefault_enable();
-	return len - left;
+	return tprof_uread_upto(dst, src, len);
 }
 
 /* AAPCS64 on Linux has no red zone. */

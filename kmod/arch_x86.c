@@ -3,8 +3,9 @@
  * tprof: the x86-64 side of kmod/arch.h. Kernel stacks come from the
  * kernel's own unwinder (ORC on Debian, GPL-exported: unwind_start() and
  * friends), as perf_callchain_kernel() walks them; snapshots are copied
- * with copy_from_user_nmi(), perf's arch_perf_out_copy_user on x86, which
- * keeps what it copied before a fault. Compat tasks are ia32.
+ * a page at a time by stack.c (tprof_uread_upto()), not with perf's
+ * copy_from_user_nmi(), which reads a memfd_secret page too. Compat tasks
+ * are ia32.
  */
 #include <linux/elf-em.h>
 #include <linux/sched.h>
@@ -14,6 +15,7 @@
 #include <asm/unwind.h>
 
 #include "arch.h"
+#include "stack.h"
 #include "uapi/tprof.h"
 
 u32 tprof_arch_e_machine(void)
@@ -120,13 +122,14 @@ unsigned long tprof_arch_user_regs(struct pt_regs *uregs, u32 abi, u64 *out)
 }
 
 /*
- * copy_from_user_nmi() returns the bytes not copied: a copy that runs
- * into a page not present keeps its head. Context: hardirq or IRQs off;
- * current's mm is the loaded one.
+ * A page at a time (stack.c's tprof_uread_upto(): each page looked up and
+ * read all or nothing), up to the first page it cannot read: perf's
+ * copy_from_user_nmi() would read a memfd_secret page too.
+ * Context: hardirq or IRQs off; current's mm is the loaded one.
  */
 u32 tprof_arch_ucopy(void *dst, unsigned long src, u32 len)
 {
-	return len - copy_from_user_nmi(dst, (const void __user *)src, len);
+	return tprof_uread_upto(dst, src, len);
 }
 
 /* The x86-64 psABI's 128 bytes below rsp; ia32 has none. */

@@ -240,12 +240,16 @@ static int tprof_children_decide(struct tprof_session *s,
 	rcu_read_lock();
 	local_irq_save(flags);
 	pr = tprof_procs_find(&s->procs, task_tgid(task));
-	if (tprof_proc_pending(pr)) {
+	if (!tprof_proc_pending(pr)) {
+		pr = NULL;
+	} else if (!why && tprof_session_other_has(s, task_tgid(task))) {
+		/* another session proved it meanwhile: it stays pending */
+		pr = NULL;
+		ret = -EBUSY;
+	} else {
 		ret = 0;
 		if (why)
 			tprof_session_deny(s, pr, why);
-	} else {
-		pr = NULL;
 	}
 	local_irq_restore(flags);
 	if (pr && !why) {
@@ -288,8 +292,8 @@ static bool tprof_children_pending(struct tprof_session *s,
  * while holding the lock every user needs.
  * Context: process, s->lock held.
  * Return: 0 (admitted, or denied with a DENIED record), -EPERM or -EBADF
- *	(the fd proves nothing of its current mm), -ESRCH, -EINVAL, -EFAULT,
- *	-EINTR.
+ *	(the fd proves nothing of its current mm), -EBUSY (another session
+ *	holds it: it stays pending here), -ESRCH, -EINVAL, -EFAULT, -EINTR.
  */
 int tprof_children_prove(struct tprof_session *s, const void __user *uarg)
 {

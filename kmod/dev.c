@@ -15,6 +15,7 @@
 #include "policy.h"
 #include "ring.h"
 #include "session.h"
+#include "stack.h"
 #include "tprof.h"
 #include "uwalk.h"
 
@@ -47,6 +48,8 @@ static_assert(sizeof(struct tprof_ioc_uwalk_tid) ==
 static_assert(sizeof(struct tprof_rec_uwalk) == TPROF_SIZEOF_REC_UWALK);
 static_assert(offsetof(struct tprof_ioc_stats, uwalks) ==
 	      TPROF_SIZEOF_IOC_STATS_V1);
+static_assert(offsetof(struct tprof_ioc_stats, uread_samples) ==
+	      TPROF_SIZEOF_IOC_STATS_V2);
 
 /* Context: process. The limits an unprivileged caller meets, and its use. */
 /* INFO answers with as much as the caller's size in cmd has room for. */
@@ -75,6 +78,49 @@ static long tprof_ioctl_info(struct file *file, void __user *arg,
 	};
 
 	if (copy_to_user(arg, &info, size))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * ENABLE's out-only fields (refused..limit_kb) are the module's to write:
+ * zeroed in the caller's struct before ENABLE reads it, so that what comes
+ * back is 0 where no limit refused (a failure writes back only what a
+ * limit measured), never the caller's own bytes. Only the _IOWR form
+ * (@out) and only a struct that has them (a shorter one fails ENABLE's
+ * size check untouched).
+ * Context: process. Return: 0 or -EFAULT.
+ */
+static int tprof_enable_clear_out(void __user *uarg, bool out)
+{
+	const size_t off = offsetof(struct tprof_ioc_enable, refused);
+	u32 usize;
+
+	if (!out)
+		return 0;
+	if (get_user(usize, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < sizeof(struct tprof_ioc_enable) || usize > PAGE_SIZE)
+		return 0;
+	if (clear_user((u8 __user *)uarg + off,
+		       sizeof(struct tprof_ioc_enable) - off))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * STATS' user-read counts (uread_*, stack.c), after what
+ * tprof_session_stats() wrote. Context: process, s->lock held, the
+ * session not IDLE (its table is there).
+ */
+static int tprof_stats_uread(struct tprof_session *s, void __user *uarg)
+{
+	const size_t off = offsetof(struct tprof_ioc_stats, uread_samples);
+	struct tprof_ioc_stats st = {};
+
+	tprof_uread_stats(&s->procs, &st);
+	if (copy_to_user((u8 __user *)uarg + off, (u8 *)&st + off,
+			 sizeof(st) - off))
 		return -EFAULT;
 	return 0;
 }
@@ -109,7 +155,7 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 * not in cmd. ENABLE's _IOWR form (TPROF_IOC_ENABLE) says what
 	 * refused it, the first modules' _IOW form (TPROF_IOC_ENABLE_V1) does
 	 * not. STATS answers with as much as the caller's size in cmd has
-	 * room for: all of it, or TPROF_IOC_STATS_V1's older part.
+	 * room for: all of it, or TPROF_IOC_STATS_V1's or _V2's older part.
 	 */
 	if (_IOC_TYPE(cmd) != TPROF_IOC_MAGIC ||
 	    (_IOC_NR(cmd) == _IOC_NR(TPROF_IOC_ENABLE) ||
@@ -117,6 +163,7 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	     !(_IOC_DIR(cmd) & _IOC_WRITE) : !(cmd == TPROF_IOC_DISABLE ||
 					     cmd == TPROF_IOC_STATS ||
 					     cmd == TPROF_IOC_STATS_V1 ||
+					     cmd == TPROF_IOC_STATS_V2 ||
 					     cmd == TPROF_IOC_PROVE ||
 					     cmd == TPROF_IOC_SET_UWALK_TID ||
 					     cmd == TPROF_IOC_SET_THREAD_PERIOD)))
@@ -126,8 +173,10 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ERESTARTSYS;
 	switch (_IOC_NR(cmd)) {
 	case _IOC_NR(TPROF_IOC_ENABLE):
-		ret = tprof_session_enable(s, file, uarg,
-					   _IOC_DIR(cmd) & _IOC_READ);
+		ret = tprof_enable_clear_out(uarg, _IOC_DIR(cmd) & _IOC_READ);
+		if (!ret)
+			ret = tprof_session_enable(s, file, uarg,
+						   _IOC_DIR(cmd) & _IOC_READ);
 		break;
 	case _IOC_NR(TPROF_IOC_SET_THREAD_PERIOD):
 		ret = tprof_session_set_period(s, uarg);
@@ -141,6 +190,8 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case _IOC_NR(TPROF_IOC_STATS):
 		ret = tprof_session_stats(s, uarg, _IOC_SIZE(cmd));
+		if (!ret && cmd == TPROF_IOC_STATS)
+			ret = tprof_stats_uread(s, uarg);
 		break;
 	case _IOC_NR(TPROF_IOC_PROVE):
 		ret = tprof_children_prove(s, uarg);

@@ -14,11 +14,13 @@
 #include <linux/bitops.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 
 #include "procs.h"
+#include "stack.h"
 #include "tprof.h"
 
 /* Slots of a TPROF_F_CHILDREN table: at most half used. */
@@ -58,10 +60,12 @@ int tprof_procs_alloc(struct tprof_procs *pt, bool children)
 	pt->slots = kvzalloc(sizeof(*pt->slots) << pt->bits,
 			     GFP_KERNEL_ACCOUNT);
 	pt->filter = NULL;
+	pt->uread = alloc_percpu_gfp(struct tprof_uread_stats,
+				     GFP_KERNEL_ACCOUNT);
 	if (pt->slots && children)
 		pt->filter = kvzalloc(1UL << TPROF_PROCS_FILTER_BITS,
 				      GFP_KERNEL_ACCOUNT);
-	if (pt->slots && (pt->filter || !children))
+	if (pt->slots && pt->uread && (pt->filter || !children))
 		return 0;
 	tprof_procs_free(pt);
 	return -ENOMEM;
@@ -74,6 +78,8 @@ void tprof_procs_free(struct tprof_procs *pt)
 
 	kvfree(pt->filter);
 	pt->filter = NULL;
+	free_percpu(pt->uread);
+	pt->uread = NULL;
 	if (!pt->slots)
 		return;
 	for (i = 0; i < (1U << pt->bits); i++) {

@@ -75,10 +75,16 @@ struct tprof_proc {
  * @filter: with TPROF_F_CHILDREN, live processes per bucket of tgid
  *	numbers (tprof_procs_may_have()); else NULL.
  * @lock: serializes claims and sweeps (lookups are lock-free, RCU-sched).
+ * @uread: per CPU, the user reads of the session's samples (stack.c), for
+ *	STATS: here because every session allocates its table at ENABLE and
+ *	frees it at its end, after the last sample.
  */
+struct tprof_uread_stats;
+
 struct tprof_procs {
 	struct tprof_proc *slots;
 	u8 *filter;
+	struct tprof_uread_stats __percpu *uread;
 	u32 bits;
 	u32 max;
 	u32 used;

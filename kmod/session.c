@@ -95,9 +95,45 @@ struct tprof_session *tprof_session_find_parked(struct task_struct *p,
 	return NULL;
 }
 
+/**
+ * tprof_session_find() - the active session that reports @p's process.
+ * @p: any task.
+ * @pp: set to the process's slot (valid until the RCU-sched section ends).
+ *
+ * Nothing of a denied process; a process that one session holds pending
+ * (waiting for a proof it may never get) and another has proven is the
+ * latter's: a pending descendant blocks no one (tprof_session_other_has()).
+ * The first session found is the answer unless its slot is pending, so a
+ * task of one session costs what it did.
+ * Context: preemption or IRQs off (probes).
+ * Return: the session or NULL.
+ */
+struct tprof_session *tprof_session_find(struct task_struct *p,
+					 struct tprof_proc **pp)
+{
+	struct tprof_session *s, *first = NULL;
+	struct tprof_proc *pr, *first_pr = NULL;
+	unsigned int i = 0;
+
+	while ((s = tprof_session_next(p, &pr, false, &i))) {
+		if (!test_bit(TPROF_P_PENDING, &pr->bits)) {
+			*pp = pr;
+			return s;
+		}
+		if (!first) {
+			first = s;
+			first_pr = pr;
+		}
+	}
+	if (first)
+		*pp = first_pr;
+	return first;
+}
+
 /*
- * Does @s follow the process of @tgid, and not as a denied one? Context:
- * any.
+ * Does @s hold the process of @tgid as its own: followed, neither denied
+ * nor pending (a pending process is not proven yet, and may never be: it
+ * holds nothing). Context: any.
  */
 bool tprof_session_follows(struct tprof_session *s, struct pid *tgid)
 {
@@ -106,16 +142,21 @@ bool tprof_session_follows(struct tprof_session *s, struct pid *tgid)
 
 	rcu_read_lock_sched();
 	pr = tprof_procs_find(&s->procs, tgid);
-	ret = pr && !test_bit(TPROF_P_DENIED, &pr->bits);
+	ret = pr && !(READ_ONCE(pr->bits) & (BIT(TPROF_P_DENIED) |
+					     BIT(TPROF_P_PENDING)));
 	rcu_read_unlock_sched();
 	return ret;
 }
 
 /**
  * tprof_session_other_has() - does a published session other than @s
- *	follow the process of @tgid? One process, one session: the probes
- *	report a process to the first session they find. A process another
- *	session denied is free (item: a denied child must not lock root out).
+ *	hold the process of @tgid? One process, one session: the probes
+ *	report a process to the session that proved it. A process another
+ *	session denied is free (a denied child must not lock root out), and
+ *	so is one another session holds pending (issue 32 item 4: under Yama
+ *	a user's CHILDREN session holds a child it may not attach to pending
+ *	for as long as it lives); that session may not admit it while
+ *	another holds it (tprof_children_prove()).
  * @s: a session.
  * @tgid: a thread-group pid.
  *

@@ -147,17 +147,8 @@ struct tprof_session *tprof_session_next(struct task_struct *p,
 					 struct tprof_proc **pp,
 					 bool denied_too, unsigned int *i);
 
-/*
- * The active session following @p's process, and that process (@pp);
- * nothing of a denied process. Context: preemption or IRQs off (probes).
- */
-static inline struct tprof_session *tprof_session_find(struct task_struct *p,
-						       struct tprof_proc **pp)
-{
-	unsigned int i = 0;
-
-	return tprof_session_next(p, pp, false, &i);
-}
+struct tprof_session *tprof_session_find(struct task_struct *p,
+					 struct tprof_proc **pp);
 
 struct task_struct *tprof_task_get(struct pid_namespace *ns, pid_t nr,
 				   enum pid_type type);

@@ -4,14 +4,16 @@
  * perf_callchain_kernel(). get_perf_callchain() and nmi_uaccess_okay() are
  * not exported: user frames are read with copy_from_user_nofault(), which
  * does the access_ok, nmi_uaccess_okay and pagefault_disable dance, a
- * window of stack at a time (tprof_uread()); it is exported on x86-64 and
- * arm64 alike and never faults a page in, so it is safe in hardirq. What
+ * window of stack at a time (tprof_uread(), below, with the bounds and
+ * page checks of every user read); it is exported on x86-64 and arm64
+ * alike and never faults a page in, so it is safe in hardirq. What
  * differs by architecture (where the walk starts, the kernel unwinder,
  * pointer authentication) is kmod/arch.h's; this file knows none of it.
  */
 #include <linux/compat.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/string.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
@@ -19,8 +21,204 @@
 
 #include "arch.h"
 #include "compat.h"
+#include "session.h"
 #include "stack.h"
 #include "uapi/tprof.h"
+
+/*
+ * User reads, one sample's (issue 32 item 1 and 3). Every read of user
+ * memory a sample makes, in the frame-pointer walk, a snapshot or a
+ * user-memory walk (uwalk.c), goes through tprof_uread() or
+ * tprof_uread_upto(), and so:
+ *
+ * - Its pages are looked up first, as GUP would look them up for ptrace's
+ *   own access (access_remote_vm(), /proc/PID/mem), with the lockless
+ *   get_user_page_fast_only() (exported; perf_virt_to_phys() calls it in
+ *   NMI): a page not present, a special mapping (VM_IO/VM_PFNMAP: device
+ *   memory; also the shared zero page) or a memfd_secret(2) page is
+ *   refused, and never read. copy_from_user_nofault() alone would read a
+ *   secret page: it is mapped in the process's own page tables, only the
+ *   kernel's direct map lacks it. The reference is dropped at once: the
+ *   page was only looked at. mmap_lock cannot be taken here (hard irq),
+ *   and a VMA found without it may be freed under us on 6.1.
+ * - A read is one copy_from_user_nofault() of at most a page, all or
+ *   nothing; it never faults a page in.
+ * - A read that fails (a fault, or a refused page) ends the walk that made
+ *   it: no retry, no word-by-word fallback. And a sample makes at most
+ *   TPROF_UREAD_MAX_FAULTS failed reads: past it, none is tried. Each walk
+ *   ends at its first, so a sample has at most one in its frame-pointer
+ *   walk, two in its snapshot (the red zone, the stack) and one in its
+ *   user-memory walk: four. The bound is what holds if that ever changes.
+ *   A faulting read costs about 0.6 us natively (an exception and its
+ *   fixup), a refused page about a page-table walk.
+ * - Each is counted (STATS uread_*), with the most reads and failures one
+ *   sample made, so the cost of the worst descriptor is an exact count.
+ *
+ * The per-CPU state is one sample's: tprof_stack_user(), the first user
+ * read of every sample that has user context (the sampler calls it before
+ * the snapshot and the walk), starts it. Samples never nest on a CPU (each
+ * runs with IRQs off), so it needs no lock.
+ */
+
+/*
+ * Pages a sample remembers as allowed: a walk's frames and code objects
+ * lie on a few pages, and a stack window or a snapshot reads on.
+ */
+#define TPROF_UREAD_PAGES	4
+
+struct tprof_uread_cpu {
+	struct tprof_uread_stats *st;
+	u32 reads;
+	u32 faults;
+	unsigned int next;
+	unsigned long pages[TPROF_UREAD_PAGES];
+};
+
+static DEFINE_PER_CPU(struct tprof_uread_cpu, tprof_uread_cpu);
+
+/*
+ * A new sample of current: its counts go to the session that reports
+ * current's process (the one the sampler took it for), if any.
+ * Context: hardirq or IRQs off (RCU-sched reader: the session outlives
+ * the sample).
+ */
+static void tprof_uread_begin(void)
+{
+	struct tprof_uread_cpu *u = this_cpu_ptr(&tprof_uread_cpu);
+	struct tprof_session *s;
+	struct tprof_proc *pr;
+
+	s = tprof_session_find(current, &pr);
+	u->st = s && s->procs.uread ? this_cpu_ptr(s->procs.uread) : NULL;
+	u->reads = 0;
+	u->faults = 0;
+	u->next = 0;
+	memset(u->pages, 0, sizeof(u->pages));
+	if (u->st)
+		u->st->samples++;
+}
+
+/* Is the page of @addr one current's process may have read? */
+static bool tprof_upage_ok(struct tprof_uread_cpu *u, unsigned long addr)
+{
+	unsigned long key = (addr >> PAGE_SHIFT) + 1;
+	struct page *page;
+	unsigned int i;
+
+	for (i = 0; i < TPROF_UREAD_PAGES; i++)
+		if (u->pages[i] == key)
+			return true;
+	if (u->st)
+		u->st->page_checks++;
+	if (!get_user_page_fast_only(addr, 0, &page))
+		return false;
+	put_page(page);
+	u->pages[u->next] = key;
+	u->next = (u->next + 1) % TPROF_UREAD_PAGES;
+	return true;
+}
+
+/* One read of [@addr, @addr + @len), @len <= PAGE_SIZE: 0 or -EFAULT. */
+static int tprof_uread_one(struct tprof_uread_cpu *u, void *dst,
+			   unsigned long addr, u32 len)
+{
+	unsigned long last = addr + len - 1;
+	int ret = 0;
+
+	if (u->faults >= TPROF_UREAD_MAX_FAULTS)
+		return -EFAULT;
+	u->reads++;
+	if (last < addr || !tprof_upage_ok(u, addr) ||
+	    ((last ^ addr) >> PAGE_SHIFT && !tprof_upage_ok(u, last)) ||
+	    copy_from_user_nofault(dst, (const void __user *)addr, len))
+		ret = -EFAULT;
+	if (ret)
+		u->faults++;
+	if (!u->st)
+		return ret;
+	u->st->reads++;
+	u->st->max_reads = max_t(u64, u->st->max_reads, u->reads);
+	if (ret) {
+		u->st->faults++;
+		u->st->max_faults = max_t(u64, u->st->max_faults, u->faults);
+		if (u->faults == TPROF_UREAD_MAX_FAULTS)
+			u->st->capped++;
+	}
+	return ret;
+}
+
+/**
+ * tprof_uread() - @len bytes of current's memory at @addr, all or none.
+ * @dst: where to.
+ * @addr: a user address.
+ * @len: at most PAGE_SIZE.
+ *
+ * Context: hardirq or IRQs off, within a sample (tprof_stack_user() came
+ * first); current's mm is the loaded one.
+ * Return: 0, or -EFAULT: not readable, refused, or past this sample's
+ *	bound of failed reads.
+ */
+int tprof_uread(void *dst, unsigned long addr, u32 len)
+{
+	if (!len || len > PAGE_SIZE)
+		return -EFAULT;
+	return tprof_uread_one(this_cpu_ptr(&tprof_uread_cpu), dst, addr, len);
+}
+
+/**
+ * tprof_uread_upto() - current's memory from @addr, a page at a time, up
+ *	to the first page that cannot be read (snapshots).
+ * @dst: where to.
+ * @addr: a user address.
+ * @len: bytes wanted.
+ *
+ * Context: as tprof_uread().
+ * Return: the bytes copied.
+ */
+u32 tprof_uread_upto(void *dst, unsigned long addr, u32 len)
+{
+	struct tprof_uread_cpu *u = this_cpu_ptr(&tprof_uread_cpu);
+	u32 got = 0, n;
+
+	while (got < len) {
+		n = min_t(unsigned long, len - got,
+			  PAGE_SIZE - offset_in_page(addr + got));
+		if (tprof_uread_one(u, (u8 *)dst + got, addr + got, n))
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/**
+ * tprof_uread_stats() - STATS' uread_* of a session: sums over its CPUs,
+ *	and the most of any one sample.
+ * @pt: the session's process table (tprof_procs.uread).
+ * @st: the reply to fill.
+ *
+ * Context: process.
+ */
+void tprof_uread_stats(const struct tprof_procs *pt,
+		       struct tprof_ioc_stats *st)
+{
+	int cpu;
+
+	if (!pt->uread)
+		return;
+	for_each_possible_cpu(cpu) {
+		const struct tprof_uread_stats *c = per_cpu_ptr(pt->uread, cpu);
+
+		st->uread_samples += READ_ONCE(c->samples);
+		st->uread_reads += READ_ONCE(c->reads);
+		st->uread_faults += READ_ONCE(c->faults);
+		st->uread_page_checks += READ_ONCE(c->page_checks);
+		st->uread_capped += READ_ONCE(c->capped);
+		st->uread_max_reads = max_t(u64, st->uread_max_reads,
+					    READ_ONCE(c->max_reads));
+		st->uread_max_faults = max_t(u64, st->uread_max_faults,
+					     READ_ONCE(c->max_faults));
+	}
+}
 
 /**
  * tprof_stack_kernel() - kernel return addresses of current.
@@ -55,9 +253,11 @@ struct tprof_frame32 {
 
 /*
  * A copy of a piece of the user stack: frames are read from it, and it is
- * refilled (one copy_from_user_nofault() of up to TPROF_UWIN_BYTES, never
- * past the end of the page, where the next one may be unmapped) only when
- * a frame lies outside it. Frames of one walk lie close together, upward.
+ * refilled (one tprof_uread() of up to TPROF_UWIN_BYTES, never past the
+ * end of the page, where the next one may be unmapped) only when a frame
+ * lies outside it. Frames of one walk lie close together, upward. A
+ * window that cannot be read ends the walk: within one page a shorter
+ * copy could not be read either.
  */
 #define TPROF_UWIN_BYTES	256
 
@@ -67,10 +267,9 @@ struct tprof_uwin {
 	u8 buf[TPROF_UWIN_BYTES];
 };
 
-static int tprof_uread(struct tprof_uwin *w, unsigned long addr, void *dst,
-		       unsigned int n)
+static int tprof_uwin_read(struct tprof_uwin *w, unsigned long addr,
+			   void *dst, unsigned int n)
 {
-	const void __user *uaddr = (const void __user *)addr;
 	unsigned int len;
 
 	if (addr < w->lo || addr - w->lo + n > w->len) {
@@ -78,12 +277,8 @@ static int tprof_uread(struct tprof_uwin *w, unsigned long addr, void *dst,
 			    PAGE_SIZE - offset_in_page(addr));
 		if (len < n)	/* straddles a page: just the frame */
 			len = n;
-		/* Past the stack's end, a shorter copy may still work. */
-		if (copy_from_user_nofault(w->buf, uaddr, len)) {
-			if (len == n || copy_from_user_nofault(w->buf, uaddr, n))
-				return -EFAULT;
-			len = n;
-		}
+		if (tprof_uread(w->buf, addr, len))
+			return -EFAULT;
 		w->lo = addr;
 		w->len = len;
 	}
@@ -104,8 +299,9 @@ static unsigned int tprof_stack_walk32(u32 fp, u64 *ips, unsigned int n,
 			*rflags |= TPROF_RF_USER_TRUNCATED;
 			break;
 		}
-		if ((fp & 3) || tprof_uread(&w, (unsigned long)compat_ptr(fp),
-					    &f, sizeof(f))) {
+		if ((fp & 3) ||
+		    tprof_uwin_read(&w, (unsigned long)compat_ptr(fp), &f,
+				    sizeof(f))) {
 			*rflags |= TPROF_RF_USER_FAULT;
 			break;
 		}
@@ -136,7 +332,7 @@ static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
 			*rflags |= TPROF_RF_USER_TRUNCATED;
 			break;
 		}
-		if ((fp & 7) || tprof_uread(&w, fp, &f, sizeof(f))) {
+		if ((fp & 7) || tprof_uwin_read(&w, fp, &f, sizeof(f))) {
 			*rflags |= TPROF_RF_USER_FAULT;
 			break;
 		}
@@ -161,6 +357,9 @@ static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
  * @rflags: TPROF_RF_USER_LR / TPROF_RF_USER_TRUNCATED /
  *	TPROF_RF_USER_FAULT or'ed in.
  *
+ * The first user read of every sample with user context: it starts the
+ * sample's count and bound of reads (tprof_uread()), which the snapshot
+ * and the user-memory walk after it share.
  * Context: hardirq or IRQs off; current's mm is the loaded one.
  * Return: number of ips.
  */
@@ -170,6 +369,7 @@ unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 	struct tprof_ustart st;
 	unsigned int n = 0;
 
+	tprof_uread_begin();
 	tprof_arch_user_start(regs, &st);
 	*abi = st.abi;
 	ips[n++] = st.pc;

@@ -9,6 +9,23 @@
 #include <linux/types.h>
 
 struct pt_regs;
+struct tprof_ioc_stats;
+struct tprof_procs;
+
+/**
+ * struct tprof_uread_stats - one CPU's counts of one session's user reads
+ *	(tprof_procs.uread), as STATS names them (uread_*). Written by that
+ *	CPU's samples only (IRQs off), read by STATS.
+ */
+struct tprof_uread_stats {
+	u64 samples;
+	u64 reads;
+	u64 faults;
+	u64 page_checks;
+	u64 capped;
+	u64 max_reads;
+	u64 max_faults;
+};
 
 unsigned int tprof_stack_kernel(struct pt_regs *regs,
 				unsigned long *first_frame, u64 *ips,
@@ -16,5 +33,10 @@ unsigned int tprof_stack_kernel(struct pt_regs *regs,
 unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 			      unsigned int max, u32 *abi, u16 *rflags);
 u32 tprof_stack_ubytes(unsigned long sp, u32 want);
+
+int tprof_uread(void *dst, unsigned long addr, u32 len);
+u32 tprof_uread_upto(void *dst, unsigned long addr, u32 len);
+void tprof_uread_stats(const struct tprof_procs *pt,
+		       struct tprof_ioc_stats *st);
 
 #endif /* _TPROF_STACK_H */

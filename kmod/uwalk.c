@@ -6,12 +6,15 @@
  * sampled thread itself, and writes what it read as the sample group's
  * last record (TPROF_REC_UWALK). The module knows nothing of what it walks.
  *
- * Reads are copy_from_user_nofault() of current's own mm, as the stack
- * walks' (stack.c): access_ok() keeps them in the user range,
- * nmi_uaccess_okay() in the loaded mm, pagefault_disable() from ever
- * faulting a page in (a page not present ends the read as an unmapped one
- * does). It is safe in hard irq on 6.1, 6.12 and PREEMPT_RT alike: no
- * lock, no sleep. A sample taken where current is not the sampled thread
+ * Reads are stack.c's tprof_uread() of current's own mm, as the stack
+ * walks' are: copy_from_user_nofault() (access_ok() keeps them in the
+ * user range, nmi_uaccess_okay() in the loaded mm, pagefault_disable()
+ * from ever faulting a page in) of pages looked up first, so that what
+ * ptrace's own access refuses (memfd_secret pages, VM_IO/VM_PFNMAP
+ * mappings) is never read; each counted, and at most
+ * TPROF_UREAD_MAX_FAULTS failed ones per sample. Any read that fails ends
+ * the walk (FAULT_START or FAULT). It is safe in hard irq on 6.1, 6.12 and
+ * PREEMPT_RT alike: no lock, no sleep. A sample taken where current is not the sampled thread
  * gets no walk, and so no UWALK record (the sampler checks).
  *
  * Descriptors are set from process context and published with RCU: a
@@ -39,6 +42,7 @@
 #include "arch.h"
 #include "ring.h"
 #include "session.h"
+#include "stack.h"
 #include "tprof.h"
 #include "uwalk.h"
 
@@ -50,13 +54,15 @@
 
 /*
  * @len (1, 2, 4 or 8) bytes of user memory at @addr, zero-extended (the
- * low bytes of a little-endian u64). Context: current's mm, any context.
+ * low bytes of a little-endian u64): one user read (stack.c's
+ * tprof_uread(): counted, bounded, refused on pages ptrace's own access
+ * refuses). Context: current's mm, within a sample.
  */
 static int tprof_uwalk_load(unsigned long addr, u32 len, u64 *v)
 {
 	u64 x = 0;
 
-	if (copy_from_user_nofault(&x, (const void __user *)addr, len))
+	if (tprof_uread(&x, addr, len))
 		return -EFAULT;
 	*v = x;
 	return 0;
@@ -64,8 +70,10 @@ static int tprof_uwalk_load(unsigned long addr, u32 len, u64 *v)
 
 /*
  * One frame at @p: its field words into @words, its next pointer into
- * @next. One copy covers a short span; the fields and the next pointer
- * lie at both ends of it, so it reads exactly when they all do.
+ * @next. One read covers a short span; the fields and the next pointer
+ * lie at both ends of it, so it reads exactly when they all do. A span
+ * that cannot be read is not read again word by word: the frame is
+ * unreadable, and the walk ends there (issue 32 item 1).
  */
 static int tprof_uwalk_frame(const struct tprof_uwalk *w, unsigned long p,
 			     u64 *words, unsigned long *next)
@@ -76,8 +84,7 @@ static int tprof_uwalk_frame(const struct tprof_uwalk *w, unsigned long p,
 	u32 i;
 
 	if (w->span_len) {
-		if (copy_from_user_nofault(buf, (const void __user *)
-					   (p + w->span_lo), w->span_len))
+		if (tprof_uread(buf, p + w->span_lo, w->span_len))
 			return -EFAULT;
 		for (i = 0; i < d->nr_fields; i++) {
 			words[i] = 0;
@@ -100,56 +107,54 @@ static int tprof_uwalk_frame(const struct tprof_uwalk *w, unsigned long p,
 
 /*
  * The code words of the last code object a walk read: frames of one
- * function (a recursion) share it, and a walk is one instant's.
+ * function (a recursion) share it, and a walk is one instant's. Two code
+ * objects taking turns miss it every frame: that costs one read per
+ * frame, as a walk of distinct functions does.
  */
 struct tprof_uwalk_code {
 	u64 q;
 	u64 v[TPROF_UWALK_MAX_CODE_OFFS];
-	u32 faults;
 };
 
 /*
  * The code words of a frame whose fields are @words, into @words after
- * them; returns the words that could not be read. One copy when they lie
- * close together (it reads exactly when each of them does), else one
- * each.
+ * them. One read when they lie close together (it reads exactly when each
+ * of them does), else one each. Return: 0, or -EFAULT: one of them could
+ * not be read, which ends the walk before this frame (a code object that
+ * faults is no cheaper to follow than a frame that does).
  */
-static u32 tprof_uwalk_code(const struct tprof_uwalk *w, u64 *words,
+static int tprof_uwalk_code(const struct tprof_uwalk *w, u64 *words,
 			    struct tprof_uwalk_code *last)
 {
 	const struct tprof_ioc_uwalk *d = &w->d;
 	u64 q = words[d->code_field] & ~d->code_mask;
 	u8 buf[TPROF_UWALK_SPAN] __aligned(8);
 	u64 *v = &words[d->nr_fields];
-	u32 j, faults = 0;
+	u32 j;
 
 	if (q && q == last->q) {
 		memcpy(v, last->v, d->nr_code_offs * sizeof(u64));
-		return last->faults;
+		return 0;
 	}
-	/* a frame with no code object: nothing to read, no fault */
+	/* a frame with no code object: nothing to read */
 	if (!q) {
 		memset(v, 0, d->nr_code_offs * sizeof(u64));
 		return 0;
 	}
-	if (w->code_len &&
-	    !copy_from_user_nofault(buf, (const void __user *)(q + w->code_lo),
-				    w->code_len)) {
+	if (w->code_len) {
+		if (tprof_uread(buf, q + w->code_lo, w->code_len))
+			return -EFAULT;
 		for (j = 0; j < d->nr_code_offs; j++)
 			memcpy(&v[j], buf + d->code_offs[j] - w->code_lo,
 			       sizeof(u64));
 	} else {
-		for (j = 0; j < d->nr_code_offs; j++) {
-			if (tprof_uwalk_load(q + d->code_offs[j], 8, &v[j])) {
-				v[j] = 0;
-				faults++;
-			}
-		}
+		for (j = 0; j < d->nr_code_offs; j++)
+			if (tprof_uwalk_load(q + d->code_offs[j], 8, &v[j]))
+				return -EFAULT;
 	}
 	last->q = q;
 	memcpy(last->v, v, d->nr_code_offs * sizeof(u64));
-	last->faults = faults;
-	return faults;
+	return 0;
 }
 
 /*
@@ -243,7 +248,6 @@ int tprof_uwalk_write(struct tprof_ring *r, struct tprof_ring_res *res,
 	u64 hdr_pos = res->pos;
 	u32 status, n = 0;
 
-	out->code_faults = 0;
 	tprof_ring_skip(res, sizeof(rec));
 	status = tprof_uwalk_begin(d, uregs, tid_addr, &p, &rec.start);
 	while (status == TPROF_UWALK_OK && p) {
@@ -251,12 +255,12 @@ int tprof_uwalk_write(struct tprof_ring *r, struct tprof_ring_res *res,
 			status = TPROF_UWALK_TRUNCATED;
 			break;
 		}
-		if (tprof_uwalk_frame(w, p, words, &next)) {
+		if (tprof_uwalk_frame(w, p, words, &next) ||
+		    (d->code_field != TPROF_UWALK_NO_CODE &&
+		     tprof_uwalk_code(w, words, &last))) {
 			status = TPROF_UWALK_FAULT;
 			break;
 		}
-		if (d->code_field != TPROF_UWALK_NO_CODE)
-			out->code_faults += tprof_uwalk_code(w, words, &last);
 		if (tprof_ring_extend(r, res, fbytes))
 			return -ENOSPC;
 		tprof_ring_put(r, res, words, fbytes);
@@ -280,9 +284,8 @@ void tprof_uwalk_account(struct tprof_ring_stats *st,
 {
 	st->uwalks++;
 	st->uwalk_frames += res->frames;
-	st->uwalk_faults += res->code_faults +
-			    (res->status == TPROF_UWALK_FAULT ||
-			     res->status == TPROF_UWALK_FAULT_START);
+	st->uwalk_faults += res->status == TPROF_UWALK_FAULT ||
+			    res->status == TPROF_UWALK_FAULT_START;
 	st->uwalk_truncated += res->status == TPROF_UWALK_TRUNCATED;
 }
 

@@ -55,12 +55,10 @@ struct tprof_uwalk {
  *	(counted once its record is committed).
  * @status: TPROF_UWALK_*.
  * @frames: frames recorded.
- * @code_faults: code words that could not be read.
  */
 struct tprof_uwalk_res {
 	u32 status;
 	u32 frames;
-	u32 code_faults;
 };
 
 /*

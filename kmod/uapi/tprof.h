@@ -291,15 +291,19 @@ struct tprof_ioc_prove {
  *          for i < @nr_fields;
  *     with @code_field < @nr_fields: q = words[@code_field] & ~@code_mask,
  *          and one more word per @code_offs[j] (j < @nr_code_offs): the u64
- *          at q + @code_offs[j] (0 where unreadable, counted in
- *          uwalk_faults; 0 with no read when q is 0; the walk goes on);
+ *          at q + @code_offs[j] (0 with no read when q is 0; one that
+ *          cannot be read ends the walk before this frame: FAULT);
  *     p = *(p + @next_off); the walk ends at p == 0, or at p equal to the
  *          frame just walked (status OK).
  * It stops before a frame past @max_frames, or one whose words would pass
  * @max_bytes (status TRUNCATED: a chain of exactly @max_frames frames is
- * OK), or at a fault reading a frame (status FAULT: the frames before it
- * are kept). The walk reads with IRQs off and never faults a page in: a
- * page not present reads as unmapped.
+ * OK), or at a fault reading a frame or its code words (status FAULT:
+ * the frames before it are kept); a failed read is never retried. The
+ * walk reads with IRQs off and never faults a page in: a page not present
+ * reads as unmapped, and so do pages ptrace's own access refuses
+ * (memfd_secret(2) memory, VM_IO/VM_PFNMAP mappings) and the shared zero
+ * page (memory never written). A sample makes at most
+ * TPROF_UREAD_MAX_FAULTS failed reads in all (STATS uread_*).
  *
  * Which samples walk: those with user context (SAMPLE nr_user > 0; not
  * the exit path's) of a thread of the process, taken while that thread
@@ -446,14 +450,33 @@ struct tprof_ioc_uwalk_tid {
  * @uwalks: UWALK records written (user-memory walks run; not those of
  *	groups a full ring dropped).
  * @uwalk_frames: frames those records carry.
- * @uwalk_faults: of them, walks ended by an unreadable start, step or
- *	frame (FAULT_START, FAULT), plus code words that could not be read.
+ * @uwalk_faults: of them, walks ended by an unreadable start, step,
+ *	frame or code word (FAULT_START, FAULT): each ends at its first.
  * @uwalk_truncated: of them, walks cut at max_frames or max_bytes.
  * @uwalk_path_ns: with TPROF_F_PATH_TIMING, of @sample_path_ns, the time
  *	spent in the walks.
  *
- * The fields from @uwalks on are new in TPROF_IOC_STATS; TPROF_IOC_STATS_V1
- * replies with the ones before them.
+ * @uread_samples: samples that read user memory (a frame-pointer walk,
+ *	a snapshot or a user-memory walk): what the next ones count over.
+ * @uread_reads: user reads they made: each one copy of at most a page
+ *	(a window of stack frames, a snapshot's piece, a walk's span or
+ *	word), never faulting a page in.
+ * @uread_faults: of them, reads that could not be made: a fault, or a
+ *	page refused before the read (not present, or memory ptrace's own
+ *	access refuses: memfd_secret(2) pages, VM_IO/VM_PFNMAP mappings).
+ *	Each ends its walk (a snapshot: its copy).
+ * @uread_page_checks: pages looked up before reading them (at most one
+ *	per read; a sample remembers the last few it allowed).
+ * @uread_capped: samples that reached the per-sample bound of failed
+ *	reads (TPROF_UREAD_MAX_FAULTS); their later reads were not tried.
+ * @uread_max_reads: the most reads one sample made.
+ * @uread_max_faults: the most failed reads in one sample (at most
+ *	TPROF_UREAD_MAX_FAULTS).
+ *
+ * The fields from @uwalks on are new in TPROF_IOC_STATS_V2, those from
+ * @uread_samples on in TPROF_IOC_STATS; TPROF_IOC_STATS_V1 replies with
+ * the ones before @uwalks, TPROF_IOC_STATS_V2 with those before
+ * @uread_samples.
  */
 struct tprof_ioc_stats {
 	__u64 samples;
@@ -477,10 +500,22 @@ struct tprof_ioc_stats {
 	__u64 uwalk_faults;
 	__u64 uwalk_truncated;
 	__u64 uwalk_path_ns;
+	__u64 uread_samples;
+	__u64 uread_reads;
+	__u64 uread_faults;
+	__u64 uread_page_checks;
+	__u64 uread_capped;
+	__u64 uread_max_reads;
+	__u64 uread_max_faults;
 };
+
+/* Failed user reads one sample may make, at most (STATS uread_capped). */
+#define TPROF_UREAD_MAX_FAULTS	4
 
 /* TPROF_IOC_STATS_V1's reply: struct tprof_ioc_stats up to @sched_ins. */
 #define TPROF_SIZEOF_IOC_STATS_V1	128
+/* TPROF_IOC_STATS_V2's reply: up to @uwalk_path_ns. */
+#define TPROF_SIZEOF_IOC_STATS_V2	168
 
 #define TPROF_IOC_INFO		_IOR(TPROF_IOC_MAGIC, 0, struct tprof_ioc_info)
 #define TPROF_IOC_INFO_V1	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 0, \
@@ -495,6 +530,9 @@ struct tprof_ioc_stats {
 #define TPROF_IOC_PROVE		_IOW(TPROF_IOC_MAGIC, 5, struct tprof_ioc_prove)
 #define TPROF_IOC_STATS_V1	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 4, \
 				     TPROF_SIZEOF_IOC_STATS_V1)
+/* STATS as the walk-capable modules numbered it: up to @uwalk_path_ns */
+#define TPROF_IOC_STATS_V2	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 4, \
+				     TPROF_SIZEOF_IOC_STATS_V2)
 #define TPROF_IOC_SET_UWALK	_IOW(TPROF_IOC_MAGIC, 6, struct tprof_ioc_uwalk)
 #define TPROF_IOC_SET_UWALK_TID	\
 	_IOW(TPROF_IOC_MAGIC, 7, struct tprof_ioc_uwalk_tid)
@@ -693,7 +731,8 @@ struct tprof_rec_ustack {
 #define TPROF_UWALK_NO_START	1	/* no state: a 0 start or step */
 #define TPROF_UWALK_GUARD	2	/* the guard word is not the TP */
 #define TPROF_UWALK_FAULT_START	3	/* start or step unreadable */
-#define TPROF_UWALK_FAULT	4	/* a frame unreadable; frames before kept */
+/* a frame or its code words unreadable; the frames before it kept */
+#define TPROF_UWALK_FAULT	4
 #define TPROF_UWALK_TRUNCATED	5	/* max_frames or max_bytes */
 
 /**
@@ -992,7 +1031,7 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_IOC_INFO		80
 #define TPROF_SIZEOF_IOC_ENABLE		72
 #define TPROF_SIZEOF_IOC_THREAD_PERIOD	16
-#define TPROF_SIZEOF_IOC_STATS		168
+#define TPROF_SIZEOF_IOC_STATS		224
 #define TPROF_SIZEOF_IOC_UWALK		120
 #define TPROF_SIZEOF_IOC_UWALK_TID	16
 #define TPROF_SIZEOF_IOC_PROVE		8

@@ -1542,6 +1542,8 @@ int main(int argc, char **argv)
 		t_uwalk_perm(argv[2]);
 	else if (!strcmp(t, "uwalk-errors") && argc > 2)
 		t_uwalk_errors(argv[2]);
+	else if (!strcmp(t, "uwalk-bound") && argc > 2)
+		t_uwalk_bound(argv[2]);
 	else if (!strcmp(t, "uwalk-bench") && argc > 2)
 		t_uwalk_bench(argv[2]);
 	else if (!strcmp(t, "trust") && argc > 3 && !strcmp(argv[2], "chain"))
@@ -1554,6 +1556,12 @@ int main(int argc, char **argv)
 	else if (!strcmp(t, "trust") && argc > 2 &&
 		 !strcmp(argv[2], "stale-tid"))
 		t_trust_stale_tid();
+	else if (!strcmp(t, "trust") && argc > 2 &&
+		 !strcmp(argv[2], "writeback"))
+		t_trust_writeback();
+	else if (!strcmp(t, "trust") && argc > 2 &&
+		 !strcmp(argv[2], "pending-root"))
+		t_trust_pending_root();
 	else if (!strcmp(t, "trust") && argc > 2 && !strcmp(argv[2], "eagain"))
 		t_trust_eagain(argc > 3 ? atoi(argv[3]) : 100,
 			       argc > 4 ? atoi(argv[4]) : 2,

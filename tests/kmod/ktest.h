@@ -177,6 +177,7 @@ int t_mmap(void);
 int t_uwalk(const char *prog);
 int t_uwalk_perm(const char *prog);
 int t_uwalk_errors(const char *prog);
+int t_uwalk_bound(const char *prog);
 int t_uwalk_bench(const char *prog);
 
 /* trust.c */
@@ -185,5 +186,7 @@ int t_trust_denied_child(const char *path);
 int t_trust_yama(void);
 int t_trust_eagain(int iters, int forks, int nreaders);
 int t_trust_stale_tid(void);
+int t_trust_writeback(void);
+int t_trust_pending_root(void);
 
 #endif

@@ -536,7 +536,8 @@ static void *info_loop(void *arg)
 
 /*
  * Commands: "E PID" ENABLE a privileged session on PID (no proof) and
- * keep it, "C" close it, "I" start the INFO loop on a fresh /dev/tprof,
+ * keep it, "Q" report its STATS samples ("Q ret samples"), "C" close it,
+ * "I" start the INFO loop on a fresh /dev/tprof,
  * "S" stop it and report its worst latency, "N PID" make PID + 1 the next
  * pid handed out (ns_last_pid).
  */
@@ -576,6 +577,12 @@ static void root_main(void *arg)
 			if (f && fclose(f))
 				ret = -1;
 			say("N %d\n", ret);
+		} else if (line[0] == 'Q') {
+			struct tprof_ioc_stats st;
+			int ret = sfd >= 0 ? get_stats(sfd, &st) : -EBADF;
+
+			say("Q %d %llu\n", ret,
+			    ret ? 0ULL : (unsigned long long)st.samples);
 		} else if (line[0] == 'S') {
 			info_run = 0;
 			pthread_join(th, NULL);
@@ -2034,5 +2041,174 @@ out:
 	proc_end(&p);
 	proc_end(&root_h);
 	evs_free(&e);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * writeback (issue 32 item 5): ENABLE's out-only fields (refused, need_kb,
+ * held_kb, limit_kb) come back 0 when no limit refused it, whatever the
+ * caller left there: EINVAL (root), EPERM (a user on pid 1), a success,
+ * and, the control that the write-back works at all, a MEMLOCK refusal.
+ */
+static int wb_enable(int fd, struct tprof_ioc_enable *e)
+{
+	e->size = sizeof(*e);
+	e->refused = 0xdeadbeef;
+	e->need_kb = 0x11111111;
+	e->held_kb = 0x22222222;
+	e->limit_kb = 0x33333333;
+	return enable_raw(fd, e);
+}
+
+static void wb_check(const char *what, int ret, int want,
+		     const struct tprof_ioc_enable *e)
+{
+	ok(ret == want, "writeback %s: ENABLE returns %s (%s)", what,
+	   want ? strerror(-want) : "0", strerror(-ret));
+	ok(!e->refused && !e->need_kb && !e->held_kb && !e->limit_kb,
+	   "writeback %s: refused, need_kb, held_kb, limit_kb are 0 (%#x %#x %#x %#x)",
+	   what, e->refused, e->need_kb, e->held_kb, e->limit_kb);
+}
+
+int t_trust_writeback(void)
+{
+	struct tprof_ioc_enable e;
+	struct rlimit lim = { 0, 0 };
+	pid_t c;
+	int fd, ret;
+
+	fd = dev_open();
+	memset(&e, 0, sizeof(e));
+	e.pid = getpid();
+	e.flags = 0x80000000U;
+	wb_check("EINVAL (unknown flag, as root)", wb_enable(fd, &e), -EINVAL,
+		 &e);
+	close(fd);
+
+	become_nobody(false);
+	fd = dev_open();
+	memset(&e, 0, sizeof(e));
+	e.pid = 1;
+	ret = wb_enable(fd, &e);
+	wb_check("EPERM (a user on pid 1, no proof)", ret, -EPERM, &e);
+	close(fd);
+
+	fflush(stdout);
+	c = fork();
+	if (c < 0)
+		die("fork");
+	if (!c) {
+		prctl_death();
+		for (;;)
+			pause();
+	}
+	fd = dev_open();
+	memset(&e, 0, sizeof(e));
+	e.pid = c;
+	e.flags = TPROF_F_AUXV_PROOF;
+	e.auxv_fd = open_proc(c, "auxv");
+	ret = wb_enable(fd, &e);
+	wb_check("success (a user on its child, auxv proof)", ret, 0, &e);
+	if (e.auxv_fd >= 0)
+		close(e.auxv_fd);
+	close(fd);
+
+	/* the control: a limit that refuses says so */
+	if (setrlimit(RLIMIT_MEMLOCK, &lim))
+		die("setrlimit");
+	fd = dev_open();
+	memset(&e, 0, sizeof(e));
+	e.pid = c;
+	e.flags = TPROF_F_AUXV_PROOF;
+	e.auxv_fd = open_proc(c, "auxv");
+	e.ring_bytes = 64U << 20;
+	ret = wb_enable(fd, &e);
+	ok(ret == -ENOMEM && e.refused == TPROF_REFUSED_MEMLOCK &&
+	   e.need_kb > 0 && e.limit_kb < e.need_kb && e.held_kb != 0x22222222,
+	   "writeback control: 64 MiB rings under RLIMIT_MEMLOCK 0: ENOMEM, refused MEMLOCK, need %u > limit %u KiB, held %u (%s, refused %#x)",
+	   e.need_kb, e.limit_kb, e.held_kb, strerror(-ret), e.refused);
+	if (e.auxv_fd >= 0)
+		close(e.auxv_fd);
+	close(fd);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * pending-root (issue 32 item 4): under Yama ptrace_scope 1, a user's
+ * CHILDREN session holds P's child C pending (the user may attach to P,
+ * not to C). Root's ENABLE on C succeeds meanwhile, and root's session
+ * gets C's samples: a pending process blocks no one.
+ */
+int t_trust_pending_root(void)
+{
+	u32 flags = TPROF_F_CHILDREN | TPROF_F_USER_SNAPSHOT | TPROF_F_MEM_PROOF;
+	struct evs e = { .marker = mark, .mlen = MARK_LEN };
+	unsigned long long rs = 0;
+	const struct ev *pr;
+	char line[128];
+	struct proc p;
+	int fd, ret, tp = -1, rret = 1, qret = 1;
+	pid_t c = 0;
+
+	become_nobody(true);
+	mark_fill(mark);
+	yshm = mmap(NULL, sizeof(*yshm), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (yshm == MAP_FAILED)
+		die("mmap");
+	yshm->cgo = 0;
+	proc_spawn(&p, y_parent, NULL);
+	if (!await(&p, line, sizeof(line), 60000, -1, NULL))
+		die("pending-root: P not ready");
+	tell(&p, "T %d\n", getpid());
+	if (!await_prefix(&p, "T ", line, sizeof(line), 60000, -1, NULL) ||
+	    sscanf(line, "T %d", &tp) != 1 || tp)
+		die("pending-root: PR_SET_PTRACER (%s)", line);
+	fd = dev_open();
+	ret = enable_as_user(fd, p.pid, flags, 1 * MS, 1 << 20, 8192);
+	ok(ret == 0, "pending-root: the user's ENABLE CHILDREN|USER_SNAPSHOT|MEM_PROOF on P (%s)",
+	   strerror(-ret));
+	if (ret)
+		goto out;
+	tell(&p, "F\n");
+	if (!await_prefix(&p, "C ", line, sizeof(line), 60000, fd, &e))
+		die("pending-root: no C");
+	sscanf(line, "C %d", &c);
+	pr = y_proc_of(fd, &e, c);
+	ok(pr && (pr->flags & TPROF_RF_PROC_PENDING),
+	   "pending-root: premise: C %d joined the user's session pending (%s)",
+	   c, pr ? (pr->flags & TPROF_RF_PROC_PENDING ? "pending" : "admitted") :
+	   "no PROC record");
+	snprintf(line, sizeof(line), "E %d", c);
+	if (root_cmd(line, line, sizeof(line)))
+		sscanf(line, "E %d", &rret);
+	ok(rret == 0, "pending-root: root's ENABLE on C while the user's session holds it pending: 0 (%s)",
+	   rret == 1 ? "no reply" : strerror(-rret));
+	yshm->cgo = 1;
+	if (!await_prefix(&p, "D ", line, sizeof(line), 120000, fd, &e))
+		note("pending-root: C did not report its spin done");
+	if (rret == 0) {
+		if (root_cmd("Q", line, sizeof(line)))
+			sscanf(line, "Q %d %llu", &qret, &rs);
+		ok(qret == 0 && rs > 0,
+		   "pending-root: root's session samples C's 300 ms spin (%llu samples)",
+		   rs);
+	}
+	root_cmd("C", line, sizeof(line));
+	tell(&p, "K\n");
+	await_prefix(&p, "K", line, sizeof(line), 60000, fd, &e);
+	disable(fd);
+	ev_to_eof(fd, &e, 60000);
+	ok(ev_count(&e, TPROF_REC_SAMPLE, c, 0) == 0,
+	   "pending-root: the user's session has no SAMPLE of C (%zu)",
+	   ev_count(&e, TPROF_REC_SAMPLE, c, 0));
+out:
+	close(fd);
+	evs_free(&e);
+	proc_end(&p);
 	return 0;
 }

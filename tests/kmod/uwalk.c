@@ -1057,3 +1057,131 @@ int t_uwalk_bench(const char *prog)
 	}
 	return failures;
 }
+
+/* ------------------------------------------------------------------ */
+/*
+ * uwalk-bound (issue 32 item 1): the user reads and faults of one sample
+ * are bounded whatever the descriptor. The target's threads (a cycle of
+ * two frames whose code objects take turns among them) walk under:
+ *   legit: desc_tp (fields and code words in one span each);
+ *   spread: the same chain read field by field and code word by code
+ *	word (f4 and w1 from their far copies): the most reads a walk of
+ *	these frames can make without a fault;
+ *   codefault: code words 1 GiB past the code object: every code read
+ *	faults (the review's 2-frame cycle: 256 frames, 768 faults a walk);
+ * all with max_frames 256, with snapshots and the red zone for the
+ * spread and codefault ones. STATS (uread_*) count each sample's reads
+ * and failed reads exactly: at most TPROF_UREAD_MAX_FAULTS failed reads a
+ * sample, at most one fault a walk, and the spread walk at most 4x the
+ * reads of the legit one (reads per frame: 7 against 2).
+ */
+struct bound_run {
+	struct tprof_ioc_stats st;
+	struct uchk k;
+	u64 uwalks;
+	int ret;
+};
+
+static void bound_session(const char *prog, const char *name, int how,
+			  struct bound_run *b)
+{
+	u32 flags = TPROF_F_PATH_TIMING;
+	struct tprof_ioc_uwalk d;
+	struct stream sm = { 0 };
+	struct utgt u;
+	struct sum s;
+	int fd;
+
+	memset(b, 0, sizeof(*b));
+	if (how)
+		flags |= TPROF_F_USER_SNAPSHOT | TPROF_F_SNAPSHOT_BELOW;
+	if (!ut_start(&u, prog, NULL, NULL)) {
+		b->ret = -EIO;
+		return;
+	}
+	fd = dev_open();
+	b->ret = enable_uwalk(fd, u.pid, flags, 0, 0);
+	desc_tp(&d, &u);
+	d.max_frames = TPROF_UWALK_MAX_FRAMES;
+	d.max_bytes = TPROF_UWALK_MAX_BYTES;
+	if (how == 1) {
+		d.fields[2].off = u.L.f4far;
+		d.code_offs[1] = u.L.w1far;
+	} else if (how == 2) {
+		d.code_offs[0] = 1 << 30;
+		d.code_offs[1] = (1 << 30) + 8;
+	}
+	if (!b->ret)
+		b->ret = set_uwalk(fd, &d);
+	ok(b->ret == 0, "uwalk-bound %s: session and walk (%s)", name,
+	   strerror(-b->ret));
+	stream_for(fd, &sm, 1500 * MS);
+	if (get_stats(fd, &b->st))
+		b->ret = -errno;
+	ok(!b->ret, "uwalk-bound %s: STATS with the uread_* counters (%s)",
+	   name, strerror(-b->ret));
+	disable(fd);
+	stream_eof(fd, &sm, 10000);
+	b->k.u = &u;
+	sum_init(&s, u.pid);
+	s.priv = &b->k;
+	s.on_uwalk = on_uwalk;
+	parse(&s, sm.buf, sm.len);
+	b->uwalks = s.uwalks;
+	printf("# uwalk-bound %s: samples %llu, uwalks %llu, uwalk_faults %llu; uread: samples %llu reads %llu faults %llu page_checks %llu capped %llu, per sample at most %llu reads and %llu faults; path %.0f ns a sample\n",
+	       name, (unsigned long long)b->st.samples,
+	       (unsigned long long)b->st.uwalks,
+	       (unsigned long long)b->st.uwalk_faults,
+	       (unsigned long long)b->st.uread_samples,
+	       (unsigned long long)b->st.uread_reads,
+	       (unsigned long long)b->st.uread_faults,
+	       (unsigned long long)b->st.uread_page_checks,
+	       (unsigned long long)b->st.uread_capped,
+	       (unsigned long long)b->st.uread_max_reads,
+	       (unsigned long long)b->st.uread_max_faults,
+	       b->st.sample_path_calls ?
+	       (double)b->st.sample_path_ns / b->st.sample_path_calls : 0.0);
+	ok(b->st.uread_max_faults <= TPROF_UREAD_MAX_FAULTS,
+	   "uwalk-bound %s: at most %d failed reads a sample (%llu)", name,
+	   TPROF_UREAD_MAX_FAULTS,
+	   (unsigned long long)b->st.uread_max_faults);
+	ok(b->st.uwalk_faults <= b->st.uwalks &&
+	   b->st.uread_faults >= b->st.uwalk_faults,
+	   "uwalk-bound %s: at most one fault a walk (%llu in %llu walks), each in uread_faults (%llu)",
+	   name, (unsigned long long)b->st.uwalk_faults,
+	   (unsigned long long)b->st.uwalks,
+	   (unsigned long long)b->st.uread_faults);
+	sum_free(&s);
+	free(sm.buf);
+	close(fd);
+	ut_cmd(&u, 'q');
+	ut_finish(&u);
+}
+
+int t_uwalk_bound(const char *prog)
+{
+	struct bound_run legit, spread, cf;
+
+	bound_session(prog, "legit", 0, &legit);
+	bound_session(prog, "spread", 1, &spread);
+	bound_session(prog, "codefault", 2, &cf);
+	if (legit.ret || spread.ret || cf.ret)
+		return failures;
+	ok(legit.st.uread_samples > 0 && legit.st.uread_max_reads >= 2 * 256,
+	   "uwalk-bound: premise: the legit walk of the cycle reads 2 a frame for its 256 frames (%llu reads at most a sample)",
+	   (unsigned long long)legit.st.uread_max_reads);
+	ok(spread.st.uread_max_reads <= 4 * legit.st.uread_max_reads,
+	   "uwalk-bound: the spread walk reads at most 4x the legit one's (%llu against %llu a sample)",
+	   (unsigned long long)spread.st.uread_max_reads,
+	   (unsigned long long)legit.st.uread_max_reads);
+	ok(cf.k.by_status[TPROF_UWALK_FAULT] > 0 &&
+	   cf.st.uwalk_frames == 0,
+	   "uwalk-bound codefault: the first code word that faults ends the walk before its frame (%llu FAULT walks, %llu frames)",
+	   (unsigned long long)cf.k.by_status[TPROF_UWALK_FAULT],
+	   (unsigned long long)cf.st.uwalk_frames);
+	ok(cf.st.uread_max_reads <= legit.st.uread_max_reads,
+	   "uwalk-bound codefault: reads no more than the legit walk (%llu against %llu a sample)",
+	   (unsigned long long)cf.st.uread_max_reads,
+	   (unsigned long long)legit.st.uread_max_reads);
+	return failures;
+}
