@@ -38,6 +38,8 @@ chmod 0755 .
 
 ./tprof-ktest uwalk-bound ./uwalktarget ||
 	fail "tprof-ktest uwalk-bound exited $?"
+./tprof-ktest uwalk-secret ./uwalktarget ||
+	fail "tprof-ktest uwalk-secret exited $?"
 
 if [ -n "$scope" ]; then
 	echo 1 > "$yama"

@@ -1542,6 +1542,8 @@ int main(int argc, char **argv)
 		t_uwalk_perm(argv[2]);
 	else if (!strcmp(t, "uwalk-errors") && argc > 2)
 		t_uwalk_errors(argv[2]);
+	else if (!strcmp(t, "uwalk-secret") && argc > 2)
+		t_uwalk_secret(argv[2]);
 	else if (!strcmp(t, "uwalk-bound") && argc > 2)
 		t_uwalk_bound(argv[2]);
 	else if (!strcmp(t, "uwalk-bench") && argc > 2)

@@ -178,6 +178,7 @@ int t_uwalk(const char *prog);
 int t_uwalk_perm(const char *prog);
 int t_uwalk_errors(const char *prog);
 int t_uwalk_bound(const char *prog);
+int t_uwalk_secret(const char *prog);
 int t_uwalk_bench(const char *prog);
 
 /* trust.c */

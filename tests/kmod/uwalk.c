@@ -61,6 +61,9 @@ struct utgt {
 	struct uthr t[MAXT];
 	int nt;
 	int t0;			/* the thread gslot points at (ok, idx 0) */
+	u64 secret;		/* "secret": the secret frame's address */
+	int secret_err;		/* its pread of /proc/self/mem's errno */
+	bool secret_line;
 };
 
 enum { M_NONE, M_TP, M_ADDR, M_TID };
@@ -151,6 +154,12 @@ static bool ut_line(struct utgt *u, char *line)
 		t->w = calloc(t->n + 1, sizeof(*t->w));
 		t->n = 0;	/* counts W lines */
 		return t->w != NULL;
+	}
+	if (line[0] == 'S') {
+		u->secret_line = true;
+		return sscanf(line, "S %llx %d",
+			      (unsigned long long *)&u->secret,
+			      &u->secret_err) == 2;
 	}
 	if (line[0] == 'W') {
 		if (sscanf(line, "W %d %llx %llx %llx %llx %llx %llx", &tid,
@@ -1183,5 +1192,81 @@ int t_uwalk_bound(const char *prog)
 	   "uwalk-bound codefault: reads no more than the legit walk (%llu against %llu a sample)",
 	   (unsigned long long)cf.st.uread_max_reads,
 	   (unsigned long long)legit.st.uread_max_reads);
+	return failures;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * uwalk-secret (issue 32 item 3): the fault thread's third frame lies in
+ * memfd_secret(2) memory, which /proc/PID/mem refuses (EIO): its walks
+ * end FAULT after two frames, and no UWALK word holds the secret's word.
+ * The ok threads' walks are the control.
+ */
+#define SECRET_WORD	0x5ec2e75ec2e75ec2ULL
+
+struct secret_chk {
+	u64 hits, walks, faults, okwalks;
+};
+
+static void on_secret_uwalk(struct sum *s, const struct tprof_rec_sample *r,
+			    const struct tprof_rec_uwalk *w, const u64 *words)
+{
+	struct secret_chk *c = s->priv;
+	u32 i;
+
+	(void)r;
+	c->walks++;
+	c->faults += w->status == TPROF_UWALK_FAULT;
+	c->okwalks += w->status == TPROF_UWALK_OK && w->nr_frames > 0;
+	for (i = 0; i < w->nr_frames * w->words_per_frame; i++)
+		c->hits += words[i] == SECRET_WORD;
+}
+
+int t_uwalk_secret(const char *prog)
+{
+	struct secret_chk c = { 0 };
+	struct tprof_ioc_uwalk d;
+	struct stream sm = { 0 };
+	struct utgt u;
+	struct sum s;
+	int fd, ret;
+
+	if (!ut_start(&u, prog, "secret", NULL))
+		return failures + 1;
+	if (!u.secret) {
+		printf("skip - uwalk-secret: no memfd_secret here (%s)\n",
+		       strerror(u.secret_err));
+		ut_cmd(&u, 'q');
+		ut_finish(&u);
+		return failures;
+	}
+	ok(u.secret_err == EIO,
+	   "uwalk-secret: premise: /proc/PID/mem refuses the secret page (%s)",
+	   strerror(u.secret_err));
+	fd = dev_open();
+	ret = enable_uwalk(fd, u.pid, 0, 0, 0);
+	desc_tp(&d, &u);
+	if (!ret)
+		ret = set_uwalk(fd, &d);
+	ok(ret == 0, "uwalk-secret: session and walk (%s)", strerror(-ret));
+	stream_for(fd, &sm, 1500 * MS);
+	disable(fd);
+	stream_eof(fd, &sm, 10000);
+	sum_init(&s, u.pid);
+	s.priv = &c;
+	s.on_uwalk = on_secret_uwalk;
+	parse(&s, sm.buf, sm.len);
+	ok(c.okwalks > 0 && c.faults > 0,
+	   "uwalk-secret: premise: walks ran (%llu, %llu OK with frames, %llu FAULT)",
+	   (unsigned long long)c.walks, (unsigned long long)c.okwalks,
+	   (unsigned long long)c.faults);
+	ok(c.hits == 0,
+	   "uwalk-secret: no UWALK word holds the secret frame's word (%llu)",
+	   (unsigned long long)c.hits);
+	sum_free(&s);
+	free(sm.buf);
+	close(fd);
+	ut_cmd(&u, 'q');
+	ut_finish(&u);
 	return failures;
 }

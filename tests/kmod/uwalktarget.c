@@ -26,8 +26,12 @@
  * image, spinning: no walk may run after the exec), "q" quits.
  * With argument "spin": spin 1 s with the same TLS slot set, then exit.
  * With "chain N": four threads of kind ok with N frames each (the bench).
+ * With "secret": the fault thread's third frame is in memfd_secret memory
+ * (see secret_frame()).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,6 +181,44 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * "secret": the fault thread's third frame lies in memfd_secret(2) memory
+ * (a frame whose every word is SECRET_WORD) instead of unmapped memory:
+ * no walk may read it, as /proc/PID/mem may not. Prints "S addr errno",
+ * errno that of a pread of /proc/self/mem there (EIO expected), or
+ * "S 0 errno" when there is no memfd_secret (then the frame is unmapped).
+ */
+#define SECRET_WORD	0x5ec2e75ec2e75ec2ULL
+
+static void secret_frame(void)
+{
+	int fd = (int)syscall(447 /* SYS_memfd_secret */, 0);
+	uint64_t *p, b;
+	int mfd, err = 0;
+	unsigned int i;
+
+	if (fd < 0 || ftruncate(fd, 4096)) {
+		printf("S 0 %d\n", errno);
+		return;
+	}
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		printf("S 0 %d\n", errno);
+		return;
+	}
+	for (i = 0; i < 4096 / 8; i++)
+		p[i] = SECRET_WORD;
+	mfd = open("/proc/self/mem", O_RDONLY);
+	if (mfd < 0 || pread(mfd, &b, 8, (off_t)(uintptr_t)p) == 8)
+		err = 0;
+	else
+		err = errno;
+	if (mfd >= 0)
+		close(mfd);
+	unmapped = p;
+	printf("S %llx %d\n", (unsigned long long)(uintptr_t)p, err);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[MAXTHREADS];
@@ -203,6 +245,8 @@ int main(int argc, char **argv)
 			-1, 0);
 	if (unmapped == MAP_FAILED || munmap(unmapped, 4096))
 		abort();
+	if (argc > 1 && !strcmp(argv[1], "secret"))
+		secret_frame();
 	printf("L %lld %zu %zu %zu %zu %zu %zu %zu %d %d %llx %llx %zu %zu\n",
 	       (long long)((char *)&slot - (char *)pthread_self()),
 	       offsetof(struct state, guard), offsetof(struct state, top),
