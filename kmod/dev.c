@@ -83,32 +83,6 @@ static long tprof_ioctl_info(struct file *file, void __user *arg,
 }
 
 /*
- * ENABLE's out-only fields (refused..limit_kb) are the module's to write:
- * zeroed in the caller's struct before ENABLE reads it, so that what comes
- * back is 0 where no limit refused (a failure writes back only what a
- * limit measured), never the caller's own bytes. Only the _IOWR form
- * (@out) and only a struct that has them (a shorter one fails ENABLE's
- * size check untouched).
- * Context: process. Return: 0 or -EFAULT.
- */
-static int tprof_enable_clear_out(void __user *uarg, bool out)
-{
-	const size_t off = offsetof(struct tprof_ioc_enable, refused);
-	u32 usize;
-
-	if (!out)
-		return 0;
-	if (get_user(usize, (const u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < sizeof(struct tprof_ioc_enable) || usize > PAGE_SIZE)
-		return 0;
-	if (clear_user((u8 __user *)uarg + off,
-		       sizeof(struct tprof_ioc_enable) - off))
-		return -EFAULT;
-	return 0;
-}
-
-/*
  * STATS' user-read counts (uread_*, stack.c), after what
  * tprof_session_stats() wrote. Context: process, s->lock held, the
  * session not IDLE (its table is there).
@@ -118,7 +92,7 @@ static int tprof_stats_uread(struct tprof_session *s, void __user *uarg)
 	const size_t off = offsetof(struct tprof_ioc_stats, uread_samples);
 	struct tprof_ioc_stats st = {};
 
-	tprof_uread_stats(&s->procs, &st);
+	tprof_uread_stats(s->procs.uread, &st);
 	if (copy_to_user((u8 __user *)uarg + off, (u8 *)&st + off,
 			 sizeof(st) - off))
 		return -EFAULT;
@@ -173,10 +147,8 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ERESTARTSYS;
 	switch (_IOC_NR(cmd)) {
 	case _IOC_NR(TPROF_IOC_ENABLE):
-		ret = tprof_enable_clear_out(uarg, _IOC_DIR(cmd) & _IOC_READ);
-		if (!ret)
-			ret = tprof_session_enable(s, file, uarg,
-						   _IOC_DIR(cmd) & _IOC_READ);
+		ret = tprof_session_enable(s, file, uarg,
+					   _IOC_DIR(cmd) & _IOC_READ);
 		break;
 	case _IOC_NR(TPROF_IOC_SET_THREAD_PERIOD):
 		ret = tprof_session_set_period(s, uarg);
@@ -232,6 +204,13 @@ static ssize_t tprof_read(struct file *file, char __user *buf, size_t len,
 		bool finished = tprof_session_finished(s);
 
 		ret = tprof_rings_read(&s->rings, buf, len);
+		/*
+		 * Drained after the stop: drops that found the rings full
+		 * then (tprof_session_stop()) get their LOST records now; no
+		 * producer is left to race with.
+		 */
+		if (!ret && finished && tprof_rings_flush_lost(&s->rings))
+			ret = tprof_rings_read(&s->rings, buf, len);
 		if (ret || finished)
 			break;
 		if (file->f_flags & O_NONBLOCK) {

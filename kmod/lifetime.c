@@ -380,6 +380,24 @@ out_put:
 	return ret;
 }
 
+/*
+ * ENABLE's out fields (refused..limit_kb) back to the caller of the _IOWR
+ * form (@out): what a limit measured, or zeros. Context: process.
+ * Return: 0 or -EFAULT.
+ */
+static int tprof_enable_write_out(void __user *uarg,
+				  const struct tprof_ioc_enable *e, bool out)
+{
+	const size_t off = offsetof(struct tprof_ioc_enable, refused);
+
+	if (!out)
+		return 0;
+	if (copy_to_user((u8 __user *)uarg + off, (const u8 *)e + off,
+			 sizeof(*e) - off))
+		return -EFAULT;
+	return 0;
+}
+
 /**
  * tprof_session_enable() - TPROF_IOC_ENABLE.
  * @s: session of the file.
@@ -413,6 +431,11 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	ret = copy_struct_from_user(&e, sizeof(e), uarg, usize);
 	if (ret)
 		return ret == -E2BIG ? -EINVAL : ret;
+	/* out only: what comes back is the module's, never the caller's */
+	e.refused = 0;
+	e.need_kb = 0;
+	e.held_kb = 0;
+	e.limit_kb = 0;
 	ret = tprof_enable_check(&e);
 	if (ret)
 		return ret;
@@ -489,17 +512,15 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	tprof_walk_free(&w);
 	if (ret)
 		goto err_free;
+	/* 0 in every out field: no limit refused it */
+	tprof_enable_write_out(uarg, &e, out);
 	return 0;
 
 err_free:
 	/* memory the kernel did not have, unless a limit said so first */
 	if (ret == -ENOMEM && !e.refused)
 		e.refused = TPROF_REFUSED_NOMEM;
-	if (out && e.refused &&
-	    copy_to_user((u8 __user *)uarg +
-			 offsetof(struct tprof_ioc_enable, refused),
-			 &e.refused, sizeof(e) -
-			 offsetof(struct tprof_ioc_enable, refused)))
+	if (tprof_enable_write_out(uarg, &e, out))
 		ret = -EFAULT;
 	/* Back to a clean IDLE session. */
 	tprof_rings_free(&s->rings);

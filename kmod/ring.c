@@ -377,11 +377,15 @@ int tprof_rings_emit_any(struct tprof_rings *rs, const void *rec, u32 len)
 }
 
 /*
- * Context: process, after sampling stopped (no producer left): tells the
- * reader about drops no later record carried, where there is room.
+ * Context: process, after sampling stopped (no producer left; the stop
+ * and the reader are serialized by the session's state): tells the reader
+ * about drops no later record carried, where there is room; a ring still
+ * full keeps its debt for the reader's next call, once drained.
+ * Return: whether a LOST record was written.
  */
-void tprof_rings_flush_lost(struct tprof_rings *rs)
+bool tprof_rings_flush_lost(struct tprof_rings *rs)
 {
+	bool wrote = false;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -392,7 +396,9 @@ void tprof_rings_flush_lost(struct tprof_rings *rs)
 			continue;
 		/* B: pairs with C in tprof_ring_read_one(). */
 		smp_store_release(&r->head, tprof_ring_put_lost(r, r->head));
+		wrote = true;
 	}
+	return wrote;
 }
 
 bool tprof_rings_empty(struct tprof_rings *rs)

@@ -119,7 +119,7 @@ void tprof_ring_commit(struct tprof_ring *r, struct tprof_ring_res *res,
 void tprof_rings_kick(struct tprof_rings *rs);
 int tprof_rings_emit(struct tprof_rings *rs, const void *rec, u32 len);
 int tprof_rings_emit_any(struct tprof_rings *rs, const void *rec, u32 len);
-void tprof_rings_flush_lost(struct tprof_rings *rs);
+bool tprof_rings_flush_lost(struct tprof_rings *rs);
 bool tprof_rings_empty(struct tprof_rings *rs);
 ssize_t tprof_rings_read(struct tprof_rings *rs, char __user *buf,
 			 size_t len);

@@ -430,6 +430,8 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		 !(current->flags & PF_EXITING))
 		uregs = task_pt_regs(current);
 	if (uregs) {
+		tprof_uread_begin(s->procs.uread ? this_cpu_ptr(s->procs.uread) :
+				  NULL);
 		nu = tprof_stack_user(uregs, ips + nk, s->max_user_frames,
 				      &abi, &rflags);
 		if (rflags & TPROF_RF_USER_TRUNCATED)

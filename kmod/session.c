@@ -153,7 +153,7 @@ bool tprof_session_follows(struct tprof_session *s, struct pid *tgid)
  *	hold the process of @tgid? One process, one session: the probes
  *	report a process to the session that proved it. A process another
  *	session denied is free (a denied child must not lock root out), and
- *	so is one another session holds pending (issue 32 item 4: under Yama
+ *	so is one another session holds pending (under Yama
  *	a user's CHILDREN session holds a child it may not attach to pending
  *	for as long as it lives); that session may not admit it while
  *	another holds it (tprof_children_prove()).

@@ -21,14 +21,13 @@
 
 #include "arch.h"
 #include "compat.h"
-#include "session.h"
 #include "stack.h"
 #include "uapi/tprof.h"
 
 /*
- * User reads, one sample's (issue 32 item 1 and 3). Every read of user
- * memory a sample makes, in the frame-pointer walk, a snapshot or a
- * user-memory walk (uwalk.c), goes through tprof_uread() or
+ * User reads, one sample's: bounded, and never what ptrace refuses. Every
+ * read of user memory a sample makes, in the frame-pointer walk, a
+ * snapshot or a user-memory walk (uwalk.c), goes through tprof_uread() or
  * tprof_uread_upto(), and so:
  *
  * - Its pages are looked up first, as GUP would look them up for ptrace's
@@ -54,10 +53,9 @@
  * - Each is counted (STATS uread_*), with the most reads and failures one
  *   sample made, so the cost of the worst descriptor is an exact count.
  *
- * The per-CPU state is one sample's: tprof_stack_user(), the first user
- * read of every sample that has user context (the sampler calls it before
- * the snapshot and the walk), starts it. Samples never nest on a CPU (each
- * runs with IRQs off), so it needs no lock.
+ * The per-CPU state is one sample's: tprof_uread_begin() starts it.
+ * Samples never nest on a CPU (each runs with IRQs off), so it needs no
+ * lock.
  */
 
 /*
@@ -76,26 +74,27 @@ struct tprof_uread_cpu {
 
 static DEFINE_PER_CPU(struct tprof_uread_cpu, tprof_uread_cpu);
 
-/*
- * A new sample of current: its counts go to the session that reports
- * current's process (the one the sampler took it for), if any.
- * Context: hardirq or IRQs off (RCU-sched reader: the session outlives
- * the sample).
+/**
+ * tprof_uread_begin() - a new sample of current: its bound of failed
+ *	reads starts over, and its counts go to @st.
+ * @st: this CPU's counts of the session the sample is for, or NULL.
+ *
+ * The sampler calls it before the sample's first user read (its
+ * frame-pointer walk); the snapshot and the user-memory walk after it
+ * share the bound.
+ * Context: hardirq or IRQs off.
  */
-static void tprof_uread_begin(void)
+void tprof_uread_begin(struct tprof_uread_stats *st)
 {
 	struct tprof_uread_cpu *u = this_cpu_ptr(&tprof_uread_cpu);
-	struct tprof_session *s;
-	struct tprof_proc *pr;
 
-	s = tprof_session_find(current, &pr);
-	u->st = s && s->procs.uread ? this_cpu_ptr(s->procs.uread) : NULL;
+	u->st = st;
 	u->reads = 0;
 	u->faults = 0;
 	u->next = 0;
 	memset(u->pages, 0, sizeof(u->pages));
-	if (u->st)
-		u->st->samples++;
+	if (st)
+		st->samples++;
 }
 
 /* Is the page of @addr one current's process may have read? */
@@ -193,20 +192,20 @@ u32 tprof_uread_upto(void *dst, unsigned long addr, u32 len)
 /**
  * tprof_uread_stats() - STATS' uread_* of a session: sums over its CPUs,
  *	and the most of any one sample.
- * @pt: the session's process table (tprof_procs.uread).
+ * @pcpu: the session's counts (tprof_procs.uread), or NULL.
  * @st: the reply to fill.
  *
  * Context: process.
  */
-void tprof_uread_stats(const struct tprof_procs *pt,
+void tprof_uread_stats(struct tprof_uread_stats __percpu *pcpu,
 		       struct tprof_ioc_stats *st)
 {
 	int cpu;
 
-	if (!pt->uread)
+	if (!pcpu)
 		return;
 	for_each_possible_cpu(cpu) {
-		const struct tprof_uread_stats *c = per_cpu_ptr(pt->uread, cpu);
+		const struct tprof_uread_stats *c = per_cpu_ptr(pcpu, cpu);
 
 		st->uread_samples += READ_ONCE(c->samples);
 		st->uread_reads += READ_ONCE(c->reads);
@@ -357,9 +356,7 @@ static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
  * @rflags: TPROF_RF_USER_LR / TPROF_RF_USER_TRUNCATED /
  *	TPROF_RF_USER_FAULT or'ed in.
  *
- * The first user read of every sample with user context: it starts the
- * sample's count and bound of reads (tprof_uread()), which the snapshot
- * and the user-memory walk after it share.
+ * Its reads count against the sample's bound (tprof_uread_begin()).
  * Context: hardirq or IRQs off; current's mm is the loaded one.
  * Return: number of ips.
  */
@@ -369,7 +366,6 @@ unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 	struct tprof_ustart st;
 	unsigned int n = 0;
 
-	tprof_uread_begin();
 	tprof_arch_user_start(regs, &st);
 	*abi = st.abi;
 	ips[n++] = st.pc;

@@ -10,7 +10,6 @@
 
 struct pt_regs;
 struct tprof_ioc_stats;
-struct tprof_procs;
 
 /**
  * struct tprof_uread_stats - one CPU's counts of one session's user reads
@@ -34,9 +33,10 @@ unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 			      unsigned int max, u32 *abi, u16 *rflags);
 u32 tprof_stack_ubytes(unsigned long sp, u32 want);
 
+void tprof_uread_begin(struct tprof_uread_stats *st);
 int tprof_uread(void *dst, unsigned long addr, u32 len);
 u32 tprof_uread_upto(void *dst, unsigned long addr, u32 len);
-void tprof_uread_stats(const struct tprof_procs *pt,
+void tprof_uread_stats(struct tprof_uread_stats __percpu *pcpu,
 		       struct tprof_ioc_stats *st);
 
 #endif /* _TPROF_STACK_H */

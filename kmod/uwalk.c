@@ -73,7 +73,7 @@ static int tprof_uwalk_load(unsigned long addr, u32 len, u64 *v)
  * @next. One read covers a short span; the fields and the next pointer
  * lie at both ends of it, so it reads exactly when they all do. A span
  * that cannot be read is not read again word by word: the frame is
- * unreadable, and the walk ends there (issue 32 item 1).
+ * unreadable, and the walk ends there: a sample's cost stays bounded.
  */
 static int tprof_uwalk_frame(const struct tprof_uwalk *w, unsigned long p,
 			     u64 *words, unsigned long *next)

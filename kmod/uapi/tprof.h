@@ -196,9 +196,10 @@ struct tprof_ioc_info {
  * @__pad: zero.
  * @off_cpu_period_ns: with TPROF_F_OFF_CPU, the off-CPU sampling period;
  *	0 means @period_ns (after its default); otherwise must be 0.
- * @refused: out only (TPROF_IOC_ENABLE, not TPROF_IOC_ENABLE_V1) when
- *	ENABLE fails: which limit refused it, TPROF_REFUSED_*, or 0 when
- *	none of them did (see the error).
+ * @refused: out only (TPROF_IOC_ENABLE, not TPROF_IOC_ENABLE_V1; what the
+ *	caller passes in is ignored, and all four out fields are written
+ *	back whatever ENABLE returns): which limit refused it,
+ *	TPROF_REFUSED_*, or 0 when none of them did (see the error).
  * @need_kb, @held_kb, @limit_kb: out only, with TPROF_REFUSED_MEMLOCK:
  *	what the session would pin (its rings and its thread and process
  *	tables), what the caller's user had locked already (all its

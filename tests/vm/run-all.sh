@@ -42,15 +42,30 @@ start() {
 	names+=("$1")
 }
 
-# parts NAME: the CASES glob of each part of row NAME, a line each; nothing
-# when the row has no split= (or CASES is set)
+# parts NAME: the guests row NAME runs as, a line each: MODE GLOB, where
+# GLOB is the part's CASES and MODE its VM_ICOUNT (- for the row's own);
+# nothing when the row runs whole in one guest. A row splits when it has
+# split= (and CASES is not set), and when it is an exact guest (icount=,
+# tests/vm/README.md) with cases whose header says "# mode: tcg": those
+# need a clock that follows the host's (real lateness) and run in a
+# plain-TCG guest of their own.
 parts() {
-	local split rc g f n list globs=()
+	local split rc g f n list globs=() tcg=
 	local -A taken=()
-	[ -z "${CASES:-}" ] || return 0
-	split=$(kernel_opt "$1" split)
-	[ -n "$split" ] || return 0
-	rc=$(kernel_opt "$1" cases)
+	rc=${CASES:-$(kernel_opt "$1" cases)}
+	[ -z "${CASES:-}" ] && split=$(kernel_opt "$1" split)
+	if [ "${VM_ICOUNT:-$(kernel_opt "$1" icount)}" != "" ] &&
+		[ "${VM_ICOUNT:-}" != off ]; then
+		for f in "$root/${CASE_DIR:-tests/cases}"/[0-9][0-9]-*; do
+			n=${f##*/}
+			# shellcheck disable=SC2053 # globs on purpose
+			[[ -x "$f" && $n == ${rc:-*} ]] || continue
+			grep -q '^# mode: *tcg' "$f" || continue
+			taken[$n]=1
+			tcg+=${tcg:+|}$n
+		done
+	fi
+	[ -n "$split" ] || [ -n "$tcg" ] || return 0
 	IFS=, read -ra globs <<<"$split"
 	for g in "${globs[@]}" '*'; do
 		list=
@@ -63,8 +78,9 @@ parts() {
 			taken[$n]=1
 			list+=${list:+|}$n
 		done
-		echo "@($list)"
+		[ -n "$list" ] && echo "- @($list)"
 	done
+	[ -z "$tcg" ] || echo "off @($tcg)"
 }
 
 names=()
@@ -86,8 +102,10 @@ while read -r name kver; do
 	k=0
 	for g in "${globs[@]}"; do
 		k=$((k + 1))
+		m=${g%% *} g=${g#* } extra=()
+		[ "$m" = - ] || extra=(VM_ICOUNT="$m")
 		start "$name.$k" "$name" "$kver" VM_PART="$k/${#globs[@]}" \
-			CASES="$g" TPROF_MODULE="$ko"
+			CASES="$g" TPROF_MODULE="$ko" "${extra[@]}"
 	done
 done <<<"$list"
 wait
