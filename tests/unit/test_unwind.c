@@ -632,6 +632,7 @@ struct shape {
 	uint64_t main;		/* ... and main somewhere above */
 	uint64_t truncated;	/* ... and "[truncated]" at the root */
 	uint64_t order;		/* ... and want[] in this order */
+	uint64_t whole;		/* ... in order, and rooted at _start */
 };
 
 /*
@@ -682,8 +683,11 @@ static int shape_of(const char *raw, const char *mode, const char *leaf,
 		for (j = 1, w = 0; want && want[w] && j < n; j++)
 			if (name_is(names[j], want[w]))
 				w++;
-		if (want && !want[w])
+		if (want && !want[w]) {
 			sh->order += c;
+			if (!strcmp(names[n - 1], "_start"))
+				sh->whole += c;
+		}
 	}
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	return 0;
@@ -692,11 +696,12 @@ static int shape_of(const char *raw, const char *mode, const char *leaf,
 static void print_shape(const char *what, const char *mode,
 			const struct shape *sh)
 {
-	printf("    %s, %s: %llu leaf samples, %.1f%% with the caller next, %.1f%% reach main, %.1f%% in order, %.1f%% truncated\n",
+	printf("    %s, %s: %llu leaf samples, %.1f%% with the caller next, %.1f%% reach main, %.1f%% in order, %.1f%% whole, %.1f%% truncated\n",
 	       what, mode ? mode : "as recorded", (unsigned long long)sh->leaf,
 	       sh->leaf ? 100.0 * sh->next / sh->leaf : 0,
 	       sh->leaf ? 100.0 * sh->main / sh->leaf : 0,
 	       sh->leaf ? 100.0 * sh->order / sh->leaf : 0,
+	       sh->leaf ? 100.0 * sh->whole / sh->leaf : 0,
 	       sh->leaf ? 100.0 * sh->truncated / sh->leaf : 0);
 }
 
@@ -765,6 +770,40 @@ static void test_qsort(void)
 	CHECK_EQ(shape_of(raw, "fp", "cmp_ints", NULL, want, &sh), 0);
 	print_shape("qsort", "fp", &sh);
 	CHECK(sh.leaf >= 50 && sh.main * 100 <= 5 * sh.leaf);
+}
+
+/*
+ * The default mode through libc's qsort (no frame pointers): 1024 bytes
+ * end the CFI walk inside qsort, where bp is whatever main left there. A
+ * stack either reaches main through sort_round (the frames in order and
+ * nothing skipped) or ends in "[truncated]": a join to the frame-pointer
+ * chain at a bp nothing proves to be a frame pointer would skip main
+ * (__libc_start_call_main right above qsort) and look whole.
+ */
+static void test_qsort_hybrid(void)
+{
+	struct rec_opts o = { .prog = "progs/unwind", .mode = "qsort",
+			      .nsamples = NSAMPLES, .snap_bytes = 1024 };
+	const char *raw = build_path("unit/unwind-qsort-hybrid.raw");
+	static const char *const want[] = { "sort_round", "main", NULL };
+	struct shape sh;
+
+	CHECK_EQ(record(&o, raw), 0);
+	CHECK_EQ(shape_of(raw, NULL, "cmp_ints", NULL, want, &sh), 0);
+	print_shape("qsort, 1024 bytes", "hybrid", &sh);
+	CHECK(sh.leaf >= 50);
+	/* right (sort_round, main, up to _start) or marked, every sample */
+	CHECK_EQ(sh.whole + sh.truncated, sh.leaf);
+	/* main with no sort_round under it: a frame skipped */
+	CHECK_EQ(sh.main, sh.order);
+	/* and the test can fail: the frame-pointer chain alone skips main */
+	CHECK_EQ(shape_of(raw, "fp", "cmp_ints", NULL, want, &sh), 0);
+	print_shape("qsort, 1024 bytes", "fp", &sh);
+	CHECK(sh.whole + sh.truncated < sh.leaf);
+	CHECK_EQ(shape_of(raw, "dwarf", "cmp_ints", NULL, want, &sh), 0);
+	print_shape("qsort, 1024 bytes", "dwarf", &sh);
+	CHECK_EQ(sh.whole + sh.truncated, sh.leaf);
+	CHECK_EQ(sh.main, sh.order);
 }
 
 static void test_cxx(void)
@@ -1230,6 +1269,7 @@ const struct unit_test unwind_tests[] = {
 	{ "unwind: seed stream with snapshots", test_seed },
 	{ "unwind: a frameless leaf keeps its caller (hybrid, 1024 bytes); fp skips it", test_leaf },
 	{ "unwind: a qsort comparator reaches main through libc (dwarf); fp does not", test_qsort },
+	{ "unwind: qsort in the default mode (hybrid, 1024 bytes): every stack reaches main in order or ends in [truncated]", test_qsort_hybrid },
 	{ "unwind: C++ -O2 without frame pointers reaches main (dwarf)", test_cxx },
 	{ "unwind: red zone: libcrypto's SHA-256 reaches main with the 128 bytes below sp, not without", test_redzone },
 	{ "unwind: a signal handler unwinds through __restore_rt to the interrupted code", test_signal },

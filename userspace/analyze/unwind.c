@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tprof-read: unwind user stack snapshots with the objects' CFI, then
- * splice the kernel's frame-pointer chain where the snapshot ends.
- *
- * libdw computes each CFI row (dwarf_cfi_addrframe); this file caches it
- * per (object, address) in a compact form and applies it over the snapshot
- * itself. perf and ddprof drive dwfl_getthread_frames() instead, which
- * recomputes every row of every frame of every sample (a malloc'd
- * Dwarf_Frame and an expression evaluation per register): a hot return
- * address is one hash probe here.
+ * tprof-read: unwind user stack snapshots with the objects' CFI rows
+ * (analyze/cfi.c), then join the kernel's frame-pointer chain where the
+ * snapshot ends, only where the join is proven.
  */
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,62 +14,13 @@
 #include "object/object.h"
 #include "object/symbols.h"
 #include "stream/records.h"
+#include "analyze/cfi.h"
 #include "analyze/unwind.h"
 #include "lib/util.h"
 #include "model/profile.h"
 
-/*
- * DWARF registers: x86-64 0..16 (16 = return address), i386 0..8,
- * AArch64 0..31 (x0-x30, sp; the return address is x30's column); the
- * frame's pc is kept in the last slot, PC_SLOT, whatever the ABI's columns.
- */
-#define NREGS 33
-#define PC_SLOT (NREGS - 1)
-#define BIT(i) (1ULL << (i))
-#define EXPR_STACK 16
-
 /* Stacks deeper than this are cut (TPROF_MAX_USER_FRAMES as a bound). */
 #define MAX_FRAMES TPROF_MAX_USER_FRAMES
-
-enum rkind {
-	RK_UNDEF,	/* not recoverable */
-	RK_SAME,	/* unchanged from the callee */
-	RK_AT_CFA,	/* saved at CFA + off */
-	RK_VAL_CFA,	/* is CFA + off */
-	RK_REG,		/* is another register's value */
-	RK_EXPR,	/* saved at the address an expression gives */
-	RK_VAL_EXPR,	/* is an expression's value */
-};
-
-struct uw_reg {
-	uint8_t kind;
-	uint8_t reg;
-	int64_t off;
-	const Dwarf_Op *ops;	/* expressions: libdw keeps them with the CFI */
-	size_t nops;
-};
-
-/* One CFI row, as applied to a frame. */
-struct uw_rule {
-	uint32_t obj;
-	uint64_t vaddr;
-	bool ok;		/* an FDE covers vaddr */
-	bool signal;		/* a signal trampoline: the caller's pc is exact */
-	uint8_t ra;		/* return address column */
-	uint8_t cfa_reg;
-	int64_t cfa_off;
-	const Dwarf_Op *cfa_ops;	/* an expression CFA, else NULL */
-	size_t cfa_nops;
-	struct uw_reg regs[NREGS];
-	/*
-	 * What step() needs without looking at every column: the registers
-	 * that keep their value (most callee-saved ones), and the few with
-	 * any other recoverable rule.
-	 */
-	uint64_t same_mask;
-	uint8_t nmoved;
-	uint8_t moved[NREGS];
-};
 
 /*
  * A mapping a frame was found in. Within one epoch (model/maps.h) an
@@ -103,26 +46,10 @@ struct unwinder {
 	/* per maps.all index: NULL not tried, &no_object none, else its */
 	struct object **mapobj;
 	size_t nmapobj;
-	struct uw_rule *rules;
-	size_t nrules, caprules;
-	struct hindex rule_idx;
+	struct cfi_cache cfi;
 	struct map_hit hits[MAP_HITS];
 	unsigned int next_hit;
 	struct unwind_stats st;
-};
-
-/* The registers of one frame, and which are known. */
-struct uw_state {
-	uint64_t r[NREGS];
-	uint64_t valid;
-};
-
-/* The snapshot: stack bytes from sp up; words of 8 bytes, or 4 (IA32). */
-struct snap {
-	uint64_t lo;
-	const unsigned char *bytes;
-	size_t len;
-	unsigned int word;
 };
 
 /*
@@ -240,6 +167,8 @@ void unwinder__set_live(struct unwinder *u, bool live)
 
 struct unwind_stats *unwinder__stats(struct unwinder *u)
 {
+	u->st.rules = u->cfi.computed;
+	u->st.rule_hits = u->cfi.hits;
 	return &u->st;
 }
 
@@ -280,8 +209,7 @@ void unwinder__free(struct unwinder *u)
 	if (u->own_objs)
 		objects__free(u->objs);
 	free(u->mapobj);
-	free(u->rules);
-	hindex_free(&u->rule_idx);
+	cfi_cache__free(&u->cfi);
 	free(u);
 }
 
@@ -324,259 +252,7 @@ static struct object *mapping_obj(struct unwinder *u, struct maps *maps,
 	return u->mapobj[i];
 }
 
-/* ---- CFI rows ---- */
-
-static bool is_breg(const Dwarf_Op *op, uint8_t *reg, int64_t *off)
-{
-	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
-		*reg = op->atom - DW_OP_breg0;
-		*off = (int64_t)op->number;
-		return true;
-	}
-	if (op->atom == DW_OP_bregx && op->number < NREGS) {
-		*reg = op->number;
-		*off = (int64_t)op->number2;
-		return true;
-	}
-	return false;
-}
-
-static void rule_reg(Dwarf_Frame *fr, int regno, struct uw_reg *rr)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-
-	memset(rr, 0, sizeof(*rr));
-	rr->kind = RK_UNDEF;
-	if (dwarf_frame_register(fr, regno, mem, &ops, &nops))
-		return;
-	if (!nops) {
-		/* ops NULL: same value; ops_mem: undefined (libdw.h) */
-		rr->kind = ops ? RK_UNDEF : RK_SAME;
-		return;
-	}
-	if (ops != mem) {
-		/* an expression, kept by libdw as long as the CFI */
-		rr->kind = ops[nops - 1].atom == DW_OP_stack_value ?
-			   RK_VAL_EXPR : RK_EXPR;
-		rr->ops = ops;
-		rr->nops = nops;
-		return;
-	}
-	if (ops[0].atom == DW_OP_call_frame_cfa) {
-		bool val = ops[nops - 1].atom == DW_OP_stack_value;
-
-		rr->kind = val ? RK_VAL_CFA : RK_AT_CFA;
-		if (nops > 1 && ops[1].atom == DW_OP_plus_uconst)
-			rr->off = (int64_t)ops[1].number;
-	} else if (ops[0].atom == DW_OP_regx && ops[0].number < NREGS) {
-		rr->kind = RK_REG;
-		rr->reg = ops[0].number;
-	}
-}
-
-/* ru's row from o's CFI, its columns below nregs (the ABI's) */
-static void compute_rule(const struct object *o, struct uw_rule *ru,
-			 unsigned int nregs)
-{
-	Dwarf_Frame *fr = NULL;
-	Dwarf_Addr start, end;
-	Dwarf_Op *ops;
-	size_t nops;
-	int ra, i;
-
-	if (!(o->eh && !dwarf_cfi_addrframe(o->eh, ru->vaddr, &fr)) &&
-	    !(o->dbg && !dwarf_cfi_addrframe(o->dbg, ru->vaddr, &fr)))
-		return;
-	ra = dwarf_frame_info(fr, &start, &end, &ru->signal);
-	if (ra < 0 || ra >= (int)nregs || dwarf_frame_cfa(fr, &ops, &nops) ||
-	    !nops)
-		goto out_free;
-	ru->ra = ra;
-	if (nops == 1 && is_breg(&ops[0], &ru->cfa_reg, &ru->cfa_off)) {
-		ru->cfa_ops = NULL;
-	} else {
-		/* DW_CFA_def_cfa_expression: interned with the CFI */
-		ru->cfa_ops = ops;
-		ru->cfa_nops = nops;
-	}
-	for (i = 0; i < (int)nregs; i++) {
-		rule_reg(fr, i, &ru->regs[i]);
-		if (ru->regs[i].kind == RK_SAME)
-			ru->same_mask |= BIT(i);
-		else if (ru->regs[i].kind != RK_UNDEF)
-			ru->moved[ru->nmoved++] = i;
-	}
-	ru->ok = true;
-out_free:
-	free(fr);
-}
-
-static const struct uw_rule *get_rule(struct unwinder *u, struct object *o,
-				      uint64_t vaddr, unsigned int nregs)
-{
-	uint32_t obj = o->id;
-	uint64_t h = hash_u64(vaddr ^ hash_u64(obj));
-	struct hiter it = { 0 };
-	struct uw_rule *ru;
-	uint32_t item;
-
-	while (hindex_next(&u->rule_idx, h, &it, &item)) {
-		ru = &u->rules[item - 1];
-		if (ru->obj == obj && ru->vaddr == vaddr) {
-			u->st.rule_hits++;
-			return ru;
-		}
-	}
-	GROW(u->rules, u->caprules, u->nrules + 1);
-	ru = &u->rules[u->nrules++];
-	memset(ru, 0, sizeof(*ru));
-	ru->obj = obj;
-	ru->vaddr = vaddr;
-	compute_rule(o, ru, nregs);
-	hindex_put(&u->rule_idx, h, u->nrules);
-	u->st.rules++;
-	return ru;
-}
-
 /* ---- the walk ---- */
-
-static bool snap_read(const struct snap *s, uint64_t addr, uint64_t *val)
-{
-	uint64_t off = addr - s->lo;
-
-	if (addr < s->lo || off > s->len || s->len - off < s->word)
-		return false;
-	if (s->word == 8) {
-		memcpy(val, s->bytes + off, 8);
-	} else {
-		uint32_t v;
-
-		memcpy(&v, s->bytes + off, 4);
-		*val = v;
-	}
-	return true;
-}
-
-/*
- * A DWARF expression of the CFI (signal trampolines, PLT entries) over
- * the frame's registers and the snapshot. Only what CFI uses on x86.
- */
-static bool eval(const Dwarf_Op *ops, size_t nops, const struct uw_state *st,
-		 uint64_t cfa, bool have_cfa, const struct snap *sn,
-		 uint64_t *res)
-{
-	uint64_t stk[EXPR_STACK], a, b;
-	size_t i, sp = 0;
-	uint8_t reg;
-	int64_t off;
-
-#define NEED(n) do { if (sp < (n)) return false; } while (0)
-#define PUSH(v) do { uint64_t _v = (v); if (sp == EXPR_STACK) return false; stk[sp++] = _v; } while (0)
-	for (i = 0; i < nops; i++) {
-		const Dwarf_Op *op = &ops[i];
-
-		if (is_breg(op, &reg, &off)) {
-			if (reg >= NREGS || !(st->valid & BIT(reg)))
-				return false;
-			PUSH(st->r[reg] + off);
-			continue;
-		}
-		if (op->atom >= DW_OP_lit0 && op->atom <= DW_OP_lit31) {
-			PUSH(op->atom - DW_OP_lit0);
-			continue;
-		}
-		switch (op->atom) {
-		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
-		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s:
-		case DW_OP_const8u: case DW_OP_const8s: case DW_OP_constu:
-		case DW_OP_consts: case DW_OP_addr:
-			PUSH(op->number);
-			break;
-		case DW_OP_call_frame_cfa:
-			if (!have_cfa)
-				return false;
-			PUSH(cfa);
-			break;
-		case DW_OP_plus_uconst:
-			NEED(1);
-			stk[sp - 1] += op->number;
-			break;
-		case DW_OP_deref:
-			NEED(1);
-			if (!snap_read(sn, stk[sp - 1], &stk[sp - 1]))
-				return false;
-			break;
-		case DW_OP_dup:
-			NEED(1);
-			PUSH(stk[sp - 1]);
-			break;
-		case DW_OP_drop:
-			NEED(1);
-			sp--;
-			break;
-		case DW_OP_over:
-			NEED(2);
-			PUSH(stk[sp - 2]);
-			break;
-		case DW_OP_swap:
-			NEED(2);
-			a = stk[sp - 1];
-			stk[sp - 1] = stk[sp - 2];
-			stk[sp - 2] = a;
-			break;
-		case DW_OP_neg:
-			NEED(1);
-			stk[sp - 1] = -stk[sp - 1];
-			break;
-		case DW_OP_not:
-			NEED(1);
-			stk[sp - 1] = ~stk[sp - 1];
-			break;
-		case DW_OP_stack_value:
-			/* a value, not a location: the caller knows which */
-			break;
-		case DW_OP_plus: case DW_OP_minus: case DW_OP_mul:
-		case DW_OP_and: case DW_OP_or: case DW_OP_xor:
-		case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
-		case DW_OP_eq: case DW_OP_ne: case DW_OP_lt: case DW_OP_le:
-		case DW_OP_gt: case DW_OP_ge:
-			NEED(2);
-			b = stk[--sp];
-			a = stk[sp - 1];
-			switch (op->atom) {
-			case DW_OP_plus: a += b; break;
-			case DW_OP_minus: a -= b; break;
-			case DW_OP_mul: a *= b; break;
-			case DW_OP_and: a &= b; break;
-			case DW_OP_or: a |= b; break;
-			case DW_OP_xor: a ^= b; break;
-			case DW_OP_shl: a = b < 64 ? a << b : 0; break;
-			case DW_OP_shr: a = b < 64 ? a >> b : 0; break;
-			case DW_OP_shra:
-				a = (uint64_t)((int64_t)a >> (b < 63 ? b : 63));
-				break;
-			/* DWARF compares as signed */
-			case DW_OP_eq: a = a == b; break;
-			case DW_OP_ne: a = a != b; break;
-			case DW_OP_lt: a = (int64_t)a < (int64_t)b; break;
-			case DW_OP_le: a = (int64_t)a <= (int64_t)b; break;
-			case DW_OP_gt: a = (int64_t)a > (int64_t)b; break;
-			default: a = (int64_t)a >= (int64_t)b; break;
-			}
-			stk[sp - 1] = a;
-			break;
-		default:
-			return false;
-		}
-	}
-#undef NEED
-#undef PUSH
-	if (!sp)
-		return false;
-	*res = stk[sp - 1];
-	return true;
-}
 
 enum walk_end {
 	WALK_END,	/* the outermost frame: the stack is whole */
@@ -587,10 +263,12 @@ enum walk_end {
 struct walk {
 	struct unwinder *u;
 	/*
-	 * Each frame's bp, for the splice (bpv: known), and whether the
-	 * frame keeps a frame pointer there (its CFA is bp-based, or it has
-	 * no CFI to say otherwise): in code without frame pointers bp is
-	 * any register, often the same through many frames.
+	 * Each frame's bp, for the join (bpv: known), and whether bp is
+	 * proven to be that frame's own frame record (fpok: its CFA is
+	 * bp-based; or bp lies in its frame and the word above it is its
+	 * return address; or it has no CFI to say otherwise): in code
+	 * without frame pointers bp is any register, often an outer frame's
+	 * pointer, the same through many frames.
 	 */
 	uint64_t bps[MAX_FRAMES];
 	bool bpv[MAX_FRAMES], fpok[MAX_FRAMES];
@@ -659,12 +337,13 @@ static const struct uw_rule *rule_at(struct walk *w, uint64_t pc, bool exact)
 	if (o == &no_object ||
 	    !object__vaddr(o, m->start, m->offset, lookup, &vaddr))
 		return NULL;
-	return get_rule(w->u, o, vaddr, w->abi->nregs);
+	return cfi__row(&w->u->cfi, o, vaddr, w->abi->nregs);
 }
 
 /* One frame up: st (the frame at pc) becomes its caller's. */
 static bool step(struct walk *w, const struct uw_rule *ru,
-		 const struct uw_state *st, struct uw_state *out, bool *end)
+		 const struct uw_state *st, struct uw_state *out, bool *end,
+		 uint64_t *cfa_out)
 {
 	struct uw_state *nst = out;	/* st's caller; st stays as it is */
 	uint64_t cfa, v;
@@ -673,7 +352,7 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 
 	*end = false;
 	if (ru->cfa_ops) {
-		if (!eval(ru->cfa_ops, ru->cfa_nops, st, 0, false, &w->sn, &cfa))
+		if (!cfi__eval(ru->cfa_ops, ru->cfa_nops, st, 0, false, &w->sn, &cfa))
 			return false;
 	} else {
 		if (ru->cfa_reg >= NREGS || !(st->valid & BIT(ru->cfa_reg)))
@@ -681,6 +360,7 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 		cfa = st->r[ru->cfa_reg] + ru->cfa_off;
 	}
 	cfa &= w->addr_mask;
+	*cfa_out = cfa;
 	/* the registers that keep their value, then those that move */
 	*nst = *st;
 	nst->valid = st->valid & ru->same_mask & (BIT(w->abi->nregs) - 1);
@@ -693,7 +373,7 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 			continue;
 		switch (rr->kind) {
 		case RK_AT_CFA:
-			ok = snap_read(&w->sn, (cfa + rr->off) & w->addr_mask,
+			ok = cfi__snap_read(&w->sn, (cfa + rr->off) & w->addr_mask,
 				       &v);
 			break;
 		case RK_VAL_CFA:
@@ -705,12 +385,12 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 			v = st->r[rr->reg];
 			break;
 		case RK_EXPR:
-			ok = eval(rr->ops, rr->nops, st, cfa, true, &w->sn,
-				  &v) && snap_read(&w->sn, v & w->addr_mask,
+			ok = cfi__eval(rr->ops, rr->nops, st, cfa, true, &w->sn,
+				  &v) && cfi__snap_read(&w->sn, v & w->addr_mask,
 						   &v);
 			break;
 		case RK_VAL_EXPR:
-			ok = eval(rr->ops, rr->nops, st, cfa, true, &w->sn,
+			ok = cfi__eval(rr->ops, rr->nops, st, cfa, true, &w->sn,
 				  &v);
 			break;
 		default:
@@ -764,6 +444,55 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 }
 
 /*
+ * Is the frame pointer register of frame st its own frame record, in a
+ * frame whose CFI is sp-based (Go; AArch64, where GCC keeps the CFA on sp
+ * after setting x29)? It is where bp lies within the frame, below its
+ * CFA, and the word above bp is the return address the CFI found (caller,
+ * the frame above). A frameless function's bp is an outer frame's: above
+ * its CFA.
+ */
+static bool own_record(const struct walk *w, const struct uw_state *st,
+		       const struct uw_state *caller,
+		       const struct uw_rule *ru, uint64_t cfa)
+{
+	uint64_t bp = st->r[w->abi->bp], sp = st->r[w->abi->sp], ret;
+
+	if (!(st->valid & BIT(w->abi->sp)) || bp < sp || bp >= cfa ||
+	    !(caller->valid & BIT(ru->ra)))
+		return false;
+	return cfi__snap_read(&w->sn, bp + w->sn.word, &ret) &&
+	       (ret & w->ra_keep) == caller->r[ru->ra];
+}
+
+/*
+ * Does the function that return address ret returns into keep its frame
+ * pointer there, so that the chain's next link is its own frame record
+ * (and the return address after it its caller)? Its CFA is bp-based, it
+ * is Go's (every Go function with a frame keeps one; its CFI is sp-based
+ * throughout), or it has no CFI to say otherwise. Code built without frame
+ * pointers leaves bp as its caller's: the chain's next link skips it.
+ */
+static bool keeps_fp(struct walk *w, uint64_t ret)
+{
+	const struct uw_rule *ru;
+	struct mapping *m;
+	struct object *o;
+	uint64_t vaddr;
+
+	m = find_mapping(w, ret - 1);
+	if (!m)
+		return true;
+	o = mapping_obj(w->u, w->maps, m, w->root_pid);
+	if (o == &no_object ||
+	    !object__vaddr(o, m->start, m->offset, ret - 1, &vaddr))
+		return true;
+	ru = cfi__row(&w->u->cfi, o, vaddr, w->abi->nregs);
+	if (!ru->ok || (!ru->cfa_ops && ru->cfa_reg == w->abi->bp))
+		return true;
+	return cfi__is_go(&w->u->cfi, o);
+}
+
+/*
  * CFI frames of the snapshot into out[0..*n), from the registers in st
  * (scratch: the walk steps between it and a second state); w->bps, bpv
  * and fpok say for each frame what the splice needs.
@@ -773,18 +502,23 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
 {
 	struct uw_state other, *next = &other, *tmp;
 	bool exact = true, end;
-	uint64_t pc = st->r[PC_SLOT];
+	uint64_t pc = st->r[PC_SLOT], cfa;
 
 	*n = 0;
 	out[(*n)++] = pc;
 	for (;;) {
-		w->bps[*n - 1] = st->r[w->abi->bp];
-		w->bpv[*n - 1] = st->valid & BIT(w->abi->bp);
 		const struct uw_rule *ru = rule_at(w, pc, exact);
+		unsigned int i = *n - 1;
+		bool ok;
 
-		w->fpok[*n - 1] = !ru || !ru->ok ||
-				  (!ru->cfa_ops && ru->cfa_reg == w->abi->bp);
-		if (!ru || !ru->ok || !step(w, ru, st, next, &end))
+		w->bps[i] = st->r[w->abi->bp];
+		w->bpv[i] = st->valid & BIT(w->abi->bp);
+		w->fpok[i] = !ru || !ru->ok ||
+			     (!ru->cfa_ops && ru->cfa_reg == w->abi->bp);
+		ok = ru && ru->ok && step(w, ru, st, next, &end, &cfa);
+		if (ok && !end && !w->fpok[i] && w->bpv[i])
+			w->fpok[i] = own_record(w, st, next, ru, cfa);
+		if (!ok)
 			return WALK_STOP;
 		if (end)
 			return WALK_END;
@@ -824,15 +558,63 @@ static unsigned int splice_at(const struct walk *w, uint64_t bp,
 		/* the kernel walked the same words: where we can read them,
 		 * they must agree (less a PAC, which it strips), else this
 		 * is not the chain it walked */
-		if (snap_read(&w->sn, fp + w->sn.word, &ret) &&
+		if (cfi__snap_read(&w->sn, fp + w->sn.word, &ret) &&
 		    (ret & w->ra_keep) != chain_ip(w, s, j + 1))
 			return 0;
-		if (fp % w->sn.word || !snap_read(&w->sn, fp, &next) ||
+		if (fp % w->sn.word || !cfi__snap_read(&w->sn, fp, &next) ||
 		    next <= fp)
 			return 0;
 		fp = next;
 	}
 	return 0;
+}
+
+/*
+ * Does the chain's last return address ret end the stack? The function it
+ * returns into is the thread's first (its CFI has no return address:
+ * _start, clone's child), or has no CFI to say otherwise, or is Go's (its
+ * chain ends at runtime.goexit with a zero frame pointer).
+ */
+static bool chain_root(struct walk *w, uint64_t ret)
+{
+	const struct uw_rule *ru;
+	struct mapping *m;
+	struct object *o;
+	uint64_t vaddr;
+
+	m = find_mapping(w, ret - 1);
+	if (!m)
+		return true;
+	o = mapping_obj(w->u, w->maps, m, w->root_pid);
+	if (o == &no_object ||
+	    !object__vaddr(o, m->start, m->offset, ret - 1, &vaddr))
+		return true;
+	ru = cfi__row(&w->u->cfi, o, vaddr, w->abi->nregs);
+	return !ru->ok || ru->regs[ru->ra].kind == RK_UNDEF ||
+	       cfi__is_go(&w->u->cfi, o);
+}
+
+/*
+ * The chain from its jth return address on, after the CFI frames
+ * out[0..n) whose last frame's record is fp_(j-1): that frame's return
+ * address, then each next one while the function before it keeps its
+ * frame pointer (keeps_fp()). Where one does not, or the chain ends short
+ * of a root (chain_root()), the stack is marked cut there. Returns n.
+ */
+static unsigned int join_chain(struct walk *w, const struct tprof_record *s,
+			       unsigned int j, uint64_t *out, unsigned int n,
+			       unsigned int max, bool *truncated)
+{
+	for (; j < w->nchain && n < max; j++) {
+		out[n++] = chain_ip(w, s, j);
+		if (j + 1 < w->nchain && !keeps_fp(w, out[n - 1])) {
+			*truncated = true;
+			return n;
+		}
+	}
+	if (j < w->nchain || !chain_root(w, out[n - 1]))
+		*truncated = true;
+	return n;
 }
 
 /*
@@ -1021,33 +803,29 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 		goto out;
 	}
 	/*
-	 * The stop frame's bp first (its FP chain goes on from there); else
-	 * the last frame before it on the chain. Where that chain ended (j ==
-	 * nchain), the CFI frames past it are all there is to know.
+	 * The walk stopped short of the root. The kernel's chain goes on
+	 * from a frame whose bp is proven its own frame record (fpok) and is
+	 * one of the chain's frame pointers: the stop frame's first, else
+	 * the last one before it. Where nothing proven joins, or the chain
+	 * ended there, the CFI frames are all there is to know.
 	 */
 	for (i = n; i-- > 0;) {
-		/* dwarf: only where bp is known to be a frame pointer */
-		if (!w.bpv[i] || (mode == UNWIND_DWARF && !w.fpok[i]))
+		if (!w.bpv[i] || !w.fpok[i])
 			continue;
 		j = splice_at(&w, w.bps[i], s,
 			      ur->regs[w.abi->fp_slot] & w.addr_mask);
 		if (!j)
 			continue;
-		if (j < w.nchain)
-			n = i + 1;
-		for (; j < w.nchain && n < max; j++)
-			out[n++] = chain_ip(&w, s, j);
+		if (j == w.nchain)
+			break;
 		u->st.spliced++;
+		n = join_chain(&w, s, j, out, i + 1, max, truncated);
+		if (*truncated)
+			u->st.unproven++;
 		goto out;
 	}
-	if (mode == UNWIND_DWARF) {
-		*truncated = true;
-		u->st.truncated++;
-		goto out;
-	}
-	/* hybrid: nothing joins the CFI frames to the chain; keep the chain */
-	u->st.fp_fallback++;
-	n = lr ? fp_frames(&w, s, out, max) : 0;
+	*truncated = true;
+	u->st.truncated++;
 out:
 	u->st.ns += now_ns() - t0;
 	return n;

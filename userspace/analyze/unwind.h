@@ -27,7 +27,9 @@ struct unwind_stats {
 	uint64_t samples;	/* unwound from a snapshot */
 	uint64_t complete;	/* CFI reached the outermost frame */
 	uint64_t spliced;	/* CFI, then the FP chain */
-	uint64_t fp_fallback;	/* no splice point: the FP chain as is */
+	/* ... the chain cut where a link was not proven (a function
+	 * without a frame pointer) or it ended short of a root */
+	uint64_t unproven;
 	uint64_t truncated;	/* CFI only, cut short: "[truncated]" */
 	uint64_t rules, rule_hits;	/* CFI rows computed / reused */
 	/* TPROF_RF_USER_LR samples' FP frames: the link register kept as

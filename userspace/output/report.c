@@ -30,12 +30,12 @@ void report__unwind(const struct profile *p, struct unwinder *u)
 	const struct unwind_stats *st = unwinder__stats(u);
 
 	if (st->samples)
-		pr_debug("unwound %llu snapshots in %.1f ms (%.0f/s): %llu whole, %llu spliced to the FP chain, %llu FP chain only, %llu truncated; %llu CFI rows computed, %llu reused",
+		pr_debug("unwound %llu snapshots in %.1f ms (%.0f/s): %llu whole, %llu joined to the FP chain (%llu of them cut where a link was not proven), %llu truncated; %llu CFI rows computed, %llu reused",
 			 (unsigned long long)st->samples, st->ns / 1e6,
 			 st->ns ? st->samples * 1e9 / st->ns : 0.0,
 			 (unsigned long long)st->complete,
 			 (unsigned long long)st->spliced,
-			 (unsigned long long)st->fp_fallback,
+			 (unsigned long long)st->unproven,
 			 (unsigned long long)st->truncated,
 			 (unsigned long long)st->rules,
 			 (unsigned long long)st->rule_hits);
