@@ -74,6 +74,34 @@ static void test_names(void)
 		 PY_ELF_NONE);
 }
 
+/*
+ * Names that start like an interpreter's and are not one, or say no
+ * version: none is read past its end (ASan), none is taken for a
+ * python3.X. Each name is its own allocation of exactly its size, so a
+ * read past it is a heap overflow ASan reports.
+ */
+static void test_names_not_python(void)
+{
+	static const char *const names[] = {
+		"python", "python3", "python2.7", "python3.11-dbg",
+		"pythonloader.so", "myapp", "/venv/bin/python",
+		"/root/.pyenv/shims/python3", "python3.", "python3.x",
+		"libpython", "libpython2.7.so.1.0", "",
+	};
+	unsigned int minor = 77, i;
+	char fl[4];
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		char *n = xstrdup(names[i]);
+
+		memcpy(fl, "zzz", 4);
+		CHECK_EQ(py_elf__name(n, &minor, fl), PY_ELF_NONE);
+		CHECK_STR(fl, "");
+		free(n);
+	}
+	CHECK_EQ(minor, 77);	/* untouched */
+}
+
 /* Debian's 3.11.2, as python-frames.md sections 0.4, 1 and 5.2 give it */
 static void test_elf_311(void)
 {
@@ -314,13 +342,15 @@ static void test_walk_311(void)
 	CHECK_EQ(w.fields[2].len, 2);
 	CHECK_EQ(w.code_field, 0);
 	CHECK_EQ(w.nr_code_offs, 2);
-	CHECK_EQ(w.code_offs[0], 8);
+	/* co_filename, co_qualname: the words that say which code */
+	CHECK_EQ(w.code_offs[0], 112);
 	CHECK_EQ(w.code_offs[1], 128);
+	CHECK_EQ(w.max_frames, TPROF_UWALK_MAX_FRAMES);
 	CHECK(w.max_bytes <= TPROF_UWALK_MAX_BYTES);
 	CHECK_EQ(pp.w_code, 0);
 	CHECK_EQ(pp.w_instr, 1);
 	CHECK_EQ(pp.w_entry, 2);
-	CHECK_EQ(pp.w_check, 4);
+	CHECK_EQ(pp.w_check, 3);
 	CHECK_EQ(pp.code_adaptive, 184);
 	CHECK_EQ(pp.entry_kind, TPROF_PY_ENTRY_FLAG);
 	py_layout__walk(&L, 42, true, 0, &w, &pp);
@@ -549,15 +579,16 @@ static void check_thread(struct target *t, const struct pythread *exp,
 	for (i = 0; i < nf; i++) {
 		const uint64_t *fw = words + i * wpf;
 		uint64_t code = fw[t->pp.w_code];
+		struct pyc_want want;
 		struct pyc_read c;
 		struct pylines pl;
 		int line;
 
 		if (fw[t->pp.w_entry] & 0xff)
 			(*segments)++;
-		CHECK_EQ(fw[PY_WORD_TYPE], t->pe.code_type);
-		pyc__read(&t->mem, &t->L, t->pe.code_type, code,
-			  fw[t->pp.w_check], &c);
+		want = (struct pyc_want){ fw[PY_WORD_FILENAME],
+					  fw[PY_WORD_QUALNAME] };
+		pyc__read(&t->mem, &t->L, t->pe.code_type, code, &want, &c);
 		CHECK(!c.stale);
 		if (c.stale || k >= exp->n) {
 			k++;
@@ -618,13 +649,39 @@ static void test_oracle(void)
 	reap(&c);
 }
 
-/* A freed and reused code object: stale under the old check word. */
+/* "C addr filename qualname name file" of reuse.py: the walk's words */
+struct reused {
+	unsigned long long addr, fn, qn;
+	char name[64], file[64];
+};
+
+static bool read_reused(FILE *out, struct reused *r)
+{
+	char line[512];
+
+	return fgets(line, sizeof(line), out) &&
+	       sscanf(line, "C %llu %llu %llu %63s %63s", &r->addr, &r->fn,
+		      &r->qn, r->name, r->file) == 5;
+}
+
+static void go_on(struct child *c)
+{
+	fputs("go\n", c->in);
+	fflush(c->in);
+}
+
+/*
+ * A freed and reused code object: stale under the old words, never the
+ * new one's name. Then the same source under two file names, the second
+ * at the first's address with the first's qualname pointer (the only word
+ * the walk used to copy): the filename pointer tells them apart.
+ */
 static void test_stale(void)
 {
-	unsigned long long a0, q0, a1, q1;
 	struct objects *objs;
 	struct target t = { .mem.fd = -1 };
-	char line[256], name[64];
+	struct reused r0, r1;
+	struct pyc_want w;
 	struct pyc_read r;
 	struct child c;
 
@@ -634,39 +691,75 @@ static void test_stale(void)
 	}
 	CHECK(spawn_py(&c, root_path("tests/progs/py/reuse.py")));
 	objs = objects__new();
-	if (!fgets(line, sizeof(line), c.out) ||
-	    sscanf(line, "C %llu %llu %63s", &a0, &q0, name) != 3 ||
-	    !target_setup(&t, objs, c.pid)) {
+	if (!read_reused(c.out, &r0) || !target_setup(&t, objs, c.pid)) {
 		CHECK(!"reuse.py started");
 		goto out;
 	}
-	pyc__read(&t.mem, &t.L, t.pe.code_type, a0, q0, &r);
+	w = (struct pyc_want){ r0.fn, r0.qn };
+	pyc__read(&t.mem, &t.L, t.pe.code_type, r0.addr, &w, &r);
 	CHECK(!r.stale);
 	CHECK_STR(r.qualname, "uniq_0");
 	CHECK_STR(r.filename, "gen0.py");
 	CHECK_EQ(r.first_line, 1);
 	pyc__free(&r);
-	fputs("go\n", c.in);
-	fflush(c.in);
-	if (!fgets(line, sizeof(line), c.out) ||
-	    sscanf(line, "C %llu %llu %63s", &a1, &q1, name) != 3) {
+	go_on(&c);
+	if (!read_reused(c.out, &r1)) {
 		CHECK(!"a code object reused the address");
 		goto out;
 	}
-	CHECK_EQ(a1, a0);
-	CHECK(q1 != q0);
-	/* the walk's old (addr, check) pair: stale, never uniq_N */
-	pyc__read(&t.mem, &t.L, t.pe.code_type, a0, q0, &r);
+	CHECK_EQ(r1.addr, r0.addr);
+	CHECK(r1.qn != r0.qn);
+	/* the walk's old words: stale, never uniq_N */
+	pyc__read(&t.mem, &t.L, t.pe.code_type, r0.addr, &w, &r);
 	CHECK(r.stale);
 	CHECK(!r.qualname);
 	pyc__free(&r);
-	pyc__read(&t.mem, &t.L, t.pe.code_type, a1, q1, &r);
+	w = (struct pyc_want){ r1.fn, r1.qn };
+	pyc__read(&t.mem, &t.L, t.pe.code_type, r1.addr, &w, &r);
 	CHECK(!r.stale);
-	CHECK_STR(r.qualname, name);
+	CHECK_STR(r.qualname, r1.name);
 	pyc__free(&r);
 	/* not a code object at all */
-	pyc__read(&t.mem, &t.L, t.pe.code_type, q1, q1, &r);
+	pyc__read(&t.mem, &t.L, t.pe.code_type, r1.qn, &w, &r);
 	CHECK(r.stale);
+	pyc__free(&r);
+
+	/* the same source as same0.py, then sameN.py at its address */
+	go_on(&c);
+	if (!read_reused(c.out, &r0)) {
+		CHECK(!"same0.py compiled");
+		goto out;
+	}
+	CHECK_STR(r0.file, "same0.py");
+	go_on(&c);
+	if (!read_reused(c.out, &r1)) {
+		CHECK(!"a code object of the same source reused the address");
+		goto out;
+	}
+	CHECK_EQ(r1.addr, r0.addr);
+	CHECK_EQ(r1.qn, r0.qn);		/* the old check word: no help */
+	CHECK(r1.fn != r0.fn);
+	CHECK(strcmp(r1.file, "same0.py") != 0);
+	w = (struct pyc_want){ r0.fn, r0.qn };
+	pyc__read(&t.mem, &t.L, t.pe.code_type, r0.addr, &w, &r);
+	CHECK(r.stale);
+	pyc__free(&r);
+	w = (struct pyc_want){ r1.fn, r1.qn };
+	pyc__read(&t.mem, &t.L, t.pe.code_type, r1.addr, &w, &r);
+	CHECK(!r.stale);
+	CHECK_STR(r.qualname, "same");
+	CHECK_STR(r.filename, r1.file);
+	pyc__free(&r);
+	/* its strings alone, as for code freed before its read */
+	pyc__read_names(&t.mem, &t.L, t.pe.str_type, &w, &r);
+	CHECK(!r.stale && r.names_only);
+	CHECK_STR(r.qualname, "same");
+	CHECK_STR(r.filename, r1.file);
+	pyc__free(&r);
+	/* a pointer that is no str: nothing */
+	w.filename = r1.addr;
+	pyc__read_names(&t.mem, &t.L, t.pe.str_type, &w, &r);
+	CHECK(r.stale && !r.qualname);
 	pyc__free(&r);
 out:
 	py_mem__close(&t.mem);
@@ -744,6 +837,8 @@ static void test_pytarget(void)
 
 const struct unit_test python_live_tests[] = {
 	{ "python live: names of interpreters", test_names },
+	{ "python live: names that are no python3.X, read within them",
+	  test_names_not_python },
 	{ "python live: Debian 3.11's ELF and glibc's TSD slot", test_elf_311 },
 	{ "python live: libpython3.12 and its launcher", test_elf_libpython },
 	{ "python live: 3.11 table = offsetof() on the headers", test_layout_311 },

@@ -19,6 +19,7 @@
 
 #include "lib/util.h"
 #include "model/profile.h"
+#include "model/python.h"
 #include "pbload.h"
 #include "stream/records.h"
 #include "testlib.h"
@@ -360,7 +361,9 @@ static void test_merge_leftover(void)
  * One native eval frame more than activations (a loop whose frames have
  * returned): tolerated, that frame stays native. Two more: the walk does
  * not fit, the stack stays native, counted. A walk cut short (TRUNCATED,
- * FAULT) keeps what it has: the eval frames past it stay native.
+ * FAULT) keeps what it has and ends there with "[truncated]": the native
+ * frames past its last activation (caller, mix, main) ran Python frames
+ * it never reached, so none of them is named as their caller.
  */
 static void test_merge_extra_mismatch_partial(void)
 {
@@ -389,8 +392,8 @@ static void test_merge_extra_mismatch_partial(void)
 		pycode_named(&b, i, 6000);
 	out = folded(&b, "unit/pyextra.raw");
 	CHECK_STR(out,
+		  "pyapp;[truncated];mod.f2;sort_round;mod.f1;mod.f0;cmp_ints;hot_leaf 20000000\n"
 		  "pyapp;main;caller;mix;caller;sort_round;caller;cmp_ints;hot_leaf 10000000\n"
-		  "pyapp;main;caller;mix;mod.f2;sort_round;mod.f1;mod.f0;cmp_ints;hot_leaf 20000000\n"
 		  "pyapp;main;caller;sort_round;mod.f1;mod.f0;cmp_ints;hot_leaf 10000000\n");
 	free(out);
 	aggregate(&b, &p);
@@ -398,6 +401,7 @@ static void test_merge_extra_mismatch_partial(void)
 	CHECK_EQ(p.py.st.merged, 3);
 	CHECK_EQ(p.py.st.extra_eval, 1);
 	CHECK_EQ(p.py.st.mismatched, 1);
+	CHECK_EQ(p.py.st.cut, 2);
 	profile__free(&p);
 	sb_free(&b);
 }
@@ -690,6 +694,194 @@ static void test_merge_pprof_brackets(void)
 	sb_free(&b);
 }
 
+/*
+ * Deep recursion: a walk the module cut at its frame cap (256 frames of
+ * one function, inlined Python calls: one activation) under a native
+ * stack whose one eval frame is that activation's, with main below. The
+ * walk's frames, then "[truncated]" at the root: no native frame (caller,
+ * main) named as the recursion's caller.
+ */
+static void test_merge_deep_recursion(void)
+{
+	static struct wf deep[TPROF_UWALK_MAX_FRAMES];
+	const enum fn nat[] = { F_HOT, F_CALLER, F_MAIN };
+	uint64_t ips[3];
+	struct sbuf b = { 0 };
+	struct profile p;
+	char *out, *want, *w;
+	unsigned int i;
+
+	if (!setup())
+		return;
+	for (i = 0; i < TPROF_UWALK_MAX_FRAMES; i++)
+		deep[i] = (struct wf){ 0, 0 };
+	head(&b, false);
+	native_ips(ips, nat, 3);
+	grouped(&b, 2000, 3, ips, deep, TPROF_UWALK_MAX_FRAMES,
+		TPROF_UWALK_TRUNCATED, PERIOD);
+	/* the same depth complete (OK): main and caller stay */
+	deep[TPROF_UWALK_MAX_FRAMES - 1].mark = 1;
+	grouped(&b, 3000, 3, ips, deep, TPROF_UWALK_MAX_FRAMES,
+		TPROF_UWALK_OK, PERIOD);
+	pycode_named(&b, 0, 4000);
+	out = folded(&b, "unit/pydeep.raw");
+	want = xmalloc(2 * (TPROF_UWALK_MAX_FRAMES * 8 + 64));
+	/* folded lines sort: "[" before "m" */
+	w = want + sprintf(want, "pyapp;[truncated]");
+	for (i = 0; i < TPROF_UWALK_MAX_FRAMES; i++)
+		w += sprintf(w, ";mod.f0");
+	w += sprintf(w, ";hot_leaf 10000000\npyapp;main");
+	for (i = 0; i < TPROF_UWALK_MAX_FRAMES; i++)
+		w += sprintf(w, ";mod.f0");
+	sprintf(w, ";hot_leaf 10000000\n");
+	CHECK_STR(out, want);
+	free(out);
+	free(want);
+	aggregate(&b, &p);
+	CHECK_EQ(p.py.st.cut, 1);
+	CHECK_EQ(p.py.st.frames, 2 * TPROF_UWALK_MAX_FRAMES);
+	profile__free(&p);
+	sb_free(&b);
+}
+
+/*
+ * The walk as tprof-read installs it: 5 words a frame, the check word
+ * co_filename and co_qualname folded (PYPROC w_check 3). Three code
+ * objects at one address with one qualname pointer (freed, then the same
+ * source compiled under another file name): each is named by its own
+ * file. And one (address, words) read twice, its object replaced between:
+ * each sample by the read nearest it in time.
+ */
+#define QUALNAME	0x7f0000a00000ULL
+#define FILENAME(i)	(0x7f0000b00000ULL + (i) * 0x80)
+
+static void uwalk5(struct sbuf *b, uint64_t t, uint64_t leaf, int file)
+{
+	struct tprof_rec_sample s = {
+		.hdr = { .type = TPROF_REC_SAMPLE, .flags = TPROF_RF_GROUP,
+			 .size = sizeof(s) + 16, .time_ns = t },
+		.pid = PID, .tid = PID, .cpu = 1, .nr_user = 2,
+		.weight_ns = PERIOD, .period_ns = PERIOD,
+		.abi = TPROF_ABI_X86_64,
+	};
+	struct tprof_rec_uwalk u = {
+		.hdr = { .type = TPROF_REC_UWALK, .size = sizeof(u) + 40,
+			 .time_ns = t },
+		.tid = PID, .words_per_frame = 5, .nr_frames = 1,
+	};
+	uint64_t ips[2] = { leaf, ra(F_CALLER) };
+	uint64_t words[5] = { CODE(0), CODE(0) + ADAPTIVE + INSTR_OFF, 1,
+			      FILENAME(file), QUALNAME };
+
+	sb_raw(b, &s, sizeof(s));
+	sb_raw(b, ips, sizeof(ips));
+	sb_raw(b, &u, sizeof(u));
+	sb_raw(b, words, sizeof(words));
+}
+
+static void pycode5(struct sbuf *b, int file, const char *q, uint64_t t)
+{
+	uint64_t cw[2] = { FILENAME(file), QUALNAME };
+	struct tprof_urec_pycode c = {
+		.pid = PID, .first_line = 1, .addr = CODE(0),
+		.check = py_check_fold(cw, 2),
+	};
+	char tail[128];
+
+	c.qualname_len = strlen(q);
+	c.filename_len = snprintf(tail + c.qualname_len,
+				  sizeof(tail) - c.qualname_len, "gen%d.py",
+				  file);
+	memcpy(tail, q, c.qualname_len);
+	rec(b, TPROF_UREC_PYCODE, t, &c, sizeof(c), tail,
+	    c.qualname_len + c.filename_len);
+}
+
+static void test_merge_check_words(void)
+{
+	struct tprof_urec_pyproc y = {
+		.pid = PID, .version = 0x030b02f0, .code_adaptive = ADAPTIVE,
+		.w_code = 0, .w_instr = 1, .w_entry = 2, .w_check = 3,
+		.entry_kind = TPROF_PY_ENTRY_FLAG, .nr_ranges = 1,
+	};
+	uint64_t r[2], one = 0x1234, cw[2] = { FILENAME(0), QUALNAME };
+	int64_t by_file[3] = { 0, 0, 0 };
+	struct sbuf b = { 0 };
+	char *maps, *out;
+	PbProfile *pr;
+	int i;
+
+	if (!setup())
+		return;
+	/* one word folds to itself: streams of the one-word walk */
+	CHECK_EQ(py_check_fold(&one, 1), 0x1234);
+	CHECK(py_check_fold(cw, 2) != QUALNAME);
+	cw[0] = FILENAME(1);
+	CHECK(py_check_fold(cw, 2) != py_check_fold((uint64_t[]){
+		FILENAME(0), QUALNAME }, 2));
+	r[0] = E.at[F_CALLER];
+	r[1] = E.at[F_CALLER] + E.size[F_CALLER];
+	maps = fake_maps(E.bin, BASE);
+	sb_session(&b, PID, PERIOD, 1700000000000000000ULL, 1000);
+	sb_thread(&b, PID, PID, "pyapp", 1000);
+	sb_maps(&b, PID, 1000, maps);
+	free(maps);
+	rec(&b, TPROF_UREC_PYPROC, 1500, &y, sizeof(y), r, sizeof(r));
+	/* gen0.py 1 sample, gen1.py 2, gen2.py 3: each its own */
+	for (i = 0; i < 3; i++) {
+		int k;
+
+		for (k = 0; k <= i; k++)
+			uwalk5(&b, 2000 + 100 * i + k, pc(F_HOT), i);
+		pycode5(&b, i, "<module>", 2050 + 100 * i);
+	}
+	/* one key read at 5000 (old object) and 9000 (its successor) */
+	uwalk5(&b, 4900, pc(F_CMP), 2);
+	pycode5(&b, 2, "old_fn", 5000);
+	uwalk5(&b, 8900, pc(F_SORT), 2);
+	pycode5(&b, 2, "new_fn", 9000);
+	/* folded has names only: the files are told apart below */
+	out = folded(&b, "unit/pywords.raw");
+	CHECK_STR(out,
+		  "pyapp;<module>;hot_leaf 60000000\n"
+		  "pyapp;new_fn;sort_round 10000000\n"
+		  "pyapp;old_fn;cmp_ints 10000000\n");
+	free(out);
+	/* by file: the profile keeps the three apart, each its samples */
+	CHECK_EQ(run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1",
+			 tprof_read_bin(), build_path("unit/pywords.raw"),
+			 build_path("unit/pywords.pb.gz")), 0);
+	free(out);
+	pr = load_profile(build_path("unit/pywords.pb.gz"));
+	CHECK(pr != NULL);
+	for (i = 0; pr && i < (int)pr->n_sample; i++) {
+		const Perftools__Profiles__Sample *sm = pr->sample[i];
+		size_t j;
+
+		for (j = 0; j < sm->n_location_id; j++) {
+			const Perftools__Profiles__Location *l =
+				pr->location[sm->location_id[j] - 1];
+			const Perftools__Profiles__Function *f;
+			const char *fn;
+
+			if (l->n_line != 1)
+				continue;
+			f = pr->function[l->line[0]->function_id - 1];
+			fn = pb_str(pr, f->filename);
+			if (strcmp(pb_str(pr, f->name), "<module>") ||
+			    strncmp(fn, "gen", 3))
+				continue;
+			by_file[(fn[3] - '0') % 3] += sm->value[1];
+		}
+	}
+	CHECK_EQ(by_file[0], 1);
+	CHECK_EQ(by_file[1], 2);
+	CHECK_EQ(by_file[2], 3);
+	if (pr)
+		perftools__profiles__profile__free_unpacked(pr, NULL);
+	sb_free(&b);
+}
+
 /* UWALK, PYPROC and PYCODE: decoded, and refused where they lie. */
 static void test_python_records(void)
 {
@@ -782,5 +974,9 @@ const struct unit_test python_merge_tests[] = {
 	  test_merge_pprof },
 	{ "python merge: go tool pprof keeps <module>, <listcomp>, <genexpr>",
 	  test_merge_pprof_brackets },
+	{ "python merge: deep recursion cut at the cap ends in [truncated]",
+	  test_merge_deep_recursion },
+	{ "python merge: code named by its own file, the read nearest in time",
+	  test_merge_check_words },
 	{ NULL, NULL },
 };

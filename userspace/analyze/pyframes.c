@@ -40,24 +40,34 @@ void pyframes__free(struct pyframes *pf)
  * The PYCODE record naming (code, check) of pid in the program it ran at
  * the sample's time: read after the exec before the sample, and before
  * the next (the same address may be another program's code by then).
- * One with names over a stale one; NULL if none.
+ * Of those with names, the one read nearest the sample in time (code
+ * freed and another at its address with the same words is named by the
+ * read of its own time); a stale one only if none has names; NULL if
+ * none.
  */
 static const struct py_code *code_of(struct profile *p,
 				     const struct agg_sample *a,
 				     const struct py_frame *f)
 {
-	uint64_t since = profile__exec_before(p, a->pid, a->first_time_ns);
-	const struct py_code *c, *stale = NULL;
+	uint64_t t = a->first_time_ns, best_d = UINT64_MAX, d;
+	uint64_t since = profile__exec_before(p, a->pid, t);
+	const struct py_code *c, *best = NULL, *stale = NULL;
 
 	for (c = python__code(&p->py, f->pid, f->code, f->check); c;
 	     c = python__code_next(&p->py, c)) {
 		if (profile__exec_before(p, a->pid, c->time_ns) != since)
 			continue;
-		if (!c->stale)
-			return c;
-		stale = c;
+		if (c->stale) {
+			stale = c;
+			continue;
+		}
+		d = c->time_ns > t ? c->time_ns - t : t - c->time_ns;
+		if (d < best_d) {
+			best = c;
+			best_d = d;
+		}
 	}
-	return stale;
+	return best ? best : stale;
 }
 
 void pyframes__frame(struct pyframes *pf, const struct agg_sample *a,
@@ -65,11 +75,15 @@ void pyframes__frame(struct pyframes *pf, const struct agg_sample *a,
 {
 	struct python *py = &pf->p->py;
 	const struct py_frame *f = python__frame_of(py, ip);
-	const struct py_code *c = f ? code_of(pf->p, a, f) : NULL;
+	const struct py_code *c = f && f->code ? code_of(pf->p, a, f) : NULL;
 	size_t ci;
 
 	*func = 0;
 	*line = 0;
+	if (f && !f->code) {	/* where a walk was cut */
+		*func = py->cut_func;
+		return;
+	}
 	if (!c || c->stale)
 		return;
 	*func = c->func;

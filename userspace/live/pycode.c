@@ -153,30 +153,40 @@ static int read_linetable(const struct py_mem *m, const struct py_layout *L,
 	return py_mem__read(m, addr + L->b_sval, c->linetable, size);
 }
 
-int pyc__read(const struct py_mem *m, const struct py_layout *L,
-		  uint64_t code_type, uint64_t addr, uint64_t check,
-		  struct pyc_read *c)
+/* The code object at addr still the one of the walk's words? */
+static bool same_code(const struct py_mem *m, const struct py_layout *L,
+		      uint64_t code_type, uint64_t addr,
+		      const struct pyc_want *w)
 {
-	uint64_t type, qualname, filename, linetable;
+	uint64_t type, qualname, filename;
+
+	return !py_mem__u64(m, addr + L->ob_type, &type) &&
+	       type == code_type &&
+	       !py_mem__u64(m, addr + L->co_qualname, &qualname) &&
+	       qualname == w->qualname &&
+	       !py_mem__u64(m, addr + L->co_filename, &filename) &&
+	       filename == w->filename;
+}
+
+int pyc__read(const struct py_mem *m, const struct py_layout *L,
+	      uint64_t code_type, uint64_t addr, const struct pyc_want *w,
+	      struct pyc_read *c)
+{
+	uint64_t linetable;
 	int32_t first;
 
 	memset(c, 0, sizeof(*c));
 	c->stale = true;
-	if (py_mem__u64(m, addr + L->ob_type, &type) || type != code_type ||
-	    py_mem__u64(m, addr + L->co_qualname, &qualname) ||
-	    qualname != check ||
-	    py_mem__u64(m, addr + L->co_filename, &filename) ||
+	if (!same_code(m, L, code_type, addr, w) ||
 	    py_mem__u64(m, addr + L->co_linetable, &linetable) ||
 	    py_mem__read(m, addr + L->co_firstlineno, &first, 4))
 		return 0;
-	if (py_str__read(m, L, qualname, &c->qualname) ||
-	    py_str__read(m, L, filename, &c->filename) ||
+	if (py_str__read(m, L, w->qualname, &c->qualname) ||
+	    py_str__read(m, L, w->filename, &c->filename) ||
 	    read_linetable(m, L, linetable, c))
 		goto stale;
 	/* read last: the object may have been freed while we read it */
-	if (py_mem__u64(m, addr + L->ob_type, &type) || type != code_type ||
-	    py_mem__u64(m, addr + L->co_qualname, &qualname) ||
-	    qualname != check)
+	if (!same_code(m, L, code_type, addr, w))
 		goto stale;
 	c->first_line = first > 0 ? first : 0;
 	c->stale = false;
@@ -185,5 +195,36 @@ int pyc__read(const struct py_mem *m, const struct py_layout *L,
 stale:
 	pyc__free(c);
 	c->stale = true;
+	return 0;
+}
+
+/* A str object at addr (its ob_type is str_type): its text. */
+static int typed_str(const struct py_mem *m, const struct py_layout *L,
+		     uint64_t str_type, uint64_t addr, char **out)
+{
+	uint64_t type;
+
+	if (py_mem__u64(m, addr + L->ob_type, &type) || type != str_type)
+		return -EINVAL;
+	return py_str__read(m, L, addr, out);
+}
+
+int pyc__read_names(const struct py_mem *m, const struct py_layout *L,
+		    uint64_t str_type, const struct pyc_want *w,
+		    struct pyc_read *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->stale = true;
+	if (!str_type || !w->qualname || !w->filename)
+		return 0;
+	if (typed_str(m, L, str_type, w->qualname, &c->qualname) ||
+	    typed_str(m, L, str_type, w->filename, &c->filename) ||
+	    !*c->qualname) {
+		pyc__free(c);
+		c->stale = true;
+		return 0;
+	}
+	c->stale = false;
+	c->names_only = true;
 	return 0;
 }

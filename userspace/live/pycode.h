@@ -35,6 +35,7 @@ int py_mem__u64(const struct py_mem *m, uint64_t addr, uint64_t *v);
 
 struct pyc_read {
 	bool stale;		/* not the code object the walk saw */
+	bool names_only;	/* its strings, the code object gone */
 	char *qualname;		/* UTF-8, malloc'd; NULL when stale */
 	char *filename;
 	uint32_t first_line;
@@ -42,16 +43,36 @@ struct pyc_read {
 	size_t linetable_len;
 };
 
+/* What the walk copied of a code object at the sample: its co_filename
+ * and co_qualname pointers. */
+struct pyc_want {
+	uint64_t filename, qualname;
+};
+
 /*
  * The code object at addr, as the walk recorded it: its ob_type must be
- * code_type (the target's PyCode_Type) and its co_qualname pointer check.
- * 0 with c filled (c->stale when either does not hold, or a string or the
- * line table is unreadable, not a compact string, or past the bounds);
- * pyc__free() it.
+ * code_type (the target's PyCode_Type), its co_filename and co_qualname
+ * pointers those of w, before and after the strings and the line table
+ * are read. 0 with c filled (c->stale when any does not hold, or a
+ * string or the line table is unreadable, not a compact string, or past
+ * the bounds); pyc__free() it.
  */
 int pyc__read(const struct py_mem *m, const struct py_layout *L,
-		  uint64_t code_type, uint64_t addr, uint64_t check,
-		  struct pyc_read *c);
+	      uint64_t code_type, uint64_t addr, const struct pyc_want *w,
+	      struct pyc_read *c);
+
+/*
+ * A code object freed before it was read (a module or class body runs
+ * once, and is gone before the reader sees its sample): its name from
+ * the two strings the walk's words point at, where both are still str
+ * objects (ob_type str_type, the target's PyUnicode_Type). A module
+ * body's "<module>" is interned and its filename is its loader's path,
+ * which the module keeps: both outlive the code. c->names_only, no line
+ * table; c->stale when either is not a str.
+ */
+int pyc__read_names(const struct py_mem *m, const struct py_layout *L,
+		    uint64_t str_type, const struct pyc_want *w,
+		    struct pyc_read *c);
 void pyc__free(struct pyc_read *c);
 
 /*

@@ -12,17 +12,19 @@
 #include "live/pytarget.h"
 #include "object/python.h"
 
-static bool python_name(const char *path)
+/* path's contents: an interpreter, or a launcher of one */
+static bool runs_cpython(const char *path)
 {
-	unsigned int minor;
-	char abi[4];
+	enum py_elf_kind kind;
+	int r = py_elf__probe_path(path, &kind);
 
-	return py_elf__name(path, &minor, abi) != PY_ELF_NONE;
+	return r == PY_PROBE_RUNTIME || r == PY_PROBE_LAUNCHER;
 }
 
 bool pytarget__pid(pid_t pid, char *what, size_t n)
 {
-	char path[64], line[PATH_MAX + 256];
+	char path[64], line[PATH_MAX + 256], last[PATH_MAX] = "";
+	char file[PATH_MAX + 64];
 	bool found = false;
 	FILE *f;
 
@@ -31,12 +33,18 @@ bool pytarget__pid(pid_t pid, char *what, size_t n)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
+		char *p = strchr(line, '/'), perms[8];
 
-		if (!p)
+		/* the code of a file: "start-end r-xp ..." */
+		if (!p || sscanf(line, "%*s %7s", perms) != 1 ||
+		    perms[2] != 'x')
 			continue;
 		p[strcspn(p, "\n")] = 0;
-		if (python_name(p)) {
+		if (!strcmp(p, last))
+			continue;
+		snprintf(last, sizeof(last), "%s", p);
+		snprintf(file, sizeof(file), "/proc/%d/root%s", (int)pid, p);
+		if (runs_cpython(file)) {
 			snprintf(what, n, "%s", p);
 			found = true;
 		}
@@ -69,21 +77,6 @@ static bool find_exec(const char *name, char *out, size_t n)
 		if (!*end)
 			return false;
 	}
-}
-
-/* An ELF that needs libpython3.X (a launcher that embeds it). */
-static bool needs_libpython(int fd)
-{
-	bool found;
-	Elf *elf;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return false;
-	found = py_elf__needs_libpython(elf);
-	elf_end(elf);
-	return found;
 }
 
 /*
@@ -129,16 +122,13 @@ static bool runs_python(const char *path, int depth, char *what, size_t n)
 
 	if (!realpath(path, real))
 		return false;
-	if (python_name(real)) {
-		snprintf(what, n, "%s", real);
-		return true;
-	}
 	fd = open(real, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	got = pread(fd, head, sizeof(head) - 1, 0);
 	if (got >= 4 && !memcmp(head, "\177ELF", 4)) {
-		yes = needs_libpython(fd);
+		/* by what it is, not what it is called */
+		yes = runs_cpython(real);
 		if (yes)
 			snprintf(what, n, "%s", real);
 	} else if (got > 2 && depth < 4 && shebang(head, interp, sizeof(interp))) {

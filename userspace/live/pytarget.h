@@ -12,17 +12,19 @@
 #include <sys/types.h>
 
 /*
- * pid's maps name a python3.X or libpython3.X file (attach; a launched
- * command held at its exec stop, whose executable is mapped): *what
- * (n bytes) gets its path.
+ * pid's maps have the code of a CPython interpreter (a file defining
+ * _PyRuntime, or a launcher of one, whatever its name; attach, or a
+ * launched command held at its exec stop, whose executable is mapped):
+ * *what (n bytes) gets its path.
  */
 bool pytarget__pid(pid_t pid, char *what, size_t n);
 
 /*
  * The command argv0 runs CPython: found as execvp() would (PATH), then
- * its real path named python3.X, an ELF that needs libpython3.X, or a
- * script whose #! interpreter (through /usr/bin/env NAME too) is one of
- * those. *what gets the file that said so.
+ * its real path an ELF that defines _PyRuntime or needs libpython3.X
+ * (whatever it is called), or a script whose #! interpreter (through
+ * /usr/bin/env NAME too) is one of those. *what gets the file that said
+ * so.
  */
 bool pytarget__command(const char *argv0, char *what, size_t n);
 

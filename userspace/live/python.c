@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "live/python.h"
+#include "model/python.h"
 
 /* launch mode: the interpreter initialises some 20 ms after exec; look
  * every 2 ms for that long, then every 100 ms */
@@ -45,6 +46,10 @@ void python_live__free(struct python_live *pl)
 	for (i = 0; i < pl->nprocs; i++)
 		proc_free(&pl->procs[i]);
 	free(pl->procs);
+	for (i = 0; i < pl->nfiles; i++)
+		free(pl->files[i].path);
+	free(pl->files);
+	hindex_free(&pl->file_idx);
 	objects__free(pl->own);
 	memset(pl, 0, sizeof(*pl));
 }
@@ -83,10 +88,16 @@ bool python_live__on(const struct python_live *pl, int pid)
 static void native_only(struct pyl_proc *p, uint32_t version,
 			const char *flags, const char *why)
 {
+	char v[32];
+
 	p->state = PYP_OFF;
 	py_mem__close(&p->mem);
-	pr_err("pid %d: Python %u.%u%s: native frames only%s%s%s", p->pid,
-	       (version >> 24) & 0xff, (version >> 16) & 0xff, flags,
+	if (version)
+		snprintf(v, sizeof(v), " %u.%u%s", (version >> 24) & 0xff,
+			 (version >> 16) & 0xff, flags);
+	else	/* no Py_Version: before 3.11 */
+		snprintf(v, sizeof(v), " before 3.11");
+	pr_err("pid %d: Python%s: native frames only%s%s%s", p->pid, v,
 	       why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
@@ -160,8 +171,16 @@ static int layout_of(struct pyl_proc *p, const struct py_elf *pe,
 	if (!pe->py_version ||
 	    py_mem__read(&p->mem, pe->py_version + bias, &version, 4))
 		version = pe->file_version;
-	if (!version)	/* before 3.11 (no Py_Version): the name's */
+	/* before 3.11 (no Py_Version): the name's, if it says */
+	if (!version && pe->name_minor)
 		version = 0x03000000U | (pe->name_minor << 16);
+	if (!version) {
+		native_only(p, 0, "", NULL);
+		return -ENOTSUP;
+	}
+	/* a debug build, whatever its name said */
+	if (pe->debug && !strchr(flags, 'd'))
+		flags = "d";
 	if (*flags) {
 		native_only(p, version, flags, NULL);
 		return -ENOTSUP;
@@ -242,6 +261,7 @@ static bool found(struct python_live *pl, struct pyl_proc *p,
 		return true;
 	}
 	p->code_type = pe.code_type + bias;
+	p->str_type = pe.str_type ? pe.str_type + bias : 0;
 	for (i = 0; i < pe.neval; i++)
 		p->eval[i] = (struct py_range){ pe.eval[i].start + bias,
 						pe.eval[i].end + bias };
@@ -256,11 +276,51 @@ static bool found(struct python_live *pl, struct pyl_proc *p,
 
 static void try_install(struct python_live *pl, struct pyl_proc *p);
 
+/*
+ * What m's file is, by its contents (cached per file): a python3.X
+ * renamed "myapp", a venv's copy named "python" and an embedded
+ * libpython are found as the interpreter is.
+ */
+static int probe(struct python_live *pl, int pid, const struct mapping *m,
+		 enum py_elf_kind *kind)
+{
+	uint64_t h = hash_u64(m->inode ^ hash_u64((uint64_t)m->dev_major << 32 |
+						  m->dev_minor));
+	struct hiter it = { 0 };
+	struct pyl_file *f;
+	char path[4200];
+	uint32_t item;
+	int r;
+
+	*kind = PY_ELF_NONE;
+	if (m->path[0] != '/')
+		return PY_PROBE_NONE;
+	while (hindex_next(&pl->file_idx, h, &it, &item)) {
+		f = &pl->files[item - 1];
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor && !strcmp(f->path, m->path)) {
+			*kind = f->kind;
+			return f->probe;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
+	r = py_elf__probe_path(path, kind);
+	if (r < 0)	/* gone, or not ours to read: not remembered */
+		return PY_PROBE_NONE;
+	GROW(pl->files, pl->capfiles, pl->nfiles + 1);
+	f = &pl->files[pl->nfiles++];
+	*f = (struct pyl_file){ m->dev_major, m->dev_minor, m->inode,
+				xstrdup(m->path), r, *kind };
+	hindex_put(&pl->file_idx, h, pl->nfiles);
+	return r;
+}
+
 void python_live__maps(struct python_live *pl, int pid,
 		       const struct maps_snapshot *sn)
 {
 	struct maps *mp = &pl->rc->prof->maps;
 	struct pyl_proc *p = find_proc(pl, pid);
+	const char *old = NULL;
 	size_t i;
 
 	if (p) {	/* found already (or said no) for this program */
@@ -273,20 +333,37 @@ void python_live__maps(struct python_live *pl, int pid,
 	for (i = 0; i < sn->n; i++) {
 		const struct mapping *m = &mp->all[sn->idx[i]];
 		enum py_elf_kind kind;
-		unsigned int minor;
+		unsigned int minor = 0;
 		char flags[4];
+		int r;
 
-		kind = py_elf__name(m->path, &minor, flags);
-		if (kind == PY_ELF_NONE)
+		if (i && !strcmp(m->path, mp->all[sn->idx[i - 1]].path))
+			continue;	/* the same file's next segment */
+		r = probe(pl, pid, m, &kind);
+		if (r == PY_PROBE_OLD && !old)
+			old = m->path;
+		if (r != PY_PROBE_RUNTIME)
 			continue;
+		/* the name's version and flags, where it has them */
+		if (py_elf__name(m->path, &minor, flags) == PY_ELF_NONE) {
+			minor = 0;
+			memset(flags, 0, sizeof(flags));
+		}
 		if (!p)
 			p = new_proc(pl, pid);
 		if (found(pl, p, m, kind, minor, flags))
 			break;
 	}
+	if (!p && old) {	/* said once: the process is known as such */
+		p = new_proc(pl, pid);
+		p->state = PYP_OFF;
+		pr_err("pid %d: %s: a CPython before 3.7 (no _PyRuntime): native frames only",
+		       pid, old);
+		return;
+	}
 	if (!p)
 		return;
-	if (i == sn->n) {	/* names only: no interpreter after all */
+	if (i == sn->n) {	/* no interpreter after all */
 		proc_free(p);
 		pl->nprocs--;
 		return;
@@ -551,7 +628,16 @@ int python_live__poll_ms(const struct python_live *pl, int dflt)
 
 /* ---- code objects ---- */
 
-static bool seen(struct pyl_proc *p, uint64_t addr, uint64_t check, bool add)
+/*
+ * A stale read is tried again when a later sample shows the same words,
+ * at most this often: the function whose code object was gone at the
+ * first read (freed at import, its address and strings reused by a
+ * function that runs for long) is named from its own read.
+ */
+#define RETRY_NS	5000000ULL
+
+static struct pyl_seen *seen(struct pyl_proc *p, uint64_t addr,
+			     uint64_t check)
 {
 	uint64_t h = hash_u64(addr ^ hash_u64(check));
 	struct hiter it = { 0 };
@@ -560,44 +646,74 @@ static bool seen(struct pyl_proc *p, uint64_t addr, uint64_t check, bool add)
 	while (hindex_next(&p->seen_idx, h, &it, &item))
 		if (p->seen[item - 1].addr == addr &&
 		    p->seen[item - 1].check == check)
-			return true;
-	if (add) {
-		GROW(p->seen, p->capseen, p->nseen + 1);
-		p->seen[p->nseen++] = (struct pyl_seen){ addr, check };
-		hindex_put(&p->seen_idx, h, p->nseen);
-	}
-	return false;
+			return &p->seen[item - 1];
+	GROW(p->seen, p->capseen, p->nseen + 1);
+	p->seen[p->nseen] = (struct pyl_seen){ .addr = addr, .check = check };
+	hindex_put(&p->seen_idx, h, p->nseen + 1);
+	return &p->seen[p->nseen++];
 }
 
 static void write_pycode(struct python_live *pl, struct pyl_proc *p,
-			 uint64_t addr, uint64_t check)
+			 uint64_t addr, uint64_t check,
+			 const struct pyc_read *c)
 {
 	struct tprof_urec_pycode pc = { .pid = p->pid, .addr = addr,
 					.check = check };
-	struct pyc_read c;
 	unsigned char *tail = NULL;
 	size_t ql = 0, fl = 0;
 
-	pyc__read(&p->mem, &p->L, p->code_type, addr, check, &c);
-	if (c.stale) {
+	if (c->stale) {
 		pc.flags = TPROF_PYCODE_F_STALE;
 		pl->stale++;
 	} else {
-		ql = strlen(c.qualname);
-		fl = strlen(c.filename);
-		pc.first_line = c.first_line;
+		ql = strlen(c->qualname);
+		fl = strlen(c->filename);
+		pc.first_line = c->first_line;
 		pc.qualname_len = ql;
 		pc.filename_len = fl;
-		pc.linetable_len = c.linetable_len;
-		tail = xmalloc(ql + fl + c.linetable_len + 1);
-		memcpy(tail, c.qualname, ql);
-		memcpy(tail + ql, c.filename, fl);
-		memcpy(tail + ql + fl, c.linetable, c.linetable_len);
+		pc.linetable_len = c->linetable_len;
+		tail = xmalloc(ql + fl + c->linetable_len + 1);
+		memcpy(tail, c->qualname, ql);
+		memcpy(tail + ql, c->filename, fl);
+		memcpy(tail + ql + fl, c->linetable, c->linetable_len);
 	}
 	recorder__urec(pl->rc, TPROF_UREC_PYCODE, &pc, sizeof(pc), tail,
 		       ql + fl + pc.linetable_len);
 	pl->pycodes++;
 	free(tail);
+}
+
+/*
+ * The code object of one walked frame: read the first time its words are
+ * seen, and again after a read that did not find it (at most every
+ * RETRY_NS) until one does. The first failed read writes what could be
+ * had: its names from its strings (a module body, freed before its
+ * sample reached us), else a stale record; the read that finds it, the
+ * whole record, nearer in time to the samples after it.
+ */
+static void code_seen(struct python_live *pl, struct pyl_proc *p,
+		      uint64_t code, const struct pyc_want *want,
+		      uint64_t check, uint64_t now)
+{
+	struct pyl_seen *s = seen(p, code, check);
+	struct pyc_read c;
+
+	if (s->done || (s->tries && now - s->last_ns < RETRY_NS))
+		return;
+	s->tries++;
+	s->last_ns = now;
+	pyc__read(&p->mem, &p->L, p->code_type, code, want, &c);
+	if (!c.stale) {
+		s->done = true;
+		if (s->tries > 1)
+			pl->retried++;
+		write_pycode(pl, p, code, check, &c);
+	} else if (s->tries == 1) {
+		pyc__free(&c);
+		pyc__read_names(&p->mem, &p->L, p->str_type, want, &c);
+		pl->names_only += !c.stale;
+		write_pycode(pl, p, code, check, &c);
+	}
 	pyc__free(&c);
 }
 
@@ -609,6 +725,7 @@ void python_live__uwalk(struct python_live *pl, int pid,
 	const unsigned char *w;
 	struct tprof_urec_pyproc pp;
 	struct tprof_ioc_uwalk d;
+	uint64_t now;
 	uint32_t f;
 
 	if (!p || p->state != PYP_ON || rec->hdr.size < sizeof(u))
@@ -619,18 +736,22 @@ void python_live__uwalk(struct python_live *pl, int pid,
 	    (uint64_t)u.nr_frames * u.words_per_frame * 8 >
 	    rec->hdr.size - sizeof(u))
 		return;
+	now = now_ns(CLOCK_MONOTONIC);
 	w = rec->raw + sizeof(u);
 	for (f = 0; f < u.nr_frames; f++, w += u.words_per_frame * 8) {
-		uint64_t code, type, check;
+		uint64_t code, entry, cw[2];
+		struct pyc_want want;
 
 		memcpy(&code, w + 8 * pp.w_code, 8);
-		memcpy(&type, w + 8 * PY_WORD_TYPE, 8);
-		memcpy(&check, w + 8 * pp.w_check, 8);
+		memcpy(&entry, w + 8 * pp.w_entry, 8);
+		memcpy(cw, w + 8 * PY_WORD_FILENAME, 16);
 		code &= ~pp.code_mask;
-		/* no code object when sampled (3.13's sentinels: None) */
-		if (!code || type != p->code_type)
+		/* a sentinel's word is no code object (3.13+: None) */
+		if (!code || (pp.entry_kind == TPROF_PY_ENTRY_SENTINEL &&
+			      ((entry >> pp.entry_shift) & 0xff) >=
+			      pp.entry_value))
 			continue;
-		if (!seen(p, code, check, true))
-			write_pycode(pl, p, code, check);
+		want = (struct pyc_want){ cw[0], cw[1] };
+		code_seen(pl, p, code, &want, py_check_fold(cw, 2), now);
 	}
 }

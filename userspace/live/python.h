@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tprof-read, live: CPython in the followed processes. When a maps
- * snapshot shows an interpreter (python3.X, libpython3.X.so), wait for it
+ * snapshot shows an interpreter (a file defining _PyRuntime, whatever its
+ * name: python3.X, libpython3.X.so, a renamed copy), wait for it
  * to initialise, find each thread's state from its thread pointer (the
  * pthread TSS slot of CPython's key, checked against the thread list; else
  * a start registered per thread), install the frame walk
@@ -27,9 +28,12 @@ enum pyl_state {
 	PYP_OFF,		/* native frames only (said once) */
 };
 
-/* a (code object, check word) pair read for a process */
+/* a (code object, check word) pair seen in a process's walks */
 struct pyl_seen {
 	uint64_t addr, check;
+	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last read */
+	uint32_t tries;		/* reads made */
+	bool done;		/* read whole: never again */
 };
 
 /* a thread's registered start, TID mode */
@@ -44,6 +48,7 @@ struct pyl_proc {
 	struct py_layout L;
 	uint64_t runtime;		/* _PyRuntime, in the target */
 	uint64_t code_type;		/* PyCode_Type, in the target */
+	uint64_t str_type;		/* PyUnicode_Type, in the target */
 	struct py_range eval[PY_EVAL_MAX_RANGES];	/* in the target */
 	unsigned int neval;
 	int64_t slot0;			/* glibc's TSD slot of key 0 */
@@ -60,6 +65,15 @@ struct pyl_proc {
 	size_t nregs, capregs;
 };
 
+/* a mapped file's contents, probed once (object/python.h py_probe) */
+struct pyl_file {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	char *path;
+	int probe;
+	enum py_elf_kind kind;
+};
+
 struct python_live {
 	struct recorder *rc;
 	struct session *sess;
@@ -67,8 +81,13 @@ struct python_live {
 	struct objects *own;
 	struct pyl_proc *procs;
 	size_t nprocs, capprocs;
+	struct pyl_file *files;		/* probed */
+	size_t nfiles, capfiles;
+	struct hindex file_idx;
 	bool refused_said;		/* the module refused a walk */
 	uint64_t pycodes, stale;	/* PYCODE records written, of them stale */
+	uint64_t names_only;	/* of them, names from the strings alone */
+	uint64_t retried;	/* code objects read whole after a failed read */
 };
 
 void python_live__init(struct python_live *pl, struct recorder *rc,

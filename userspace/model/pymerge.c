@@ -16,6 +16,9 @@
  * in the loop); more is a walk that does not fit: the stack stays native.
  * Segments the native stack ran out before (a snapshot that ended, an FP
  * chain through code without frame pointers) go under its deepest frame.
+ * A walk cut short ends its stack with "[truncated]" after its last
+ * activation: what the native stack has below it ran Python frames the
+ * walk never reached.
  * Merging runs at aggregation, with only addresses; names and lines come
  * when the stream is whole (analyze/pyframes.c).
  */
@@ -45,7 +48,8 @@ static void split(struct python *py, const struct py_proc *pp, int pid,
 		  const struct tprof_record *w, struct segs *sg)
 {
 	const struct tprof_urec_pyproc *d = &pp->d;
-	unsigned int wpf = w->u.uwalk.words_per_frame, f;
+	unsigned int wpf = w->u.uwalk.words_per_frame, f, i;
+	uint64_t cw[TPROF_UWALK_MAX_FIELDS + TPROF_UWALK_MAX_CODE_OFFS];
 
 	sg->nfr = sg->nseg = 0;
 	for (f = 0; f < w->u.uwalk.nr_frames; f++) {
@@ -67,8 +71,10 @@ static void split(struct python *py, const struct py_proc *pp, int pid,
 		 * CPython's _PyInterpreterFrame_LASTI() * 2 */
 		off = (int64_t)(tprof_record_word(w, base + d->w_instr) -
 				(code + d->code_adaptive));
+		for (i = d->w_check; i < wpf; i++)
+			cw[i - d->w_check] = tprof_record_word(w, base + i);
 		sg->fr[sg->nfr++] = python__frame(py, pid, code,
-			tprof_record_word(w, base + d->w_check), off);
+			py_check_fold(cw, wpf - d->w_check), off);
 		if (d->entry_kind == TPROF_PY_ENTRY_FLAG && entry)
 			sg->end[sg->nseg++] = sg->nfr;
 	}
@@ -104,7 +110,8 @@ unsigned int python__merge(struct python *py, int pid,
 {
 	const struct py_proc *pp = python__proc(py, pid);
 	const struct tprof_urec_pyproc *d;
-	uint64_t out[TPROF_MAX_USER_FRAMES + TPROF_UWALK_MAX_FRAMES];
+	/* and "[truncated]" */
+	uint64_t out[TPROF_MAX_USER_FRAMES + TPROF_UWALK_MAX_FRAMES + 1];
 	unsigned int i, k = 0, m = 0, extra = 0, wpf;
 	struct segs sg;
 	bool partial;
@@ -121,14 +128,20 @@ unsigned int python__merge(struct python *py, int pid,
 	d = &pp->d;
 	wpf = w->u.uwalk.words_per_frame;
 	if (d->w_code >= wpf || d->w_instr >= wpf || d->w_entry >= wpf ||
-	    d->w_check >= wpf) {
+	    d->w_check >= wpf ||
+	    wpf > TPROF_UWALK_MAX_FIELDS + TPROF_UWALK_MAX_CODE_OFFS) {
 		py->st.bad_words++;
 		return 0;
 	}
 	if (max > ARRAY_SIZE(out))
 		max = ARRAY_SIZE(out);
 	split(py, pp, pid, w, &sg);
-	/* a walk cut short: the native eval frames past it are its own */
+	/*
+	 * A walk cut short (the frame cap, an unreadable frame) lacks the
+	 * outer frames: its last activation runs on in Python the walk
+	 * never reached, so the native frames past that activation's eval
+	 * frame are not its callers. The stack ends there, saying so.
+	 */
 	partial = w->u.uwalk.status == TPROF_UWALK_FAULT ||
 		  w->u.uwalk.status == TPROF_UWALK_TRUNCATED;
 	for (i = 0; i < n && m < max; i++) {
@@ -137,6 +150,8 @@ unsigned int python__merge(struct python *py, int pid,
 
 		if (eval && k < sg.nseg && !seg_empty(&sg, k)) {
 			put_seg(py, &sg, k++, out, &m, max);
+			if (partial && k == sg.nseg)
+				break;
 			continue;
 		}
 		if (eval && k < sg.nseg)
@@ -154,6 +169,12 @@ unsigned int python__merge(struct python *py, int pid,
 		py->st.appended++;
 	while (k < sg.nseg && put_seg(py, &sg, k, out, &m, max))
 		k++;
+	if (partial) {
+		py->st.cut++;
+		if (m == max)	/* the marker over the outermost frame kept */
+			m--;
+		out[m++] = python__cut_frame(py, pid);
+	}
 	py->st.merged++;
 	py->st.frames += sg.nfr;
 	memcpy(ips, out, (size_t)m * sizeof(*out));

@@ -214,6 +214,13 @@ uint64_t python__frame(struct python *py, int pid, uint64_t code,
 	return PY_FRAME_TAG | (py->nframes - 1);
 }
 
+uint64_t python__cut_frame(struct python *py, int pid)
+{
+	if (!py->cut_func)
+		py->cut_func = func_index(py, "[truncated]", 11, "", 0, 0);
+	return python__frame(py, pid, 0, 0, 0);
+}
+
 const struct py_frame *python__frame_of(const struct python *py,
 					uint64_t ip)
 {

@@ -33,6 +33,22 @@ static inline bool py_frame_ip(uint64_t ip)
 	return (ip & PY_FRAME_MASK) == PY_FRAME_TAG;
 }
 
+/*
+ * The check word of a walked frame: its words w[0..n) (PYPROC's w_check
+ * to the frame's last: co_filename and co_qualname), folded into one. A
+ * single word is itself: a stream whose walks copied co_qualname alone
+ * reads as it did.
+ */
+static inline uint64_t py_check_fold(const uint64_t *w, unsigned int n)
+{
+	uint64_t c = n ? w[0] : 0;
+	unsigned int i;
+
+	for (i = 1; i < n; i++)
+		c = ((c << 29 | c >> 35) * 0x9e3779b97f4a7c15ULL) ^ w[i];
+	return c;
+}
+
 /* A process's interpreter, from its last PYPROC record. */
 struct py_proc {
 	int pid;
@@ -59,7 +75,7 @@ struct py_code {
 	uint32_t next;		/* 1-based: the next record of the same key */
 };
 
-/* A frame of a merged stack. */
+/* A frame of a merged stack; code 0: where a walk was cut. */
 struct py_frame {
 	int pid;
 	uint64_t code, check;
@@ -83,6 +99,8 @@ struct py_stats {
 				 * frame (the native stack ended first) */
 	uint64_t frames;	/* Python frames put into stacks */
 	uint64_t overflow;	/* frames left out for room */
+	uint64_t cut;		/* walks cut short (the module's frame cap, a
+				 * fault): "[truncated]" where they end */
 	uint64_t orphans;	/* UWALK records with no sample before them */
 	uint64_t missing;	/* samples whose group had no UWALK (the
 				 * USTACK said one would come) */
@@ -101,6 +119,7 @@ struct python {
 	struct py_frame *frames;
 	size_t nframes, capframes;
 	struct hindex frame_idx;
+	uint32_t cut_func;	/* "[truncated]", 1-based, 0 until a walk was */
 	struct py_stats st;
 };
 
@@ -126,6 +145,8 @@ const struct py_code *python__code_next(const struct python *py,
 /* The tagged stack word of a frame, interned. */
 uint64_t python__frame(struct python *py, int pid, uint64_t code,
 		       uint64_t check, int64_t off);
+/* The tagged word of "[truncated]": where a walk of pid was cut. */
+uint64_t python__cut_frame(struct python *py, int pid);
 /* The frame of a tagged word, NULL if it names none. */
 const struct py_frame *python__frame_of(const struct python *py,
 					uint64_t ip);
@@ -135,7 +156,10 @@ const struct py_frame *python__frame_of(const struct python *py,
  * the pc, then return addresses), in place, at most max frames: each
  * native frame in one of the process's eval-loop ranges becomes the
  * Python frames of the next activation of the walk, innermost first;
- * activations left over go under the deepest native frame. Returns the
+ * activations left over go under the deepest native frame. A walk cut
+ * short ends the stack where it was cut, with "[truncated]" (the native
+ * frames below ran Python frames the walk never reached: none is the
+ * caller of its last one). Returns the
  * new count, or 0 when the stack stays native (no interpreter known, a
  * walk that does not fit the native stack: counted in py->st).
  * Context: aggregation of one sample (model/profile.c).

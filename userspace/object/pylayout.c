@@ -349,15 +349,20 @@ void py_layout__walk(const struct py_layout *L, int pid, bool tid_mode,
 	w->fields[1] = (struct tprof_uwalk_field){ L->fr_instr, 8 };
 	w->fields[2] = (struct tprof_uwalk_field){ L->fr_entry,
 						   L->fr_entry_len };
-	/* ob_type: a frame whose code word is no code object when sampled
-	 * (3.13+'s sentinels hold None) is never read; co_qualname: the
-	 * word a code object read later must still hold */
+	/* the words that say which code object it was at the sample, for
+	 * the read that comes later: co_filename tells the same source
+	 * compiled under two names apart, co_qualname functions of one
+	 * file (the address alone is reused once the code is freed). A
+	 * sentinel's word (3.13+: None) is no code object: its entry byte
+	 * says so */
 	w->code_field = 0;
 	w->nr_code_offs = 2;
-	w->code_offs[0] = L->ob_type;
+	w->code_offs[0] = L->co_filename;
 	w->code_offs[1] = L->co_qualname;
 	w->code_mask = L->code_mask;
 	words = w->nr_fields + w->nr_code_offs;
+	/* the module's most: a recursion that goes deeper is cut there and
+	 * says so ([truncated], model/pymerge.c) */
 	w->max_frames = PY_WALK_MAX_FRAMES;
 	w->max_bytes = PY_WALK_MAX_FRAMES * words * 8;
 
@@ -369,7 +374,7 @@ void py_layout__walk(const struct py_layout *L, int pid, bool tid_mode,
 	pp->w_code = 0;
 	pp->w_instr = 1;
 	pp->w_entry = 2;
-	pp->w_check = w->nr_fields + 1;
+	pp->w_check = PY_WORD_FILENAME;
 	pp->entry_kind = L->entry_kind;
 	pp->entry_shift = 0;
 	pp->entry_value = L->entry_value;

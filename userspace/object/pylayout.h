@@ -77,8 +77,9 @@ int py_layout__builtin(uint32_t version, struct py_layout *L);
 int py_layout__from_debug(uint32_t version, const void *blob, size_t len,
 			  struct py_layout *L, char *why, size_t wlen);
 
-/* words of one frame the walk records: its fields, then the code words */
-#define PY_WALK_MAX_FRAMES	128
+/* frames a walk records: the module's most (TPROF_UWALK_MAX_FRAMES);
+ * 256 frames of 5 words are 10 KiB, within TPROF_UWALK_MAX_BYTES */
+#define PY_WALK_MAX_FRAMES	256
 
 /*
  * The walk of L for pid: from the thread pointer at tp_slot (the address of
@@ -91,7 +92,12 @@ void py_layout__walk(const struct py_layout *L, int pid, bool tid_mode,
 		     int64_t tp_slot, struct tprof_ioc_uwalk *w,
 		     struct tprof_urec_pyproc *pp);
 
-/* The word index, in each walked frame, of the code object's ob_type. */
-#define PY_WORD_TYPE	3
+/*
+ * The word indexes, in each walked frame, of the code object's
+ * co_filename and co_qualname pointers (PYPROC's w_check is the first:
+ * the check word is both, folded by py_check_fold()).
+ */
+#define PY_WORD_FILENAME	3
+#define PY_WORD_QUALNAME	4
 
 #endif /* _TPROF_OBJECT_PYLAYOUT_H */

@@ -2,8 +2,11 @@
 /* tprof-read: CPython's facts from its ELF, glibc's TSD slot from libc's. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "object/python.h"
 
@@ -15,6 +18,7 @@ static int parse_minor(const char *s, const char **end)
 	char *e;
 	long v;
 
+	*end = s;
 	if (s[0] != '3' || s[1] != '.' || !isdigit((unsigned char)s[2]))
 		return -1;
 	v = strtol(s + 2, &e, 10);
@@ -34,11 +38,15 @@ enum py_elf_kind py_elf__name(const char *path, unsigned int *minor,
 	base = base ? base + 1 : path;
 	memset(abiflags, 0, 4);
 	if (!strncmp(base, "python", 6)) {
+		/* end is set only where a version was parsed: python,
+		 * python3 and python2.7 have none to look past */
 		v = parse_minor(base + 6, &end);
+		if (v < 0)
+			return PY_ELF_NONE;
 		n = strlen(end);
 		/* python3.11, python3.11d, python3.13t (no suffix past those;
 		 * " (deleted)" is how maps shows a replaced file) */
-		if (v < 0 || n > 3 || strspn(end, "dmt") != n)
+		if (n > 3 || strspn(end, "dmt") != n)
 			return PY_ELF_NONE;
 		memcpy(abiflags, end, n);
 		*minor = v;
@@ -175,6 +183,86 @@ static bool runtime_section(Elf *elf, uint64_t *addr, uint64_t *size)
 		}
 	}
 	return false;
+}
+
+/* ---- what the contents say ---- */
+
+/* A DT_SONAME: a shared library rather than a program. */
+static bool has_soname(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+
+			if (gelf_getdyn(d, i, &dyn) && dyn.d_tag == DT_SONAME)
+				return true;
+		}
+	}
+	return false;
+}
+
+enum py_probe py_elf__probe(Elf *elf, enum py_elf_kind *kind)
+{
+	uint64_t a, sz;
+	GElf_Sym s;
+
+	*kind = PY_ELF_NONE;
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		return PY_PROBE_NONE;
+	if (find_sym(elf, "_PyRuntime", &s) || runtime_section(elf, &a, &sz)) {
+		/* a launcher maps the libpython that is the interpreter */
+		if (py_elf__needs_libpython(elf))
+			return PY_PROBE_LAUNCHER;
+		*kind = has_soname(elf) ? PY_ELF_LIB : PY_ELF_EXE;
+		return PY_PROBE_RUNTIME;
+	}
+	if (py_elf__needs_libpython(elf))
+		return PY_PROBE_LAUNCHER;
+	/* CPython 2 and 3 before 3.7 had no _PyRuntime */
+	if (find_sym(elf, "Py_Initialize", &s))
+		return PY_PROBE_OLD;
+	return PY_PROBE_NONE;
+}
+
+int py_elf__probe_path(const char *path, enum py_elf_kind *kind)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = PY_PROBE_NONE;
+	struct stat st;
+	Elf *elf;
+
+	*kind = PY_ELF_NONE;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ret;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		ret = py_elf__probe(elf, kind);
+		elf_end(elf);
+	}
+	close(fd);
+	return ret;
+}
+
+bool py_elf__debug_build(Elf *elf)
+{
+	GElf_Sym s;
+
+	/* defined with Py_REF_DEBUG, which Py_DEBUG implies */
+	return find_sym(elf, "_Py_NegativeRefcount", &s);
 }
 
 /* ---- the eval loop's split-off parts ---- */
@@ -357,6 +445,9 @@ int py_elf__inspect(struct object *o, enum py_elf_kind kind,
 		if (p)
 			memcpy(&pe->code_basicsize, p, 8);
 	}
+	if (find_sym(o->elf, "PyUnicode_Type", &s))
+		pe->str_type = s.st_value;
+	pe->debug = py_elf__debug_build(o->elf);
 	if (find_sym(o->elf, "_PyEval_EvalFrameDefault", &s) && s.st_size) {
 		pe->eval[0] = (struct py_range){ s.st_value,
 						 s.st_value + s.st_size };

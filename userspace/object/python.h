@@ -36,7 +36,9 @@ struct py_elf {
 	uint64_t py_version;		/* Py_Version, 0: none (before 3.11) */
 	uint32_t file_version;		/* its value in the file, 0: unread */
 	uint64_t code_type;		/* PyCode_Type */
+	uint64_t str_type;		/* PyUnicode_Type */
 	uint64_t code_basicsize;	/* its tp_basicsize in the file */
+	bool debug;			/* a Py_DEBUG build */
 	/* the eval loop: the symbol first, then its split-off parts */
 	struct py_range eval[PY_EVAL_MAX_RANGES];
 	unsigned int neval;
@@ -45,8 +47,9 @@ struct py_elf {
 
 /*
  * What path's name says: a python3.X executable, a libpython3.X library,
- * or neither (PY_ELF_NONE). *minor gets X; abiflags (4 bytes) what follows
- * it in the name ("d", "t", "" ).
+ * or neither (PY_ELF_NONE: python, python3, python2.7, pythonloader.so).
+ * *minor gets X; abiflags (4 bytes) what follows it in the name ("d",
+ * "t", ""). A hint only: py_elf__probe() reads what the file is.
  */
 enum py_elf_kind py_elf__name(const char *path, unsigned int *minor,
 			      char abiflags[4]);
@@ -66,6 +69,27 @@ int py_elf__inspect(struct object *o, enum py_elf_kind kind,
  * 0, or -ENOENT (no such function, or code of another shape).
  */
 int py_elf__tsd_slot0(struct object *o, int64_t *slot0);
+
+/* What an ELF's contents say, whatever the file is called. */
+enum py_probe {
+	PY_PROBE_NONE,		/* no CPython */
+	PY_PROBE_RUNTIME,	/* defines _PyRuntime: an interpreter */
+	PY_PROBE_LAUNCHER,	/* needs a libpython3.X: that is the one */
+	PY_PROBE_OLD,		/* Py_Initialize, no _PyRuntime: before 3.7 */
+};
+
+/*
+ * elf's CPython by its contents: _PyRuntime (the symbol, else the
+ * .PyRuntime section), a DT_NEEDED libpython3.X, Py_Initialize. With
+ * PY_PROBE_RUNTIME, *kind is PY_ELF_LIB for a library (DT_SONAME), else
+ * PY_ELF_EXE; PY_ELF_NONE otherwise.
+ */
+enum py_probe py_elf__probe(Elf *elf, enum py_elf_kind *kind);
+/* The same of the file at path: a py_probe, or -errno of its open. */
+int py_elf__probe_path(const char *path, enum py_elf_kind *kind);
+
+/* A debug build (Py_DEBUG): its objects are not the tables' layouts. */
+bool py_elf__debug_build(Elf *elf);
 
 /* A launcher: does elf's DT_NEEDED name a libpython3.X? */
 bool py_elf__needs_libpython(Elf *elf);
