@@ -16,6 +16,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
+#include "budget.h"
 #include "children.h"
 #include "lifetime.h"
 #include "probes.h"
@@ -157,6 +158,7 @@ struct tprof_session *tprof_session_new(void)
 static void tprof_session_free(struct tprof_session *s)
 {
 	tprof_rings_free(&s->rings);
+	tprof_budget_put(s->budget);
 	tprof_policy_release(&s->grant);
 	tprof_threads_free(&s->threads);
 	tprof_uwalk_free_all(s);
@@ -437,15 +439,24 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	e.held_kb = 0;
 	e.limit_kb = 0;
 	ret = tprof_enable_check(&e);
-	if (ret)
+	if (!ret && s->state != TPROF_IDLE)
+		ret = -EBUSY;
+	if (ret) {	/* nothing to undo: just the zeros */
+		if (tprof_enable_write_out(uarg, &e, out))
+			ret = -EFAULT;
 		return ret;
-	if (s->state != TPROF_IDLE)
-		return -EBUSY;
+	}
 
 	ret = tprof_policy_caller(&s->grant, file,
 				  e.flags & TPROF_F_KERNEL_STACK);
 	if (ret)
 		goto err_free;
+	/* the user's sampling budget, which all its sessions share */
+	if (!s->grant.privileged) {
+		ret = tprof_budget_get(s->grant.user, &s->budget);
+		if (ret)
+			goto err_free;
+	}
 	ret = tprof_enable_resolve(s, e.pid);
 	if (ret)
 		goto err_free;
@@ -532,7 +543,8 @@ err_free:
 	s->snapshot_bytes = 0;
 	s->off_period_ns = 0;
 	s->inherit = false;
-	s->throttle_shift = 0;
+	tprof_budget_put(s->budget);
+	s->budget = NULL;
 	atomic_set(&s->throttles, 0);
 	if (s->tgid)
 		put_pid(s->tgid);

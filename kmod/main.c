@@ -3,6 +3,7 @@
 #include <linux/module.h>
 
 #include "arch.h"
+#include "budget.h"
 #include "probes.h"
 #include "sampler.h"
 #include "tprof.h"
@@ -41,6 +42,7 @@ static void __exit tprof_exit(void)
 {
 	tprof_dev_exit();
 	tprof_sampler_exit();
+	tprof_budget_exit();
 	tprof_arch_exit();
 }
 

@@ -92,8 +92,14 @@ unsigned int tprof_policy_ring_kb_per_cpu(void)
  * @kernel_stacks: TPROF_F_KERNEL_STACK asked for.
  *
  * Kernel stacks need CAP_PERFMON and no lockdown of kernel confidentiality
- * (perf's LOCKDOWN_PERF). An unprivileged caller's user is pinned for the
- * session limits and the locked-memory charge. Context: process.
+ * (perf's LOCKDOWN_PERF). An unprivileged session's user is pinned for the
+ * session limits, the locked-memory charge and the sampling budget: the
+ * user who opened @file, whom /dev/tprof's permission let in, not the
+ * ioctl's caller, so that a process of that user which took on subordinate
+ * uids (newuidmap) in its own user namespace gets no more sessions,
+ * locked memory or budget through one fd. perf charges its buffers to
+ * the user that maps them; tprof's rings are made by ENABLE, on the
+ * opener's behalf. Context: process.
  * Return: 0, -EPERM or the lockdown LSM's error.
  */
 int tprof_policy_caller(struct tprof_grant *g, struct file *file,
@@ -110,7 +116,7 @@ int tprof_policy_caller(struct tprof_grant *g, struct file *file,
 			return ret;
 	}
 	if (!g->privileged)
-		g->user = get_current_user();
+		g->user = get_uid(file->f_cred->user);
 	return 0;
 }
 

@@ -55,9 +55,6 @@ struct tprof_ring {
 	u64 pend_samples;
 	u64 pend_weight_ns;
 	u64 pend_records;
-	/* sampler.c's budget: this session's sampling time here, this window */
-	u64 budget_start;
-	u64 budget_used;
 	struct tprof_ring_stats st;
 	struct irq_work work;
 	struct tprof_rings *set;

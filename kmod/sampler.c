@@ -51,6 +51,7 @@
 #include <asm/irq_regs.h>
 
 #include "arch.h"
+#include "budget.h"
 #include "offcpu.h"
 #include "policy.h"
 #include "procs.h"
@@ -63,10 +64,6 @@
 
 /* Never re-arm closer than this (clock skew between timer and accounting). */
 #define TPROF_MIN_REARM_NS	2000
-/* Unprivileged sessions' sampling budget: sample_cpu_percent of each window. */
-#define TPROF_BUDGET_WINDOW_NS	(10 * NSEC_PER_MSEC)
-/* A throttled session's periods grow at most 2^this times (and to the max). */
-#define TPROF_MAX_THROTTLE_SHIFT	16
 
 #define TPROF_SCRATCH_BYTES	(sizeof(struct tprof_rec_sample) + \
 				 sizeof(u64) * (TPROF_MAX_USER_FRAMES + \
@@ -169,11 +166,8 @@ static u64 tprof_cpu_untask_ns(void)
 /*
  * Runtime of c's thread now, extrapolated from its sched-in stamp, and
  * the clock it was read at (@clk). With @until (a local_clock() time, else
- * U64_MAX) before now, the extrapolation stops there: the timer callback
- * passes its expiry, because the time since this hardirq began is irq
- * time that kcpustat has not counted yet (it does at irq exit), and under
- * emulation or on a busy host that can be milliseconds; counted as the
- * thread's, it would pass sample points the thread never reaches.
+ * U64_MAX) before now, the extrapolation stops there: see
+ * tprof_timer_until().
  * Context: IRQs off, c's thread current.
  */
 static u64 tprof_runtime_now(struct tprof_cpu *c, u64 until, u64 *clk)
@@ -191,6 +185,26 @@ static u64 tprof_runtime_now(struct tprof_cpu *c, u64 until, u64 *clk)
 	 * back only at a later update.
 	 */
 	return (s64)run > 0 ? rt + run : rt;
+}
+
+/*
+ * Where the timer callback's reading of its thread's runtime ends. A timer
+ * that fires late stands for the CPU time up to its firing: the thread ran
+ * the code it interrupts until then (with IRQs off, or while a host held
+ * the vCPU), and the scheduler charges that time to it, this hardirq's
+ * included. So the sample weighs it, in the code where it was spent, not
+ * the next sample a period later, maybe in another function. Only where
+ * the scheduler leaves irq time out of task runtime (TPROF_UNTASKED_TIME:
+ * CONFIG_IRQ_TIME_ACCOUNTING) is the time since this hardirq began not the
+ * thread's, and kcpustat counts it only at irq exit; nothing a module can
+ * read says when the hardirq began, so there the reading stops at the
+ * expiry (under emulation the hardirq itself can take milliseconds), and
+ * the lateness goes on the next sample.
+ * Context: hardirq, the timer callback.
+ */
+static u64 tprof_timer_until(struct tprof_cpu *c)
+{
+	return TPROF_UNTASKED_TIME ? c->armed_clk : U64_MAX;
 }
 
 /* Thread CPU time of c's thread from a runtime value of its task. */
@@ -320,70 +334,20 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 	return 0;
 }
 
-/*
- * @off_state: 0 for a CPU-time sample, else the TPROF_OFF_* of an off-CPU
- * one (taken right after the switch-in that ended the wait).
+/**
+ * tprof_take_sample() - one sample of c's thread: its stacks and the
+ *	record group, written to this CPU's ring (or counted lost).
+ * @c: this CPU's state; its thread is current.
+ * @regs: the interrupted context (the timer), or NULL (a probe: the kernel
+ *	walk starts at c->kfrom).
+ * @weight: the CPU or off-CPU time it stands for.
+ * @period: the period it was taken at.
+ * @late: sample points passed beyond the first (TPROF_RF_LATE).
+ * @off_state: 0 for a CPU-time sample, else the TPROF_OFF_* of an
+ *	off-CPU one (taken right after the switch-in that ended the wait).
+ *
  * Context: hardirq or IRQs off; c's thread is current.
  */
-/* @base stretched by 2^@shift, within the accepted periods. */
-static u64 tprof_stretched(u64 base, u32 shift)
-{
-	if (!shift)
-		return base;
-	return base > (TPROF_MAX_PERIOD_NS >> shift) ? TPROF_MAX_PERIOD_NS :
-	       base << shift;
-}
-
-/*
- * An unprivileged session's sample took @dt of this CPU at @now: past
- * sample_cpu_percent of the window (its own time here: one user's heavy
- * session throttles nobody else's), the session is throttled, rather than
- * the machine slowed: its periods, CPU and off-CPU, x2 from each thread's
- * next point, and a THROTTLE record; once per window, however many CPUs
- * find it over at once. perf's perf_cpu_time_max_percent, per session.
- * Context: IRQs off, on this CPU (@r is its ring of @s).
- */
-static void tprof_budget(struct tprof_session *s, struct tprof_ring *r,
-			 u64 dt, u64 now)
-{
-	unsigned int pct = tprof_policy_sample_cpu_percent();
-	struct tprof_rec_throttle rec = {
-		.hdr.type = TPROF_REC_THROTTLE,
-		.hdr.size = sizeof(rec),
-		.window_ns = TPROF_BUDGET_WINDOW_NS,
-	};
-	u64 last;
-	u32 shift;
-
-	if (!pct || pct >= 100)
-		return;
-	if (now - r->budget_start >= TPROF_BUDGET_WINDOW_NS) {
-		r->budget_start = now;
-		r->budget_used = 0;
-	}
-	r->budget_used += dt;
-	if (r->budget_used * 100 <= (u64)TPROF_BUDGET_WINDOW_NS * pct)
-		return;
-	rec.path_ns = r->budget_used;
-	/* a new window: the stretch shows in the next one */
-	r->budget_start = now;
-	r->budget_used = 0;
-	shift = READ_ONCE(s->throttle_shift);
-	last = READ_ONCE(s->throttle_ns);
-	if (shift >= TPROF_MAX_THROTTLE_SHIFT ||
-	    (shift && now - last < TPROF_BUDGET_WINDOW_NS))
-		return;
-	/* several CPUs may find it over at once: one doubling */
-	if (cmpxchg(&s->throttle_shift, shift, shift + 1) != shift)
-		return;
-	WRITE_ONCE(s->throttle_ns, now);
-	rec.hdr.time_ns = ktime_get_mono_fast_ns();
-	rec.cpu = smp_processor_id();
-	rec.shift = shift + 1;
-	rec.count = atomic_inc_return(&s->throttles);
-	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
-}
-
 static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 			      u64 weight, u64 period, u64 late, u32 off_state)
 {
@@ -485,7 +449,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		r->st.sample_path_calls++;
 	}
 	if (budget)
-		tprof_budget(s, r, t1 - t0, t1);
+		tprof_budget_charge(s, t1 - t0, t1);
 }
 
 /*
@@ -516,7 +480,7 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	req = tprof_thread_req_period(t);
 	if (req)
 		t->base_period = req;
-	req = tprof_stretched(t->base_period, READ_ONCE(c->sess->throttle_shift));
+	req = tprof_stretched(t->base_period, tprof_budget_shift(c->sess->budget));
 	if (req != p) {
 		/* The last passed point stays; the next one is req after it. */
 		t->next_point = t->next_point - p + req;
@@ -586,7 +550,7 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 	    tprof_session_state(c->sess) != TPROF_ACTIVE ||
 	    (c->sess->flags & TPROF_F_NO_CPU_SAMPLES))
 		return HRTIMER_NORESTART;
-	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, c->armed_clk, &clk));
+	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, tprof_timer_until(c), &clk));
 	/*
 	 * With a reschedule pending, the scheduler may end this slice at the
 	 * (older) rq clock of the wakeup (rq_clock_skip_update()): leave the
@@ -698,7 +662,7 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 		now = ktime_get_ns();
 		begin = max(p->start_time, s->start_ns);
 		tprof_off_begin(o, tprof_stretched(s->off_period_ns,
-						   READ_ONCE(s->throttle_shift)),
+						   tprof_budget_shift(s->budget)),
 				p == current ? now : begin, &c->rnd);
 		if (p == current)
 			return;
@@ -713,7 +677,7 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 		w = tprof_off_add(o, now > begin ? now - begin : 0, state);
 	} else if (o->since) {
 		tprof_off_stretch(o, tprof_stretched(s->off_period_ns,
-						     READ_ONCE(s->throttle_shift)));
+						     tprof_budget_shift(s->budget)));
 		state = o->state;
 		in = tprof_sched_stamp(p);
 		w = tprof_off_add(o, in > o->since ? in - o->since : 0, state);
@@ -750,7 +714,7 @@ static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
 	memcpy(t->comm, p->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = 0;
 	t->base_period = period;
-	period = tprof_stretched(period, READ_ONCE(s->throttle_shift));
+	period = tprof_stretched(period, tprof_budget_shift(s->budget));
 	t->period_ns = period;
 	r = (u64)prandom_u32_state(&c->rnd) << 32 | prandom_u32_state(&c->rnd);
 	/* First budget uniform in (0, P]. */

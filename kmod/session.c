@@ -19,6 +19,15 @@
 DEFINE_MUTEX(tprof_sessions_mutex);
 /* Read by probes (preemption or IRQs off: RCU-sched readers). */
 static struct tprof_session __rcu *tprof_active[TPROF_MAX_SESSIONS];
+/*
+ * The slots of tprof_active[] that hold a session, a bit each: the
+ * lookups at every context switch of the system visit those alone (one,
+ * usually), not all TPROF_MAX_SESSIONS slots. A bit may outlive its
+ * slot's pointer for an RCU grace period, or come before it: readers
+ * check the pointer.
+ */
+static unsigned long tprof_active_mask;
+static_assert(TPROF_MAX_SESSIONS <= BITS_PER_LONG);
 
 static struct tprof_session *tprof_slot(unsigned int i)
 {
@@ -47,9 +56,11 @@ struct tprof_session *tprof_session_next(struct task_struct *p,
 					 struct tprof_proc **pp,
 					 bool denied_too, unsigned int *i)
 {
+	unsigned long mask = READ_ONCE(tprof_active_mask);
 	struct pid *tgid = task_tgid(p);
 
-	for (; *i < TPROF_MAX_SESSIONS; (*i)++) {
+	for (; (*i = find_next_bit(&mask, TPROF_MAX_SESSIONS, *i)) <
+	     TPROF_MAX_SESSIONS; (*i)++) {
 		struct tprof_session *s = rcu_dereference_sched(tprof_active[*i]);
 		struct tprof_proc *pr;
 
@@ -81,9 +92,10 @@ struct tprof_session *tprof_session_next(struct task_struct *p,
 struct tprof_session *tprof_session_find_parked(struct task_struct *p,
 						struct tprof_thread **tp)
 {
+	unsigned long mask = READ_ONCE(tprof_active_mask);
 	unsigned int i;
 
-	for (i = 0; i < TPROF_MAX_SESSIONS; i++) {
+	for_each_set_bit(i, &mask, TPROF_MAX_SESSIONS) {
 		struct tprof_session *s = rcu_dereference_sched(tprof_active[i]);
 
 		if (!s || tprof_session_state(s) != TPROF_ACTIVE)
@@ -277,6 +289,7 @@ int tprof_session_publish(struct tprof_session *s, u32 *refused)
 	/* Pairs with the acquire in tprof_poll(): the rings exist. */
 	smp_store_release(&s->state, TPROF_ACTIVE);
 	rcu_assign_pointer(tprof_active[free], s);
+	WRITE_ONCE(tprof_active_mask, tprof_active_mask | BIT(free));
 	return 0;
 }
 
@@ -290,6 +303,7 @@ void tprof_session_unpublish(struct tprof_session *s)
 	lockdep_assert_held(&tprof_sessions_mutex);
 	WRITE_ONCE(s->state, TPROF_STOPPING);
 	RCU_INIT_POINTER(tprof_active[s->idx], NULL);
+	WRITE_ONCE(tprof_active_mask, tprof_active_mask & ~BIT(s->idx));
 	s->idx = -1;
 }
 

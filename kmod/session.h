@@ -21,6 +21,8 @@
 #include "ring.h"
 #include "threads.h"
 
+struct tprof_budget;
+
 struct pid;
 struct pid_namespace;
 struct task_struct;
@@ -63,11 +65,10 @@ enum tprof_state {
  * @inherit: with TPROF_F_CHILDREN, a process forked by an admitted one is
  *	admitted too: the session is privileged, or its caller is an
  *	ancestor of the target (children.c); else it joins pending.
- * @throttle_shift: periods are stretched by 2^this (unprivileged sessions
- *	whose sampling exceeded a CPU's budget, sampler.c); only grows.
- * @throttles: how often it grew.
- * @throttle_ns: local_clock() when it last grew: one doubling per budget
- *	window, however many CPUs find the session over it at once.
+ * @budget: an unprivileged session's user's sampling budget (budget.c):
+ *	its periods are stretched by 2^tprof_budget_shift(); NULL when
+ *	privileged.
+ * @throttles: THROTTLE records this session got.
  * @period_ns: default period.
  * @max_user_frames: user stack depth cap.
  * @max_kernel_frames: kernel stack depth cap; 0 = no kernel stacks.
@@ -98,9 +99,8 @@ struct tprof_session {
 	u32 flags;
 	struct tprof_grant grant;
 	bool inherit;
-	u32 throttle_shift;
+	struct tprof_budget *budget;
 	atomic_t throttles;
-	u64 throttle_ns;
 	u64 period_ns;
 	u32 max_user_frames;
 	u32 max_kernel_frames;

@@ -221,6 +221,13 @@ $(BUILD)/progs/dlreuse $(BUILD)/progs/newroot $(BUILD)/progs/manymaps: $(BUILD)/
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -D_GNU_SOURCE -o $@ $< -ldl
 
+# late timers on purpose (tests/cases/62-late.sh)
+PROGS += $(BUILD)/progs/late
+progs: $(BUILD)/progs/late
+$(BUILD)/progs/late: tests/progs/late.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
+
 # off-CPU workloads (tests/cases/54-off-cpu.sh, bench/guest/80-off-cpu.sh)
 PROGS += $(BUILD)/progs/offcpu
 progs: $(BUILD)/progs/offcpu

@@ -60,7 +60,7 @@ rounds=$(( BENCH_CPU_MS * 1000000 * 2000 / (ns > 0 ? ns : 1) + 1 ))
 rm -f "$f"
 row "exp=switch-self rounds=$rounds" "$BW" pingpong thread "$rounds" -- \
 	"tprof:1000:--call-graph fp" "perf:1000:" \
-	"tprof:1000:--call-graph fp --mode wall" "perf:1000:-e sched:sched_switch/period=1/"
+	"tprof:1000:--call-graph fp --mode wall" "perf-switch:1000:"
 for r in 1 2; do
 	for bg in none tprof perf; do
 		bg_start "$bg"

@@ -25,7 +25,7 @@ PEER = {
                "perf has no such mode, so against perf -g"),
     "tprof:--call-graph_dwarf": ("perf:--call-graph_dwarf", "8 KiB each"),
     "tprof:--call-graph_fp_--mode_wall": (
-        "perf:-e_sched:sched_switch/period=1/",
+        "perf-switch:",
         "off-CPU: perf with a callchain at every switch, its usual recipe"),
 }
 NAMES = {
@@ -37,7 +37,7 @@ NAMES = {
     "tprof:--call-graph_fp_--mode_wall": "tprof fp `--mode wall`",
     "perf:": "perf `-e task-clock -g`",
     "perf:--call-graph_dwarf": "perf `--call-graph dwarf`",
-    "perf:-e_sched:sched_switch/period=1/": "perf `-g` + `-e sched:sched_switch`",
+    "perf-switch:": "perf `-g` + `-e sched:sched_switch`",
     "pyspy:": "py-spy `record -r 1000`",
     "cprofile:": "cProfile",
 }

@@ -8,7 +8,8 @@
 # figures do not depend on the host's load (tests/vm/README.md).
 # Env: BENCH_CPU_MS (400: the unprofiled workload's CPU time),
 #      BENCH_SKIP_GUEST=1 (only rewrite the document from the last results),
-#      BENCH_DOC (docs/benchmarks.md).
+#      BENCH_DOC (docs/benchmarks.md), BENCH_MODULE_DIR (DIR/KVER/tprof.ko:
+#      a module built elsewhere, e.g. an earlier tree's, for a before/after).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/vm/kpaths.sh"
@@ -32,14 +33,20 @@ if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 		vm_slot "$jobs"
 		(
 			out=$build/vm/exact-$name
+			[ -z "${BENCH_MODULE_DIR:-}" ] ||
+				export TPROF_MODULE=$BENCH_MODULE_DIR/$kver/tprof.ko
+			# a run with failed rows still has the others' results
 			BUILD=$build VM_OUT=$out CASE_DIR=bench/exact VM_CPUS=1 \
 				VM_ICOUNT=$shift_ VM_TIMEOUT=${VM_TIMEOUT:-10800} \
-				"$root/tests/vm/run-kernel.sh" "$name" "$kver" || exit 1
+				"$root/tests/vm/run-kernel.sh" "$name" "$kver"
+			r=$?
 			rm -rf "$dest/$name" && mkdir -p "$dest/$name" &&
 				cp -r "$out/out/bench/." "$dest/$name/" &&
 				cp "$out/console.log" "$dest/$name/" &&
 				echo "icount shift=$shift_" > "$dest/$name/mode" &&
-				git -C "$root" describe --always --dirty > "$dest/$name/tree"
+				git -C "$root" describe --always --dirty > "$dest/$name/tree" ||
+				r=1
+			exit $r
 		) &
 	done <<<"$list"
 	while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || rc=1; done

@@ -59,7 +59,8 @@ calibrate_units() {
 }
 
 # measure TAGS PROF HZ [PROFILER-ARGS...] -- WORKLOAD...
-#   PROF: none | tprof | perf | pyspy | cprofile (the last two: a Python
+#   PROF: none | tprof | perf | perf-switch (and sched_switch) | pyspy |
+#   cprofile (the last two: a Python
 #   workload). TAGS: key=value pairs that identify the run.
 #   "@D@" in a profiler argument is the run's scratch folder (--save-raw @D@/raw).
 #   BENCH_PATH_TIMING=1: tprof-read's ENABLE asks for STATS path timing
@@ -93,6 +94,10 @@ measure() {
 	perf) "$BW" run "$res" -- "${pin[@]}" perf record -e task-clock \
 		-c $((1000000000 / hz)) -g "${extra[@]}" -o "$d/perf.data" -- "$@" \
 		> "$d/out" 2>&1 ;;
+	# perf's off-CPU recipe: a callchain at every context switch
+	perf-switch) "$BW" run "$res" -- "${pin[@]}" perf record \
+		-e "task-clock/period=$((1000000000 / hz))/" -e sched:sched_switch \
+		-g "${extra[@]}" -o "$d/perf.data" -- "$@" > "$d/out" 2>&1 ;;
 	# Python's peers (bench/exact): the workload is INTERPRETER SCRIPT...
 	pyspy) "$BW" run "$res" -- "${pin[@]}" "$TPROF_BUILD/py-spy/bin/py-spy" record \
 		-r "$hz" -f raw -o "$d/pyspy.txt" "${extra[@]}" -- "$@" > "$d/out" 2>&1 ;;
@@ -111,7 +116,7 @@ measure() {
 		line+=" lost=$(sed -n 's/^total: .*, \([0-9]*\) lost.*/\1/p' "$d/out")"
 		[ -s "$d/raw" ] && line+=" $("$BW" rawstats "$d/raw")"
 		;;
-	perf)
+	perf|perf-switch)
 		# "[ perf record: Captured and wrote X MB F (N samples) ]"
 		line+=" samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$d/out")"
 		line+=" lost=$(sed -n 's/.* and lost \([0-9]*\) chunks.*/\1/p' "$d/out" | tail -n1)"

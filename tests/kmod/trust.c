@@ -2138,32 +2138,24 @@ int t_trust_writeback(void)
 
 /* ------------------------------------------------------------------ */
 /*
- * pending-root (issue 32 item 4): under Yama ptrace_scope 1, a user's
- * CHILDREN session holds P's child C pending (the user may attach to P,
- * not to C). Root's ENABLE on C succeeds meanwhile, and root's session
- * gets C's samples: a pending process blocks no one.
+ * pending-root: under Yama ptrace_scope 1, a user's CHILDREN session
+ * holds P's child C pending (the profiler is P's sibling, as in the yama
+ * test: P names it its ptracer, so it may attach to P, not to C). Root's
+ * ENABLE on C succeeds meanwhile, and root's session gets C's samples: a
+ * pending process blocks no one. The profiler's side, in the sibling:
+ * its failures are its exit status.
  */
-int t_trust_pending_root(void)
+static int pending_root_run(struct proc *pp)
 {
 	u32 flags = TPROF_F_CHILDREN | TPROF_F_USER_SNAPSHOT | TPROF_F_MEM_PROOF;
 	struct evs e = { .marker = mark, .mlen = MARK_LEN };
 	unsigned long long rs = 0;
 	const struct ev *pr;
 	char line[128];
-	struct proc p;
+	struct proc p = *pp;
 	int fd, ret, tp = -1, rret = 1, qret = 1;
 	pid_t c = 0;
 
-	become_nobody(true);
-	mark_fill(mark);
-	yshm = mmap(NULL, sizeof(*yshm), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (yshm == MAP_FAILED)
-		die("mmap");
-	yshm->cgo = 0;
-	proc_spawn(&p, y_parent, NULL);
-	if (!await(&p, line, sizeof(line), 60000, -1, NULL))
-		die("pending-root: P not ready");
 	tell(&p, "T %d\n", getpid());
 	if (!await_prefix(&p, "T ", line, sizeof(line), 60000, -1, NULL) ||
 	    sscanf(line, "T %d", &tp) != 1 || tp)
@@ -2209,6 +2201,38 @@ int t_trust_pending_root(void)
 out:
 	close(fd);
 	evs_free(&e);
+	return failures;
+}
+
+int t_trust_pending_root(void)
+{
+	char line[128];
+	struct proc p;
+	int status;
+	pid_t x;
+
+	become_nobody(true);
+	mark_fill(mark);
+	yshm = mmap(NULL, sizeof(*yshm), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (yshm == MAP_FAILED)
+		die("mmap");
+	yshm->cgo = 0;
+	/* P is ours; the profiler is P's sibling, not its ancestor */
+	proc_spawn(&p, y_parent, NULL);
+	if (!await(&p, line, sizeof(line), 60000, -1, NULL))
+		die("pending-root: P not ready");
+	fflush(stdout);
+	x = fork();
+	if (x < 0)
+		die("fork");
+	if (!x) {
+		prctl_death();
+		_exit(pending_root_run(&p) ? 1 : 0);
+	}
+	if (waitpid(x, &status, 0) != x || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		failures++;
 	proc_end(&p);
 	return 0;
 }

@@ -1081,8 +1081,8 @@ int t_uwalk_bench(const char *prog)
  * all with max_frames 256, with snapshots and the red zone for the
  * spread and codefault ones. STATS (uread_*) count each sample's reads
  * and failed reads exactly: at most TPROF_UREAD_MAX_FAULTS failed reads a
- * sample, at most one fault a walk, and the spread walk at most 4x the
- * reads of the legit one (reads per frame: 7 against 2).
+ * sample, at most one fault a walk, and the spread walk at most 8x the
+ * reads of the legit one (reads per frame: up to 7 against about 1).
  */
 struct bound_run {
 	struct tprof_ioc_stats st;
@@ -1176,13 +1176,27 @@ int t_uwalk_bound(const char *prog)
 	bound_session(prog, "codefault", 2, &cf);
 	if (legit.ret || spread.ret || cf.ret)
 		return failures;
-	ok(legit.st.uread_samples > 0 && legit.st.uread_max_reads >= 2 * 256,
-	   "uwalk-bound: premise: the legit walk of the cycle reads 2 a frame for its 256 frames (%llu reads at most a sample)",
+	ok(legit.st.uread_samples > 0 && legit.st.uread_max_reads >= 256,
+	   "uwalk-bound: premise: the legit walk of the cycle reads each of its 256 frames (%llu reads at most a sample)",
 	   (unsigned long long)legit.st.uread_max_reads);
-	ok(spread.st.uread_max_reads <= 4 * legit.st.uread_max_reads,
-	   "uwalk-bound: the spread walk reads at most 4x the legit one's (%llu against %llu a sample)",
+	/*
+	 * Reads: a frame's words in one span when they lie close (legit,
+	 * about 1 a frame), one read each when spread (each field, code
+	 * word and the next pointer: 7 at most).
+	 */
+	ok(spread.st.uread_max_reads <= 8 * legit.st.uread_max_reads,
+	   "uwalk-bound: the spread walk reads at most 8x the legit one's (%llu against %llu a sample)",
 	   (unsigned long long)spread.st.uread_max_reads,
 	   (unsigned long long)legit.st.uread_max_reads);
+	/*
+	 * Their time is make bench's to give, on an exact guest: under
+	 * plain TCG the host's load moves it more than the walks differ.
+	 */
+	note("uwalk-bound: sample path %llu ns (spread) against %llu (legit)",
+	     (unsigned long long)(spread.st.sample_path_calls ?
+	     spread.st.sample_path_ns / spread.st.sample_path_calls : 0),
+	     (unsigned long long)(legit.st.sample_path_calls ?
+	     legit.st.sample_path_ns / legit.st.sample_path_calls : 0));
 	ok(cf.k.by_status[TPROF_UWALK_FAULT] > 0 &&
 	   cf.st.uwalk_frames == 0,
 	   "uwalk-bound codefault: the first code word that faults ends the walk before its frame (%llu FAULT walks, %llu frames)",

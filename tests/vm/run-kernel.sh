@@ -87,6 +87,18 @@ fi
 
 rm -rf "$vmout"
 mkdir -p "$vmout/out"
+# The test modules (tests/vm/testmod: what cases load to provoke what the
+# guest would not do by itself), built here for x86-64 guests, in this
+# run's own folder (guests of one kernel run side by side); a case skips
+# where they are missing.
+testmod=
+if [ "$KARCH" = x86_64 ]; then
+	testmod=$vmout/testmod
+	mkdir -p "$testmod"
+	cp "$root"/tests/vm/testmod/{Kbuild,*.c} "$testmod/"
+	make -s -C "$KDIR" M="$testmod" modules > "$testmod/build.log" 2>&1 ||
+		{ say "test modules: build failed (see $testmod/build.log)"; testmod=; }
+fi
 selftest_ko=
 case "${SELFTEST:-}" in
 warn|sleep|lockdep|kasan|odebug|list)
@@ -111,6 +123,7 @@ CASE_TIMEOUT='${CASE_TIMEOUT:-600}'
 CASE_TIMEOUT_SCALE='$scale'
 TPROF_IRQ_SLACK_US='$irq_slack'
 VM_MODE='$mode'
+TPROF_TESTMOD='$testmod'
 CASE_REPEAT='${CASE_REPEAT:-1}'
 EOV
 
