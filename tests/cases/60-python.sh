@@ -21,7 +21,15 @@
 #  - attach: -p of a running loop, and of http.server under load: Python
 #    frames without a restart;
 #  - replay: --input of the saved stream after the target exited gives
-#    the same functions and the same totals by name.
+#    the same functions and the same totals by name;
+#  - contents, not names: python3.11 copied as myapp and as a venv's
+#    bin/python: Python frames, 8 KiB snapshots (the venv's name crashed);
+#  - deep recursion (900 frames): cut at the walk's cap with [truncated]
+#    as rec()'s caller, never a native frame; rec()'s CPU its own;
+#  - an import-heavy start (150 module bodies, each freed once run): at
+#    most 1% of the interpreter's CPU unnamed;
+#  - 3.12 and 3.13 (the host's pyenv builds; skipped where missing): the
+#    accuracy and thread checks of 3.11.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -218,6 +226,111 @@ if run wall --mode wall -- "$PY" "$PD/native.py" 1; then
 	   [ $(((got + on) * 100)) -ge $((slept * 98)) ]; then ok "wall: off-CPU under sleeper() $got ns and CPU $on ns, it slept $slept ns ($(diffpct "$got" "$slept") off-CPU)"
 	else fail "wall: off-CPU under sleeper() $got ns and CPU $on ns, it slept ${slept:-?} ns"; fi
 fi
+
+# acc_check NAME: NAME.pb.gz of accuracy.py (NAME.out its costs): each
+# function's sampled CPU within 2% of its own clock (its share of [lost]
+# allowed), main() above it in >= 95% of its samples
+acc_check() {
+	local name=$1 total lost fn ns line qn got below all
+	"$SUM" -func "Work.alpha,beta,gamma,main,[lost]" \
+		-reach "Work.alpha:main,beta:main,gamma:main" "$name.pb.gz" > "$name.sum" 2>&1
+	save "$name.sum"
+	lost=$(sumval "$name.sum" func "[lost]")
+	[ "$(grep -c '^cost ' "$name.out")" = 3 ] || fail "$name: accuracy.py printed $(grep -c '^cost ' "$name.out") costs, not 3"
+	while read -r _ fn ns line qn; do
+		got=$(sumval "$name.sum" func "$fn")
+		if within "$got" "$ns" 2 ||
+		   { [ "$got" -lt "$ns" ] && within $((got + lost)) "$ns" 2; }; then
+			ok "$name: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"))"
+		else fail "$name: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"); $lost ns [lost])"; fi
+		below=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $5 }' "$name.sum")
+		all=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $7 }' "$name.sum")
+		if [ -n "$all" ] && [ "$all" -gt 0 ] && [ $((below * 100)) -ge $((all * 95)) ]; then
+			ok "$name: main() above $fn in $below of $all samples"
+		else fail "$name: main() above $fn in ${below:-?} of ${all:-?} samples (< 95%)"; fi
+	done < <(grep '^cost ' "$name.out")
+}
+
+# thr_check NAME: NAME.pb.gz of threads.py: each function's CPU within 3%
+# of its own thread's clock, none under another's
+thr_check() {
+	local name=$1 tid fn own mine other
+	"$SUM" -func work_one,work_two,work_three,work_four "$name.pb.gz" > "$name.sum" 2>&1
+	save "$name.sum"
+	[ "$(grep -c '^cpu ' "$name.out")" = 4 ] ||
+		fail "$name: $(grep -c '^cpu ' "$name.out") of 4 threads said their CPU"
+	while read -r _ tid fn own; do
+		mine=$(awk -F'\t' -v t="$tid" -v f="$fn" '$1 == "tidfunc" && $2 == t && $3 == f { print $4 }' "$name.sum")
+		other=$(awk -F'\t' -v t="$tid" -v f="$fn" '$1 == "tidfunc" && $2 == t && $3 != f { s += $4 } END { print s + 0 }' "$name.sum")
+		if within "${mine:-0}" "$own" 3 && [ "$other" = 0 ]; then
+			ok "$name: thread $tid: ${mine:-0} ns under $fn, its own clock $own ns ($(diffpct "${mine:-0}" "$own"))"
+		else fail "$name: thread $tid: ${mine:-0} ns under $fn, its own clock $own ns, $other under another's"; fi
+	done < <(grep '^cpu ' "$name.out")
+}
+
+# ---- the interpreter by its contents, whatever its name ----
+# a copy of python3.11 called myapp, and a venv --copies' bin/python (its
+# name once crashed tprof-read): Python frames, 8 KiB snapshots
+mkdir -p venv/bin && cp "$PY" myapp && cp "$PY" venv/bin/python
+if run myapp -v -- "$PWD/myapp" "$PD/accuracy.py" $scale; then
+	if grep -q "CPython ($PWD/myapp): 8192-byte stack snapshots" myapp.err; then
+		ok "myapp: a renamed python3.11: 8192-byte snapshots"
+	else fail "myapp: a renamed python3.11 keeps the default snapshots"; fi
+	acc_check myapp
+fi
+if run venv -- "$PWD/venv/bin/python" "$PD/accuracy.py" 0.02; then
+	"$SUM" -func "Work.alpha" venv.pb.gz > venv.sum 2>&1
+	got=$(sumval venv.sum func Work.alpha)
+	if [ "$got" -gt 0 ]; then ok "venv: bin/python profiled, Work.alpha named ($got ns)"
+	else fail "venv: bin/python: no Work.alpha in its profile"; fi
+fi
+
+# ---- deep recursion: cut at the walk's cap, marked, no false caller ----
+if run deep -- "$PY" "$PD/deep.py" 900 $([ $light = 1 ] && echo 0.5 || echo 1.5); then
+	traces deep
+	own=$(awk '$1 == "deep" { print $3 }' deep.out)
+	# leaf first: the frame after the outermost rec is its caller
+	read -r all bad trunc < <(awk -F'\t' '
+		{ k = split($2, f, ";"); last = 0
+		  for (i = 1; i <= k; i++) { split(f[i], w, " "); if (w[1] == "rec") last = i }
+		  if (!last) next; all += $1
+		  split(f[last + 1], w, " ")
+		  if (w[1] == "[truncated]") trunc += $1
+		  else if (w[1] != "main") bad += $1 }
+		END { printf "%.0f %.0f %.0f\n", all, bad, trunc }' deep.traces)
+	if [ "$all" -gt 0 ] && [ "$bad" = 0 ] && [ $((trunc * 100)) -ge $((all * 99)) ]; then
+		ok "deep: rec() 900 deep: [truncated] its caller in $trunc of $all ns, no native caller"
+	else fail "deep: rec() 900 deep: [truncated] in ${trunc:-0} of ${all:-0} ns, ${bad:-?} ns under another caller"; fi
+	if within "$all" "${own:-0}" 3; then ok "deep: rec()'s $all ns, its own clock $own ns ($(diffpct "$all" "$own"))"
+	else fail "deep: rec()'s ${all:-0} ns, its own clock ${own:-?} ns"; fi
+fi
+
+# ---- an import-heavy start: module bodies named though freed at once ----
+if run imp -- "$PY" "$PD/imports.py" "$PWD/impmods" 150 $([ $light = 1 ] && echo 4 || echo 8); then
+	traces imp
+	read -r all unknown mods < <(awk -F'\t' '
+		/imports[.]py:/ { all += $1
+		  if (index($2, "[unknown python code]")) unknown += $1
+		  if ($2 ~ /<module> [^;]*impmods\/mod[0-9]+[.]py/) mods += $1 }
+		END { printf "%.0f %.0f %.0f\n", all, unknown, mods }' imp.traces)
+	own=$(awk '$1 == "imports" { print $3 }' imp.out)
+	if [ "$all" -gt 0 ] && [ $((unknown * 100)) -le "$all" ]; then
+		ok "imports: $unknown of $all ns of the interpreter's CPU unnamed (<= 1%)"
+	else fail "imports: ${unknown:-?} of ${all:-0} ns of the interpreter's CPU unnamed (> 1%)"; fi
+	# the module bodies' own loops: most of the imports' CPU
+	if [ -n "$own" ] && [ $((mods * 100)) -ge $((own * 80)) ]; then
+		ok "imports: $mods ns under the modules' <module> frames, the imports took $own ns"
+	else fail "imports: ${mods:-0} ns under the modules' <module> frames, the imports took ${own:-?} ns (< 80%)"; fi
+fi
+
+# ---- 3.12 and 3.13 (pyenv builds, from the host's root) ----
+for v in 3.12.1 3.13.0; do
+	bin=/root/.pyenv/versions/$v/bin/python${v%.*}
+	if [ ! -x "$bin" ]; then skip "python $v: no $bin"; continue; fi
+	tag=py${v%.*}; tag=${tag//./}
+	run "$tag-acc" -- "$bin" "$PD/accuracy.py" $scale && acc_check "$tag-acc"
+	run "$tag-thr" -- "$bin" "$PD/threads.py" 1 && thr_check "$tag-thr"
+done
 
 # ---- attach ----
 attach() {
