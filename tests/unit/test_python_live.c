@@ -102,6 +102,94 @@ static void test_names_not_python(void)
 	CHECK_EQ(minor, 77);	/* untouched */
 }
 
+/* cp src dst (dst under build/), executable: 0 */
+static int copy_exe(const char *src, const char *dst)
+{
+	char *out = NULL;
+	int ret = run_fmt(&out, "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'",
+			  dst, src, dst);
+
+	free(out);
+	return ret;
+}
+
+/*
+ * CPython by its contents, whatever the file is called: python3.11 copied
+ * as myapp and as a venv's bin/python is the interpreter (before ENABLE
+ * too: its snapshots' size, by command and by a running pid's maps);
+ * Debian's libpython3.11 a library interpreter; pyenv's launchers are
+ * launchers, its 2.7 library is one without _PyRuntime; libc and sh are
+ * none of those.
+ */
+static void test_probe(void)
+{
+	static const struct {
+		const char *path;
+		int probe;
+		enum py_elf_kind kind;
+	} files[] = {
+		{ "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+		  PY_PROBE_RUNTIME, PY_ELF_LIB },
+		{ "/root/.pyenv/versions/3.12.1/bin/python3.12",
+		  PY_PROBE_LAUNCHER, PY_ELF_NONE },
+		{ "/root/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0",
+		  PY_PROBE_RUNTIME, PY_ELF_LIB },
+		{ "/root/.pyenv/versions/3.10.13/lib/libpython3.10.so.1.0",
+		  PY_PROBE_RUNTIME, PY_ELF_LIB },
+		{ "/root/.pyenv/versions/2.7.18/lib/libpython2.7.so.1.0",
+		  PY_PROBE_OLD, PY_ELF_NONE },
+		{ "/bin/sh", PY_PROBE_NONE, PY_ELF_NONE },
+	};
+	const char *myapp = build_path("unit/py-probe/myapp");
+	const char *venv = build_path("unit/py-probe/venv/bin/python");
+	enum py_elf_kind kind;
+	char what[4096];
+	unsigned int i;
+	pid_t pid;
+
+	if (access(PY311, X_OK)) {
+		SKIP("no " PY311);
+		return;
+	}
+	CHECK_EQ(copy_exe(PY311, myapp), 0);
+	CHECK_EQ(copy_exe(PY311, venv), 0);
+	CHECK_EQ(py_elf__probe_path(PY311, &kind), PY_PROBE_RUNTIME);
+	CHECK_EQ(kind, PY_ELF_EXE);
+	CHECK_EQ(py_elf__probe_path(myapp, &kind), PY_PROBE_RUNTIME);
+	CHECK_EQ(kind, PY_ELF_EXE);
+	CHECK_EQ(py_elf__probe_path(venv, &kind), PY_PROBE_RUNTIME);
+	CHECK_EQ(py_elf__probe_path("/nonexistent/python3.11", &kind),
+		 -ENOENT);
+	if (libc_path())
+		CHECK_EQ(py_elf__probe_path(libc_path(), &kind),
+			 PY_PROBE_NONE);
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		if (access(files[i].path, R_OK)) {
+			printf("    skip: no %s\n", files[i].path);
+			continue;
+		}
+		CHECK_EQ(py_elf__probe_path(files[i].path, &kind),
+			 files[i].probe);
+		CHECK_EQ(kind, files[i].kind);
+	}
+	/* snapshots sized for CPython: by the command, by the pid's maps */
+	CHECK(pytarget__command(myapp, what, sizeof(what)));
+	CHECK(pytarget__command(venv, what, sizeof(what)));
+	CHECK(!pytarget__command("/bin/sh", what, sizeof(what)));
+	pid = fork();
+	if (!pid) {
+		execl(myapp, "myapp", "-c", "import time; time.sleep(30)",
+		      (char *)NULL);
+		_exit(127);
+	}
+	what[0] = 0;
+	for (i = 0; i < 200 && !pytarget__pid(pid, what, sizeof(what)); i++)
+		usleep(10000);
+	CHECK_STR(what, myapp);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 /* Debian's 3.11.2, as python-frames.md sections 0.4, 1 and 5.2 give it */
 static void test_elf_311(void)
 {
@@ -434,7 +522,7 @@ struct child {
 	FILE *in;		/* its stdin */
 };
 
-static bool spawn_py(struct child *c, const char *script)
+static bool spawn_with(struct child *c, const char *py, const char *script)
 {
 	int o[2], i[2];
 
@@ -446,7 +534,7 @@ static bool spawn_py(struct child *c, const char *script)
 		dup2(i[0], 0);
 		close(o[0]);
 		close(i[1]);
-		execl(PY311, PY311, script, (char *)NULL);
+		execl(py, py, script, (char *)NULL);
 		_exit(127);
 	}
 	close(o[1]);
@@ -454,6 +542,11 @@ static bool spawn_py(struct child *c, const char *script)
 	c->out = fdopen(o[0], "r");
 	c->in = fdopen(i[1], "w");
 	return c->pid > 0;
+}
+
+static bool spawn_py(struct child *c, const char *script)
+{
+	return spawn_with(c, PY311, script);
 }
 
 static void reap(struct child *c)
@@ -584,8 +677,15 @@ static void check_thread(struct target *t, const struct pythread *exp,
 		struct pylines pl;
 		int line;
 
-		if (fw[t->pp.w_entry] & 0xff)
+		if (t->pp.entry_kind == TPROF_PY_ENTRY_SENTINEL) {
+			/* 3.12+: a sentinel starts each activation */
+			if ((fw[t->pp.w_entry] & 0xff) >= t->pp.entry_value) {
+				(*segments)++;
+				continue;
+			}
+		} else if (fw[t->pp.w_entry] & 0xff) {
 			(*segments)++;
+		}
 		want = (struct pyc_want){ fw[PY_WORD_FILENAME],
 					  fw[PY_WORD_QUALNAME] };
 		pyc__read(&t->mem, &t->L, t->pe.code_type, code, &want, &c);
@@ -647,6 +747,100 @@ static void test_oracle(void)
 	py_mem__close(&t.mem);
 	objects__free(objs);
 	reap(&c);
+}
+
+/*
+ * A pyenv build (python3.X launching libpython3.X.so): its library's
+ * load address from the target's maps, the layout as tprof-read makes it
+ * (3.12's table; 3.13's _Py_DebugOffsets read from the target).
+ */
+static bool target_setup_lib(struct target *t, struct objects *objs, int pid,
+			     const char *lib)
+{
+	char path[64], line[4600], why[96];
+	unsigned long long lo = 0, off;
+	unsigned char blob[PY_DEBUG_OFFSETS_MAX];
+	uint32_t version, key;
+	int64_t slot0 = PY_TSD_SLOT0_DEFAULT;
+	uint64_t bias = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, lib) &&
+		    sscanf(line, "%llx-%*x %*s %llx", &lo, &off) == 2 && !off)
+			break;
+	if (f)
+		fclose(f);
+	if (!lo || py_elf__inspect(objects__file(objs, lib, NULL), PY_ELF_LIB,
+				   &t->pe) || py_mem__open(&t->mem, pid))
+		return false;
+	bias = lo;	/* the library's first PT_LOAD is at 0 */
+	t->pe.runtime += bias;
+	t->pe.code_type += bias;
+	t->pe.str_type += bias;
+	if (py_mem__read(&t->mem, t->pe.py_version + bias, &version, 4))
+		return false;
+	if (py_layout__needs_debug(version)) {
+		if (py_mem__read(&t->mem, t->pe.runtime, blob, sizeof(blob)) ||
+		    py_layout__from_debug(version, blob, sizeof(blob), &t->L,
+					  why, sizeof(why)))
+			return false;
+	} else if (py_layout__builtin(version, &t->L)) {
+		return false;
+	}
+	if (py_mem__read(&t->mem, t->pe.runtime + t->L.rt_tss_key, &key, 4))
+		return false;
+	if (libc_path())
+		py_elf__tsd_slot0(objects__file(objs, libc_path(), NULL),
+				  &slot0);
+	py_layout__walk(&t->L, pid, false, slot0 + 16 * key, &t->w, &t->pp);
+	return true;
+}
+
+/*
+ * The walker oracle on 3.12 and 3.13 (the host's pyenv builds; skipped
+ * where missing): the walk tprof-read installs for each names the frames
+ * sys._current_frames() names, line for line, past the sentinels.
+ */
+static void test_oracle_312_313(void)
+{
+	static const char *const vers[] = { "3.12.1", "3.12", "3.13.0", "3.13" };
+	unsigned int v;
+
+	for (v = 0; v < ARRAY_SIZE(vers); v += 2) {
+		char py[256], lib[256];
+		struct pythread exp[8];
+		struct objects *objs;
+		struct target t = { .mem.fd = -1 };
+		struct child c;
+		int n, i, seg;
+
+		snprintf(py, sizeof(py), "/root/.pyenv/versions/%s/bin/python%s",
+			 vers[v], vers[v + 1]);
+		snprintf(lib, sizeof(lib),
+			 "/root/.pyenv/versions/%s/lib/libpython%s.so.1.0",
+			 vers[v], vers[v + 1]);
+		if (access(py, X_OK) || access(lib, R_OK)) {
+			printf("    skip: no %s\n", py);
+			continue;
+		}
+		CHECK(spawn_with(&c, py, root_path("tests/progs/py/parked.py")));
+		n = read_expected(c.out, exp, 8);
+		CHECK_EQ(n, 6);
+		objs = objects__new();
+		CHECK(target_setup_lib(&t, objs, c.pid, lib));
+		CHECK_EQ(t.pp.entry_kind, TPROF_PY_ENTRY_SENTINEL);
+		for (i = 0; i < n && i < 6 && t.mem.fd >= 0; i++) {
+			check_thread(&t, &exp[i], c.pid, &seg);
+			CHECK(seg >= 1);
+		}
+		printf("    %s: %d threads walked\n", vers[v], n);
+		py_mem__close(&t.mem);
+		objects__free(objs);
+		reap(&c);
+	}
 }
 
 /* "C addr filename qualname name file" of reuse.py: the walk's words */
@@ -839,6 +1033,8 @@ const struct unit_test python_live_tests[] = {
 	{ "python live: names of interpreters", test_names },
 	{ "python live: names that are no python3.X, read within them",
 	  test_names_not_python },
+	{ "python live: CPython by its contents, whatever its name",
+	  test_probe },
 	{ "python live: Debian 3.11's ELF and glibc's TSD slot", test_elf_311 },
 	{ "python live: libpython3.12 and its launcher", test_elf_libpython },
 	{ "python live: 3.11 table = offsetof() on the headers", test_layout_311 },
@@ -846,6 +1042,7 @@ const struct unit_test python_live_tests[] = {
 	  test_debug_offsets },
 	{ "python live: the 3.11 walk descriptor", test_walk_311 },
 	{ "python live: walker oracle = sys._current_frames()", test_oracle },
+	{ "python live: walker oracle on 3.12 and 3.13", test_oracle_312_313 },
 	{ "python live: a reused code object reads stale", test_stale },
 	{ "python live: CPython targets known before ENABLE", test_pytarget },
 	{ NULL, NULL },
