@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 900
-# Python frames (issue 24), with Debian's python3.11 (the host's, over
+# Python frames, with Debian's python3.11 (the host's, over
 # 9p). Truth is the target's own: each function's time.thread_time_ns()
 # around its work, each thread's native id, the marked hot lines, the
 # time.sleep it timed; profiles are read with lab/pprofsum and go tool

@@ -28,7 +28,7 @@
 #include "live/pytarget.h"
 #include "object/object.h"
 #include "object/pylayout.h"
-#include "object/python.h"
+#include "object/pyelf.h"
 #include "testlib.h"
 
 #define PY311 "/usr/bin/python3.11"

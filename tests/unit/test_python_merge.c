@@ -19,7 +19,7 @@
 
 #include "lib/util.h"
 #include "model/profile.h"
-#include "model/python.h"
+#include "model/pyrecords.h"
 #include "pbload.h"
 #include "stream/records.h"
 #include "testlib.h"

@@ -19,7 +19,7 @@
 #include "lib/util.h"
 
 /*
- * RLOC_PYTHON: a Python frame (model/python.h), one location per
+ * RLOC_PYTHON: a Python frame (model/pyrecords.h), one location per
  * (function, line) whatever code object or process ran it: no mapping, no
  * address; its one line is set by the resolve pass (named from the
  * stream, so also with --no-symbolize).

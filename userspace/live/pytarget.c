@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "live/pytarget.h"
-#include "object/python.h"
+#include "object/pyelf.h"
 
 /* path's contents: an interpreter, or a launcher of one */
 static bool runs_cpython(const char *path)

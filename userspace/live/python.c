@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "live/python.h"
-#include "model/python.h"
+#include "model/pyrecords.h"
 
 /* launch mode: the interpreter initialises some 20 ms after exec; look
  * every 2 ms for that long, then every 100 ms */

@@ -20,7 +20,7 @@
 #include "live/recorder.h"
 #include "live/session.h"
 #include "object/object.h"
-#include "object/python.h"
+#include "object/pyelf.h"
 
 enum pyl_state {
 	PYP_WAIT,		/* found, not initialised (or threads unchecked) */
@@ -65,7 +65,7 @@ struct pyl_proc {
 	size_t nregs, capregs;
 };
 
-/* a mapped file's contents, probed once (object/python.h py_probe) */
+/* a mapped file's contents, probed once (object/pyelf.h py_probe) */
 struct pyl_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;

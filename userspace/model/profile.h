@@ -8,7 +8,7 @@
 
 #include "model/maps.h"
 #include "model/perfmap.h"
-#include "model/python.h"
+#include "model/pyrecords.h"
 #include "stream/records.h"
 #include "lib/util.h"
 

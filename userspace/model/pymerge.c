@@ -24,7 +24,7 @@
  */
 #include <string.h>
 
-#include "model/python.h"
+#include "model/pyrecords.h"
 
 /* The walk's frames as tagged words, and where each activation ends. */
 struct segs {

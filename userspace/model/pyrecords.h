@@ -8,8 +8,8 @@
  * (model/pymerge.c), each interned as (pid, code, check, instruction) and
  * kept in the stack as a tagged value (py_frame_ip()).
  */
-#ifndef _TPROF_MODEL_PYTHON_H
-#define _TPROF_MODEL_PYTHON_H
+#ifndef _TPROF_MODEL_PYRECORDS_H
+#define _TPROF_MODEL_PYRECORDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -168,4 +168,4 @@ unsigned int python__merge(struct python *py, int pid,
 			   const struct tprof_record *w, uint64_t *ips,
 			   unsigned int n, unsigned int max);
 
-#endif /* _TPROF_MODEL_PYTHON_H */
+#endif /* _TPROF_MODEL_PYRECORDS_H */

@@ -8,8 +8,8 @@
  * the symbol). And of glibc: where pthread_getspecific finds a key's slot
  * from the thread pointer. Addresses are the ELF's own (no load bias).
  */
-#ifndef _TPROF_OBJECT_PYTHON_H
-#define _TPROF_OBJECT_PYTHON_H
+#ifndef _TPROF_OBJECT_PYELF_H
+#define _TPROF_OBJECT_PYELF_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,4 +97,4 @@ bool py_elf__needs_libpython(Elf *elf);
 /* glibc 2.36's (x86-64): the value to try when libc cannot be decoded */
 #define PY_TSD_SLOT0_DEFAULT 0x318
 
-#endif /* _TPROF_OBJECT_PYTHON_H */
+#endif /* _TPROF_OBJECT_PYELF_H */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tprof-read: CPython in the stream: interpreters, code objects, frames. */
+/* tprof-read: CPython in the stream: its PYPROC and PYCODE records kept per
+ * process, the merged frames interned (model/pyrecords.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/python.h"
+#include "model/pyrecords.h"
 
 void python__init(struct python *py)
 {

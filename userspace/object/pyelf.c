@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "object/python.h"
+#include "object/pyelf.h"
 
 /* ---- names ---- */
 
