@@ -25,6 +25,8 @@
 #include "analyze/pylines.h"
 #include "lib/util.h"
 #include "live/pycode.h"
+#include "live/python.h"
+#include "model/profile.h"
 #include "live/pytarget.h"
 #include "object/object.h"
 #include "object/pylayout.h"
@@ -961,6 +963,141 @@ out:
 	reap(&c);
 }
 
+/* ---- the live reader's retries, over this process's own memory ---- */
+
+/* A compact ASCII str as 3.11 lays it out (ob_type 8, length 16, state
+ * 32, the characters at 48). */
+struct fake_str {
+	uint64_t w[6];
+	char text[32];
+};
+
+static void fake_str(struct fake_str *o, uint64_t type, const char *text)
+{
+	memset(o, 0, sizeof(*o));
+	o->w[1] = type;
+	o->w[2] = strlen(text);
+	o->w[4] = 1U << 6 | 1U << 5 | 1U << 2;	/* ascii, compact, kind 1 */
+	snprintf(o->text, sizeof(o->text), "%s", text);
+}
+
+/* A UWALK record of one 3.11 frame (the live walk's 5 words). */
+static void fake_uwalk(struct tprof_record *r, unsigned char *buf,
+		       const uint64_t *words)
+{
+	struct tprof_rec_uwalk u = {
+		.hdr = { .type = TPROF_REC_UWALK, .size = sizeof(u) + 40 },
+		.words_per_frame = 5, .nr_frames = 1,
+	};
+
+	memcpy(buf, &u, sizeof(u));
+	memcpy(buf + sizeof(u), words, 40);
+	memset(r, 0, sizeof(*r));
+	r->hdr = u.hdr;
+	r->raw = buf;
+}
+
+/*
+ * A code object gone when its first sample is read (a module body): its
+ * names from its strings at once, then, when a later sample shows the
+ * same words and the object is there (its address reused by code of the
+ * same strings), the whole record: retried, never marked seen after a
+ * stale read; at most every 5 ms; never again once read whole.
+ */
+static void test_retry(void)
+{
+	static uint64_t code[32], code_type = 0x11, str_type = 0x22;
+	static struct fake_str fn, qn;
+	static struct { uint64_t w[4]; unsigned char lt[4]; } lt;
+	unsigned char buf[128];
+	struct tprof_record r;
+	struct python_live pl;
+	struct recorder rc;
+	struct profile prof;
+	struct pyl_proc *p;
+	uint64_t words[5];
+	int i, first_line = 7;
+
+	fake_str(&fn, (uint64_t)(uintptr_t)&str_type, "mod3.py");
+	fake_str(&qn, (uint64_t)(uintptr_t)&str_type, "<module>");
+	memset(&lt, 0, sizeof(lt));
+	lt.w[2] = 2;			/* ob_size */
+	lt.lt[0] = 0x80 | 13 << 3 | 7;	/* 8 units, line + svarint */
+	lt.lt[1] = 2;			/* +1 */
+	memset(code, 0, sizeof(code));
+	code[112 / 8] = (uintptr_t)&fn;
+	code[128 / 8] = (uintptr_t)&qn;
+	code[136 / 8] = (uintptr_t)&lt;
+	memcpy((char *)code + 72, &first_line, 4);
+	code[1] = 0x99;		/* freed: not PyCode_Type */
+
+	profile__init(&prof);
+	recorder__init(&rc, &prof);
+	python_live__init(&pl, &rc, NULL, NULL);
+	GROW(pl.procs, pl.capprocs, 1);
+	p = &pl.procs[pl.nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = getpid();
+	p->state = PYP_ON;
+	py_layout__builtin(0x030b02f0, &p->L);
+	p->code_type = (uintptr_t)&code_type;
+	p->str_type = (uintptr_t)&str_type;
+	CHECK_EQ(py_mem__open(&p->mem, getpid()), 0);
+	words[0] = (uintptr_t)code;
+	words[1] = (uintptr_t)code + 184 + 4;
+	words[2] = 1;
+	words[3] = (uintptr_t)&fn;
+	words[4] = (uintptr_t)&qn;
+	fake_uwalk(&r, buf, words);
+
+	python_live__uwalk(&pl, p->pid, &r);
+	CHECK_EQ(prof.py.ncodes, 1);
+	CHECK_EQ(pl.names_only, 1);
+	if (prof.py.ncodes == 1) {
+		const struct py_code *c = &prof.py.codes[0];
+
+		CHECK(!c->stale);
+		CHECK_EQ(c->linetable_len, 0);
+		CHECK_STR(prof.py.funcs[c->func - 1].qualname, "<module>");
+		CHECK_STR(prof.py.funcs[c->func - 1].filename, "mod3.py");
+		CHECK_EQ(c->check, py_check_fold(words + 3, 2));
+	}
+	/* the object is back: not read again within 5 ms of the last */
+	code[1] = (uintptr_t)&code_type;
+	python_live__uwalk(&pl, p->pid, &r);
+	CHECK_EQ(prof.py.ncodes, 1);
+	usleep(6000);
+	python_live__uwalk(&pl, p->pid, &r);
+	CHECK_EQ(prof.py.ncodes, 2);
+	CHECK_EQ(pl.retried, 1);
+	if (prof.py.ncodes == 2) {
+		const struct py_code *c = &prof.py.codes[1];
+
+		CHECK(!c->stale);
+		CHECK_EQ(c->linetable_len, 2);
+		CHECK_EQ(prof.py.funcs[c->func - 1].first_line, 7);
+		CHECK_STR(prof.py.funcs[c->func - 1].filename, "mod3.py");
+	}
+	/* read whole: never again */
+	for (i = 0; i < 3; i++) {
+		usleep(6000);
+		python_live__uwalk(&pl, p->pid, &r);
+	}
+	CHECK_EQ(prof.py.ncodes, 2);
+	/* a str pointer that is no str: stale, no names */
+	words[0] = (uintptr_t)code + 8;	/* another address: a new key */
+	words[3] = (uintptr_t)code;
+	code[1] = 0x99;
+	fake_uwalk(&r, buf, words);
+	python_live__uwalk(&pl, p->pid, &r);
+	CHECK_EQ(prof.py.ncodes, 3);
+	if (prof.py.ncodes == 3)
+		CHECK(prof.py.codes[2].stale);
+	python_live__free(&pl);
+	recorder__free(&rc);
+	profile__free(&prof);
+}
+
 /* A script at build_path(name) whose first line is line; its path. */
 static const char *script(const char *name, const char *line)
 {
@@ -1044,6 +1181,8 @@ const struct unit_test python_live_tests[] = {
 	{ "python live: walker oracle = sys._current_frames()", test_oracle },
 	{ "python live: walker oracle on 3.12 and 3.13", test_oracle_312_313 },
 	{ "python live: a reused code object reads stale", test_stale },
+	{ "python live: a stale read retried, a freed one named by its strings",
+	  test_retry },
 	{ "python live: CPython targets known before ENABLE", test_pytarget },
 	{ NULL, NULL },
 };

@@ -675,7 +675,8 @@ static void write_pycode(struct python_live *pl, struct pyl_proc *p,
 		tail = xmalloc(ql + fl + c->linetable_len + 1);
 		memcpy(tail, c->qualname, ql);
 		memcpy(tail + ql, c->filename, fl);
-		memcpy(tail + ql + fl, c->linetable, c->linetable_len);
+		if (c->linetable_len)	/* none for names read alone */
+			memcpy(tail + ql + fl, c->linetable, c->linetable_len);
 	}
 	recorder__urec(pl->rc, TPROF_UREC_PYCODE, &pc, sizeof(pc), tail,
 		       ql + fl + pc.linetable_len);
