@@ -29,7 +29,7 @@
 #include <linux/uaccess.h>
 
 #include "children.h"
-#include "probes.h"
+#include "records.h"
 #include "session.h"
 #include "tprof.h"
 

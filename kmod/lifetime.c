@@ -20,6 +20,7 @@
 #include "children.h"
 #include "lifetime.h"
 #include "probes.h"
+#include "records.h"
 #include "sampler.h"
 #include "session.h"
 #include "tprof.h"

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tprof: stack capture for samples, modelled on perf_callchain_user() and
- * perf_callchain_kernel(). get_perf_callchain() and nmi_uaccess_okay() are
- * not exported: user frames are read with copy_from_user_nofault(), which
- * does the access_ok, nmi_uaccess_okay and pagefault_disable dance, a
- * window of stack at a time (tprof_uread(), below, with the bounds and
- * page checks of every user read); it is exported on x86-64 and arm64
- * alike and never faults a page in, so it is safe in hardirq. What
+ * perf_callchain_kernel() (get_perf_callchain() is not exported). Every
+ * user read goes through tprof_uread() (below: its page checked, bounded
+ * per sample, never faulting a page in, so safe in hardirq): a frame
+ * record with two inline loads as perf's walk reads it, anything longer
+ * with copy_from_user_nofault(), exported on x86-64 and arm64 alike. What
  * differs by architecture (where the walk starts, the kernel unwinder,
  * pointer authentication) is kmod/arch.h's; this file knows none of it.
  */
@@ -117,11 +116,53 @@ static bool tprof_upage_ok(struct tprof_uread_cpu *u, unsigned long addr)
 	return true;
 }
 
+/*
+ * A frame record, two words of 8 or 4 bytes, with inline user loads, as
+ * perf_callchain_user() reads one with a __get_user() pair: a walk makes a
+ * read a frame, and a copy routine (copy_from_user_nofault()'s checks and
+ * rep movs) costs more than the two loads. pagefault_disable() makes a
+ * fault take the exception fixup. No nmi_uaccess_okay() (not exported):
+ * a sample's context never runs with another mm loaded than current's
+ * (the switches of mm run with IRQs off, EFI runtime calls in a kthread).
+ * Context: hardirq or IRQs off; current's mm is the loaded one.
+ * Return: 0 or -EFAULT.
+ */
+static int tprof_uload_record(void *dst, unsigned long addr, u32 len)
+{
+	pagefault_disable();
+	if (len == 2 * sizeof(u64)) {
+		const u64 __user *p = (const u64 __user *)addr;
+		u64 *d = dst;
+
+		if (!user_read_access_begin(p, len))
+			goto fault;
+		unsafe_get_user(d[0], p, efault);
+		unsafe_get_user(d[1], p + 1, efault);
+	} else {
+		const u32 __user *p = (const u32 __user *)addr;
+		u32 *d = dst;
+
+		if (!user_read_access_begin(p, len))
+			goto fault;
+		unsafe_get_user(d[0], p, efault);
+		unsafe_get_user(d[1], p + 1, efault);
+	}
+	user_read_access_end();
+	pagefault_enable();
+	return 0;
+efault:
+	user_read_access_end();
+fault:
+	pagefault_enable();
+	return -EFAULT;
+}
+
 /* One read of [@addr, @addr + @len), @len <= PAGE_SIZE: 0 or -EFAULT. */
 static int tprof_uread_one(struct tprof_uread_cpu *u, void *dst,
 			   unsigned long addr, u32 len)
 {
 	unsigned long last = addr + len - 1;
+	bool record = len == 2 * sizeof(u64) || len == 2 * sizeof(u32);
 	int ret = 0;
 
 	if (u->faults >= TPROF_UREAD_MAX_FAULTS)
@@ -129,7 +170,8 @@ static int tprof_uread_one(struct tprof_uread_cpu *u, void *dst,
 	u->reads++;
 	if (last < addr || !tprof_upage_ok(u, addr) ||
 	    ((last ^ addr) >> PAGE_SHIFT && !tprof_upage_ok(u, last)) ||
-	    copy_from_user_nofault(dst, (const void __user *)addr, len))
+	    (record ? tprof_uload_record(dst, addr, len) :
+	     copy_from_user_nofault(dst, (const void __user *)addr, len)))
 		ret = -EFAULT;
 	if (ret)
 		u->faults++;
@@ -250,47 +292,10 @@ struct tprof_frame32 {
 	u32 ret;
 };
 
-/*
- * A copy of a piece of the user stack: frames are read from it, and it is
- * refilled (one tprof_uread() of up to TPROF_UWIN_BYTES, never past the
- * end of the page, where the next one may be unmapped) only when a frame
- * lies outside it. Frames of one walk lie close together, upward. A
- * window that cannot be read ends the walk: within one page a shorter
- * copy could not be read either.
- */
-#define TPROF_UWIN_BYTES	256
-
-struct tprof_uwin {
-	unsigned long lo;
-	unsigned int len;
-	u8 buf[TPROF_UWIN_BYTES];
-};
-
-static int tprof_uwin_read(struct tprof_uwin *w, unsigned long addr,
-			   void *dst, unsigned int n)
-{
-	unsigned int len;
-
-	if (addr < w->lo || addr - w->lo + n > w->len) {
-		len = min_t(unsigned long, TPROF_UWIN_BYTES,
-			    PAGE_SIZE - offset_in_page(addr));
-		if (len < n)	/* straddles a page: just the frame */
-			len = n;
-		if (tprof_uread(w->buf, addr, len))
-			return -EFAULT;
-		w->lo = addr;
-		w->len = len;
-	}
-	memcpy(dst, w->buf + (addr - w->lo), n);
-	return 0;
-}
-
 /* The 32-bit records of an ia32 task, from @fp; ips from ips[@n]. */
 static unsigned int tprof_stack_walk32(u32 fp, u64 *ips, unsigned int n,
 				       unsigned int max, u16 *rflags)
 {
-	struct tprof_uwin w = { .len = 0 };
-
 	while (fp) {
 		struct tprof_frame32 f;
 
@@ -299,8 +304,7 @@ static unsigned int tprof_stack_walk32(u32 fp, u64 *ips, unsigned int n,
 			break;
 		}
 		if ((fp & 3) ||
-		    tprof_uwin_read(&w, (unsigned long)compat_ptr(fp), &f,
-				    sizeof(f))) {
+		    tprof_uread(&f, (unsigned long)compat_ptr(fp), sizeof(f))) {
 			*rflags |= TPROF_RF_USER_FAULT;
 			break;
 		}
@@ -322,8 +326,6 @@ static unsigned int tprof_stack_walk32(u32 fp, u64 *ips, unsigned int n,
 static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
 				       unsigned int max, u16 *rflags)
 {
-	struct tprof_uwin w = { .len = 0 };
-
 	while (fp) {
 		struct tprof_frame64 f;
 
@@ -331,7 +333,7 @@ static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
 			*rflags |= TPROF_RF_USER_TRUNCATED;
 			break;
 		}
-		if ((fp & 7) || tprof_uwin_read(&w, fp, &f, sizeof(f))) {
+		if ((fp & 7) || tprof_uread(&f, fp, sizeof(f))) {
 			*rflags |= TPROF_RF_USER_FAULT;
 			break;
 		}

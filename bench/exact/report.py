@@ -151,6 +151,30 @@ def table(runs, exp):
     return out
 
 
+def uwalk_table(runs):
+    """The worst user-memory walks against a legitimate one."""
+    rows = {r["walk"]: r for r in runs if r.get("exp") == "uwalk"}
+    if "legit" not in rows:
+        return ["(not run)"]
+    lg = rows["legit"]
+    out = ["| walk | user reads per sample (most) | failed reads per sample "
+           "(most) | page checks per sample | sample path (µs) | vs legit |",
+           "|---|---:|---:|---:|---:|---:|"]
+    names = {"legit": "legitimate: 256 frames, each frame's words in one "
+             "span", "spread": "worst: every field and code word apart",
+             "codefault": "code words that fault"}
+    for w in ("legit", "spread", "codefault"):
+        r = rows.get(w)
+        if not r:
+            continue
+        smp = max(num(r, "samples") or 1, 1)
+        out.append("| %s | %s | %s | %.1f | %.1f | %.2fx |" % (
+            names[w], r["max_reads"], r["max_faults"],
+            num(r, "page_checks") / smp, num(r, "path_ns") / 1000,
+            num(r, "path_ns") / max(num(lg, "path_ns"), 1)))
+    return out
+
+
 def main():
     top = sys.argv[1]
     kernels = sorted(d for d in os.listdir(top)
@@ -207,6 +231,15 @@ def main():
             p()
             for line in table(runs, exp):
                 p(line)
+        p()
+        p("### The worst user-memory walk a group member can describe "
+          "(tprof-ktest uwalk-bound)")
+        p()
+        p("Exact counts from STATS (`uread_*`); the path is tprof.ko's "
+          "sampling path with STATS path timing, instruction-exact here.")
+        p()
+        for line in uwalk_table(runs):
+            p(line)
 
 
 main()

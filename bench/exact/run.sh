@@ -9,14 +9,15 @@
 # Env: BENCH_CPU_MS (400: the unprofiled workload's CPU time),
 #      BENCH_SKIP_GUEST=1 (only rewrite the document from the last results),
 #      BENCH_DOC (docs/benchmarks.md), BENCH_MODULE_DIR (DIR/KVER/tprof.ko:
-#      a module built elsewhere, e.g. an earlier tree's, for a before/after).
+#      a module built elsewhere, e.g. an earlier tree's, for a before/after),
+#      BENCH_OUT_DIR (build/bench/exact: where the results go).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/vm/kpaths.sh"
 build=${BUILD:-$root/build}
 case "$build" in /*) ;; *) build=$root/$build ;; esac
 shift_=${BENCH_ICOUNT:-1}
-dest=$build/bench/exact
+dest=${BENCH_OUT_DIR:-$build/bench/exact}
 rc=0
 # shellcheck disable=SC2086 # a list
 list=$("$root/tests/vm/kernels.sh" ${BENCH_KERNELS:-6.1 6.12}) || exit 1
@@ -32,7 +33,7 @@ if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 	while read -r name kver; do
 		vm_slot "$jobs"
 		(
-			out=$build/vm/exact-$name
+			out=$build/vm/exact-$name-${dest##*/}
 			[ -z "${BENCH_MODULE_DIR:-}" ] ||
 				export TPROF_MODULE=$BENCH_MODULE_DIR/$kver/tprof.ko
 			# a run with failed rows still has the others' results
