@@ -342,7 +342,7 @@ for ring in 1M default; do
 	lost=$(sumval "busy-$ring.sum" func "[lost]")
 	total=$(sumval "busy-$ring.sum" total)
 	if [ $ring = default ]; then
-		echo "# busy8: default rings: $lost of $total ns [lost] ($(diffpct "$lost" "$total" | tr -d +) of the CPU)"
+		echo "# busy8: default rings: $lost of $total ns [lost] ($(awk -v a="$lost" -v b="$total" 'BEGIN { printf "%.2f%%", b ? a * 100 / b : 0 }') of the CPU)"
 		continue
 	fi
 	if [ "$lost" = 0 ] && [ "$total" -gt 0 ]; then ok "busy8: $ring rings: 0 of $total ns [lost]"

@@ -11,9 +11,9 @@ import os
 import sys
 import time
 
-BODY = '''import builtins
+BODY = '''_t0 = __import__('time').thread_time_ns()
+import builtins
 import time
-_t0 = time.thread_time_ns()
 _end = time.thread_time() + %f
 while time.thread_time() < _end:
     pass
