@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 1200
+# timeout: 1000000
 # The worst user-memory walk a group member can describe, against a
 # legitimate one of the same depth (256 frames), on the exact guest:
 # tprof-ktest uwalk-bound (tests/kmod/uwalk.c) runs each for 1.5 s at its

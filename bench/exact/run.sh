@@ -10,7 +10,9 @@
 #      BENCH_SKIP_GUEST=1 (only rewrite the document from the last results),
 #      BENCH_DOC (docs/benchmarks.md), BENCH_MODULE_DIR (DIR/KVER/tprof.ko:
 #      a module built elsewhere, e.g. an earlier tree's, for a before/after),
-#      BENCH_OUT_DIR (build/bench/exact: where the results go).
+#      BENCH_OUT_DIR (build/bench/exact: where the results go),
+#      BENCH_EXPS (rows of 10-cost.sh to run: sample switch-self
+#      switch-unrelated 16x10k python; default all).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/vm/kpaths.sh"
@@ -27,8 +29,8 @@ if [ "${BENCH_SKIP_GUEST:-0}" != 1 ]; then
 		python3 -m pip install -q --target "$build/py-spy" py-spy >&2 ||
 		echo "bench: py-spy not installed: its row is left out" >&2
 	mkdir -p "$build/bench"
-	printf 'BENCH_REPS=2\nBENCH_CPU_MS=%s\nBENCH_QUICK=0\nBENCH_PERF=1\nBENCH_BASE_KO=\n' \
-		"${BENCH_CPU_MS:-400}" > "$build/bench/guest.conf"
+	printf 'BENCH_REPS=2\nBENCH_CPU_MS=%s\nBENCH_QUICK=0\nBENCH_PERF=1\nBENCH_BASE_KO=\nBENCH_EXPS="%s"\n' \
+		"${BENCH_CPU_MS:-400}" "${BENCH_EXPS:-}" > "$build/bench/guest.conf"
 	jobs=$(vm_jobs)
 	while read -r name kver; do
 		vm_slot "$jobs"
