@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host unit tests (ASan/UBSan): `make unit`. Included by the top-level Makefile.
 
-UNIT_SRCS := $(filter-out tests/unit/fuzz_records.c tests/unit/fakedev.c,\
+UNIT_SRCS := $(filter-out tests/unit/fuzz_records.c tests/unit/fakedev.c \
+	tests/unit/fakering.c,\
 	$(wildcard tests/unit/*.c))
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/unit/obj/%.o,$(UNIT_SRCS))
 
@@ -24,9 +25,14 @@ $(BUILD)/unit/fakedev.so: tests/unit/fakedev.c kmod/uapi/tprof.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_COMMON) $(WARN_CFLAGS) -O1 -g -shared -fPIC -o $@ $< -ldl
 
+# LD_PRELOAD'ed before fakedev.so: the fake device as a ring that drops
+$(BUILD)/unit/fakering.so: tests/unit/fakering.c kmod/uapi/tprof.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_COMMON) $(WARN_CFLAGS) -O1 -g -shared -fPIC -o $@ $< -ldl -pthread
+
 # $(BUILD)/tprof-read: test_scale.c measures the optimised build's memory
 unit: $(BUILD)/unit/unit-tests $(BUILD)/tprof-read-san $(BUILD)/tprof-read \
-		$(BUILD)/unit/fakedev.so progs
+		$(BUILD)/unit/fakedev.so $(BUILD)/unit/fakering.so progs
 	TPROF_BUILD=$(abspath $(BUILD)) TPROF_ROOT=$(CURDIR) \
 	TPROF_READ=$(abspath $(BUILD))/tprof-read-san \
 	PPROF_PROTO_DIR=$(PPROF_PROTO_DIR) \

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "live/drain.h"
 #include "live/loop.h"
 #include "live/pytarget.h"
 #include "stream/reader.h"
@@ -26,6 +27,12 @@
 #define HYBRID_SNAPSHOT_BYTES 1024
 /* the device's reads: whole records, up to this many bytes at once */
 #define READ_BYTES (4 << 20)
+/*
+ * What the drain thread holds for the loop, at most: seconds of a busy
+ * session (16 threads at 1 kHz with 1 KiB snapshots write ~19 MB/s).
+ * Past it the thread waits and the rings fill, as with any slow reader.
+ */
+#define DRAIN_BOUND_BYTES (256 << 20)
 /* Re-reads for unmapped addresses: 20 ms apart, up to 1 s while in vain. */
 #define SNAP_GAP_MIN_NS 20000000ULL
 #define SNAP_GAP_MAX_NS 1000000000ULL
@@ -227,10 +234,12 @@ static int on_record(void *ctx, const struct tprof_record *rec)
 	return 0;
 }
 
+/* the device's records: from the drain thread's queue (live/drain.h) */
 static ssize_t read_device(void *ctx, void *buf, size_t cap)
 {
 	struct live *l = ctx;
-	ssize_t n = session__read(&l->sess, buf, cap);
+	ssize_t n = l->drain.on ? drain__read(&l->drain, buf, cap) :
+		    session__read(&l->sess, buf, cap);
 
 	if (n < 0 && n != -EAGAIN)
 		pr_err("%s: read: %s", l->o->device, strerror(-n));
@@ -507,6 +516,10 @@ static int start_session(struct live *l, struct tprof_ioc_enable *en)
 		return ret;
 	}
 	l->enabled = true;
+	/* from ENABLE on nothing else reads the rings: not the maps and
+	 * build-ids of the first snapshot either */
+	if (drain__start(&l->drain, &l->sess, READ_BYTES, DRAIN_BOUND_BYTES))
+		pr_debug("no drain thread: the loop reads the device");
 	return begin(l);
 }
 
@@ -546,7 +559,8 @@ static int run(struct live *l, struct stream_reader *sr,
 		deadline = start + (uint64_t)(o->duration_s * 1e9);
 	while (!sr->eof) {
 		struct pollfd pfd[2] = {
-			{ .fd = l->sess.fd, .events = POLLIN },
+			{ .fd = l->drain.on ? drain__wake_fd(&l->drain) :
+				l->sess.fd, .events = POLLIN },
 			{ .fd = sig_pipe[0], .events = POLLIN },
 		};
 		uint64_t now;
@@ -596,6 +610,28 @@ static int run(struct live *l, struct stream_reader *sr,
 }
 
 /*
+ * Lost samples, loud: one line with their share and the likely cause.
+ * The drain thread keeps up with the rings unless its queue reached its
+ * bound (the loop fell behind); else the rings filled between its reads.
+ */
+static void say_loss(struct live *l)
+{
+	const char *what = report__loss_line(l->rc->prof);
+	unsigned int ring = l->o->ring_bytes ? l->o->ring_bytes :
+			    l->sess.info.default_ring_bytes;
+
+	if (!what)
+		return;
+	if (l->drain.full_waits)
+		pr_err("warning: %s: tprof-read fell behind (%llu MiB of records waited for it %llu times); --report shows each thread's",
+		       what, (unsigned long long)(DRAIN_BOUND_BYTES >> 20),
+		       (unsigned long long)l->drain.full_waits);
+	else
+		pr_err("warning: %s: the per-CPU rings (%u KiB) filled between reads; a larger --ring-bytes or a longer period loses fewer; --report shows each thread's",
+		       what, ring >> 10);
+}
+
+/*
  * DISABLE, then what the rings still hold, the JIT map's last lines, the
  * module's STATS, and in launch mode the command's end (its exit stop
  * snapshots the maps).
@@ -608,6 +644,7 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 
 	session__disable(&l->sess);
 	/* nothing more comes after DISABLE: all of what is there */
+	drain__finish(&l->drain);
 	sr->pump_bytes = 0;
 	if (!ret)
 		ret = stream__pump(sr);
@@ -619,6 +656,7 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 		recorder__urec(l->rc, TPROF_UREC_STATS, &st, sizeof(st),
 			       NULL, 0);
 	recorder__end_line(l->rc);
+	say_loss(l);
 	if (p->throttles)
 		pr_err("warning: %s", report__throttle_line(p));
 	profile__proc_counts(p, &nprocs, &ndropped);
@@ -661,6 +699,7 @@ int live__collect(struct live *l)
 		ret = run(l, &sr, &en);
 		ret = finish(l, &sr, ret);
 	}
+	drain__free(&l->drain);
 	session__close(&l->sess);
 	l->rc->maps_hook = NULL;
 	python_live__free(&l->py);

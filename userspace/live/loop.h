@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analyze/unwind.h"
+#include "live/drain.h"
 #include "live/launch.h"
 #include "live/python.h"
 #include "live/recorder.h"
@@ -45,6 +46,8 @@ struct live {
 	const struct live_opts *o;
 	struct recorder *rc;
 	struct session sess;
+	/* reads the device while the loop handles stops (live/drain.h) */
+	struct drain drain;
 	struct launch launch;
 	bool enabled;			/* a session ran */
 	bool exec_failed;		/* launch: the command could not run */

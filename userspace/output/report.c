@@ -24,18 +24,39 @@ const char *report__throttle_line(const struct profile *p)
 	return line;
 }
 
+const char *report__loss_line(const struct profile *p)
+{
+	static char line[160];
+	struct summary s;
+	uint64_t all, lost;
+
+	summary__compute(&s, p);
+	all = s.weight_ns + s.off_weight_ns + s.lost.weight_ns;
+	lost = s.lost.samples;
+	if (lost)
+		snprintf(line, sizeof(line),
+			 "%llu sample%s lost (%.1f%% of the sampled time)",
+			 (unsigned long long)s.lost.samples,
+			 s.lost.samples == 1 ? "" : "s",
+			 all ? 100.0 * (double)s.lost.weight_ns / (double)all :
+			 0.0);
+	summary__free(&s);
+	return lost ? line : NULL;
+}
+
 /* -v: what became of the snapshots; always: USTACKs that went astray. */
 void report__unwind(const struct profile *p, struct unwinder *u)
 {
 	const struct unwind_stats *st = unwinder__stats(u);
 
 	if (st->samples)
-		pr_debug("unwound %llu snapshots in %.1f ms (%.0f/s): %llu whole, %llu joined to the FP chain (%llu of them cut where a link was not proven), %llu truncated; %llu CFI rows computed, %llu reused",
+		pr_debug("unwound %llu snapshots in %.1f ms (%.0f/s): %llu whole, %llu joined to the FP chain (%llu of them cut where a link was not proven), %llu FP chain only (no CFI at the pc), %llu truncated; %llu CFI rows computed, %llu reused",
 			 (unsigned long long)st->samples, st->ns / 1e6,
 			 st->ns ? st->samples * 1e9 / st->ns : 0.0,
 			 (unsigned long long)st->complete,
 			 (unsigned long long)st->spliced,
 			 (unsigned long long)st->unproven,
+			 (unsigned long long)st->fp_fallback,
 			 (unsigned long long)st->truncated,
 			 (unsigned long long)st->rules,
 			 (unsigned long long)st->rule_hits);

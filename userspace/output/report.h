@@ -13,6 +13,13 @@ struct unwinder;
 /* What the module's sampling budget did to the session, in one line. */
 const char *report__throttle_line(const struct profile *p);
 
+/*
+ * What was lost, in the words of one line: "N samples lost (S% of the
+ * sampled time)", by output/summary.h's rule; NULL when nothing was. The
+ * caller says why it thinks so.
+ */
+const char *report__loss_line(const struct profile *p);
+
 /* -v: what became of the snapshots; always: USTACKs that went astray. */
 void report__unwind(const struct profile *p, struct unwinder *u);
 

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof-read: the drain thread. It does nothing but read the device into
+ * a queue: a ptrace stop that reads maps and build-ids for hundreds of
+ * milliseconds (a TCG guest, a thread's exit) no longer leaves the rings
+ * to fill, as it did when the loop read them itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "uapi/tprof.h"
+#include "lib/util.h"
+#include "live/drain.h"
+#include "live/session.h"
+
+/* an empty device is polled again this often, to see stop and last */
+#define DRAIN_POLL_MS 20
+
+struct drain_chunk {
+	struct drain_chunk *next;
+	size_t len, off;
+	unsigned char bytes[];
+};
+
+static void wake(struct drain *d)
+{
+	if (write(d->wake[1], "d", 1) < 0) {
+		/* pipe full: a wakeup is already pending */
+	}
+}
+
+/* Wait for room in the queue; false when told to stop. */
+static bool wait_room(struct drain *d, bool *last)
+{
+	bool go;
+
+	pthread_mutex_lock(&d->lock);
+	while (d->queued >= d->bound && !d->stop) {
+		d->full_waits++;
+		pthread_cond_wait(&d->room, &d->lock);
+	}
+	go = !d->stop;
+	*last = d->last;
+	pthread_mutex_unlock(&d->lock);
+	return go;
+}
+
+static void enqueue(struct drain *d, const void *buf, size_t n)
+{
+	struct drain_chunk *c = xmalloc(sizeof(*c) + n);
+
+	c->next = NULL;
+	c->len = n;
+	c->off = 0;
+	memcpy(c->bytes, buf, n);
+	pthread_mutex_lock(&d->lock);
+	if (d->tail)
+		d->tail->next = c;
+	else
+		d->head = c;
+	d->tail = c;
+	d->queued += n;
+	if (d->queued > d->max_queued)
+		d->max_queued = d->queued;
+	pthread_mutex_unlock(&d->lock);
+	wake(d);
+}
+
+static void end_with(struct drain *d, bool eof, int err)
+{
+	pthread_mutex_lock(&d->lock);
+	d->eof = eof;
+	d->err = err;
+	pthread_mutex_unlock(&d->lock);
+	wake(d);
+}
+
+/*
+ * Read until the device ends the stream, fails, or (after DISABLE) has
+ * nothing more; between reads of an empty device, poll it.
+ */
+static void *drain_main(void *arg)
+{
+	struct drain *d = arg;
+	unsigned char *buf = xmalloc(d->read_bytes);
+	bool last;
+
+	while (wait_room(d, &last)) {
+		ssize_t n = session__read(d->sess, buf, d->read_bytes);
+		struct pollfd pfd = { .fd = d->sess->fd, .events = POLLIN };
+
+		if (n > 0) {
+			enqueue(d, buf, n);
+			continue;
+		}
+		if (n == 0) {
+			end_with(d, true, 0);
+			break;
+		}
+		if (n != -EAGAIN) {
+			end_with(d, false, (int)n);
+			break;
+		}
+		/* empty after DISABLE (asked before this read): all read */
+		if (last) {
+			wake(d);
+			break;
+		}
+		poll(&pfd, 1, DRAIN_POLL_MS);
+	}
+	free(buf);
+	return NULL;
+}
+
+int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
+		 size_t bound)
+{
+	sigset_t all, old;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->sess = sess;
+	d->read_bytes = read_bytes;
+	d->bound = bound;
+	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->room, NULL);
+	/* SIGINT, SIGTERM, SIGCHLD stay the loop's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = -pthread_create(&d->thread, NULL, drain_main, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		close(d->wake[0]);
+		close(d->wake[1]);
+		pthread_mutex_destroy(&d->lock);
+		pthread_cond_destroy(&d->room);
+		return ret;
+	}
+	d->on = d->running = true;
+	return 0;
+}
+
+int drain__wake_fd(const struct drain *d)
+{
+	return d->wake[0];
+}
+
+/* bytes of c's whole records from its offset that fit in cap */
+static size_t whole_fit(const struct drain_chunk *c, size_t cap)
+{
+	size_t off = c->off, n = 0;
+
+	while (off < c->len) {
+		struct tprof_rec_hdr h;
+
+		if (c->len - off < sizeof(h))
+			return c->len - c->off;	/* the reader says what it is */
+		memcpy(&h, c->bytes + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > c->len - off)
+			return c->len - c->off;
+		if (n + h.size > cap)
+			break;
+		n += h.size;
+		off += h.size;
+	}
+	return n;
+}
+
+ssize_t drain__read(struct drain *d, void *buf, size_t cap)
+{
+	char junk[64];
+	size_t got = 0, n;
+	ssize_t ret;
+
+	while (read(d->wake[0], junk, sizeof(junk)) > 0)
+		;
+	pthread_mutex_lock(&d->lock);
+	while (d->head) {
+		struct drain_chunk *c = d->head;
+
+		n = whole_fit(c, cap - got);
+		if (n > cap - got)
+			n = cap - got;
+		if (!n)
+			break;
+		memcpy((unsigned char *)buf + got, c->bytes + c->off, n);
+		got += n;
+		c->off += n;
+		d->queued -= n;
+		if (c->off < c->len)
+			break;
+		d->head = c->next;
+		if (!d->head)
+			d->tail = NULL;
+		free(c);
+	}
+	if (got) {
+		pthread_cond_signal(&d->room);
+		ret = got;
+	} else if (d->err) {
+		ret = d->err;
+	} else {
+		ret = d->eof ? 0 : -EAGAIN;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+void drain__finish(struct drain *d)
+{
+	if (!d->running)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->last = true;
+	/* the loop takes nothing until this returns: no bound now */
+	d->bound = SIZE_MAX;
+	pthread_cond_signal(&d->room);
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->thread, NULL);
+	d->running = false;
+}
+
+void drain__free(struct drain *d)
+{
+	struct drain_chunk *c;
+
+	if (!d->on)
+		return;
+	if (d->running) {
+		pthread_mutex_lock(&d->lock);
+		d->stop = true;
+		pthread_cond_signal(&d->room);
+		pthread_mutex_unlock(&d->lock);
+		pthread_join(d->thread, NULL);
+		d->running = false;
+	}
+	while ((c = d->head)) {
+		d->head = c->next;
+		free(c);
+	}
+	d->tail = NULL;
+	close(d->wake[0]);
+	close(d->wake[1]);
+	d->on = false;
+	pthread_mutex_destroy(&d->lock);
+	pthread_cond_destroy(&d->room);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tprof-read: a thread that only empties the device's rings into memory,
+ * so that nothing the live loop does (a ptrace stop's maps and build-ids,
+ * unwinding, symbol tables, a CPython walk) keeps the module from writing
+ * samples. The loop takes the bytes back, whole records, through the
+ * stream reader's read callback.
+ */
+#ifndef _TPROF_LIVE_DRAIN_H
+#define _TPROF_LIVE_DRAIN_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct session;
+struct drain_chunk;
+
+struct drain {
+	struct session *sess;
+	pthread_t thread;
+	bool on;			/* started: the loop reads through it */
+	bool running;
+	pthread_mutex_t lock;
+	pthread_cond_t room;		/* the queue has room again */
+	/* under lock: what was read and not yet taken, oldest first */
+	struct drain_chunk *head, *tail;
+	size_t queued, max_queued;	/* bytes */
+	size_t bound;			/* the queue's most, in bytes */
+	uint64_t full_waits;		/* times it waited for room */
+	bool eof;			/* the device said end of stream */
+	int err;			/* a read's -errno, else 0 */
+	bool last;			/* DISABLE done: read until empty */
+	bool stop;
+	/* a byte written on each new chunk: the loop polls the read end */
+	int wake[2];
+	/* the device's reads: at most this many bytes each */
+	size_t read_bytes;
+};
+
+/*
+ * Start the thread on sess's device (signals blocked in it: they stay the
+ * loop's). bound: the queue's most bytes; at the bound the thread waits,
+ * and the rings fill as they would with a slow reader. 0 or -errno.
+ */
+int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
+		 size_t bound);
+
+/* The descriptor that becomes readable when a chunk was queued. */
+int drain__wake_fd(const struct drain *d);
+
+/*
+ * The stream reader's read: whole records, up to cap bytes, from the
+ * queue; -EAGAIN when it is empty for now, 0 once the device ended the
+ * stream and everything was taken, or the device's read error.
+ */
+ssize_t drain__read(struct drain *d, void *buf, size_t cap);
+
+/*
+ * After DISABLE: the thread reads what the rings still hold, until the
+ * device has nothing more, and ends; what it read stays queued.
+ */
+void drain__finish(struct drain *d);
+
+/* End the thread if it runs, and free what is queued. */
+void drain__free(struct drain *d);
+
+#endif /* _TPROF_LIVE_DRAIN_H */
