@@ -384,6 +384,30 @@ out_put:
 }
 
 /*
+ * The target joined guarded (each page a sample reads looked up first):
+ * a look at its mappings, once published (the mmap kprobe sees new ones
+ * from then on), lifts that where none needs it. Not under
+ * tprof_sessions_mutex: it waits for the target's mm lock. Its existing
+ * descendants stay guarded; its children inherit what it has.
+ * Context: process, s->lock held.
+ */
+static void tprof_enable_unguard(struct tprof_session *s)
+{
+	struct task_struct *task = get_pid_task(s->tgid, PIDTYPE_TGID);
+	struct tprof_proc *pr;
+
+	if (!task)
+		return;
+	rcu_read_lock_sched();
+	pr = tprof_procs_find(&s->procs, s->tgid);
+	rcu_read_unlock_sched();
+	/* the target's slot lives as long as the session */
+	if (pr)
+		tprof_policy_unguard(task, &pr->bits, TPROF_P_GUARDED);
+	put_task_struct(task);
+}
+
+/*
  * ENABLE's out fields (refused..limit_kb) back to the caller of the _IOWR
  * form (@out): what a limit measured, or zeros. Context: process.
  * Return: 0 or -EFAULT.
@@ -524,6 +548,7 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	tprof_walk_free(&w);
 	if (ret)
 		goto err_free;
+	tprof_enable_unguard(s);
 	/* 0 in every out field: no limit refused it */
 	tprof_enable_write_out(uarg, &e, out);
 	return 0;

@@ -9,6 +9,8 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/resource.h>
@@ -325,4 +327,68 @@ int tprof_policy_check_other(const struct tprof_grant *g,
 	ret = tprof_policy_check(g, p);
 	task_unlock(p);
 	return ret;
+}
+
+/**
+ * tprof_policy_vma_guarded() - may @vma hold what ptrace's own access
+ *	refuses: device memory (VM_IO, VM_PFNMAP: reads may have side
+ *	effects) or memfd_secret(2) memory (a secretmem file, told by its
+ *	file system: secretmem_aops is not exported)?
+ * @vma: a mapping.
+ *
+ * Not the special mappings the kernel installs in every process ([vvar],
+ * [vdso], the vsyscall page: the only ones whose vm_ops name them): vvar
+ * is VM_IO | VM_PFNMAP, but holds the clock data every process reads.
+ * Context: the mm's lock held, or a kprobe on a new mapping.
+ */
+bool tprof_policy_vma_guarded(const struct vm_area_struct *vma)
+{
+	if (vma->vm_ops && vma->vm_ops->name)
+		return false;
+	return (vma->vm_flags & (VM_IO | VM_PFNMAP)) ||
+	       (vma->vm_file &&
+		file_inode(vma->vm_file)->i_sb->s_magic == SECRETMEM_MAGIC);
+}
+
+/**
+ * tprof_policy_unguard() - clear @bit of @bits when @task's memory holds
+ *	no mapping of that kind (tprof_policy_vma_guarded()).
+ * @task: a process's leader (a reference held).
+ * @bits: the word (a process slot's TPROF_P_* bits).
+ * @bit: TPROF_P_GUARDED.
+ *
+ * Under the mm's lock for read, so that a mapping made meanwhile (under
+ * it for write; the mmap kprobe sets the bit again there) comes either
+ * before the look, which sees it, or after the clear; and only while
+ * @task still has that mm (an exec's new mm is the exec probe's to judge).
+ * Context: process; takes the mm's lock for read and @task's task_lock.
+ */
+void tprof_policy_unguard(struct task_struct *task, unsigned long *bits,
+			  int bit)
+{
+	struct mm_struct *mm = get_task_mm(task);
+	struct vm_area_struct *vma;
+	bool guarded = false;
+
+	if (!mm)
+		return;
+	if (mmap_read_lock_killable(mm))
+		goto out_put;
+	{
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma) {
+			if (tprof_policy_vma_guarded(vma)) {
+				guarded = true;
+				break;
+			}
+		}
+	}
+	task_lock(task);
+	if (!guarded && task->mm == mm)
+		clear_bit(bit, bits);
+	task_unlock(task);
+	mmap_read_unlock(mm);
+out_put:
+	mmput(mm);
 }

@@ -20,6 +20,7 @@
 #include "uapi/tprof.h"
 
 struct file;
+struct vm_area_struct;
 struct user_struct;
 
 /**
@@ -63,6 +64,9 @@ u64 tprof_policy_min_period(bool privileged);
 unsigned int tprof_policy_sample_cpu_percent(void);
 bool tprof_policy_privileged(struct file *file);
 unsigned int tprof_policy_ring_kb_per_cpu(void);
+bool tprof_policy_vma_guarded(const struct vm_area_struct *vma);
+void tprof_policy_unguard(struct task_struct *task, unsigned long *bits,
+			  int bit);
 
 static inline bool tprof_ids_equal(const struct tprof_ids *a,
 				   const struct cred *c)

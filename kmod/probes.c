@@ -38,6 +38,7 @@
 #include <linux/tracepoint.h>
 
 #include "offcpu.h"
+#include "policy.h"
 #include "probes.h"
 #include "records.h"
 #include "sampler.h"
@@ -82,6 +83,9 @@ static void tprof_probe_fork(void *data, struct task_struct *parent,
 	} else if (s->flags & TPROF_F_CHILDREN) {
 		pending = may == TPROF_REPORT_PENDING || !READ_ONCE(s->inherit);
 		cpr = tprof_proc_join(s, child, pr->vpid, 0, pending);
+		/* its mappings are copies of its parent's (dup_mmap()) */
+		if (cpr && !test_bit(TPROF_P_GUARDED, &pr->bits))
+			clear_bit(TPROF_P_GUARDED, &cpr->bits);
 		if (cpr && !pending)
 			tprof_emit_thread(s, cpr->vpid, vtid, child->comm, 0);
 	}
@@ -292,11 +296,27 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 }
 
 /*
+ * current's process mapped what ptrace's access refuses: in every session
+ * that has it, its samples look each page up before reading it from now
+ * on (TPROF_P_GUARDED), set before the mapping can hold anything (the
+ * kprobe runs before mmap() returns). Context: the mmap kprobe.
+ */
+static void tprof_guard_current(void)
+{
+	struct tprof_proc *pr;
+	unsigned int i = 0;
+
+	while (tprof_session_next(current, &pr, true, &i))
+		set_bit(TPROF_P_GUARDED, &pr->bits);
+}
+
+/*
  * perf_event_mmap(vma): @vma is new or changed (mmap_region(), mprotect,
  * brk, stack growth). Context: kprobe pre-handler, in the task that maps,
  * mmap_lock held, preemption (int3-based: IRQs too) disabled; it cannot
  * nest in a ring write of this CPU (those run with IRQs off). Only a
- * target's own executable mappings make an MMAP record.
+ * target's own executable mappings make an MMAP record; a mapping of what
+ * ptrace refuses guards its process (tprof_guard_current()).
  */
 static int tprof_kprobe_mmap(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -312,7 +332,11 @@ static int tprof_kprobe_mmap(struct kprobe *kp, struct pt_regs *regs)
 	unsigned long flags;
 	bool later;
 
-	if (!vma || !(vma->vm_flags & VM_EXEC) || vma->vm_mm != current->mm)
+	if (!vma || vma->vm_mm != current->mm)
+		return 0;
+	if (tprof_policy_vma_guarded(vma))
+		tprof_guard_current();
+	if (!(vma->vm_flags & VM_EXEC))
 		return 0;
 	s = tprof_session_find(current, &pr);
 	if (!s)
@@ -361,6 +385,12 @@ static int tprof_kprobe_creds(struct kprobe *kp, struct pt_regs *regs)
 	int why;
 
 	local_irq_save(flags);
+	/*
+	 * The new mm holds nothing yet but the kernel's special mappings:
+	 * what the new image maps comes through tprof_kprobe_mmap().
+	 */
+	for (i = 0; (s = tprof_session_next(current, &pr, true, &i));)
+		clear_bit(TPROF_P_GUARDED, &pr->bits);
 	for (i = 0; (s = tprof_session_next(current, &pr, false, &i));) {
 		if (s->grant.privileged)
 			continue;
@@ -402,11 +432,21 @@ static void tprof_kprobe_get(void)
 		tprof_kps[i]->addr = NULL;
 		tprof_kps[i]->flags = 0;
 		ret = register_kprobe(tprof_kps[i]);
-		tprof_kps_on[i] = !ret;
+		WRITE_ONCE(tprof_kps_on[i], !ret);
 		if (ret)
 			pr_warn_once("kprobe on %s: %d\n",
 				     tprof_kps[i]->symbol_name, ret);
 	}
+}
+
+/*
+ * Are new mappings and execs seen (both kprobes on)? Without them a
+ * process's TPROF_P_GUARDED cannot be lifted soundly: samples look up
+ * every page. Context: any (a sample: the kprobes stay while it runs).
+ */
+bool tprof_probes_watch_mm(void)
+{
+	return READ_ONCE(tprof_kps_on[0]) && READ_ONCE(tprof_kps_on[1]);
 }
 
 /* Context: process, tprof_sessions_mutex held; waits for handlers. */
@@ -417,7 +457,7 @@ static void tprof_kprobe_put(void)
 	for (i = 0; i < ARRAY_SIZE(tprof_kps); i++) {
 		if (tprof_kps_on[i])
 			unregister_kprobe(tprof_kps[i]);
-		tprof_kps_on[i] = false;
+		WRITE_ONCE(tprof_kps_on[i], false);
 	}
 }
 

@@ -122,7 +122,8 @@ struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid)
  * @pt: the table.
  * @tgid: its thread-group pid.
  * @vpid: its tgid in the session's namespace.
- * @bits: its TPROF_P_* bits to start with (TPROF_P_PENDING, or 0).
+ * @bits: its TPROF_P_* bits to start with (TPROF_P_PENDING, or 0); it
+ *	starts TPROF_P_GUARDED too, until someone knows better.
  * @existed: set when it was there already.
  *
  * Context: any (the fork probe: preemption off).
@@ -163,7 +164,7 @@ struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 	p->tgid = get_pid(tgid);
 	p->vpid = vpid;
 	p->tgid_nr = pid_nr(tgid);
-	p->bits = bits;
+	p->bits = bits | BIT(TPROF_P_GUARDED);
 	p->exit_code = 0;
 	RCU_INIT_POINTER(p->uwalk, NULL);	/* freed when it was swept */
 	atomic_set(&p->exiting, 1);

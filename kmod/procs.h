@@ -23,6 +23,15 @@ struct tprof_uwalk;
 #define TPROF_P_DENIED		3	/* DENIED emitted: nothing more of it */
 #define TPROF_P_LEFT		4	/* no longer counted in tprof_procs.live */
 #define TPROF_P_PENDING		5	/* not reported until proven (PROVE) */
+/*
+ * Its memory may hold what ptrace's access refuses (memfd_secret, device
+ * mappings): each page a sample reads is looked up first (stack.c). Set
+ * when it joins, until a look at its mappings finds none (the target, at
+ * ENABLE) or its parent had none (a fork); set by a mapping of that kind
+ * (the mmap kprobe); cleared at an exec's commit of its credentials (the
+ * creds kprobe: a new mm, nothing of the new image mapped yet).
+ */
+#define TPROF_P_GUARDED		6
 
 /**
  * struct tprof_proc - one process of a session: its target, and with

@@ -29,18 +29,23 @@
  * snapshot or a user-memory walk (uwalk.c), goes through tprof_uread() or
  * tprof_uread_upto(), and so:
  *
- * - Its pages are looked up first, as GUP would look them up for ptrace's
- *   own access (access_remote_vm(), /proc/PID/mem), with the lockless
+ * - In a process that may have mapped what ptrace's own access refuses
+ *   (TPROF_P_GUARDED: a memfd_secret(2) or device mapping, VM_IO or
+ *   VM_PFNMAP; kept by procs.h's rules, from the mmap and exec kprobes),
+ *   its pages are looked up first, as GUP would look them up for
+ *   /proc/PID/mem (access_remote_vm()), with the lockless
  *   get_user_page_fast_only() (exported; perf_virt_to_phys() calls it in
- *   NMI): a page not present, a special mapping (VM_IO/VM_PFNMAP: device
- *   memory; also the shared zero page) or a memfd_secret(2) page is
+ *   NMI): a page not present, a special mapping or a secret page is
  *   refused, and never read. copy_from_user_nofault() alone would read a
  *   secret page: it is mapped in the process's own page tables, only the
  *   kernel's direct map lacks it. The reference is dropped at once: the
  *   page was only looked at. mmap_lock cannot be taken here (hard irq),
- *   and a VMA found without it may be freed under us on 6.1.
- * - A read is one copy_from_user_nofault() of at most a page, all or
- *   nothing; it never faults a page in.
+ *   and a VMA found without it may be freed under us on 6.1. Other
+ *   processes' reads skip the look-up, which would cost every sample a
+ *   page-table walk and two atomics per page.
+ * - A read is one copy_from_user_nofault() of at most a page, or two
+ *   inline loads of a frame record, all or nothing; it never faults a
+ *   page in.
  * - A read that fails (a fault, or a refused page) ends the walk that made
  *   it: no retry, no word-by-word fallback. And a sample makes at most
  *   TPROF_UREAD_MAX_FAULTS failed reads: past it, none is tried. Each walk
@@ -65,6 +70,7 @@
 
 struct tprof_uread_cpu {
 	struct tprof_uread_stats *st;
+	bool guarded;
 	u32 reads;
 	u32 faults;
 	unsigned int next;
@@ -77,17 +83,20 @@ static DEFINE_PER_CPU(struct tprof_uread_cpu, tprof_uread_cpu);
  * tprof_uread_begin() - a new sample of current: its bound of failed
  *	reads starts over, and its counts go to @st.
  * @st: this CPU's counts of the session the sample is for, or NULL.
+ * @guarded: its process may have mapped what ptrace's access refuses
+ *	(TPROF_P_GUARDED): each page is looked up before it is read.
  *
  * The sampler calls it before the sample's first user read (its
  * frame-pointer walk); the snapshot and the user-memory walk after it
  * share the bound.
  * Context: hardirq or IRQs off.
  */
-void tprof_uread_begin(struct tprof_uread_stats *st)
+void tprof_uread_begin(struct tprof_uread_stats *st, bool guarded)
 {
 	struct tprof_uread_cpu *u = this_cpu_ptr(&tprof_uread_cpu);
 
 	u->st = st;
+	u->guarded = guarded;
 	u->reads = 0;
 	u->faults = 0;
 	u->next = 0;
@@ -168,8 +177,10 @@ static int tprof_uread_one(struct tprof_uread_cpu *u, void *dst,
 	if (u->faults >= TPROF_UREAD_MAX_FAULTS)
 		return -EFAULT;
 	u->reads++;
-	if (last < addr || !tprof_upage_ok(u, addr) ||
-	    ((last ^ addr) >> PAGE_SHIFT && !tprof_upage_ok(u, last)) ||
+	if (last < addr ||
+	    (u->guarded && (!tprof_upage_ok(u, addr) ||
+			    ((last ^ addr) >> PAGE_SHIFT &&
+			     !tprof_upage_ok(u, last)))) ||
 	    (record ? tprof_uload_record(dst, addr, len) :
 	     copy_from_user_nofault(dst, (const void __user *)addr, len)))
 		ret = -EFAULT;

@@ -33,7 +33,7 @@ unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 			      unsigned int max, u32 *abi, u16 *rflags);
 u32 tprof_stack_ubytes(unsigned long sp, u32 want);
 
-void tprof_uread_begin(struct tprof_uread_stats *st);
+void tprof_uread_begin(struct tprof_uread_stats *st, bool guarded);
 int tprof_uread(void *dst, unsigned long addr, u32 len);
 u32 tprof_uread_upto(void *dst, unsigned long addr, u32 len);
 void tprof_uread_stats(struct tprof_uread_stats __percpu *pcpu,
