@@ -180,19 +180,19 @@ static unsigned int profile_unwind(void *ctx, struct profile *p,
 				   bool *truncated)
 {
 	struct unwinder *u = ctx;
-	enum unwind_mode mode;
+	struct unwind_request rq = {
+		.mode = u->forced_mode >= 0 ? (enum unwind_mode)u->forced_mode :
+			p->session.flags & TPROF_SESSION_F_DWARF ?
+			UNWIND_DWARF : UNWIND_HYBRID,
+		.maps = &p->maps, .root_pid = p->session.pid,
+		.since_ns = profile__exec_before(p, s->u.sample.pid,
+						 s->hdr.time_ns),
+		.pac_bits = unwinder__pac_bits(p->have_machine,
+					       p->machine.user_pac_mask),
+		.s = s, .us = us,
+	};
 
-	if (u->forced_mode >= 0)
-		mode = u->forced_mode;
-	else
-		mode = p->session.flags & TPROF_SESSION_F_DWARF ?
-		       UNWIND_DWARF : UNWIND_HYBRID;
-	return unwinder__sample(u, mode, &p->maps, p->session.pid,
-				profile__exec_before(p, s->u.sample.pid,
-						     s->hdr.time_ns),
-				unwinder__pac_bits(p->have_machine,
-						   p->machine.user_pac_mask),
-				s, us, out, max, truncated);
+	return unwinder__sample(u, &rq, out, max, truncated);
 }
 
 void unwinder__attach(struct unwinder *u, struct profile *p, int forced_mode)
@@ -272,6 +272,7 @@ struct walk {
 	 */
 	uint64_t bps[MAX_FRAMES];
 	bool bpv[MAX_FRAMES], fpok[MAX_FRAMES];
+	bool stop_norule;	/* the walk stopped at code without CFI */
 	struct maps *maps;
 	int root_pid;
 	int pid;		/* the sample's process */
@@ -515,6 +516,7 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
 		w->bpv[i] = st->valid & BIT(w->abi->bp);
 		w->fpok[i] = !ru || !ru->ok ||
 			     (!ru->cfa_ops && ru->cfa_reg == w->abi->bp);
+		w->stop_norule = !ru || !ru->ok;
 		ok = ru && ru->ok && step(w, ru, st, next, &end, &cfa);
 		if (ok && !end && !w->fpok[i] && w->bpv[i])
 			w->fpok[i] = own_record(w, st, next, ru, cfa);
@@ -708,13 +710,13 @@ uint64_t unwinder__pac_bits(bool known, uint64_t user_pac_mask)
 	       ~((1ULL << 48) - 1);
 }
 
-unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
-			      struct maps *maps, int root_pid,
-			      uint64_t since_ns, uint64_t pac_bits,
-			      const struct tprof_record *s,
-			      const struct tprof_record *us, uint64_t *out,
+unsigned int unwinder__sample(struct unwinder *u,
+			      const struct unwind_request *rq, uint64_t *out,
 			      unsigned int max, bool *truncated)
 {
+	const struct tprof_record *s = rq->s, *us = rq->us;
+	enum unwind_mode mode = rq->mode;
+	uint64_t pac_bits = rq->pac_bits;
 	const struct tprof_rec_ustack *ur = us ? &us->u.ustack : NULL;
 	unsigned int nk = s->u.sample.nr_kernel, nu = s->u.sample.nr_user;
 	unsigned int n = 0, i, j;
@@ -730,13 +732,13 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 	uint64_t t0 = now_ns();
 
 	w.u = u;
-	w.maps = maps;
-	w.root_pid = root_pid;
+	w.maps = rq->maps;
+	w.root_pid = rq->root_pid;
 	w.pid = (int)s->u.sample.pid;
 	w.time_ns = s->hdr.time_ns;
-	w.since_ns = since_ns;
+	w.since_ns = rq->since_ns;
 	w.sn = (struct snap){ .lo = 0 };
-	w.epoch = maps__epoch_at(maps, w.time_ns);
+	w.epoch = maps__epoch_at(w.maps, w.time_ns);
 	/* the LR sits between the pc and the chain (uapi TPROF_RF_USER_LR) */
 	w.nk = nk;
 	w.chain0 = nk + 1 + (lr && nu > 1);
@@ -800,6 +802,12 @@ unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
 	if (how == WALK_CAP) {
 		*truncated = true;
 		u->st.truncated++;
+		goto out;
+	}
+	/* no CFI at the pc: the snapshot says nothing the chain does not */
+	if (n == 1 && w.stop_norule) {
+		u->st.fp_fallback++;
+		n = lr ? fp_frames(&w, s, out, max) : 0;
 		goto out;
 	}
 	/*

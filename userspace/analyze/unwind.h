@@ -30,6 +30,7 @@ struct unwind_stats {
 	/* ... the chain cut where a link was not proven (a function
 	 * without a frame pointer) or it ended short of a root */
 	uint64_t unproven;
+	uint64_t fp_fallback;	/* no CFI at the pc: the FP chain as is */
 	uint64_t truncated;	/* CFI only, cut short: "[truncated]" */
 	uint64_t rules, rule_hits;	/* CFI rows computed / reused */
 	/* TPROF_RF_USER_LR samples' FP frames: the link register kept as
@@ -65,22 +66,34 @@ void unwinder__attach(struct unwinder *u, struct profile *p, int forced_mode);
 uint64_t unwinder__pac_bits(bool known, uint64_t user_pac_mask);
 
 /*
- * The user frames of SAMPLE s from its USTACK record us, in the SAMPLE's
- * user-ip convention (out[0] the pc, then return addresses; IA32 values
- * are 32-bit), at most max. maps at the sample's time (never a snapshot
- * before since_ns, the process's exec). root_pid: the session's pid, whose
- * /proc/PID/root holds the target's files. pac_bits: unwinder__pac_bits().
- * Sets *truncated when the stack is known to go on past out[n-1] (mode
- * UNWIND_DWARF, or the cap). Returns the number of frames; 0 when the
- * snapshot is of no use (then the caller keeps the FP chain). A sample
- * with TPROF_RF_USER_LR (arm64) always gets its frames here, us NULL or
- * not: whether its link register is its caller needs the objects.
+ * One sample to unwind (as perf's struct unwind_info): SAMPLE s and its
+ * USTACK record us (NULL: none), in mode, with maps at the sample's time
+ * (never a snapshot before since_ns, the process's exec). root_pid: the
+ * session's pid, whose /proc/PID/root holds the target's files.
+ * pac_bits: unwinder__pac_bits().
  */
-unsigned int unwinder__sample(struct unwinder *u, enum unwind_mode mode,
-			      struct maps *maps, int root_pid,
-			      uint64_t since_ns, uint64_t pac_bits,
-			      const struct tprof_record *s,
-			      const struct tprof_record *us, uint64_t *out,
+struct unwind_request {
+	enum unwind_mode mode;
+	struct maps *maps;
+	int root_pid;
+	uint64_t since_ns;
+	uint64_t pac_bits;
+	const struct tprof_record *s, *us;
+};
+
+/*
+ * The user frames of the request's sample, in the SAMPLE's user-ip
+ * convention (out[0] the pc, then return addresses; IA32 values are
+ * 32-bit), at most max. Sets *truncated when the stack is known to go on
+ * past out[n-1]: where the walk could not go on and no proven
+ * frame-pointer join took over, or at the cap. Returns the number of
+ * frames; 0 when the snapshot is of no use (then the caller keeps the FP
+ * chain). A sample with TPROF_RF_USER_LR (arm64) always gets its frames
+ * here, us NULL or not: whether its link register is its caller needs the
+ * objects.
+ */
+unsigned int unwinder__sample(struct unwinder *u,
+			      const struct unwind_request *rq, uint64_t *out,
 			      unsigned int max, bool *truncated);
 
 #endif /* _TPROF_UNWIND_H */
