@@ -99,7 +99,8 @@ static bool name_jit(struct resolved *r, struct profile *p, struct rloc *l)
 /*
  * --no-symbolize, no build-id recorded (an older stream): the build-id of
  * the file symbolizing would have used, so that pprof, Parca or debuginfod
- * can find the right file later (issue 13 item 8).
+ * can find the right file later: a profile written without names must
+ * still say which build it came from.
  */
 static void read_buildid(struct resolved *r, const struct symbolize_opts *o,
 			 const struct mapping *m, struct rmap *rm)
