@@ -12,6 +12,8 @@
 #   >= 95% of the weight into main.mix (runtime/pprof's figures beside;
 #   the weight against runtime/pprof's is compared on the host, where
 #   samples land where the CPU time is);
+# - default mode, qsort through libc: every comparator stack reaches _start
+#   through main or ends in [truncated] (fp, the control, does not);
 # - --call-graph dwarf: >= 95% of a qsort comparator's samples (through
 #   Debian's libc, no frame pointers) and of a C++ -O2 program's hot
 #   function (no frame pointers) reach main;
@@ -197,6 +199,42 @@ check_reach() {
 }
 check_reach "qsort" qsort.pb.gz cmp_ints main "$P/unwind" qsort
 check_reach "c++ -O2" cxx.pb.gz key main "$P/unwind_cxx"
+
+# ---- right or marked: qsort through libc in the default mode ----
+# 1 KiB snapshots end the CFI walk inside libc's qsort, where bp is an
+# outer frame's: a sample's stack reaches _start through sort_round and
+# main, or ends in [truncated]; never main right above libc (a skipped
+# frame that looks whole). fp, the control, has stacks that are neither.
+# right_or_marked OUT: "PERCENT SAMPLES" of cmp_ints's folded stacks
+right_or_marked() {
+	awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
+	       if (f[k] != "cmp_ints") next
+	       all += n
+	       if (f[2] == "[truncated]" ||
+		   (f[2] == "_start" && $0 ~ /;main;sort_round;/)) good += n
+	       cnt++ }
+	     END { if (all) printf "%.1f %d\n", 100 * good / all, cnt; else print "0 0" }' "$1"
+}
+for mode in "" "--call-graph fp"; do
+	out=qsort-default.folded; [ -n "$mode" ] && out=qsort-fp.folded
+	if profile "$out" 2 "$mode --format folded" "$P/unwind" qsort; then
+		set -- $(right_or_marked "$out")
+		if [ -z "$mode" ]; then
+			if [ "${2:-0}" -ge 5 ] && at_least "$1" 100; then
+				ok "qsort (default mode): $1% of cmp_ints's stacks reach _start through main or end in [truncated] ($2 stacks)"
+			else
+				fail "qsort (default mode): cmp_ints's stacks right or marked in 100% (got $1% of $2 stacks)"
+				sort -t' ' -k2 -nr "$out" | head -5 | cut -c1-300 | sed 's/^/    /'
+			fi
+		elif at_least "$1" 100; then
+			fail "qsort (--call-graph fp): the control has no wrong stack ($1%): the check cannot fail"
+		else
+			ok "qsort (--call-graph fp): $1% right or marked: the check can fail"
+		fi
+	else
+		fail "qsort ($mode): tprof-read -p exited non-zero"; sed 's/^/    /' "$out.err" | head -5
+	fi
+done
 
 # ---- signal frames ----
 for m in signal altstack; do
