@@ -466,12 +466,42 @@ static bool own_record(const struct walk *w, const struct uw_state *st,
 }
 
 /*
+ * Is bp where frame st's CFI row saved the caller's bp, with the return
+ * address right above it: a frame record this frame made and pointed bp
+ * at (AArch64's stp x29, x30 then mov x29, sp; x86-64's push rbp then
+ * mov rbp, rsp)? Needs the CFA only, not the caller: it decides the frame
+ * the walk stopped at.
+ */
+static bool record_at(const struct walk *w, const struct uw_rule *ru,
+		      const struct uw_state *st, uint64_t cfa)
+{
+	const struct uw_reg *b = &ru->regs[w->abi->bp];
+	const struct uw_reg *r = &ru->regs[ru->ra];
+
+	return b->kind == RK_AT_CFA && r->kind == RK_AT_CFA &&
+	       r->off == b->off + (int64_t)w->sn.word &&
+	       st->r[w->abi->bp] == ((cfa + b->off) & w->addr_mask);
+}
+
+/* A row that saves a frame record (bp, then the return address above). */
+static bool saves_record(const struct walk *w, const struct uw_rule *ru)
+{
+	const struct uw_reg *b = &ru->regs[w->abi->bp];
+	const struct uw_reg *r = &ru->regs[ru->ra];
+
+	return b->kind == RK_AT_CFA && r->kind == RK_AT_CFA &&
+	       r->off == b->off + (int64_t)w->sn.word;
+}
+
+/*
  * Does the function that return address ret returns into keep its frame
  * pointer there, so that the chain's next link is its own frame record
  * (and the return address after it its caller)? Its CFA is bp-based, it
  * is Go's (every Go function with a frame keeps one; its CFI is sp-based
- * throughout), or it has no CFI to say otherwise. Code built without frame
- * pointers leaves bp as its caller's: the chain's next link skips it.
+ * throughout), it has no CFI to say otherwise, or (AArch64, where GCC
+ * keeps frame records by default and its CFI on sp) its row saves x29 and
+ * x30 as a frame record. Code built without frame pointers leaves bp as
+ * its caller's: the chain's next link skips it.
  */
 static bool keeps_fp(struct walk *w, uint64_t ret)
 {
@@ -489,6 +519,8 @@ static bool keeps_fp(struct walk *w, uint64_t ret)
 		return true;
 	ru = cfi__row(&w->u->cfi, o, vaddr, w->abi->nregs);
 	if (!ru->ok || (!ru->cfa_ops && ru->cfa_reg == w->abi->bp))
+		return true;
+	if (w->abi->pac && saves_record(w, ru))
 		return true;
 	return cfi__is_go(&w->u->cfi, o);
 }
@@ -517,9 +549,13 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
 		w->fpok[i] = !ru || !ru->ok ||
 			     (!ru->cfa_ops && ru->cfa_reg == w->abi->bp);
 		w->stop_norule = !ru || !ru->ok;
+		cfa = 0;
 		ok = ru && ru->ok && step(w, ru, st, next, &end, &cfa);
 		if (ok && !end && !w->fpok[i] && w->bpv[i])
 			w->fpok[i] = own_record(w, st, next, ru, cfa);
+		/* the stop frame too: its CFA may be known, its caller not */
+		if (!w->fpok[i] && w->bpv[i] && cfa)
+			w->fpok[i] = record_at(w, ru, st, cfa);
 		if (!ok)
 			return WALK_STOP;
 		if (end)
