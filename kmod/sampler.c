@@ -954,6 +954,7 @@ static void tprof_kick(void *info)
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 	struct tprof_session *s = info;
 	struct tprof_proc *pr;
+	u64 rt, clk;
 
 	if (c->task || (current->flags & (PF_EXITING | PF_KTHREAD)) ||
 	    tprof_session_state(s) != TPROF_ACTIVE)
@@ -961,9 +962,23 @@ static void tprof_kick(void *info)
 	pr = tprof_procs_find(&s->procs, task_tgid(current));
 	if (!pr || test_bit(TPROF_P_DENIED, &pr->bits))
 		return;
-	/* Mid-slice: from the scheduler's last update (at most a tick ago). */
-	tprof_sched_in(c, s, pr, current,
-		       READ_ONCE(current->se.sum_exec_runtime), local_clock());
+	clk = local_clock();
+	rt = READ_ONCE(current->se.sum_exec_runtime);
+	/*
+	 * Mid-slice: sum_exec_runtime is as of the scheduler's last update,
+	 * up to a tick ago (longer with nohz_full), and what the thread ran
+	 * since is before the session: counted from there, its first
+	 * switch-out would credit it. exec_start is that update's
+	 * rq_clock_task(), local_clock() then where no irq or steal time is
+	 * left out of task time; elsewhere the stamp is all there is.
+	 */
+	if (!TPROF_UNTASKED_TIME) {
+		u64 start = READ_ONCE(current->se.exec_start);
+
+		if (clk > start)
+			rt += clk - start;
+	}
+	tprof_sched_in(c, s, pr, current, rt, clk);
 }
 
 /*
