@@ -25,7 +25,7 @@
 #include "analyze/pylines.h"
 #include "lib/util.h"
 #include "live/pycode.h"
-#include "live/python.h"
+#include "live/pywalk.h"
 #include "model/profile.h"
 #include "live/pytarget.h"
 #include "object/object.h"

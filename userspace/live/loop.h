@@ -13,7 +13,7 @@
 #include "analyze/unwind.h"
 #include "live/drain.h"
 #include "live/launch.h"
-#include "live/python.h"
+#include "live/pywalk.h"
 #include "live/recorder.h"
 #include "live/session.h"
 

@@ -39,7 +39,7 @@ struct recorder {
 	size_t nlast, caplast;
 	struct hindex last_idx;		/* pid -> last[] */
 	/* live: called with each MAPS record's snapshot, after its BUILDID
-	 * records (CPython found in it, live/python.h) */
+	 * records (CPython found in it, live/pywalk.h) */
 	void (*maps_hook)(void *ctx, int pid, const struct maps_snapshot *sn);
 	void *maps_ctx;
 	bool denied_noted;		/* the DENIED line was printed */

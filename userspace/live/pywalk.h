@@ -10,8 +10,8 @@
  * record, read the code objects not read before and write PYCODE records
  * before the sample that needs them.
  */
-#ifndef _TPROF_LIVE_PYTHON_H
-#define _TPROF_LIVE_PYTHON_H
+#ifndef _TPROF_LIVE_PYWALK_H
+#define _TPROF_LIVE_PYWALK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -116,4 +116,4 @@ bool python_live__on(const struct python_live *pl, int pid);
 void python_live__uwalk(struct python_live *pl, int pid,
 			const struct tprof_record *rec);
 
-#endif /* _TPROF_LIVE_PYTHON_H */
+#endif /* _TPROF_LIVE_PYWALK_H */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/python.h"
+#include "live/pywalk.h"
 #include "model/pyrecords.h"
 
 /* launch mode: the interpreter initialises some 20 ms after exec; look
