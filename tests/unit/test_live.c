@@ -52,9 +52,10 @@ static bool have_fakes(void)
 /*
  * A launched command whose 8 threads exit: the loop handles a ptrace stop
  * at each exit (and at exec, and the command's own exit), each reading the
- * maps, here 300 ms apiece (FAKERING_MAPS_DELAY_US: a TCG guest's stop).
- * The ring holds 150 ms of records (600 at 4000/s). Reading the rings in
- * the loop itself lost ~600 records per stop; the drain thread loses none.
+ * maps, here 600 ms apiece (FAKERING_MAPS_DELAY_US: a TCG guest's stop).
+ * The ring holds 300 ms of records (1200 at 4000/s): room for the drain
+ * thread to wait for a CPU on a loaded host, none for a loop that reads
+ * the rings itself between stops (it lost ~1200 records per stop).
  */
 static void test_live_stops_lose_nothing(void)
 {
@@ -66,7 +67,7 @@ static void test_live_stops_lose_nothing(void)
 	if (!have_fakes())
 		return;
 	CHECK_EQ(ring_file(dev, 64), 0);
-	st = run_fmt(&out, "FAKERING_RATE=4000 FAKERING_RECORDS=600 FAKERING_WEIGHT_NS=1000000 FAKERING_MAPS_DELAY_US=300000 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s %s' '%s' --device '%s' --report --no-children -o /dev/null -- '%s' -t 8 -s 0.4 2>&1",
+	st = run_fmt(&out, "FAKERING_RATE=4000 FAKERING_RECORDS=1200 FAKERING_WEIGHT_NS=1000000 FAKERING_MAPS_DELAY_US=600000 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s %s' '%s' --device '%s' --report --no-children -o /dev/null -- '%s' -t 8 -s 0.4 2>&1",
 		     build_path("unit/fakering.so"),
 		     build_path("unit/fakedev.so"), tprof_read_bin(), dev,
 		     build_path("progs/inlines"));
@@ -75,9 +76,9 @@ static void test_live_stops_lose_nothing(void)
 	delivered = fake_count(out, "delivered ");
 	maps = fake_count(out, " maps ");
 	/* the stops happened and were slow: at exec, 8 threads' exits and
-	 * the command's, 300 ms each (and the samples' own re-reads) */
+	 * the command's, 600 ms each (and the samples' own re-reads) */
 	CHECK(maps >= 10);
-	CHECK(delivered >= 10 * 300 * 4);
+	CHECK(delivered >= 10 * 600 * 4);
 	CHECK_EQ(dropped, 0);
 	CHECK(out && !strstr(out, "samples lost"));
 	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
@@ -132,7 +133,7 @@ static void test_live_loss_is_loud(void)
 }
 
 const struct unit_test live_tests[] = {
-	{ "live: ptrace stops that take 300 ms each lose no record of a ring that holds 150 ms (the drain thread)", test_live_stops_lose_nothing },
+	{ "live: ptrace stops that take 600 ms each lose no record of a ring that holds 300 ms (the drain thread)", test_live_stops_lose_nothing },
 	{ "live: a session that loses samples says so in one line, with the fake ring's count and the share; --report agrees", test_live_loss_is_loud },
 	{ NULL, NULL },
 };
