@@ -126,6 +126,29 @@ static bool tprof_upage_ok(struct tprof_uread_cpu *u, unsigned long addr)
 }
 
 /*
+ * @reads more reads of this sample, @failed of them failed (its walk ends
+ * there): the sample's bound and the session's counts (STATS uread_*).
+ */
+static void tprof_uread_count(struct tprof_uread_cpu *u, unsigned int reads,
+			      unsigned int failed)
+{
+	struct tprof_uread_stats *st = u->st;
+
+	u->reads += reads;
+	u->faults += failed;
+	if (!st)
+		return;
+	st->reads += reads;
+	st->max_reads = max_t(u64, st->max_reads, u->reads);
+	if (failed) {
+		st->faults += failed;
+		st->max_faults = max_t(u64, st->max_faults, u->faults);
+		if (u->faults >= TPROF_UREAD_MAX_FAULTS)
+			st->capped++;
+	}
+}
+
+/*
  * A frame record, two words of 8 or 4 bytes, with inline user loads, as
  * perf_callchain_user() reads one with a __get_user() pair: a walk makes a
  * read a frame, and a copy routine (copy_from_user_nofault()'s checks and
@@ -184,18 +207,9 @@ static int tprof_uread_one(struct tprof_uread_cpu *u, void *dst,
 	    (record ? tprof_uload_record(dst, addr, len) :
 	     copy_from_user_nofault(dst, (const void __user *)addr, len)))
 		ret = -EFAULT;
-	if (ret)
-		u->faults++;
-	if (!u->st)
-		return ret;
-	u->st->reads++;
-	u->st->max_reads = max_t(u64, u->st->max_reads, u->reads);
-	if (ret) {
-		u->st->faults++;
-		u->st->max_faults = max_t(u64, u->st->max_faults, u->faults);
-		if (u->faults == TPROF_UREAD_MAX_FAULTS)
-			u->st->capped++;
-	}
+	tprof_uread_count(u, 0, !!ret);
+	if (u->st)	/* this read, counted above in u->reads */
+		u->st->reads++;
 	return ret;
 }
 
@@ -330,12 +344,10 @@ static unsigned int tprof_stack_walk32(u32 fp, u64 *ips, unsigned int n,
 	return n;
 }
 
-/*
- * The 64-bit records {next, ret} (x86-64 {rbp, ret}, AArch64 {x29, x30})
- * from @fp; ips from ips[@n]. The same walk as perf's on both.
- */
-static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
-				       unsigned int max, u16 *rflags)
+/* tprof_stack_walk64() for a guarded process: each frame via tprof_uread(). */
+static unsigned int tprof_stack_walk64_checked(u64 fp, u64 *ips,
+					       unsigned int n, unsigned int max,
+					       u16 *rflags)
 {
 	while (fp) {
 		struct tprof_frame64 f;
@@ -356,6 +368,61 @@ static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
 			break;
 		fp = f.next;
 	}
+	return n;
+}
+
+/*
+ * The 64-bit records {next, ret} (x86-64 {rbp, ret}, AArch64 {x29, x30})
+ * from @fp; ips from ips[@n]. The same walk as perf's on both, and as
+ * tight: two inline loads a frame under one pagefault_disable(), the
+ * reads counted once at the end (the walk's first failed read ends it, so
+ * it adds at most one failure to the sample's bound). A guarded process's
+ * frames go through tprof_uread(), each page looked up.
+ */
+static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
+				       unsigned int max, u16 *rflags)
+{
+	struct tprof_uread_cpu *u = this_cpu_ptr(&tprof_uread_cpu);
+	unsigned int reads = 0, failed = 0;
+
+	if (u->guarded)
+		return tprof_stack_walk64_checked(fp, ips, n, max, rflags);
+	pagefault_disable();
+	while (fp) {
+		const u64 __user *p = (const u64 __user *)fp;
+		u64 next, ret;
+
+		if (n == max) {
+			*rflags |= TPROF_RF_USER_TRUNCATED;
+			break;
+		}
+		if (u->faults >= TPROF_UREAD_MAX_FAULTS) {
+			*rflags |= TPROF_RF_USER_FAULT;
+			break;
+		}
+		reads++;
+		if ((fp & 7) || !user_read_access_begin(p, 2 * sizeof(u64)))
+			goto fault;
+		unsafe_get_user(next, p, efault);
+		unsafe_get_user(ret, p + 1, efault);
+		user_read_access_end();
+		if (!ret)
+			break;
+		ips[n++] = tprof_arch_user_ret(ret);
+		/* Frames live further up the stack; stop on loops. */
+		if (next <= fp)
+			break;
+		fp = next;
+		continue;
+efault:
+		user_read_access_end();
+fault:
+		*rflags |= TPROF_RF_USER_FAULT;
+		failed = 1;
+		break;
+	}
+	pagefault_enable();
+	tprof_uread_count(u, reads, failed);
 	return n;
 }
 

@@ -3,7 +3,7 @@
 # timeout: 300
 # A late timer's sample weighs what it stands for, up to the moment it
 # fires, in the code it interrupts. tests/progs/late.c takes turns between
-# late_a() and late_b() on one pinned thread, 2.5 periods of CPU each, and
+# late_a() and late_b() on one pinned thread, 2.5-3.5 periods of CPU each, and
 # late_a() ends each turn in a 3 ms spin with IRQs off (the test module
 # tests/vm/testmod/tprof_late.c, in its own system call): tprof.ko's timer,
 # due in the spin, fires when IRQs come back, about 2 periods late, still

@@ -9,7 +9,10 @@
  * stands for (the time up to then) is late_a()'s, and the next sample
  * point falls in late_b(). Each function reads its own CPU time around
  * its turn (CLOCK_THREAD_CPUTIME_ID: the scheduler's sum_exec_runtime):
- * the truth the profile is compared with.
+ * the truth the profile is compared with. Each turn is TURN_US plus up to
+ * one more millisecond, at random: turns of one length would meet the
+ * sample points at the same phase every round, and the samples' count per
+ * turn (2 or 3) would be biased one way for the whole run.
  *   late PARAM-FILE TURN_US IRQOFF_US ROUNDS OUT-FILE
  */
 #include <fcntl.h>
@@ -21,6 +24,15 @@
 #include <unistd.h>
 
 static volatile uint64_t sink;
+
+/* 0 to 1 ms, from a fixed LCG: the same turns every run */
+static uint64_t jitter_ns(void)
+{
+	static uint64_t x = 88172645463325252ULL;
+
+	x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (x >> 33) % 1000000;
+}
 
 static uint64_t cpu_ns(void)
 {
@@ -81,8 +93,8 @@ int main(int argc, char **argv)
 	turn = strtoull(argv[2], NULL, 0) * 1000;
 	rounds = atoi(argv[4]);
 	for (int i = 0; i < rounds; i++) {
-		a += late_a(fd, turn, argv[3]);
-		b += late_b(turn);
+		a += late_a(fd, turn + jitter_ns(), argv[3]);
+		b += late_b(turn + jitter_ns());
 	}
 	out = fopen(argv[5], "w");
 	if (!out)
