@@ -9,6 +9,7 @@
 extern const struct unit_test python_live_tests[];
 extern const struct unit_test pylines_tests[], python_merge_tests[];
 extern const struct unit_test arm64_tests[];
+extern const struct unit_test live_tests[];
 
 int main(int argc, char **argv)
 {
@@ -19,7 +20,7 @@ int main(int argc, char **argv)
 		scale_tests, nosym_tests, unwind_tests, symtab_tests,
 		object_tests, stream_tests, summary_tests, model_tests,
 		python_live_tests,
-		pylines_tests, python_merge_tests, arm64_tests,
+		pylines_tests, python_merge_tests, arm64_tests, live_tests,
 	};
 	int passed = 0, failed = 0, skipped = 0;
 	size_t s;
