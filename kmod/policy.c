@@ -329,6 +329,25 @@ int tprof_policy_check_other(const struct tprof_grant *g,
 	return ret;
 }
 
+/*
+ * The mmap and creds kprobes are on (probes.c): every new mapping and
+ * exec of a followed process is seen, so a process's TPROF_P_GUARDED may
+ * be lifted; without them samples look up every page they read.
+ */
+static bool tprof_mm_watched;
+
+/* Context: process, tprof_sessions_mutex held (the probes' registration). */
+void tprof_policy_set_mm_watched(bool on)
+{
+	WRITE_ONCE(tprof_mm_watched, on);
+}
+
+/* Context: any (a sample: the kprobes stay registered while it runs). */
+bool tprof_policy_mm_watched(void)
+{
+	return READ_ONCE(tprof_mm_watched);
+}
+
 /**
  * tprof_policy_vma_guarded() - may @vma hold what ptrace's own access
  *	refuses: device memory (VM_IO, VM_PFNMAP: reads may have side

@@ -65,6 +65,8 @@ unsigned int tprof_policy_sample_cpu_percent(void);
 bool tprof_policy_privileged(struct file *file);
 unsigned int tprof_policy_ring_kb_per_cpu(void);
 bool tprof_policy_vma_guarded(const struct vm_area_struct *vma);
+void tprof_policy_set_mm_watched(bool on);
+bool tprof_policy_mm_watched(void);
 void tprof_policy_unguard(struct task_struct *task, unsigned long *bits,
 			  int bit);
 

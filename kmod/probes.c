@@ -432,21 +432,13 @@ static void tprof_kprobe_get(void)
 		tprof_kps[i]->addr = NULL;
 		tprof_kps[i]->flags = 0;
 		ret = register_kprobe(tprof_kps[i]);
-		WRITE_ONCE(tprof_kps_on[i], !ret);
+		tprof_kps_on[i] = !ret;
 		if (ret)
 			pr_warn_once("kprobe on %s: %d\n",
 				     tprof_kps[i]->symbol_name, ret);
 	}
-}
-
-/*
- * Are new mappings and execs seen (both kprobes on)? Without them a
- * process's TPROF_P_GUARDED cannot be lifted soundly: samples look up
- * every page. Context: any (a sample: the kprobes stay while it runs).
- */
-bool tprof_probes_watch_mm(void)
-{
-	return READ_ONCE(tprof_kps_on[0]) && READ_ONCE(tprof_kps_on[1]);
+	/* new mappings and execs are seen: TPROF_P_GUARDED may be lifted */
+	tprof_policy_set_mm_watched(tprof_kps_on[0] && tprof_kps_on[1]);
 }
 
 /* Context: process, tprof_sessions_mutex held; waits for handlers. */
@@ -454,10 +446,11 @@ static void tprof_kprobe_put(void)
 {
 	unsigned int i;
 
+	tprof_policy_set_mm_watched(false);
 	for (i = 0; i < ARRAY_SIZE(tprof_kps); i++) {
 		if (tprof_kps_on[i])
 			unregister_kprobe(tprof_kps[i]);
-		WRITE_ONCE(tprof_kps_on[i], false);
+		tprof_kps_on[i] = false;
 	}
 }
 

@@ -8,6 +8,5 @@
 int tprof_probes_init(void);
 int tprof_probes_get(void);
 void tprof_probes_put(void);
-bool tprof_probes_watch_mm(void);
 
 #endif /* _TPROF_PROBES_H */

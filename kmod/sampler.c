@@ -54,7 +54,6 @@
 #include "budget.h"
 #include "offcpu.h"
 #include "policy.h"
-#include "probes.h"
 #include "procs.h"
 #include "sampler.h"
 #include "session.h"
@@ -396,7 +395,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		uregs = task_pt_regs(current);
 	if (uregs) {
 		tprof_uread_begin(s->procs.uread ? this_cpu_ptr(s->procs.uread) :
-				  NULL, !tprof_probes_watch_mm() ||
+				  NULL, !tprof_policy_mm_watched() ||
 				  test_bit(TPROF_P_GUARDED, &t->proc->bits));
 		nu = tprof_stack_user(uregs, ips + nk, s->max_user_frames,
 				      &abi, &rflags);
