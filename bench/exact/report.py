@@ -207,6 +207,12 @@ def main():
       "(rusage), less the workload's, per sample; tprof-read writes a "
       "symbolized pprof, perf record a perf.data file (and reads it back "
       "for build-ids).")
+    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "notes.md")
+    if os.path.isfile(notes):
+        p()
+        with open(notes) as f:
+            p(f.read().rstrip())
     for k in kernels:
         d = os.path.join(top, k)
         runs = parse(os.path.join(d, "results.txt"))
