@@ -17,7 +17,7 @@ SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 CPPFLAGS_COMMON := -I$(CURDIR)/kmod -D_GNU_SOURCE
 
 .PHONY: all module module-clean userspace unit check test vm-test kernels \
-	clean help style bench bias fuzz deps deps-demo demo
+	clean help style bench bench-tcg bias fuzz deps deps-demo demo
 
 all: module userspace
 
@@ -32,7 +32,13 @@ help:
 	@echo "make deps         install the Debian packages (.ci/packages) and the kernels"
 	@echo "make demo         profile a bundled workload in a QEMU guest -> demo.pb.gz"
 	@echo "make bias         the bias lab on every kernel -> build/bias/, docs/bias.md"
-	@echo "make bench        benchmarks against perf -> docs/benchmarks.md"
+	@echo "make vm-test-arm64  the arm64 rows of tests/kernels alone"
+	@echo "make vm-selftest  prove the harness fails when it must"
+	@echo "make style        checkpatch --strict on the module"
+	@echo "make layers       the reader's layer rule and no include cycles (reader, module)"
+	@echo "make fuzz         libFuzzer on the record stream (FUZZ_SECONDS)"
+	@echo "make bench        tprof's cost against perf's on exact (icount) guests -> docs/benchmarks.md"
+	@echo "make bench-tcg    the older plain-TCG benchmarks -> build/bench/tcg.md"
 	@echo "make install      DKMS install of the module, tprof-read, udev rule, group (root)"
 	@echo "make uninstall    remove all of it (root)"
 	@echo "make deb          Debian packages tprof-dkms and tprof-tools -> build/deb/"
