@@ -226,6 +226,11 @@ for mode in "" "--call-graph fp"; do
 				fail "qsort (default mode): cmp_ints's stacks right or marked in 100% (got $1% of $2 stacks)"
 				sort -t' ' -k2 -nr "$out" | head -5 | cut -c1-300 | sed 's/^/    /'
 			fi
+		elif at_least "$1" 100 && [ "$(uname -m)" = aarch64 ]; then
+			# Debian's arm64 libc keeps frame records through qsort:
+			# the chain alone is right there, and the control cannot
+			# show the skipped frames (seen on 6.12-arm64: 100%)
+			skip "qsort (--call-graph fp): the control: arm64's libc keeps frame records, the chain alone is right ($1%)"
 		elif at_least "$1" 100; then
 			fail "qsort (--call-graph fp): the control has no wrong stack ($1%): the check cannot fail"
 		else

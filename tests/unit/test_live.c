@@ -67,7 +67,7 @@ static void test_live_stops_lose_nothing(void)
 	if (!have_fakes())
 		return;
 	CHECK_EQ(ring_file(dev, 64), 0);
-	st = run_fmt(&out, "FAKERING_RATE=4000 FAKERING_RECORDS=1200 FAKERING_WEIGHT_NS=1000000 FAKERING_MAPS_DELAY_US=600000 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s %s' '%s' --device '%s' --report --no-children -o /dev/null -- '%s' -t 8 -s 0.4 2>&1",
+	st = run_fmt(&out, "TPROF_READ_DRAIN=1 FAKERING_RATE=4000 FAKERING_RECORDS=1200 FAKERING_WEIGHT_NS=1000000 FAKERING_MAPS_DELAY_US=600000 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s %s' '%s' --device '%s' --report --no-children -o /dev/null -- '%s' -t 8 -s 0.4 2>&1",
 		     build_path("unit/fakering.so"),
 		     build_path("unit/fakedev.so"), tprof_read_bin(), dev,
 		     build_path("progs/inlines"));
