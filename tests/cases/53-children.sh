@@ -45,7 +45,7 @@ st=$?
 save fan.pb.gz fan.err
 if [ $st = 0 ] && [ -s fan.pb.gz ]; then ok "fan-out: tprof-read -- sh -c 'a & b & c; wait' exits 0"
 else fail "fan-out: tprof-read exits 0 (status $st)"; sed 's/^/    /' fan.err | tail -20; fi
-"$SUM" -label process -func hot_a,hot_b,hot_c fan.pb.gz > fan.sum 2>&1 || sed 's/^/    /' fan.sum | tail -5
+"$SUM" -label process -func "hot_a,hot_b,hot_c,[lost]" fan.pb.gz > fan.sum 2>&1 || sed 's/^/    /' fan.sum | tail -5
 for x in a b c; do
 	read -r _ pid inhot < $x.txt
 	ru=$(awk -v n="tree-$x" '$1 == n { print $2 }' fan.log)
@@ -62,8 +62,14 @@ for x in a b c; do
 	# is 1000 ms; the process's total above is exact regardless.
 	# The debug kernel's timer interrupts come tens of ms late (see its
 	# irq slack in tests/kernels): there the name is what is checked.
-	if within "$hot" "$inhot" $hot_tol; then ok "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(diffpct "$hot" "$inhot"))"
-	else fail "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(diffpct "$hot" "$inhot"))"; grep "tree-$x" fan.sum | sed 's/^/    /'; fi
+	# A lost sample's stack is not known: the process's [lost] may be
+	# its hot function's (a loaded host filled the rings: 113 ms of
+	# tree-c's 1,012 ms once, with three guests on 2 CPUs)
+	lost=$(awk -F'\t' -v p="$pid" '$1 == "tidfunc" && $2 == p && $3 == "[lost]" { s += $4 } END { printf "%.0f\n", s }' fan.sum)
+	if within "$hot" "$inhot" $hot_tol ||
+		{ [ "$hot" -lt "$inhot" ] && within $((hot + lost)) "$inhot" $hot_tol; }; then
+		ok "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(diffpct "$hot" "$inhot"); ${lost:-0} ns [lost])"
+	else fail "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(diffpct "$hot" "$inhot"); ${lost:-0} ns [lost])"; grep "tree-$x" fan.sum | sed 's/^/    /'; fi
 done
 if [ "$(grep -c '^label' fan.sum)" -ge 4 ] && grep -q 'processes: [4-9]' fan.err; then
 	ok "fan-out: a process label per program and a process table in --report"
