@@ -199,7 +199,6 @@ static int tprof_uread_one(struct tprof_uread_cpu *u, void *dst,
 
 	if (u->faults >= TPROF_UREAD_MAX_FAULTS)
 		return -EFAULT;
-	u->reads++;
 	if (last < addr ||
 	    (u->guarded && (!tprof_upage_ok(u, addr) ||
 			    ((last ^ addr) >> PAGE_SHIFT &&
@@ -207,9 +206,7 @@ static int tprof_uread_one(struct tprof_uread_cpu *u, void *dst,
 	    (record ? tprof_uload_record(dst, addr, len) :
 	     copy_from_user_nofault(dst, (const void __user *)addr, len)))
 		ret = -EFAULT;
-	tprof_uread_count(u, 0, !!ret);
-	if (u->st)	/* this read, counted above in u->reads */
-		u->st->reads++;
+	tprof_uread_count(u, 1, !!ret);
 	return ret;
 }
 
