@@ -334,6 +334,27 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 	return 0;
 }
 
+/*
+ * With PF_EXITING: TPROF_RF_THREAD_EXIT when only current is leaving and
+ * its process lives on: no group exit (exit_group(), a fatal signal) is in
+ * progress (exit_group(2) sets SIGNAL_GROUP_EXIT even for a process's only
+ * thread), and some thread still counts in signal->live, which do_exit()
+ * drops for current a few steps after PF_EXITING. Racy reads: at worst a
+ * thread leaving beside the process's last one is called a process's exit,
+ * and those few steps of a last thread that leaves by exit(2), not
+ * exit_group(2), a thread's.
+ *
+ * Context: hardirq or IRQs off; current is in do_exit().
+ */
+static u16 tprof_thread_exit_only(void)
+{
+	struct signal_struct *sig = current->signal;
+
+	if (READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT)
+		return 0;
+	return atomic_read(&sig->live) > 0 ? TPROF_RF_THREAD_EXIT : 0;
+}
+
 /**
  * tprof_take_sample() - one sample of c's thread: its stacks and the
  *	record group, written to this CPU's ring (or counted lost).
@@ -411,7 +432,7 @@ static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		rflags |= TPROF_RF_GROUP;
 	/* the exit path's time: no user stack to show, but not "none" */
 	if (current->flags & PF_EXITING)
-		rflags |= TPROF_RF_EXITING;
+		rflags |= TPROF_RF_EXITING | tprof_thread_exit_only();
 	len = sizeof(*rec) + (nk + nu) * sizeof(u64);
 	rec->hdr.type = TPROF_REC_SAMPLE;
 	rec->hdr.flags = rflags;

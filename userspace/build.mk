@@ -228,6 +228,13 @@ $(BUILD)/progs/late: tests/progs/late.c
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -o $@ $<
 
+# threads that leave while their process lives on (tests/cases/57-process-exit.sh)
+PROGS += $(BUILD)/progs/threadexit
+progs: $(BUILD)/progs/threadexit
+$(BUILD)/progs/threadexit: tests/progs/threadexit.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -pthread -o $@ $<
+
 # off-CPU workloads (tests/cases/54-off-cpu.sh, bench/guest/80-off-cpu.sh)
 PROGS += $(BUILD)/progs/offcpu
 progs: $(BUILD)/progs/offcpu

@@ -599,6 +599,13 @@ struct tprof_rec_hdr {
  * address as the chain's first entry; the reader drops it then.
  */
 #define TPROF_RF_USER_LR		0x40U
+/*
+ * With TPROF_RF_EXITING: only this thread was leaving, the rest of its
+ * process lived on (no group exit in progress, another thread live): a
+ * reader says "thread exit", not "process exit". A reader that does not
+ * know the flag sees the exit path as before.
+ */
+#define TPROF_RF_THREAD_EXIT		0x80U
 
 /* Off-CPU states: how a thread left the CPU (SAMPLE off_state, THREAD_OFF). */
 #define TPROF_OFF_SLEEPING	1	/* blocked, interruptible (S, also T) */

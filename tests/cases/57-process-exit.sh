@@ -5,6 +5,10 @@
 # (do_exit(), after the user stack went with the mm) is the module's
 # TPROF_RF_EXITING samples, which tprof-read names [process exit], under the
 # kernel's frames with --kernel-stacks; no sample of it is [no stack].
+# Threads that leave while their process lives on (progs/threadexit's,
+# joined one by one) are the module's TPROF_RF_THREAD_EXIT samples:
+# [thread exit], never [process exit] (issue 33: a live http.server's
+# worker threads showed 851 ms of "process exit").
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -53,3 +57,28 @@ for ks in "" --kernel-stacks; do
 		fi
 	fi
 done
+
+# ---- a thread's exit is no process's ----
+# The workers leave by exit(2) (their kernel frames: sys_exit, do_exit),
+# the process by exit_group(2) at main's return (sys_exit_group,
+# do_group_exit); --kernel-stacks tells the two apart.
+TE=$B/progs/threadexit
+if [ -x "$TE" ]; then
+	"$TR" -v --kernel-stacks --format folded -o "$PWD/te.folded" -- \
+		"$TE" 4000 20 200 > te.out 2> te.err
+	st=$?
+	save te.folded te.err
+	texit=$(awk '/;\[thread exit\];.*sys_exit;do_exit/ { n += $NF } END { print n + 0 }' te.folded)
+	twrong=$(grep -c ';\[thread exit\];.*sys_exit_group' te.folded)
+	pwrong=$(grep -c ';\[process exit\];.*sys_exit;do_exit' te.folded)
+	if [ "$st" = 0 ] && grep -q '^threads 4000$' te.out && [ "$texit" -gt 0 ] &&
+		[ "$twrong" = 0 ] && [ "$pwrong" = 0 ]; then
+		ok "thread exit: 4,000 threads left by exit(2) while the process ran on: $texit ns of their exit paths (sys_exit, do_exit) under [thread exit], none under [process exit]; exit_group(2) never under [thread exit]"
+	else
+		fail "thread exit: status $st, exit(2) under [thread exit] $texit ns (want > 0), under [process exit] $pwrong stacks, exit_group(2) under [thread exit] $twrong stacks (want 0 and 0)"
+		sed 's/^/    /' te.err | tail -5
+		grep -E 'thread exit|process exit' te.folded | head -5 | sed 's/^/    /'
+	fi
+else
+	skip "thread exit: build/progs/threadexit missing (make progs)"
+fi

@@ -1100,18 +1100,18 @@ out:
 	unlink(path);
 }
 
-/* A SAMPLE as sb_sample() writes it, with TPROF_RF_EXITING. */
-static void exiting_sample(struct sbuf *b, uint64_t weight_ns,
+/* A SAMPLE as sb_sample() writes it, with TPROF_RF_EXITING and XFLAGS. */
+static void exiting_sample(struct sbuf *b, int tid, uint64_t weight_ns,
 			   uint64_t time_ns, unsigned int nk,
-			   const uint64_t *kips)
+			   const uint64_t *kips, uint16_t xflags)
 {
 	size_t off = b->len;
 	struct tprof_rec_sample s;
 
-	sb_sample(b, 4300, 4301, 1000000, weight_ns, time_ns, nk, kips, 0,
+	sb_sample(b, 4300, tid, 1000000, weight_ns, time_ns, nk, kips, 0,
 		  NULL);
 	memcpy(&s, b->p + off, sizeof(s));
-	s.hdr.flags |= TPROF_RF_EXITING;
+	s.hdr.flags |= TPROF_RF_EXITING | xflags;
 	memcpy(b->p + off, &s, sizeof(s));
 }
 
@@ -1119,7 +1119,10 @@ static void exiting_sample(struct sbuf *b, uint64_t weight_ns,
  * Samples in do_exit() (TPROF_RF_EXITING), after the mm and with it the
  * user stack are gone, are "[process exit]" (under the kernel's frames
  * when it has them), not "[no stack]": that stays for samples without
- * frames that say nothing of why.
+ * frames that say nothing of why. A thread that left while its process
+ * lived on (TPROF_RF_THREAD_EXIT) is "[thread exit]": a server's worker
+ * threads' ends are no process exit (issue 33, 851 ms of a live
+ * http.server's profile were).
  */
 static void test_process_exit(void)
 {
@@ -1139,8 +1142,11 @@ static void test_process_exit(void)
 	}
 	sb_session(&b, 4300, 1000000, 1, 1000);
 	sb_thread(&b, 4300, 4301, "exiter", 1000);
-	exiting_sample(&b, 3000000, 2000, 0, NULL);
-	exiting_sample(&b, 2000000, 3000, 2, k);
+	sb_thread(&b, 4300, 4302, "worker", 1000);
+	exiting_sample(&b, 4302, 5000000, 1500, 0, NULL, TPROF_RF_THREAD_EXIT);
+	exiting_sample(&b, 4302, 4000000, 1600, 2, k, TPROF_RF_THREAD_EXIT);
+	exiting_sample(&b, 4301, 3000000, 2000, 0, NULL, 0);
+	exiting_sample(&b, 4301, 2000000, 3000, 2, k, 0);
 	sb_sample(&b, 4300, 4301, 1000000, 1000000, 4000, 0, NULL, 0, NULL);
 	CHECK_EQ(sb_write(&b, raw), 0);
 	sb_free(&b);
@@ -1150,6 +1156,9 @@ static void test_process_exit(void)
 	CHECK(out && strstr(out, "exiter;[process exit] 3000000\n"));
 	CHECK(out && strstr(out, "exiter;[process exit];do_group_exit;do_exit 2000000\n"));
 	CHECK(out && strstr(out, "exiter;[no stack] 1000000\n"));
+	CHECK(out && strstr(out, "worker;[thread exit] 5000000\n"));
+	CHECK(out && strstr(out, "worker;[thread exit];do_group_exit;do_exit 4000000\n"));
+	CHECK(out && !strstr(out, "worker;[process exit]"));
 	if (t_checks_failed)
 		fprintf(stderr, "%s\n", out ? out : "");
 	free(out);
@@ -1170,6 +1179,6 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
 	{ "resolve: live, -d 1 ends the session while the device never runs dry", test_live_duration_endless },
 	{ "resolve: live, a target with a root of its own (a container's) that exited before the write is named from its own file", test_live_target_root_gone },
-	{ "resolve: samples in do_exit() are [process exit], under their kernel frames; [no stack] stays for the rest", test_process_exit },
+	{ "resolve: samples in do_exit() are [process exit], or [thread exit] when the process lived on, under their kernel frames; [no stack] stays for the rest", test_process_exit },
 	{ NULL, NULL },
 };

@@ -173,9 +173,11 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 	if (a->truncated && (!n || r->locs[locs[n - 1]].kind != RLOC_PSEUDO))
 		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[truncated]");
 	/* the exit path (kernel frames, when allowed, above it): the user
-	 * stack went with the mm */
+	 * stack went with the mm, or with the thread's share of it */
 	if (a->exiting && a->nr == a->nr_kernel)
-		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[process exit]");
+		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0,
+				      a->thread_exit ? "[thread exit]" :
+						       "[process exit]");
 	if (!n)	/* no frames, and not said why */
 		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[no stack]");
 	add_rsample(r, a, thread__comm_at(t, a->first_time_ns),

@@ -414,6 +414,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 	struct thread_info *t;
 	uint32_t nr, item;
 	bool trunc, exiting = r->hdr.flags & TPROF_RF_EXITING, py;
+	bool thread_exit = exiting && (r->hdr.flags & TPROF_RF_THREAD_EXIT);
 	uint64_t h;
 
 	nr = sample_ips(p, r, us, ips, &trunc);
@@ -423,7 +424,8 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 		       hash_u64(s->period_ns ^ trunc ^
 				(uint64_t)s->off_state << 1 ^
 				(uint64_t)exiting << 40 ^
-				(uint64_t)py << 41) ^
+				(uint64_t)py << 41 ^
+				(uint64_t)thread_exit << 42) ^
 		       hash_u64(((uint64_t)epoch << 32) ^ gen));
 	while (hindex_next(&p->sample_idx, h, &it, &item)) {
 		a = &p->samples[item - 1];
@@ -431,7 +433,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 		    a->off_state == s->off_state && a->nr == nr && a->nr_kernel == s->nr_kernel &&
 		    a->snap_epoch == epoch && a->comm_gen == gen &&
 		    a->truncated == trunc && a->exiting == exiting &&
-		    a->python == py &&
+		    a->thread_exit == thread_exit && a->python == py &&
 		    !memcmp(a->ips, ips, (size_t)nr * 8))
 			goto found;
 	}
@@ -449,6 +451,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 	a->comm_gen = gen;
 	a->truncated = trunc;
 	a->exiting = exiting;
+	a->thread_exit = thread_exit;
 	a->python = py;
 	a->first_time_ns = r->hdr.time_ns;
 	a->ips = xmalloc((size_t)nr * 8 + 1);

@@ -86,8 +86,9 @@ struct agg_sample {
 	/* unwound from a snapshot and cut short: "[truncated]" at the root */
 	bool truncated;
 	/* taken in do_exit() (TPROF_RF_EXITING): "[process exit]" at the
-	 * root, where the user stack is gone */
-	bool exiting;
+	 * root, where the user stack is gone, or "[thread exit]" when only
+	 * this thread was leaving (TPROF_RF_THREAD_EXIT) */
+	bool exiting, thread_exit;
 	/* Python frames merged in (model/pymerge.c): user ips with
 	 * py_frame_ip() are python.frames; in other stacks nothing is */
 	bool python;
