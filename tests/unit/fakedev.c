@@ -159,7 +159,12 @@ int ioctl(int fd, unsigned long req, ...)
 		exe[n > 0 ? n : 0] = '\0';
 		fprintf(stderr, "fakedev: ENABLE exe=%s\n", exe);
 		/* "NEED,HELD,LIMIT" KiB: the locked-memory limit refuses it,
-		 * and the _IOWR number says so */
+		 * and the _IOWR number says so; FAKEDEV_REFUSE_RING_ABOVE=N
+		 * only rings of more than N bytes (0: the default's 256 KiB) */
+		if (getenv("FAKEDEV_REFUSE_RING_ABOVE") &&
+		    (en->ring_bytes ? en->ring_bytes : 256U << 10) <=
+		    strtoul(getenv("FAKEDEV_REFUSE_RING_ABOVE"), NULL, 10))
+			memlock = NULL;
 		if (memlock && sscanf(memlock, "%u,%u,%u", &need, &held,
 				      &limit) == 3) {
 			if (req == TPROF_IOC_ENABLE) {

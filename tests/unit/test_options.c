@@ -200,6 +200,50 @@ static void test_thread_period_fails(void)
 }
 
 /*
+ * A CPython target's rings: 1 MiB unless --ring-bytes says otherwise (a
+ * sample carries its frames and an 8 KiB snapshot: 256 KiB lost samples
+ * of eight busy threads); refused by the locked-memory limit, the default
+ * ones with a line. Other targets keep the module's default (0).
+ */
+static void test_python_rings(void)
+{
+	const char *py = "/usr/bin/python3.11";
+	char *out = NULL;
+	int st;
+
+	if (access(build_path("unit/fakedev.so"), R_OK) || access(py, X_OK)) {
+		SKIP("fakedev.so not built, or no /usr/bin/python3.11");
+		return;
+	}
+	st = run_fake(&out, "-o /dev/null -- /usr/bin/python3.11 -c pass");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "ring_bytes=1048576\n"));
+	free(out);
+	st = run_fake(&out, "--ring-bytes 64K -o /dev/null -- /usr/bin/python3.11 -c pass");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "ring_bytes=65536\n") &&
+	      !strstr(out, "ring_bytes=1048576"));
+	free(out);
+	st = run_fake(&out, "-o /dev/null -- /bin/true");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "ring_bytes=0\n"));
+	free(out);
+	setenv("FAKEDEV_REFUSE_MEMLOCK", "2056,11000,12320", 1);
+	setenv("FAKEDEV_REFUSE_RING_ABOVE", "262144", 1);
+	st = run_fake(&out, "-o /dev/null -- /usr/bin/python3.11 -c pass");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "ring_bytes=1048576\n") &&
+	      strstr(out, "ring_bytes=0\n"));
+	CHECK(out && strstr(out, "tprof-read: warning: pid ") &&
+	      strstr(out, "default rings (256 KiB a CPU): CPython's 1024 KiB ones were refused (locked memory)"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+	unsetenv("FAKEDEV_REFUSE_RING_ABOVE");
+	unsetenv("FAKEDEV_REFUSE_MEMLOCK");
+}
+
+/*
  * --call-graph: what ENABLE asks for; the default falls back to frame
  * pointers in one line when snapshots are refused, an explicit mode fails.
  */
@@ -375,6 +419,7 @@ const struct unit_test options_tests[] = {
 	{ "options: -p 0123, -F 010, --ring-bytes 64M reach ENABLE as decimal (fake device)", test_live_values },
 	{ "options: a refused --thread-period exits non-zero, no profile (fake device)", test_thread_period_fails },
 	{ "options: --call-graph sets ENABLE's snapshot; refused snapshots: fp in one line by default, an error when asked for (fake device)", test_call_graph },
+	{ "options: a CPython target gets 1 MiB rings unless --ring-bytes; refused by the locked-memory limit, the default ones with a line (fake device)", test_python_rings },
 	{ "options: a refused ENABLE names the limit the module says; an older module's ENABLE number still works (fake device)", test_enable_refused },
 	{ "options: a launched command keeps its own descriptor limit, not the one tprof-read raised (fake device)", test_launch_nofile },
 	{ "options: launch mode starts the session at the command's exec (fake device)", test_launch_at_exec },
