@@ -7,7 +7,9 @@
 # (sample_cpu_percent, default 25), past which its periods are stretched
 # (THROTTLE records, a tprof-read line) rather than the machine slowed.
 # The worst request a group member can make: 8 spinning threads, the
-# shortest period allowed, 512 frames, 64 KiB snapshots.
+# shortest period allowed, 512 frames, 64 KiB snapshots. The budget is the
+# user's (issue 32): sessions re-opened every 150 ms sample no more than
+# one session does.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 tr=$TPROF_BUILD/tprof-read
 work=$TPROF_BUILD/lab/lab-work
@@ -106,4 +108,13 @@ if [ -n "$nf" ] && [ -n "$nb" ] && [ "$nb" -lt "$nf" ]; then
 else
 	fail "bounded: fewer samples than unbounded ($nb against $nf)"
 fi
+
+# ---- one budget per user: re-opened sessions gain nothing (issue 32) ----
+# tprof-ktest budget-reopen as the same unprivileged user: one 3 s
+# session against sessions of 150 ms back to back, each phase after the
+# user's budget state expired; samples per CPU second of the child, and
+# each re-opened session's first period (tests/kmod/budget.c).
+echo 1 > $par/sample_cpu_percent
+install -m 0755 "$TPROF_BUILD/kmod-tests/tprof-ktest" ./tprof-ktest
+as_nobody ./tprof-ktest budget-reopen || fail "tprof-ktest budget-reopen exited $?"
 exit 0

@@ -1544,6 +1544,10 @@ int main(int argc, char **argv)
 		t_uwalk_errors(argv[2]);
 	else if (!strcmp(t, "uwalk-secret") && argc > 2)
 		t_uwalk_secret(argv[2]);
+	else if (!strcmp(t, "budget-reopen"))
+		t_budget_reopen();
+	else if (!strcmp(t, "uwalk-tail") && argc > 2)
+		t_uwalk_tail(argv[2]);
 	else if (!strcmp(t, "uwalk-bound") && argc > 2)
 		t_uwalk_bound(argv[2]);
 	else if (!strcmp(t, "uwalk-bench") && argc > 2)

@@ -178,8 +178,12 @@ int t_uwalk(const char *prog);
 int t_uwalk_perm(const char *prog);
 int t_uwalk_errors(const char *prog);
 int t_uwalk_bound(const char *prog);
+int t_uwalk_tail(const char *prog);
 int t_uwalk_secret(const char *prog);
 int t_uwalk_bench(const char *prog);
+
+/* budget.c */
+int t_budget_reopen(void);
 
 /* trust.c */
 int t_trust_chain(int argc, char **argv);
