@@ -5,6 +5,10 @@
  * say); every sample of the process with user context runs it, in the
  * sampled thread itself, and writes what it read as the sample group's
  * last record (TPROF_REC_UWALK). The module knows nothing of what it walks.
+ * A chain longer than the record's room can keep both ends: its head, and
+ * its last tail_frames frames, found by following the next pointers alone
+ * (one 8-byte read a frame, at most tail_skip): an interpreter's deep
+ * recursion keeps its outermost callers.
  *
  * Reads are stack.c's tprof_uread() of current's own mm, as the stack
  * walks' are: copy_from_user_nofault() (access_ok() keeps them in the
@@ -157,6 +161,14 @@ static int tprof_uwalk_code(const struct tprof_uwalk *w, u64 *words,
 	return 0;
 }
 
+/* The frames a record may carry: @max_frames, and what @max_bytes holds. */
+static u32 tprof_uwalk_room(const struct tprof_ioc_uwalk *d)
+{
+	u32 fbytes = (d->nr_fields + d->nr_code_offs) * sizeof(u64);
+
+	return min_t(u32, d->max_frames, d->max_bytes / fbytes);
+}
+
 /*
  * From the start to the first frame (see the uapi). @start is set to p
  * after the start and the guard. Return: TPROF_UWALK_OK with the first
@@ -210,6 +222,78 @@ static u32 tprof_uwalk_begin(const struct tprof_ioc_uwalk *d,
 	return TPROF_UWALK_OK;
 }
 
+/*
+ * One frame at @p, its fields and code words, into the ring. Return: 0,
+ * -EFAULT (a word could not be read: nothing written), or -ENOSPC.
+ */
+static int tprof_uwalk_put(const struct tprof_uwalk *w, struct tprof_ring *r,
+			   struct tprof_ring_res *res, unsigned long p,
+			   struct tprof_uwalk_code *last, unsigned long *next)
+{
+	const struct tprof_ioc_uwalk *d = &w->d;
+	u32 fbytes = w->words * sizeof(u64);
+	u64 words[TPROF_UWALK_MAX_WORDS];
+
+	if (tprof_uwalk_frame(w, p, words, next) ||
+	    (d->code_field != TPROF_UWALK_NO_CODE &&
+	     tprof_uwalk_code(w, words, last)))
+		return -EFAULT;
+	if (tprof_ring_extend(r, res, fbytes))
+		return -ENOSPC;
+	tprof_ring_put(r, res, words, fbytes);
+	return 0;
+}
+
+/*
+ * Past the head, from frame @p (not read yet): follow only the next
+ * pointers, at most tail_skip of them, keeping the last tail_frames
+ * frames' addresses, to the chain's end; then write those frames. A chain
+ * that ended within tail_frames of the head is the head's continuation
+ * (*@nr_tail 0, OK); else they are its outermost frames (*@nr_tail,
+ * TRUNCATED: frames were left out). Not found within tail_skip: TRUNCATED
+ * with no tail; a next pointer that faults: FAULT. A tail frame that
+ * faults ends it there: FAULT, with the tail frames before it (the reader
+ * takes no tail of a FAULT walk for the outermost).
+ * Return: the status; *@n and *@nr_tail count what was written, or
+ *	-ENOSPC in *@err.
+ */
+static u32 tprof_uwalk_tail(const struct tprof_uwalk *w, struct tprof_ring *r,
+			    struct tprof_ring_res *res, unsigned long p,
+			    struct tprof_uwalk_code *last, u32 *n,
+			    u32 *nr_tail, int *err)
+{
+	const struct tprof_ioc_uwalk *d = &w->d;
+	unsigned long addr[TPROF_UWALK_MAX_TAIL], next;
+	u32 seen = 0, k, i;
+	u64 v;
+
+	for (;;) {
+		if (seen == d->tail_skip)
+			return TPROF_UWALK_TRUNCATED;
+		addr[seen++ % d->tail_frames] = p;
+		if (tprof_uwalk_load(p + d->next_off, 8, &v))
+			return TPROF_UWALK_FAULT;
+		if (!v || v == p)
+			break;
+		p = v;
+	}
+	k = min(seen, d->tail_frames);
+	for (i = seen - k; i < seen; i++) {
+		*err = tprof_uwalk_put(w, r, res, addr[i % d->tail_frames], last,
+				       &next);
+		if (*err == -EFAULT) {
+			*err = 0;
+			return TPROF_UWALK_FAULT;
+		}
+		if (*err)
+			return TPROF_UWALK_FAULT;
+		(*n)++;
+		if (seen > d->tail_frames)
+			(*nr_tail)++;
+	}
+	return seen > d->tail_frames ? TPROF_UWALK_TRUNCATED : TPROF_UWALK_OK;
+}
+
 /**
  * tprof_uwalk_write() - run walk @w and write its UWALK record into @res.
  * @r: the ring.
@@ -235,7 +319,6 @@ int tprof_uwalk_write(struct tprof_ring *r, struct tprof_ring_res *res,
 		      struct tprof_uwalk_res *out)
 {
 	const struct tprof_ioc_uwalk *d = &w->d;
-	u32 fbytes = w->words * sizeof(u64);
 	struct tprof_rec_uwalk rec = {
 		.hdr.type = TPROF_REC_UWALK,
 		.hdr.time_ns = time_ns,
@@ -243,35 +326,38 @@ int tprof_uwalk_write(struct tprof_ring *r, struct tprof_ring_res *res,
 		.words_per_frame = w->words,
 	};
 	struct tprof_uwalk_code last = { .q = 0 };
-	u64 words[TPROF_UWALK_MAX_WORDS];
+	u32 head = tprof_uwalk_room(d) - d->tail_frames;
 	unsigned long p = 0, next;
 	u64 hdr_pos = res->pos;
-	u32 status, n = 0;
+	u32 status, n = 0, nr_tail = 0;
+	int err = 0;
 
 	tprof_ring_skip(res, sizeof(rec));
 	status = tprof_uwalk_begin(d, uregs, tid_addr, &p, &rec.start);
 	while (status == TPROF_UWALK_OK && p) {
-		if (n == d->max_frames || (n + 1) * fbytes > d->max_bytes) {
-			status = TPROF_UWALK_TRUNCATED;
+		if (n == head) {
+			status = d->tail_frames ?
+				 tprof_uwalk_tail(w, r, res, p, &last, &n,
+						  &nr_tail, &err) :
+				 TPROF_UWALK_TRUNCATED;
 			break;
 		}
-		if (tprof_uwalk_frame(w, p, words, &next) ||
-		    (d->code_field != TPROF_UWALK_NO_CODE &&
-		     tprof_uwalk_code(w, words, &last))) {
+		err = tprof_uwalk_put(w, r, res, p, &last, &next);
+		if (err) {
 			status = TPROF_UWALK_FAULT;
 			break;
 		}
-		if (tprof_ring_extend(r, res, fbytes))
-			return -ENOSPC;
-		tprof_ring_put(r, res, words, fbytes);
 		n++;
 		if (next == p)	/* a frame that is its own next: the end */
 			break;
 		p = next;
 	}
-	rec.hdr.size = sizeof(rec) + n * fbytes;
+	if (err == -ENOSPC)
+		return -ENOSPC;
+	rec.hdr.size = sizeof(rec) + n * w->words * sizeof(u64);
 	rec.status = status;
 	rec.nr_frames = n;
+	rec.nr_tail = nr_tail;
 	tprof_ring_put_at(r, hdr_pos, &rec, sizeof(rec));
 	out->status = status;
 	out->frames = n;
@@ -346,6 +432,12 @@ static int tprof_uwalk_check(struct tprof_ioc_uwalk *d)
 		d->max_bytes = TPROF_UWALK_DEFAULT_BYTES;
 	/* room for one frame at least */
 	if (d->max_bytes < (d->nr_fields + d->nr_code_offs) * sizeof(u64))
+		return -EINVAL;
+	/* a tail, and a head of one frame at least before it */
+	if (!d->tail_frames != !d->tail_skip ||
+	    d->tail_frames > TPROF_UWALK_MAX_TAIL ||
+	    d->tail_skip > TPROF_UWALK_MAX_SKIP ||
+	    (d->tail_frames && d->tail_frames >= tprof_uwalk_room(d)))
 		return -EINVAL;
 	return 0;
 }
@@ -447,7 +539,7 @@ static int tprof_uwalk_copy(struct tprof_ioc_uwalk *d, const void __user *uarg)
 	ret = copy_struct_from_user(d, sizeof(*d), uarg, usize);
 	if (ret)
 		return ret == -E2BIG ? -EINVAL : ret;
-	if (d->__reserved[0] || d->__reserved[1] || d->pid <= 0)
+	if (d->__reserved || d->pid <= 0)
 		return -EINVAL;
 	return 0;
 }

@@ -299,7 +299,19 @@ struct tprof_ioc_prove {
  * It stops before a frame past @max_frames, or one whose words would pass
  * @max_bytes (status TRUNCATED: a chain of exactly @max_frames frames is
  * OK), or at a fault reading a frame or its code words (status FAULT:
- * the frames before it are kept); a failed read is never retried. The
+ * the frames before it are kept); a failed read is never retried.
+ *
+ * Both ends of a long chain (@tail_frames): the walk records at most
+ * @tail_frames fewer frames from the start (the head), then follows only
+ * the next pointers (one 8-byte read a frame, at most @tail_skip of them)
+ * to the chain's end, and records its last @tail_frames frames (the tail,
+ * innermost first): a recursion deeper than the cap keeps its outermost
+ * callers. The record's @nr_tail says how many of its frames are the
+ * tail, with frames left out between head and tail; a chain that ends
+ * within the head's room and @tail_frames more is recorded whole
+ * (nr_tail 0, status OK). Not found within @tail_skip: the head alone,
+ * status TRUNCATED (nr_tail 0); a next pointer that faults: the head,
+ * status FAULT. The
  * walk reads with IRQs off and never faults a page in: a page not present
  * reads as unmapped, and so do pages ptrace's own access refuses
  * (memfd_secret(2) memory, VM_IO/VM_PFNMAP mappings) and the shared zero
@@ -331,6 +343,8 @@ struct tprof_ioc_prove {
 #define TPROF_UWALK_MAX_FRAMES	256
 #define TPROF_UWALK_DEFAULT_BYTES	4096
 #define TPROF_UWALK_MAX_BYTES	16384
+#define TPROF_UWALK_MAX_TAIL	16
+#define TPROF_UWALK_MAX_SKIP	8192
 
 /**
  * struct tprof_uwalk_field - bytes one frame's walk records.
@@ -382,6 +396,12 @@ struct tprof_uwalk_field {
  * @max_bytes: bytes of words a record may carry; 0 means
  *	TPROF_UWALK_DEFAULT_BYTES; at most TPROF_UWALK_MAX_BYTES, at least
  *	one frame's words.
+ * @tail_frames: the outermost frames of a longer chain to keep, at most
+ *	TPROF_UWALK_MAX_TAIL, fewer than the frames @max_frames and
+ *	@max_bytes allow; 0: none (a module before it refuses nonzero with
+ *	-EINVAL).
+ * @tail_skip: with @tail_frames, the frames past the head the walk may
+ *	follow to find the end, 1 to TPROF_UWALK_MAX_SKIP; else 0.
  * @__reserved: zero.
  */
 struct tprof_ioc_uwalk {
@@ -402,7 +422,9 @@ struct tprof_ioc_uwalk {
 	__u64 code_mask;
 	__u32 max_frames;
 	__u32 max_bytes;
-	__u64 __reserved[2];
+	__u32 tail_frames;
+	__u32 tail_skip;
+	__u64 __reserved;
 };
 
 /**
@@ -606,6 +628,16 @@ struct tprof_rec_hdr {
  * know the flag sees the exit path as before.
  */
 #define TPROF_RF_THREAD_EXIT		0x80U
+/*
+ * arm64: ips[1] is the interrupted kernel link register (x30, PAC
+ * stripped), not a frame record's return address: a frameless kernel leaf
+ * (__arch_clear_user) has its caller only there, and the frame records
+ * from x29 start at the caller's. As TPROF_RF_USER_LR, it is stale where
+ * it points into the function at ips[0] or equals ips[2]; the reader,
+ * which has the kernel's symbols, drops it then. Only with ips[0] the
+ * interrupted pc (a timer sample in kernel mode).
+ */
+#define TPROF_RF_KERNEL_LR		0x100U
 
 /* Off-CPU states: how a thread left the CPU (SAMPLE off_state, THREAD_OFF). */
 #define TPROF_OFF_SLEEPING	1	/* blocked, interruptible (S, also T) */
@@ -754,6 +786,9 @@ struct tprof_rec_ustack {
  * @status: TPROF_UWALK_*.
  * @words_per_frame: nr_fields + nr_code_offs of the descriptor walked.
  * @nr_frames: frames recorded.
+ * @nr_tail: of them, the last ones that are the chain's outermost
+ *	(@tail_frames of the descriptor): frames were left out before them.
+ *	0: the frames are one run from the start.
  * @__pad: zero.
  * @start: p after the start and guard, before the steps (the thread's
  *	state, for CPython); 0 with NO_START at the start.
@@ -764,7 +799,8 @@ struct tprof_rec_uwalk {
 	__u16 status;
 	__u16 words_per_frame;
 	__u32 nr_frames;
-	__u32 __pad;
+	__u16 nr_tail;
+	__u16 __pad;
 	__u64 start;
 };
 

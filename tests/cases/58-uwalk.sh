@@ -7,7 +7,8 @@
 # pointer); every user sample must carry exactly the words of its own
 # thread's chain, last in its group (TP, ADDR and TID starts, max_frames,
 # max_bytes, GUARD, NO_START, FAULT, a cycle; off-CPU samples too), none
-# after removal or exec; STATS as the records say. Then the bad
+# after removal or exec; STATS as the records say. Chains longer than the
+# cap keep their last frames too (tail_frames: issue 33's deep recursion). Then the bad
 # descriptors (64-bit and through compat_ioctl), and who may: root, an
 # unprivileged user with the /proc/PID/mem proof, not with auxv's.
 . "$TPROF_ROOT/tests/cases/lib.sh"
@@ -16,6 +17,7 @@ kt=$d/tprof-ktest
 t=$d/uwalktarget
 "$kt" uwalk "$t" || fail "tprof-ktest uwalk exited $?"
 "$kt" uwalk-errors "$t" || fail "tprof-ktest uwalk-errors exited $?"
+"$kt" uwalk-tail "$t" || fail "tprof-ktest uwalk-tail exited $?"
 "$d/tprof-ktest32" uwalk-errors "$t" ||
 	fail "tprof-ktest32 uwalk-errors (compat_ioctl) exited $?"
 "$kt" uwalk-perm "$t" || fail "tprof-ktest uwalk-perm (root) exited $?"

@@ -24,8 +24,10 @@
 #    the same functions and the same totals by name;
 #  - contents, not names: python3.11 copied as myapp and as a venv's
 #    bin/python: Python frames, 8 KiB snapshots (the venv's name crashed);
-#  - deep recursion (900 frames): cut at the walk's cap with [truncated]
-#    as rec()'s caller, never a native frame; rec()'s CPU its own;
+#  - deep recursion (900 and 5,000 frames): the walk's first 240 frames
+#    and the chain's last 16: [truncated] between rec() frames, main and
+#    <module> outside the outermost rec(), no native frame among them;
+#    rec()'s CPU its own;
 #  - an import-heavy start (150 module bodies, each freed once run): at
 #    most 1% of the interpreter's CPU unnamed, at least 98% of the
 #    bodies' own clocks under their own <module> frames;
@@ -293,25 +295,46 @@ if run venv -- "$PWD/venv/bin/python" "$PD/accuracy.py" 0.02; then
 	else fail "venv: bin/python: no Work.alpha in its profile"; fi
 fi
 
-# ---- deep recursion: cut at the walk's cap, marked, no false caller ----
-if run deep -- "$PY" "$PD/deep.py" 900 $([ $light = 1 ] && echo 0.5 || echo 1.5); then
-	traces deep
-	own=$(awk '$1 == "deep" { print $3 }' deep.out)
-	# leaf first: the frame after the outermost rec is its caller
-	read -r all bad trunc < <(awk -F'\t' '
-		{ k = split($2, f, ";"); last = 0
-		  for (i = 1; i <= k; i++) { split(f[i], w, " "); if (w[1] == "rec") last = i }
+# ---- deep recursion: both ends kept, the cut marked, no false caller ----
+# The walk keeps 240 frames from the leaf and the chain's last 16 (the
+# module's tail, from a walk of the next pointers alone): leaf first,
+# rec() ... [truncated] rec() ... main <module>, then the interpreter's
+# native callers. At 900 and 5,000 frames (setrecursionlimit).
+for depth in 900 5000; do
+	run deep$depth -- "$PY" "$PD/deep.py" $depth $([ $light = 1 ] && echo 0.5 || echo 1.5) || continue
+	traces deep$depth
+	own=$(awk '$1 == "deep" { print $3 }' deep$depth.out)
+	# all: rec()'s ns; cut: of them, with [truncated] after a rec() and a
+	# rec() after it; outer: the frame after the outermost rec() is main,
+	# main's is <module>; bad: a native frame between [truncated] and
+	# <module>
+	read -r all cut outer bad < <(awk -F'\t' '
+		{ k = split($2, f, ";"); last = 0; t = 0; nat = 0
+		  for (i = 1; i <= k; i++) {
+			split(f[i], w, " ")
+			if (w[1] == "rec") last = i
+			if (w[1] == "[truncated]" && !t) t = i
+		  }
 		  if (!last) next; all += $1
-		  split(f[last + 1], w, " ")
-		  if (w[1] == "[truncated]") trunc += $1
-		  else if (w[1] != "main") bad += $1 }
-		END { printf "%.0f %.0f %.0f\n", all, bad, trunc }' deep.traces)
-	if [ "$all" -gt 0 ] && [ "$bad" = 0 ] && [ $((trunc * 100)) -ge $((all * 99)) ]; then
-		ok "deep: rec() 900 deep: [truncated] its caller in $trunc of $all ns, no native caller"
-	else fail "deep: rec() 900 deep: [truncated] in ${trunc:-0} of ${all:-0} ns, ${bad:-?} ns under another caller"; fi
-	if within "$all" "${own:-0}" 3; then ok "deep: rec()'s $all ns, its own clock $own ns ($(diffpct "$all" "$own"))"
-	else fail "deep: rec()'s ${all:-0} ns, its own clock ${own:-?} ns"; fi
-fi
+		  split(f[t + 1], w, " ")
+		  if (t > 1 && w[1] == "rec") cut += $1
+		  split(f[last + 1], a, " "); split(f[last + 2], b, " ")
+		  if (a[1] == "main" && b[1] == "<module>") outer += $1
+		  for (i = t + 1; t && i <= last + 2; i++)
+			if (f[i] !~ / [^ ]*\.py:[0-9]+$/) nat = 1
+		  if (nat) bad += $1 }
+		END { printf "%.0f %.0f %.0f %.0f\n", all, cut, outer, bad }' deep$depth.traces)
+	# the way down and back up has fewer than 256 frames a moment
+	if [ "$all" -gt 0 ] && [ "$bad" = 0 ] && [ $((cut * 100)) -ge $((all * 90)) ] &&
+		[ $((outer * 100)) -ge $((all * 99)) ]; then
+		ok "deep: rec() $depth deep: [truncated] between rec() frames in $cut of $all ns, main and <module> outside the outermost rec() in $outer, no native frame among them"
+	else
+		fail "deep: rec() $depth deep: of ${all:-0} ns, [truncated] between rec() frames in ${cut:-0}, main and <module> outside in ${outer:-0}, ${bad:-?} ns with a native frame among them"
+		head -c 600 deep$depth.traces | sed 's/^/    /'
+	fi
+	if within "$all" "${own:-0}" 3; then ok "deep: rec() $depth deep: $all ns, the call's own clock $own ns ($(diffpct "$all" "$own"))"
+	else fail "deep: rec() $depth deep: ${all:-0} ns, the call's own clock ${own:-?} ns"; fi
+done
 
 # ---- an import-heavy start: module bodies named though freed at once ----
 if run imp -- "$PY" "$PD/imports.py" "$PWD/impmods" 150 $([ $light = 1 ] && echo 4 || echo 8); then

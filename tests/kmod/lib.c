@@ -398,6 +398,7 @@ static void parse_uwalk(struct sum *s, const struct tprof_rec_hdr *h,
 	const struct tprof_rec_sample *r = (const void *)smp;
 
 	if (h->size < sizeof(*w) || w->__pad || w->status > TPROF_UWALK_TRUNCATED ||
+	    w->nr_tail > w->nr_frames ||
 	    (h->flags & TPROF_RF_GROUP) ||
 	    h->size != sizeof(*w) + 8ULL * w->nr_frames * w->words_per_frame) {
 		s->bad++;

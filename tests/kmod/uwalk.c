@@ -868,8 +868,15 @@ MUT(m_code_tail, (d->nr_code_offs = 1))
 MUT(m_frames, d->max_frames = TPROF_UWALK_MAX_FRAMES + 1)
 MUT(m_bytes, d->max_bytes = TPROF_UWALK_MAX_BYTES + 1)
 MUT(m_bytes_small, d->max_bytes = WPF * 8 - 8)
-MUT(m_reserved0, d->__reserved[0] = 1)
-MUT(m_reserved1, d->__reserved[1] = 1)
+MUT(m_reserved, d->__reserved = 1)
+MUT(m_tail_noskip, d->tail_frames = 4)
+MUT(m_skip_notail, d->tail_skip = 100)
+MUT(m_tail_big, (d->tail_frames = TPROF_UWALK_MAX_TAIL + 1,
+		 d->tail_skip = 100))
+MUT(m_skip_big, (d->tail_frames = 4,
+		 d->tail_skip = TPROF_UWALK_MAX_SKIP + 1))
+MUT(m_tail_room, (d->max_frames = 8, d->tail_frames = 8,
+		  d->tail_skip = 100))
 MUT(m_pid0, d->pid = 0)
 MUT(m_size_small, d->size = sizeof(*d) - 8)
 MUT(m_size_huge, d->size = 1 << 20)
@@ -906,8 +913,12 @@ int t_uwalk_errors(const char *prog)
 		{ "max_frames past the max", m_frames },
 		{ "max_bytes past the max", m_bytes },
 		{ "max_bytes under a frame", m_bytes_small },
-		{ "__reserved[0]", m_reserved0 },
-		{ "__reserved[1]", m_reserved1 },
+		{ "__reserved", m_reserved },
+		{ "tail_frames without tail_skip", m_tail_noskip },
+		{ "tail_skip without tail_frames", m_skip_notail },
+		{ "tail_frames past the max", m_tail_big },
+		{ "tail_skip past the max", m_skip_big },
+		{ "tail_frames leaving no head", m_tail_room },
 		{ "pid 0", m_pid0 },
 		{ "size too small", m_size_small },
 		{ "size past a page", m_size_huge },
@@ -1001,6 +1012,125 @@ int t_uwalk_errors(const char *prog)
 	close(fd);
 	ut_cmd(&u, 'q');
 	ut_finish(&u);
+	return failures;
+}
+
+/*
+ * uwalk-tail (issue 33: a recursion deeper than the cap keeps its
+ * outermost callers): four threads with chains of N frames, walked with
+ * max_frames 64, tail_frames 8: every walk of an "ok" thread must carry
+ * exactly the words the target printed:
+ *   N 1000, tail_skip 4096: frames 0-55, then 992-999 (nr_tail 8),
+ *	TRUNCATED; its reads a sample at most one a frame of the chain and
+ *	two a frame recorded, and a fault-free walk;
+ *   N 1000, tail_skip 500: the end not found: frames 0-55, TRUNCATED,
+ *	no tail;
+ *   N 64: the chain ends within the head and tail: all 64, OK, no tail;
+ *   N 65: one frame left out: frames 0-55 and 57-64 (nr_tail 8).
+ */
+struct tail_chk {
+	struct utgt *u;
+	u32 n, head, tail, status;	/* the chain; what each walk must be */
+	u64 walks, good, bad;
+};
+
+static void on_tail_uwalk(struct sum *s, const struct tprof_rec_sample *r,
+			  const struct tprof_rec_uwalk *w, const u64 *words)
+{
+	struct tail_chk *c = s->priv;
+	const struct uthr *t = uthr_find(c->u, r->tid);
+	bool good;
+	u32 i, j, f;
+
+	if (!t || strcmp(t->kind, "ok") || !r->nr_user)
+		return;
+	c->walks++;
+	good = w->status == c->status && w->nr_tail == c->tail &&
+	       w->nr_frames == c->head + c->tail &&
+	       w->words_per_frame == WPF && t->n == c->n;
+	for (i = 0; good && i < w->nr_frames; i++) {
+		/* the tail: the chain's last frames */
+		f = i < c->head ? i : c->n - c->tail + (i - c->head);
+		for (j = 0; j < WPF; j++)
+			good &= words[i * WPF + j] == t->w[f][j];
+	}
+	if (good) {
+		c->good++;
+		return;
+	}
+	if (c->bad++ < NOTES)
+		printf("# uwalk-tail N=%u: tid %u: status %u frames %u tail %u (want %u, %u, %u)\n",
+		       c->n, r->tid, w->status, w->nr_frames, w->nr_tail,
+		       c->status, c->head + c->tail, c->tail);
+}
+
+static void tail_run(const char *prog, u32 n, u32 skip, u32 head, u32 tail,
+		     u32 status)
+{
+	struct tail_chk c = { .n = n, .head = head, .tail = tail,
+			      .status = status };
+	struct tprof_ioc_stats st;
+	struct tprof_ioc_uwalk d;
+	struct stream sm = { 0 };
+	char arg[16];
+	struct utgt u;
+	struct sum s;
+	int fd, ret;
+
+	snprintf(arg, sizeof(arg), "%u", n);
+	if (!ut_start(&u, prog, "chain", arg)) {
+		ok(false, "uwalk-tail N=%u: uwalktarget chain", n);
+		return;
+	}
+	c.u = &u;
+	fd = dev_open();
+	ret = enable_uwalk(fd, u.pid, 0, 0, 0);
+	desc_tp(&d, &u);
+	d.max_frames = 64;
+	d.max_bytes = TPROF_UWALK_MAX_BYTES;
+	d.tail_frames = 8;
+	d.tail_skip = skip;
+	if (!ret)
+		ret = set_uwalk(fd, &d);
+	ok(ret == 0, "uwalk-tail N=%u skip %u: session and walk (%s)", n,
+	   skip, strerror(-ret));
+	stream_for(fd, &sm, 800 * MS);
+	get_stats(fd, &st);
+	disable(fd);
+	stream_eof(fd, &sm, 10000);
+	sum_init(&s, u.pid);
+	s.priv = &c;
+	s.on_uwalk = on_tail_uwalk;
+	parse(&s, sm.buf, sm.len);
+	ok(c.walks >= 20 && c.good == c.walks,
+	   "uwalk-tail N=%u skip %u: %llu of %llu walks are frames 0-%u%s, status %u, nr_tail %u",
+	   n, skip, (unsigned long long)c.good, (unsigned long long)c.walks,
+	   head - 1, tail ? " and the chain's last 8" : "", status, tail);
+	if (tail && skip >= n) {
+		/* a next pointer a frame past the head, two reads a frame
+		 * recorded (span, code), the start's few */
+		ok(st.uread_max_reads <= n + 2 * (head + tail) + 8 &&
+		   !st.uread_faults,
+		   "uwalk-tail N=%u: at most %u reads a sample (%llu), no fault (%llu)",
+		   n, n + 2 * (head + tail) + 8,
+		   (unsigned long long)st.uread_max_reads,
+		   (unsigned long long)st.uread_faults);
+	}
+	sum_free(&s);
+	free(sm.buf);
+	close(fd);
+	ut_cmd(&u, 'q');
+	ut_finish(&u);
+}
+
+int t_uwalk_tail(const char *prog)
+{
+	tail_run(prog, 1000, TPROF_UWALK_MAX_SKIP, 56, 8,
+		 TPROF_UWALK_TRUNCATED);
+	tail_run(prog, 1000, 500, 56, 0, TPROF_UWALK_TRUNCATED);
+	tail_run(prog, 64, TPROF_UWALK_MAX_SKIP, 64, 0, TPROF_UWALK_OK);
+	tail_run(prog, 65, TPROF_UWALK_MAX_SKIP, 56, 8,
+		 TPROF_UWALK_TRUNCATED);
 	return failures;
 }
 

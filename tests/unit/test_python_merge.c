@@ -149,15 +149,15 @@ struct wf {
 	unsigned int mark;
 };
 
-/* A UWALK record of nw frames w. */
-static void uwalk(struct sbuf *b, uint64_t t, const struct wf *w,
-		  unsigned int nw, uint16_t status)
+/* A UWALK record of nw frames w, the last ntail of them its tail. */
+static void uwalk_tail(struct sbuf *b, uint64_t t, const struct wf *w,
+		       unsigned int nw, uint16_t status, uint16_t ntail)
 {
 	struct tprof_rec_uwalk u = {
 		.hdr = { .type = TPROF_REC_UWALK,
 			 .size = sizeof(u) + 8 * WPF * nw, .time_ns = t },
 		.tid = PID, .status = status, .words_per_frame = WPF,
-		.nr_frames = nw, .start = 0x7f00dead0000ULL,
+		.nr_frames = nw, .nr_tail = ntail, .start = 0x7f00dead0000ULL,
 	};
 	unsigned int i;
 
@@ -172,6 +172,13 @@ static void uwalk(struct sbuf *b, uint64_t t, const struct wf *w,
 
 		sb_raw(b, words, sizeof(words));
 	}
+}
+
+/* A UWALK record of nw frames w. */
+static void uwalk(struct sbuf *b, uint64_t t, const struct wf *w,
+		  unsigned int nw, uint16_t status)
+{
+	uwalk_tail(b, t, w, nw, status, 0);
 }
 
 /* A SAMPLE with TPROF_RF_GROUP (user ips, FP) and its UWALK record. */
@@ -745,6 +752,104 @@ static void test_merge_deep_recursion(void)
 }
 
 /*
+ * Deep recursion with the chain's outermost frames (the module's tail,
+ * nr_tail 16): 240 frames of the recursion (mod.f0), left-out frames,
+ * then the last 16: 13 more of it, its caller (mod.f1), main (mod.f2)
+ * and the module (mod.f3, the activation's entry). After "[truncated]"
+ * the tail goes on in the same activation, then the native root (main).
+ * A FAULT walk's tail did not reach the end: it is left out. And two
+ * activations in the tail, C between them (sort_round), under a native
+ * stack with a third eval frame between the head's and the tail's: the
+ * native frames of the left-out activations (cmp_ints) go with them.
+ */
+static void test_merge_deep_tail(void)
+{
+	static struct wf w[TPROF_UWALK_MAX_FRAMES];
+	const enum fn nat[] = { F_HOT, F_CALLER, F_MAIN };
+	const enum fn nat3[] = { F_HOT, F_CALLER, F_CMP, F_CALLER, F_SORT,
+				 F_CALLER, F_MAIN };
+	uint64_t ips[7];
+	struct sbuf b = { 0 };
+	struct profile p;
+	char *out, *want, *x;
+	unsigned int i;
+
+	if (!setup())
+		return;
+	for (i = 0; i < TPROF_UWALK_MAX_FRAMES; i++)
+		w[i] = (struct wf){ 0, 0 };
+	w[253] = (struct wf){ 1, 0 };
+	w[254] = (struct wf){ 2, 0 };
+	w[255] = (struct wf){ 3, 1 };
+	head(&b, false);
+	native_ips(ips, nat, 3);
+	{
+		struct tprof_rec_sample s = {
+			.hdr = { .type = TPROF_REC_SAMPLE,
+				 .flags = TPROF_RF_GROUP,
+				 .size = sizeof(s) + 8 * 3, .time_ns = 2000 },
+			.pid = PID, .tid = PID, .cpu = 1, .nr_user = 3,
+			.weight_ns = PERIOD, .period_ns = PERIOD,
+			.abi = TPROF_ABI_X86_64,
+		};
+
+		sb_raw(&b, &s, sizeof(s));
+		sb_raw(&b, ips, 8 * 3);
+		uwalk_tail(&b, 2000, w, TPROF_UWALK_MAX_FRAMES,
+			   TPROF_UWALK_TRUNCATED, 16);
+		/* the same with FAULT: no tail */
+		s.hdr.time_ns = 2500;
+		s.weight_ns = 2 * PERIOD;
+		sb_raw(&b, &s, sizeof(s));
+		sb_raw(&b, ips, 8 * 3);
+		uwalk_tail(&b, 2500, w, TPROF_UWALK_MAX_FRAMES,
+			   TPROF_UWALK_FAULT, 16);
+		/* the tail's two activations: f2 entry (3.11 is_entry) */
+		w[254] = (struct wf){ 2, 1 };
+		native_ips(ips, nat3, 7);
+		s.hdr.time_ns = 2700;
+		s.hdr.size = sizeof(s) + 8 * 7;
+		s.nr_user = 7;
+		s.weight_ns = 3 * PERIOD;
+		sb_raw(&b, &s, sizeof(s));
+		sb_raw(&b, ips, 8 * 7);
+		uwalk_tail(&b, 2700, w, TPROF_UWALK_MAX_FRAMES,
+			   TPROF_UWALK_TRUNCATED, 16);
+	}
+	for (i = 0; i < 4; i++)
+		pycode_named(&b, i, 4000);
+	out = folded(&b, "unit/pydeeptail.raw");
+	want = xmalloc(3 * (TPROF_UWALK_MAX_FRAMES * 8 + 256));
+	x = want;
+	/* folded lines sort: "[" before "m" */
+	x += sprintf(x, "pyapp;[truncated]");
+	for (i = 0; i < 240; i++)
+		x += sprintf(x, ";mod.f0");
+	x += sprintf(x, ";hot_leaf 20000000\npyapp;main;mod.f3;mod.f2;mod.f1");
+	for (i = 0; i < 13; i++)
+		x += sprintf(x, ";mod.f0");
+	x += sprintf(x, ";[truncated]");
+	for (i = 0; i < 240; i++)
+		x += sprintf(x, ";mod.f0");
+	x += sprintf(x, ";hot_leaf 10000000\npyapp;main;mod.f3;sort_round;mod.f2;mod.f1");
+	for (i = 0; i < 13; i++)
+		x += sprintf(x, ";mod.f0");
+	x += sprintf(x, ";[truncated]");
+	for (i = 0; i < 240; i++)
+		x += sprintf(x, ";mod.f0");
+	sprintf(x, ";hot_leaf 30000000\n");
+	CHECK_STR(out, want);
+	free(out);
+	free(want);
+	aggregate(&b, &p);
+	CHECK_EQ(p.py.st.cut, 3);
+	CHECK_EQ(p.py.st.tails, 2);
+	CHECK_EQ(p.py.st.tail_unplaced, 0);
+	profile__free(&p);
+	sb_free(&b);
+}
+
+/*
  * The walk as tprof-read installs it: 5 words a frame, the check word
  * co_filename and co_qualname folded (PYPROC w_check 3). Three code
  * objects at one address with one qualname pointer (freed, then the same
@@ -976,6 +1081,8 @@ const struct unit_test python_merge_tests[] = {
 	  test_merge_pprof_brackets },
 	{ "python merge: deep recursion cut at the cap ends in [truncated]",
 	  test_merge_deep_recursion },
+	{ "python merge: deep recursion's outermost frames (the tail) after [truncated], then the native root",
+	  test_merge_deep_tail },
 	{ "python merge: code named by its own file, the read nearest in time",
 	  test_merge_check_words },
 	{ NULL, NULL },

@@ -138,6 +138,26 @@ static void test_decode_garbage(void)
 	memcpy(buf, &m, sizeof(m));
 	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
 
+	/* a walk's tail: at most TPROF_UWALK_MAX_TAIL, after a head frame */
+	{
+		struct tprof_rec_uwalk u = {
+			.hdr.type = TPROF_REC_UWALK,
+			.hdr.size = sizeof(u) + 8 * 2,
+			.words_per_frame = 1, .nr_frames = 2, .nr_tail = 1,
+			.status = TPROF_UWALK_TRUNCATED,
+		};
+
+		memcpy(buf, &u, sizeof(u));
+		CHECK(tprof_record_decode(buf, u.hdr.size, &r) > 0);
+		u.nr_tail = 2;	/* no head */
+		memcpy(buf, &u, sizeof(u));
+		CHECK_EQ(tprof_record_decode(buf, u.hdr.size, &r), -EINVAL);
+		u.nr_tail = TPROF_UWALK_MAX_TAIL + 1;
+		u.nr_frames = TPROF_UWALK_MAX_TAIL + 2;
+		u.hdr.size = sizeof(u) + 8 * u.nr_frames;
+		memcpy(buf, &u, sizeof(u));
+		CHECK_EQ(tprof_record_decode(buf, u.hdr.size, &r), -EINVAL);
+	}
 	/* a session record without the magic */
 	{
 		struct tprof_urec_session ss = { 0 };

@@ -528,6 +528,12 @@ static void install(struct python_live *pl, struct pyl_proc *p)
 
 	py_layout__walk(&p->L, p->pid, p->tid_mode, p->tp_slot, &w, &pp);
 	ret = session__set_uwalk(pl->sess, &w);
+	/* a module before tails refuses them: the head alone, as before */
+	if (ret == -EINVAL && w.tail_frames) {
+		w.tail_frames = 0;
+		w.tail_skip = 0;
+		ret = session__set_uwalk(pl->sess, &w);
+	}
 	if (ret == -ESRCH) {	/* not a process of the session */
 		pr_debug("pid %d: no walk: not followed", p->pid);
 		p->state = PYP_OFF;

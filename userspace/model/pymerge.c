@@ -18,7 +18,13 @@
  * chain through code without frame pointers) go under its deepest frame.
  * A walk cut short ends its stack with "[truncated]" after its last
  * activation: what the native stack has below it ran Python frames the
- * walk never reached.
+ * walk never reached. A walk that kept the chain's outermost frames too
+ * (the module's tail: a recursion deeper than the cap) goes on after the
+ * marker with them, matched from the other end: its outermost activation
+ * is the native stack's outermost eval frame, and so on inwards; the
+ * native frames between the head's last activation and the tail's first
+ * ran in the frames left out, and go with them (where the tail's first
+ * activation is the head's last, none do). Then the native stack's root.
  * Merging runs at aggregation, with only addresses; names and lines come
  * when the stream is whole (analyze/pyframes.c).
  */
@@ -43,16 +49,18 @@ static bool in_eval(const struct py_proc *pp, uint64_t addr)
 	return false;
 }
 
-/* Split the walk w of pid into segments (sg), innermost first. */
+/* Split frames [from, to) of the walk w of pid into segments (sg),
+ * innermost first. */
 static void split(struct python *py, const struct py_proc *pp, int pid,
-		  const struct tprof_record *w, struct segs *sg)
+		  const struct tprof_record *w, unsigned int from,
+		  unsigned int to, struct segs *sg)
 {
 	const struct tprof_urec_pyproc *d = &pp->d;
 	unsigned int wpf = w->u.uwalk.words_per_frame, f, i;
 	uint64_t cw[TPROF_UWALK_MAX_FIELDS + TPROF_UWALK_MAX_CODE_OFFS];
 
 	sg->nfr = sg->nseg = 0;
-	for (f = 0; f < w->u.uwalk.nr_frames; f++) {
+	for (f = from; f < to; f++) {
 		unsigned int base = f * wpf;
 		uint64_t code;
 		int64_t off;
@@ -104,6 +112,63 @@ static bool seg_empty(const struct segs *sg, unsigned int k)
 	return sg->end[k] == (k ? sg->end[k - 1] : 0);
 }
 
+/*
+ * After "[truncated]": the tail's segments (tg), matched with the native
+ * stack's eval frames after ips[i] from the outermost in, and the native
+ * frames from there to the root. Return: where out ends.
+ */
+static unsigned int put_tail(struct python *py, const struct py_proc *pp,
+			     const struct segs *tg, const uint64_t *ips,
+			     unsigned int i, unsigned int n, uint64_t *out,
+			     unsigned int m, unsigned int max)
+{
+	unsigned int j, k = 0, evals = 0, skip;
+
+	py->st.tails++;
+	for (j = i + 1; j < n; j++)
+		evals += !py_frame_ip(ips[j]) && in_eval(pp, ips[j] - 1);
+	/*
+	 * The head's last activation and the tail's first are one when the
+	 * native stack has one eval frame fewer after it than the tail has
+	 * activations: that one continues at once. Fewer still: the native
+	 * stack ended first (a snapshot cut short): the tail alone.
+	 */
+	if (evals + 1 < tg->nseg) {
+		py->st.tail_unplaced++;
+		while (k < tg->nseg && put_seg(py, tg, k, out, &m, max))
+			k++;
+		return m;
+	}
+	if (evals + 1 == tg->nseg && !put_seg(py, tg, k++, out, &m, max))
+		return m;
+	/*
+	 * The eval frames of activations left out, and every native frame
+	 * before the tail's first activation: they ran in frames left out.
+	 */
+	skip = evals + k - tg->nseg;
+	for (j = i + 1; j < n && m < max; j++) {
+		uint64_t ip = py_frame_ip(ips[j]) ? PY_FRAME_JUNK : ips[j];
+
+		if (!in_eval(pp, ip - 1)) {
+			if (k)
+				out[m++] = ip;
+			continue;
+		}
+		if (skip) {
+			skip--;
+			continue;
+		}
+		if (k < tg->nseg && !seg_empty(tg, k)) {
+			if (!put_seg(py, tg, k++, out, &m, max))
+				return m;
+			continue;
+		}
+		k++;	/* an empty activation: the loop's own frame */
+		out[m++] = ip;
+	}
+	return m;
+}
+
 unsigned int python__merge(struct python *py, int pid,
 			   const struct tprof_record *w, uint64_t *ips,
 			   unsigned int n, unsigned int max)
@@ -112,8 +177,8 @@ unsigned int python__merge(struct python *py, int pid,
 	const struct tprof_urec_pyproc *d;
 	/* and "[truncated]" */
 	uint64_t out[TPROF_MAX_USER_FRAMES + TPROF_UWALK_MAX_FRAMES + 1];
-	unsigned int i, k = 0, m = 0, extra = 0, wpf;
-	struct segs sg;
+	unsigned int i, k = 0, m = 0, extra = 0, wpf, ntail;
+	struct segs sg, tg;
 	bool partial;
 
 	py->st.walks++;
@@ -135,15 +200,23 @@ unsigned int python__merge(struct python *py, int pid,
 	}
 	if (max > ARRAY_SIZE(out))
 		max = ARRAY_SIZE(out);
-	split(py, pp, pid, w, &sg);
 	/*
 	 * A walk cut short (the frame cap, an unreadable frame) lacks the
 	 * outer frames: its last activation runs on in Python the walk
 	 * never reached, so the native frames past that activation's eval
-	 * frame are not its callers. The stack ends there, saying so.
+	 * frame are not its callers. The stack ends there, saying so, or,
+	 * with the chain's outermost frames (a TRUNCATED walk's tail; a
+	 * FAULT one's did not reach the end), goes on with them.
 	 */
 	partial = w->u.uwalk.status == TPROF_UWALK_FAULT ||
 		  w->u.uwalk.status == TPROF_UWALK_TRUNCATED;
+	ntail = w->u.uwalk.nr_tail < w->u.uwalk.nr_frames ?
+		w->u.uwalk.nr_tail : 0;
+	split(py, pp, pid, w, 0, w->u.uwalk.nr_frames - ntail, &sg);
+	if (w->u.uwalk.status != TPROF_UWALK_TRUNCATED)
+		ntail = 0;
+	split(py, pp, pid, w, w->u.uwalk.nr_frames - ntail,
+	      w->u.uwalk.nr_frames, &tg);
 	for (i = 0; i < n && m < max; i++) {
 		uint64_t ip = py_frame_ip(ips[i]) ? PY_FRAME_JUNK : ips[i];
 		bool eval = in_eval(pp, i ? ip - 1 : ip);
@@ -151,7 +224,7 @@ unsigned int python__merge(struct python *py, int pid,
 		if (eval && k < sg.nseg && !seg_empty(&sg, k)) {
 			put_seg(py, &sg, k++, out, &m, max);
 			if (partial && k == sg.nseg)
-				break;
+				break;	/* ips[i]: the head's last one's */
 			continue;
 		}
 		if (eval && k < sg.nseg)
@@ -174,9 +247,13 @@ unsigned int python__merge(struct python *py, int pid,
 		if (m == max)	/* the marker over the outermost frame kept */
 			m--;
 		out[m++] = python__cut_frame(py, pid);
+		if (tg.nfr && i < n)
+			m = put_tail(py, pp, &tg, ips, i, n, out, m, max);
+		else if (tg.nfr)	/* the native stack ended in the head */
+			m = put_tail(py, pp, &tg, ips, n, n, out, m, max);
 	}
 	py->st.merged++;
-	py->st.frames += sg.nfr;
+	py->st.frames += sg.nfr + tg.nfr;
 	memcpy(ips, out, (size_t)m * sizeof(*out));
 	return m;
 }

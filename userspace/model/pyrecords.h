@@ -101,6 +101,10 @@ struct py_stats {
 	uint64_t overflow;	/* frames left out for room */
 	uint64_t cut;		/* walks cut short (the module's frame cap, a
 				 * fault): "[truncated]" where they end */
+	uint64_t tails;		/* of them, with the chain's outermost frames
+				 * (nr_tail) after "[truncated]" */
+	uint64_t tail_unplaced;	/* of those, whose native stack had too few
+				 * eval frames for them: no native root */
 	uint64_t orphans;	/* UWALK records with no sample before them */
 	uint64_t missing;	/* samples whose group had no UWALK (the
 				 * USTACK said one would come) */

@@ -362,9 +362,14 @@ void py_layout__walk(const struct py_layout *L, int pid, bool tid_mode,
 	w->code_mask = L->code_mask;
 	words = w->nr_fields + w->nr_code_offs;
 	/* the module's most: a recursion that goes deeper is cut there and
-	 * says so ([truncated], model/pymerge.c) */
+	 * says so ([truncated], model/pymerge.c), and keeps its outermost
+	 * frames (the <module>, main and the recursion's caller) from a
+	 * walk of the next pointers alone: one read a frame, the module's
+	 * most of them (a recursion to some 8,400 frames) */
 	w->max_frames = PY_WALK_MAX_FRAMES;
 	w->max_bytes = PY_WALK_MAX_FRAMES * words * 8;
+	w->tail_frames = PY_WALK_TAIL_FRAMES;
+	w->tail_skip = TPROF_UWALK_MAX_SKIP;
 
 	memset(pp, 0, sizeof(*pp));
 	pp->pid = pid;

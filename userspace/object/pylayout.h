@@ -80,6 +80,8 @@ int py_layout__from_debug(uint32_t version, const void *blob, size_t len,
 /* frames a walk records: the module's most (TPROF_UWALK_MAX_FRAMES);
  * 256 frames of 5 words are 10 KiB, within TPROF_UWALK_MAX_BYTES */
 #define PY_WALK_MAX_FRAMES	256
+/* of them, the outermost of a deeper chain (TPROF_UWALK_MAX_TAIL) */
+#define PY_WALK_TAIL_FRAMES	16
 
 /*
  * The walk of L for pid: from the thread pointer at tp_slot (the address of

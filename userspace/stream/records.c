@@ -197,6 +197,10 @@ static const char *check_uwalk(struct tprof_record *r, const unsigned char *p)
 		return "more frames than the ABI allows";
 	if (w->nr_frames && !w->words_per_frame)
 		return "frames of no words";
+	/* a tail comes after one frame of the head at least */
+	if (w->nr_tail > TPROF_UWALK_MAX_TAIL ||
+	    (w->nr_tail && w->nr_tail >= w->nr_frames))
+		return "a tail of more frames than the walk has, or the ABI allows";
 	if (bytes > TPROF_UWALK_MAX_BYTES)
 		return "more words than the ABI allows";
 	if (bytes > room(r, sizeof(*w)))
