@@ -113,6 +113,16 @@ unsigned int tprof_arch_kernel_stack(struct pt_regs *regs,
 		ips[nr++] = start;
 		return nr;
 	}
+	ips[nr++] = ent[i++];
+	/*
+	 * The interrupted x30 after the pc (TPROF_RF_KERNEL_LR): the caller
+	 * of a frameless leaf, which the records from x29 skip; stale
+	 * elsewhere, which the reader tells with the kernel's symbols.
+	 */
+	if (regs && nr < max) {
+		ips[nr++] = ptrauth_strip_kernel_insn_pac(regs->regs[30]);
+		*rflags |= TPROF_RF_KERNEL_LR;
+	}
 	while (i < n && ent[i] && nr < max)
 		ips[nr++] = ent[i++];
 	/* cut at max, or where the walk's own room ended */

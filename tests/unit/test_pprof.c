@@ -75,7 +75,7 @@ static int encode(struct profile *prof, const struct pprof_opts *o,
 	struct resolved r;
 	int ret;
 
-	resolve__run(&r, prof);
+	resolve__run(&r, prof, NULL);
 	ret = pprof__encode(prof, &r, o, raw, rawlen);
 	resolve__free(&r);
 	return ret;

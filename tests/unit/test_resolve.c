@@ -1164,6 +1164,65 @@ static void test_process_exit(void)
 	free(out);
 }
 
+/*
+ * arm64's interrupted kernel link register (TPROF_RF_KERNEL_LR, ips[1]):
+ * the caller of a frameless kernel leaf (__arch_clear_user under
+ * read_zero), kept; stale where it points into the function at the pc (a
+ * call it made returned there) or repeats the frame records' first return
+ * address, and no kernel text: dropped.
+ */
+static void test_kernel_lr(void)
+{
+	const char *raw = build_path("unit/klr.raw");
+	const char *ks = build_path("unit/klr-kallsyms");
+	/* pc in __arch_clear_user; lr into read_zero; the records' vfs_read */
+	uint64_t leaf[3] = { 0xffff800080000110ULL, 0xffff800080000224ULL,
+			     0xffff800080000318ULL };
+	uint64_t stale[3] = { 0xffff800080000110ULL, 0xffff800080000130ULL,
+			      0xffff800080000318ULL };
+	uint64_t dup[3] = { 0xffff800080000110ULL, 0xffff800080000318ULL,
+			    0xffff800080000318ULL };
+	uint64_t junk[3] = { 0xffff800080000110ULL, 0x1234ULL,
+			     0xffff800080000318ULL };
+	const uint64_t *all[4] = { leaf, stale, dup, junk };
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	FILE *fp = fopen(ks, "we");
+	unsigned int i;
+	int st;
+
+	if (fp) {
+		fputs("ffff800080000100 T __arch_clear_user\n"
+		      "ffff800080000200 t read_zero\n"
+		      "ffff800080000300 T vfs_read\n"
+		      "ffff800080000400 T _etext\n", fp);
+		fclose(fp);
+	}
+	sb_session(&b, 4400, 1000000, 1, 1000);
+	sb_thread(&b, 4400, 4400, "reader", 1000);
+	for (i = 0; i < 4; i++) {
+		size_t off = b.len;
+		struct tprof_rec_sample smp;
+
+		sb_sample(&b, 4400, 4400, 1000000, (i + 1) * 1000000ULL,
+			  2000 + i, 3, all[i], 0, NULL);
+		memcpy(&smp, b.p + off, sizeof(smp));
+		smp.hdr.flags |= TPROF_RF_KERNEL_LR;
+		memcpy(b.p + off, &smp, sizeof(smp));
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	sb_free(&b);
+	st = run_fmt(&out, "'%s' --input '%s' --kallsyms '%s' --format folded -o - 2>&1",
+		     tprof_read_bin(), raw, ks);
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "reader;vfs_read;read_zero;__arch_clear_user 1000000\n"));
+	/* the other three: the records alone, 2 + 3 + 4 ms */
+	CHECK(out && strstr(out, "reader;vfs_read;__arch_clear_user 9000000\n"));
+	if (t_checks_failed)
+		fprintf(stderr, "%s\n", out ? out : "");
+	free(out);
+}
+
 const struct unit_test resolve_tests[] = {
 	{ "resolve: after an exec at the same addresses, samples are named from the new binary, with its comm", test_exec_same_addresses },
 	{ "resolve: dlclose + dlopen of another library at the same base: named from the new one", test_dlopen_same_base },
@@ -1179,6 +1238,7 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
 	{ "resolve: live, -d 1 ends the session while the device never runs dry", test_live_duration_endless },
 	{ "resolve: live, a target with a root of its own (a container's) that exited before the write is named from its own file", test_live_target_root_gone },
+	{ "resolve: arm64's kernel link register: a frameless leaf's caller kept; stale, repeated or no text dropped", test_kernel_lr },
 	{ "resolve: samples in do_exit() are [process exit], or [thread exit] when the process lived on, under their kernel frames; [no stack] stays for the rest", test_process_exit },
 	{ NULL, NULL },
 };

@@ -6,6 +6,7 @@
 
 #include "analyze/pyframes.h"
 #include "analyze/resolve.h"
+#include "object/ksyms.h"
 
 static uint32_t loc_index(struct resolved *r, enum rloc_kind kind,
 			  uint32_t map, uint64_t addr, const char *pseudo)
@@ -114,14 +115,31 @@ static uint32_t next_python(const struct agg_sample *a, uint32_t i)
 	return a->python ? i : a->nr;
 }
 
+/*
+ * TPROF_RF_KERNEL_LR: is ips[1], the interrupted link register, the caller
+ * of the function at the pc? Not where it points into that function (the
+ * return from a call it made), is the frame records' first return address
+ * (the function saved it: the records have it), or is no kernel text;
+ * without the kernel's symbols it cannot be told, and is not kept.
+ */
+static bool keep_kernel_lr(const struct ksyms *k, const struct agg_sample *a)
+{
+	uint64_t pc = a->ips[0], lr = a->ips[1];
+
+	if (!lr || (a->nr_kernel > 2 && lr == a->ips[2]))
+		return false;
+	return ksyms__same(k, pc, lr - 1) == 0;
+}
+
 static void resolve_sample(struct resolved *r, struct profile *p,
-			   struct pyframes *pf, const struct agg_sample *a,
-			   uint32_t *locs)
+			   struct pyframes *pf, const struct ksyms *k,
+			   const struct agg_sample *a, uint32_t *locs)
 {
 	struct thread_info *t = profile__thread(p, a->tid);
 	/* snapshots before the process's last exec show another program */
 	uint64_t since = profile__exec_before(p, a->pid, a->first_time_ns);
 	struct maps *m = &p->maps;
+	bool drop_lr = a->kernel_lr && !keep_kernel_lr(k, a);
 	uint32_t i, n = 0;
 
 	for (i = 0; i < a->nr; i++) {
@@ -134,7 +152,7 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 		if ((a->abi == TPROF_ABI_IA32 || a->abi == TPROF_ABI_ARM32) &&
 		    !kernel)
 			ip &= 0xffffffffULL;
-		if (!ip)
+		if (!ip || (drop_lr && i == 1))
 			continue;
 		if (kernel) {
 			locs[n++] = loc_index(r, RLOC_KERNEL, 0,
@@ -184,7 +202,8 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 		    profile__proc_name(p, a->pid, a->first_time_ns), locs, n);
 }
 
-void resolve__run(struct resolved *r, struct profile *p)
+void resolve__run(struct resolved *r, struct profile *p,
+		  const struct ksyms *ksyms)
 {
 	struct pyframes *pf;
 	uint32_t *locs = NULL;
@@ -197,7 +216,7 @@ void resolve__run(struct resolved *r, struct profile *p)
 	r->maps = xcalloc(r->nmaps + 1, sizeof(*r->maps));
 	for (i = 0; i < p->nsamples; i++) {
 		GROW(locs, cap, (size_t)p->samples[i].nr + 2);
-		resolve_sample(r, p, pf, &p->samples[i], locs);
+		resolve_sample(r, p, pf, ksyms, &p->samples[i], locs);
 		profile__release_stack(p, i);
 	}
 	pyframes__free(pf);

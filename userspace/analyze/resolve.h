@@ -73,11 +73,16 @@ struct resolved {
 	size_t nstrs, capstrs;
 };
 
+struct ksyms;
+
 /*
  * Resolve every aggregated sample of p (complete: all records added), once:
  * each sample's stack is freed as it is resolved (profile__release_stack).
+ * ksyms (or NULL): the kernel's symbols, which tell an arm64 kernel link
+ * register that is the caller from a stale one (TPROF_RF_KERNEL_LR).
  */
-void resolve__run(struct resolved *r, struct profile *p);
+void resolve__run(struct resolved *r, struct profile *p,
+		  const struct ksyms *ksyms);
 void resolve__free(struct resolved *r);
 /* Keep a copy of str as long as r; returns it. */
 const char *resolve__strdup(struct resolved *r, const char *str);

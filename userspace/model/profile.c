@@ -415,6 +415,8 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 	uint32_t nr, item;
 	bool trunc, exiting = r->hdr.flags & TPROF_RF_EXITING, py;
 	bool thread_exit = exiting && (r->hdr.flags & TPROF_RF_THREAD_EXIT);
+	bool kernel_lr = (r->hdr.flags & TPROF_RF_KERNEL_LR) &&
+			 s->nr_kernel > 1;
 	uint64_t h;
 
 	nr = sample_ips(p, r, us, ips, &trunc);
@@ -425,7 +427,8 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 				(uint64_t)s->off_state << 1 ^
 				(uint64_t)exiting << 40 ^
 				(uint64_t)py << 41 ^
-				(uint64_t)thread_exit << 42) ^
+				(uint64_t)thread_exit << 42 ^
+				(uint64_t)kernel_lr << 43) ^
 		       hash_u64(((uint64_t)epoch << 32) ^ gen));
 	while (hindex_next(&p->sample_idx, h, &it, &item)) {
 		a = &p->samples[item - 1];
@@ -434,6 +437,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 		    a->snap_epoch == epoch && a->comm_gen == gen &&
 		    a->truncated == trunc && a->exiting == exiting &&
 		    a->thread_exit == thread_exit && a->python == py &&
+		    a->kernel_lr == kernel_lr &&
 		    !memcmp(a->ips, ips, (size_t)nr * 8))
 			goto found;
 	}
@@ -452,6 +456,7 @@ static void add_sample(struct profile *p, const struct tprof_record *r,
 	a->truncated = trunc;
 	a->exiting = exiting;
 	a->thread_exit = thread_exit;
+	a->kernel_lr = kernel_lr;
 	a->python = py;
 	a->first_time_ns = r->hdr.time_ns;
 	a->ips = xmalloc((size_t)nr * 8 + 1);

@@ -89,6 +89,9 @@ struct agg_sample {
 	 * root, where the user stack is gone, or "[thread exit]" when only
 	 * this thread was leaving (TPROF_RF_THREAD_EXIT) */
 	bool exiting, thread_exit;
+	/* ips[1] is the interrupted kernel link register (arm64,
+	 * TPROF_RF_KERNEL_LR): resolve keeps it where it is the caller */
+	bool kernel_lr;
 	/* Python frames merged in (model/pymerge.c): user ips with
 	 * py_frame_ip() are python.frames; in other stacks nothing is */
 	bool python;

@@ -278,8 +278,8 @@ void ksyms__free(struct ksyms *k)
 	free(k);
 }
 
-const char *ksyms__lookup(const struct ksyms *k, uint64_t addr,
-			  const char **module)
+/* The symbol containing addr, or NULL. */
+static const struct ksym *ksym_at(const struct ksyms *k, uint64_t addr)
 {
 	size_t lo = 0, hi;
 
@@ -297,7 +297,26 @@ const char *ksyms__lookup(const struct ksyms *k, uint64_t addr,
 	/* past the end of the text, or of the last symbol we can bound */
 	if (k->syms[lo].marker || addr >= k->syms[lo].end)
 		return NULL;
+	return &k->syms[lo];
+}
+
+const char *ksyms__lookup(const struct ksyms *k, uint64_t addr,
+			  const char **module)
+{
+	const struct ksym *s = ksym_at(k, addr);
+
+	if (!s)
+		return NULL;
 	if (module)
-		*module = k->syms[lo].module;
-	return k->syms[lo].name;
+		*module = s->module;
+	return s->name;
+}
+
+int ksyms__same(const struct ksyms *k, uint64_t a, uint64_t b)
+{
+	const struct ksym *sa = ksym_at(k, a), *sb = ksym_at(k, b);
+
+	if (!sa || !sb)
+		return -1;
+	return sa == sb;
 }

@@ -32,4 +32,7 @@ void ksyms__free(struct ksyms *k);
 const char *ksyms__lookup(const struct ksyms *k, uint64_t addr,
 			  const char **module);
 
+/* 1 if a and b are in one symbol, 0 if in two, -1 if either is in none. */
+int ksyms__same(const struct ksyms *k, uint64_t a, uint64_t b);
+
 #endif /* _TPROF_OBJECT_KSYMS_H */

@@ -137,7 +137,7 @@ int output__write(struct profile *p, const struct output_opts *oo)
 		}
 	}
 	/* profile -> resolve -> symbolize -> encode, as separate passes */
-	resolve__run(&res, p);
+	resolve__run(&res, p, no.ksyms);
 	symbolize__run(&res, p, &no);
 	summary__compute(&sum, p);
 	c.p = p;
