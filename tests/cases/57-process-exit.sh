@@ -68,7 +68,7 @@ if [ -x "$TE" ]; then
 		"$TE" 4000 20 200 > te.out 2> te.err
 	st=$?
 	save te.folded te.err
-	texit=$(awk '/;\[thread exit\];.*sys_exit;do_exit/ { n += $NF } END { print n + 0 }' te.folded)
+	texit=$(awk '/;\[thread exit\];.*sys_exit;do_exit/ { n += $NF } END { printf "%.0f\n", n }' te.folded)
 	twrong=$(grep -c ';\[thread exit\];.*sys_exit_group' te.folded)
 	pwrong=$(grep -c ';\[process exit\];.*sys_exit;do_exit' te.folded)
 	if [ "$st" = 0 ] && grep -q '^threads 4000$' te.out && [ "$texit" -gt 0 ] &&
