@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tprof-read: the drain thread. It does nothing but read the device into
- * a queue: a ptrace stop that reads maps and build-ids for hundreds of
- * milliseconds (a TCG guest, a thread's exit) no longer leaves the rings
- * to fill, as it did when the loop read them itself.
+ * tprof-read: the drain thread. It reads the device into a queue: a ptrace
+ * stop that reads maps and build-ids for hundreds of milliseconds (a TCG
+ * guest, a thread's exit) no longer leaves the rings to fill, as it did
+ * when the loop read them itself. The one thing it does besides: a
+ * process that exec'd or joined the session (an EXEC or PROC record) has
+ * its maps read when the thread reads the record, since the loop may get
+ * to the record after the process exited (case 53's tree on a 6.12-arm64
+ * guest: a child's maps read seconds late, its code unnamed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,12 +15,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uapi/tprof.h"
 #include "lib/util.h"
 #include "live/drain.h"
 #include "live/session.h"
+#include "model/maps.h"
 
 /* an empty device is polled again this often, to see stop and last */
 #define DRAIN_POLL_MS 20
@@ -26,6 +32,172 @@ struct drain_chunk {
 	size_t len, off;
 	unsigned char bytes[];
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* a maps snapshot the thread read (drain__next_maps()) */
+struct drain_maps {
+	struct drain_maps *next;
+	int pid;
+	uint64_t time_ns;
+	char *text;
+	size_t len;
+};
+
+/* snapshots held for the loop: past it, none more */
+#define DRAIN_MAPS_MAX 1024
+/* a process's maps after an MMAP record: at most once in this long */
+#define DRAIN_MAPS_GAP_NS 10000000ULL
+
+/* Queue pid's maps, read now, stamped time_ns. Context: the thread. */
+static void snap_maps(struct drain *d, int pid, uint64_t time_ns)
+{
+	struct drain_maps *m = xcalloc(1, sizeof(*m));
+
+	m->pid = pid;
+	m->time_ns = time_ns;
+	if (maps__read_proc(pid, &m->text, &m->len)) {
+		free(m);
+		return;
+	}
+	pthread_mutex_lock(&d->lock);
+	if (d->nmaps >= DRAIN_MAPS_MAX) {
+		d->maps_dropped++;
+		pthread_mutex_unlock(&d->lock);
+		free(m->text);
+		free(m);
+		return;
+	}
+	if (d->maps_tail)
+		d->maps_tail->next = m;
+	else
+		d->maps = m;
+	d->maps_tail = m;
+	d->nmaps++;
+	d->maps_read++;
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* pid's slot in the MMAP throttle (the oldest one taken over). */
+static struct drain_pid *pid_slot(struct drain *d, int pid)
+{
+	struct drain_pid *old = &d->pids[0];
+	unsigned int i;
+
+	for (i = 0; i < DRAIN_PIDS; i++) {
+		if (d->pids[i].pid == pid)
+			return &d->pids[i];
+		if (d->pids[i].last_ns < old->last_ns)
+			old = &d->pids[i];
+	}
+	memset(old, 0, sizeof(*old));
+	old->pid = pid;
+	return old;
+}
+
+/*
+ * An MMAP record of pid: its maps now, or once DRAIN_MAPS_GAP_NS passed
+ * since the last read (a loader maps a library in several records).
+ */
+static void mmap_seen(struct drain *d, int pid)
+{
+	struct drain_pid *p = pid_slot(d, pid);
+	uint64_t now = mono_ns();
+
+	if (now - p->last_ns < DRAIN_MAPS_GAP_NS) {
+		p->dirty = true;
+		return;
+	}
+	p->last_ns = now;
+	p->dirty = false;
+	snap_maps(d, pid, now);
+}
+
+/* The deferred reads whose gap passed. */
+static void mmap_deferred(struct drain *d)
+{
+	uint64_t now = mono_ns();
+	unsigned int i;
+
+	for (i = 0; i < DRAIN_PIDS; i++) {
+		struct drain_pid *p = &d->pids[i];
+
+		if (!p->dirty || now - p->last_ns < DRAIN_MAPS_GAP_NS)
+			continue;
+		p->last_ns = now;
+		p->dirty = false;
+		snap_maps(d, p->pid, now);
+	}
+}
+
+/*
+ * The maps the records in buf call for: of a process that exec'd or
+ * joined (EXEC, PROC), stamped with the record's time (the maps from
+ * there on); of one that mapped something (MMAP), throttled, stamped with
+ * the read's.
+ */
+static void read_maps(struct drain *d, const unsigned char *buf, size_t n)
+{
+	size_t off = 0;
+
+	while (n - off >= sizeof(struct tprof_rec_hdr)) {
+		const unsigned char *rec = buf + off;
+		struct tprof_rec_hdr h;
+		struct tprof_rec_exec e;
+		struct tprof_rec_proc p;
+		struct tprof_rec_mmap m;
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || h.size > n - off)
+			break;
+		off += h.size;
+		if (h.type == TPROF_REC_EXEC && h.size >= sizeof(e)) {
+			memcpy(&e, rec, sizeof(e));
+			pid_slot(d, (int)e.pid)->last_ns = mono_ns();
+			snap_maps(d, (int)e.pid, h.time_ns);
+		} else if (h.type == TPROF_REC_PROC && h.size >= sizeof(p) &&
+			   !(h.flags & (TPROF_RF_PROC_DROPPED |
+					TPROF_RF_PROC_TOTALS))) {
+			memcpy(&p, rec, sizeof(p));
+			snap_maps(d, (int)p.pid, h.time_ns);
+		} else if (h.type == TPROF_REC_MMAP && h.size >= sizeof(m)) {
+			memcpy(&m, rec, sizeof(m));
+			mmap_seen(d, (int)m.pid);
+		}
+	}
+}
+
+bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
+		      uint64_t *time_ns, char **text, size_t *len)
+{
+	struct drain_maps *m = NULL;
+
+	if (!d->on)
+		return false;
+	pthread_mutex_lock(&d->lock);
+	if (d->maps && d->maps->time_ns <= upto_ns) {
+		m = d->maps;
+		d->maps = m->next;
+		if (!d->maps)
+			d->maps_tail = NULL;
+		d->nmaps--;
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (!m)
+		return false;
+	*pid = m->pid;
+	*time_ns = m->time_ns;
+	*text = m->text;
+	*len = m->len;
+	free(m);
+	return true;
+}
 
 static void wake(struct drain *d)
 {
@@ -95,7 +267,9 @@ static void *drain_main(void *arg)
 		struct pollfd pfd = { .fd = d->sess->fd, .events = POLLIN };
 
 		if (n > 0) {
+			read_maps(d, buf, n);
 			enqueue(d, buf, n);
+			mmap_deferred(d);
 			continue;
 		}
 		if (n == 0) {
@@ -112,6 +286,7 @@ static void *drain_main(void *arg)
 			break;
 		}
 		poll(&pfd, 1, DRAIN_POLL_MS);
+		mmap_deferred(d);
 	}
 	free(buf);
 	return NULL;
@@ -246,6 +421,15 @@ void drain__free(struct drain *d)
 		free(c);
 	}
 	d->tail = NULL;
+	while (d->maps) {
+		struct drain_maps *m = d->maps;
+
+		d->maps = m->next;
+		free(m->text);
+		free(m);
+	}
+	d->maps_tail = NULL;
+	d->nmaps = 0;
 	close(d->wake[0]);
 	close(d->wake[1]);
 	d->on = false;

@@ -17,6 +17,10 @@
 
 struct session;
 struct drain_chunk;
+struct drain_maps;
+
+/* processes whose MMAP records the thread throttles at once */
+#define DRAIN_PIDS 64
 
 struct drain {
 	struct session *sess;
@@ -38,6 +42,22 @@ struct drain {
 	int wake[2];
 	/* the device's reads: at most this many bytes each */
 	size_t read_bytes;
+	/*
+	 * Under lock: maps snapshots the thread read when it read the
+	 * records that call for them (the loop gets to the records later,
+	 * maybe after the process exited), in time order; at most
+	 * DRAIN_MAPS_MAX (drain.c).
+	 */
+	struct drain_maps *maps, *maps_tail;
+	unsigned int nmaps;
+	uint64_t maps_read, maps_dropped;
+	/* the thread's own: when it last read a process's maps after an
+	 * MMAP record, and whether one came since */
+	struct drain_pid {
+		int pid;
+		bool dirty;
+		uint64_t last_ns;
+	} pids[DRAIN_PIDS];
 };
 
 /*
@@ -50,6 +70,16 @@ int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
 
 /* The descriptor that becomes readable when a chunk was queued. */
 int drain__wake_fd(const struct drain *d);
+
+/*
+ * The oldest maps snapshot the thread read, if it is stamped upto_ns or
+ * before: true with its *pid, *time_ns (from when it names the process's
+ * code), *text (malloc'd, the caller's) and *len. The loop takes them
+ * before each record, so that the samples after an exec or a library's
+ * mapping are named by what was mapped then.
+ */
+bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
+		      uint64_t *time_ns, char **text, size_t *len);
 
 /*
  * The stream reader's read: whole records, up to cap bytes, from the

@@ -139,6 +139,23 @@ static void on_maps(void *ctx, int pid, const struct maps_snapshot *sn)
 }
 
 /*
+ * The maps snapshots the drain thread read up to the time of rec, in time
+ * order, each stamped with its own time: the loop may be seconds behind
+ * the device, and the process gone by the time it gets to rec.
+ */
+static void drain_maps_upto(struct live *l, const struct tprof_record *rec)
+{
+	uint64_t time_ns;
+	char *text;
+	size_t len;
+	int pid;
+
+	while (drain__next_maps(&l->drain, rec->hdr.time_ns, &pid, &time_ns,
+				&text, &len))
+		recorder__maps_text(l->rc, pid, text, len, false, time_ns);
+}
+
+/*
  * A record of the device. Code we have no mapping for: the process may
  * have dlopen'ed. Reads that find nothing new double the gap to the next
  * one (to 1 s); a change brings it back to 20 ms. Before the SAMPLE goes
@@ -150,6 +167,7 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 	struct recorder *rc = l->rc;
 	unsigned int type = rec->hdr.type;
 
+	drain_maps_upto(l, rec);
 	if (type == TPROF_REC_SAMPLE &&
 	    now_ns(CLOCK_MONOTONIC) - rc->last_snap_ns > l->snap_gap_ns &&
 	    profile__sample_unmapped(rc->prof, rec)) {
@@ -164,7 +182,9 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 	 * tree: its maps, while it lives */
 	if (type == TPROF_REC_EXEC) {
 		python_live__exec(&l->py, (int)rec->u.exec.pid);
-		recorder__maps(rc, (int)rec->u.exec.pid, false);
+		/* the drain thread read them at the record */
+		if (!l->drain.on)
+			recorder__maps(rc, (int)rec->u.exec.pid, false);
 	} else if (type == TPROF_REC_MMAP && rc->prof->maps_reused) {
 		recorder__maps(rc, (int)rec->u.mmap.pid, false);
 	} else if (type == TPROF_REC_PROC &&
@@ -173,7 +193,8 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 		/* nothing of it comes before we prove we may see it */
 		if (rec->hdr.flags & TPROF_RF_PROC_PENDING)
 			session__prove(&l->sess, (int)rec->u.proc.pid);
-		recorder__maps(rc, (int)rec->u.proc.pid, false);
+		if (!l->drain.on)
+			recorder__maps(rc, (int)rec->u.proc.pid, false);
 	}
 	else if (type == TPROF_REC_THREAD)
 		python_live__thread(&l->py, (int)rec->u.thread.pid);
@@ -552,18 +573,17 @@ static int start_session(struct live *l, struct tprof_ioc_enable *en)
 		return ret;
 	}
 	l->enabled = true;
+	l->ring_bytes = en->ring_bytes;
 	/*
 	 * From ENABLE on nothing else reads the rings: not the maps and
-	 * build-ids of the first snapshot either. Off unless
-	 * TPROF_READ_DRAIN=1: with it the loop fell seconds behind the
-	 * device on a 6.12-arm64 guest, and read a child's maps at its EXEC
-	 * record after the child had exited (case 53: tree-c's hot_c
-	 * unnamed); the maps of an exec or a new process must be read when
-	 * the drain reads its record, not when the loop gets to it.
+	 * build-ids of the first snapshot either, nor a stop's. The drain
+	 * thread reads the maps of a process at its EXEC or PROC record
+	 * itself (maps_at()): the loop may get there after the process
+	 * exited. TPROF_READ_DRAIN=0: the loop reads the device itself.
 	 */
-	if (!getenv("TPROF_READ_DRAIN") ||
-	    strcmp(getenv("TPROF_READ_DRAIN"), "1") != 0)
-		pr_debug("no drain thread (TPROF_READ_DRAIN=1): the loop reads the device");
+	if (getenv("TPROF_READ_DRAIN") &&
+	    !strcmp(getenv("TPROF_READ_DRAIN"), "0"))
+		pr_debug("no drain thread (TPROF_READ_DRAIN=0): the loop reads the device");
 	else if (drain__start(&l->drain, &l->sess, READ_BYTES,
 			      DRAIN_BOUND_BYTES))
 		pr_debug("no drain thread: the loop reads the device");
@@ -664,7 +684,7 @@ static int run(struct live *l, struct stream_reader *sr,
 static void say_loss(struct live *l)
 {
 	const char *what = report__loss_line(l->rc->prof);
-	unsigned int ring = l->o->ring_bytes ? l->o->ring_bytes :
+	unsigned int ring = l->ring_bytes ? l->ring_bytes :
 			    l->sess.info.default_ring_bytes;
 
 	if (!what)
@@ -692,6 +712,11 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 	session__disable(&l->sess);
 	/* nothing more comes after DISABLE: all of what is there */
 	drain__finish(&l->drain);
+	if (l->drain.maps_read || l->drain.maps_dropped)
+		pr_debug("drain: %llu maps read at their EXEC or PROC record, %llu not (%u held)",
+			 (unsigned long long)l->drain.maps_read,
+			 (unsigned long long)l->drain.maps_dropped,
+			 l->drain.nmaps);
 	sr->pump_bytes = 0;
 	if (!ret)
 		ret = stream__pump(sr);

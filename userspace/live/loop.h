@@ -50,6 +50,7 @@ struct live {
 	struct drain drain;
 	struct launch launch;
 	bool enabled;			/* a session ran */
+	unsigned int ring_bytes;	/* ENABLE's rings (0: the default) */
 	bool exec_failed;		/* launch: the command could not run */
 	uint64_t snap_gap_ns;		/* throttle of maps re-reads */
 	/* the run's object cache (NULL: the Python side opens its own) */

@@ -84,17 +84,26 @@ void recorder__add(struct recorder *rc, const struct tprof_record *rec)
 		note_denied(rc, &rec->u.denied);
 }
 
-void recorder__urec(struct recorder *rc, unsigned int type, const void *fixed,
-		    size_t fixed_size, const void *tail, size_t tail_len)
+/* recorder__urec() stamped time_ns (0: now). */
+static void urec_at(struct recorder *rc, unsigned int type, uint64_t time_ns,
+		    const void *fixed, size_t fixed_size, const void *tail,
+		    size_t tail_len)
 {
 	struct tprof_record rec;
 	unsigned char *buf;
-	size_t size = tprof_urec_build(&buf, type, now_ns(CLOCK_MONOTONIC),
-				       fixed, fixed_size, tail, tail_len);
+	size_t size = tprof_urec_build(&buf, type, time_ns ? time_ns :
+				       now_ns(CLOCK_MONOTONIC), fixed,
+				       fixed_size, tail, tail_len);
 
 	if (tprof_record_decode(buf, size, &rec) > 0)
 		recorder__add(rc, &rec);
 	free(buf);
+}
+
+void recorder__urec(struct recorder *rc, unsigned int type, const void *fixed,
+		    size_t fixed_size, const void *tail, size_t tail_len)
+{
+	urec_at(rc, type, 0, fixed, fixed_size, tail, tail_len);
 }
 
 /*
@@ -206,8 +215,6 @@ struct last_maps *recorder__last_maps(struct recorder *rc, int pid)
 
 bool recorder__maps(struct recorder *rc, int pid, bool force)
 {
-	struct tprof_urec_maps m = { .pid = pid };
-	struct last_maps *lm;
 	char *text;
 	size_t len;
 
@@ -217,6 +224,15 @@ bool recorder__maps(struct recorder *rc, int pid, bool force)
 	rc->last_snap_ns = now_ns(CLOCK_MONOTONIC);
 	if (maps__read_proc(pid, &text, &len))
 		return false;
+	return recorder__maps_text(rc, pid, text, len, force, 0);
+}
+
+bool recorder__maps_text(struct recorder *rc, int pid, char *text,
+			 size_t len, bool force, uint64_t time_ns)
+{
+	struct tprof_urec_maps m = { .pid = pid };
+	struct last_maps *lm;
+
 	if (pid == rc->target)
 		keep_root(rc);
 	lm = recorder__last_maps(rc, pid);
@@ -226,7 +242,7 @@ bool recorder__maps(struct recorder *rc, int pid, bool force)
 		return false;
 	}
 	m.len = len;
-	recorder__urec(rc, TPROF_UREC_MAPS, &m, sizeof(m), text, len);
+	urec_at(rc, TPROF_UREC_MAPS, time_ns, &m, sizeof(m), text, len);
 	record_buildids(rc);
 	if (rc->maps_hook && rc->prof->maps.nsnaps)
 		rc->maps_hook(rc->maps_ctx, pid,

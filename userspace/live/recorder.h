@@ -78,6 +78,13 @@ void recorder__urec(struct recorder *rc, unsigned int type, const void *fixed,
  * files it is the first to show. Returns whether one was written.
  */
 bool recorder__maps(struct recorder *rc, int pid, bool force);
+/*
+ * The same of text (len bytes, malloc'd: taken), read earlier: the MAPS
+ * record is stamped time_ns (0: now), the time the samples from which on
+ * it names (an EXEC record's).
+ */
+bool recorder__maps_text(struct recorder *rc, int pid, char *text,
+			 size_t len, bool force, uint64_t time_ns);
 
 /*
  * pid's last maps text (an empty entry the first time), found through a
