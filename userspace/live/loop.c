@@ -713,7 +713,7 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 	/* nothing more comes after DISABLE: all of what is there */
 	drain__finish(&l->drain);
 	if (l->drain.maps_read || l->drain.maps_dropped)
-		pr_debug("drain: %llu maps read at their EXEC or PROC record, %llu not (%u held)",
+		pr_debug("drain: %llu maps read at their EXEC, PROC or MMAP records, %llu not kept (%u left)",
 			 (unsigned long long)l->drain.maps_read,
 			 (unsigned long long)l->drain.maps_dropped,
 			 l->drain.nmaps);
