@@ -8,7 +8,7 @@
 #  - launched: the exec stop and one stop per exiting thread, each reading
 #    the maps (hundreds of milliseconds under TCG), meanwhile the drain
 #    thread empties the rings;
-#  - attached (-p, -d 2) to the same program already running.
+#  - attached (-p, -d 1) to the same program already running.
 # Truth is the module's: its LOST records ([lost] in the profile) must be
 # none, and each thread's sampled CPU within one period of the CPU the
 # module accounted for it (--report's ERROR column), so nothing went
@@ -58,7 +58,7 @@ check() {
 }
 
 for n in 4 8 16; do
-	"$TR" --report -o "$PWD/launch$n.pb.gz" -- "$P" -t $n -s 0.5 > /dev/null 2> "launch$n.err" ||
+	"$TR" --report -o "$PWD/launch$n.pb.gz" -- "$P" -t $n -s 0.3 > /dev/null 2> "launch$n.err" ||
 		fail "launch$n: tprof-read -- inlines -t $n exits $?"
 	check launch$n $n
 	# a budget it never reaches, killed after: under TCG the guest's CPU
@@ -71,8 +71,8 @@ for n in 4 8 16; do
 			[ "$(ls "/proc/$pid/task" | wc -l)" -gt $n ] && break
 		sleep 0.1
 	done
-	"$TR" -v --report -p $pid -d 2 -o "$PWD/attach$n.pb.gz" 2> "attach$n.err" ||
-		{ fail "attach$n: tprof-read -p -d 2 exits $?"; grep -v debug "attach$n.err" | head -5 | sed 's/^/    /'; }
+	"$TR" -v --report -p $pid -d 1 -o "$PWD/attach$n.pb.gz" 2> "attach$n.err" ||
+		{ fail "attach$n: tprof-read -p -d 1 exits $?"; grep -v debug "attach$n.err" | head -5 | sed 's/^/    /'; }
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	check attach$n $n
