@@ -724,14 +724,6 @@ static unsigned int fp_frames(struct walk *w, const struct tprof_record *s,
 	return n;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /*
  * The bits of an arm64 return address that are no part of it: the PAC
  * the MACHINE record names, else (a stream without it, a module that did
@@ -765,7 +757,7 @@ unsigned int unwinder__sample(struct unwinder *u,
 	 */
 	struct walk w;
 	enum walk_end how;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 
 	w.u = u;
 	w.maps = rq->maps;
@@ -871,6 +863,6 @@ unsigned int unwinder__sample(struct unwinder *u,
 	*truncated = true;
 	u->st.truncated++;
 out:
-	u->st.ns += now_ns() - t0;
+	u->st.ns += now_ns(CLOCK_MONOTONIC) - t0;
 	return n;
 }

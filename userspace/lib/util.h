@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -77,5 +78,14 @@ void hindex_put(struct hindex *hx, uint64_t h, uint32_t item);
 
 /* Format ns compactly ("1.5ms") into buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
+
+/* clk's time now, in nanoseconds */
+static inline uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 #endif /* _TPROF_UTIL_H */

@@ -46,13 +46,6 @@ struct recorder {
 	bool line_shown;		/* a progress line is on the terminal */
 };
 
-static inline uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 void recorder__init(struct recorder *rc, struct profile *prof);
 /* A live session of target begins: its maps and JIT map are followed. */
