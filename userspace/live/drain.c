@@ -15,7 +15,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "uapi/tprof.h"
@@ -23,6 +22,7 @@
 #include "live/drain.h"
 #include "live/session.h"
 #include "model/maps.h"
+#include "stream/records.h"
 
 /* an empty device is polled again this often, to see stop and last */
 #define DRAIN_POLL_MS 20
@@ -32,14 +32,6 @@ struct drain_chunk {
 	size_t len, off;
 	unsigned char bytes[];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* a maps snapshot the thread read (drain__next_maps()) */
 struct drain_maps {
@@ -108,7 +100,7 @@ static struct drain_pid *pid_slot(struct drain *d, int pid)
 static void mmap_seen(struct drain *d, int pid)
 {
 	struct drain_pid *p = pid_slot(d, pid);
-	uint64_t now = mono_ns();
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
 
 	if (now - p->last_ns < DRAIN_MAPS_GAP_NS) {
 		p->dirty = true;
@@ -122,7 +114,7 @@ static void mmap_seen(struct drain *d, int pid)
 /* The deferred reads whose gap passed. */
 static void mmap_deferred(struct drain *d)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	unsigned int i;
 
 	for (i = 0; i < DRAIN_PIDS; i++) {
@@ -144,31 +136,30 @@ static void mmap_deferred(struct drain *d)
  */
 static void read_maps(struct drain *d, const unsigned char *buf, size_t n)
 {
+	struct tprof_record r;
 	size_t off = 0;
+	long got;
 
-	while (n - off >= sizeof(struct tprof_rec_hdr)) {
-		const unsigned char *rec = buf + off;
-		struct tprof_rec_hdr h;
-		struct tprof_rec_exec e;
-		struct tprof_rec_proc p;
-		struct tprof_rec_mmap m;
-
-		memcpy(&h, rec, sizeof(h));
-		if (h.size < sizeof(h) || h.size > n - off)
+	/* a malformed record is the loop's to report: skipped when its
+	 * size holds, the end of the scan when it does not */
+	for (; off < n; off += (size_t)got) {
+		got = tprof_record_decode(buf + off, n - off, &r);
+		if (got == -EINVAL) {
+			got = r.hdr.size;
+			continue;
+		}
+		if (got <= 0)
 			break;
-		off += h.size;
-		if (h.type == TPROF_REC_EXEC && h.size >= sizeof(e)) {
-			memcpy(&e, rec, sizeof(e));
-			pid_slot(d, (int)e.pid)->last_ns = mono_ns();
-			snap_maps(d, (int)e.pid, h.time_ns);
-		} else if (h.type == TPROF_REC_PROC && h.size >= sizeof(p) &&
-			   !(h.flags & (TPROF_RF_PROC_DROPPED |
-					TPROF_RF_PROC_TOTALS))) {
-			memcpy(&p, rec, sizeof(p));
-			snap_maps(d, (int)p.pid, h.time_ns);
-		} else if (h.type == TPROF_REC_MMAP && h.size >= sizeof(m)) {
-			memcpy(&m, rec, sizeof(m));
-			mmap_seen(d, (int)m.pid);
+		if (r.hdr.type == TPROF_REC_EXEC) {
+			pid_slot(d, (int)r.u.exec.pid)->last_ns =
+				now_ns(CLOCK_MONOTONIC);
+			snap_maps(d, (int)r.u.exec.pid, r.hdr.time_ns);
+		} else if (r.hdr.type == TPROF_REC_PROC &&
+			   !(r.hdr.flags & (TPROF_RF_PROC_DROPPED |
+					    TPROF_RF_PROC_TOTALS))) {
+			snap_maps(d, (int)r.u.proc.pid, r.hdr.time_ns);
+		} else if (r.hdr.type == TPROF_REC_MMAP) {
+			mmap_seen(d, (int)r.u.mmap.pid);
 		}
 	}
 }
