@@ -247,10 +247,10 @@ unsigned int python__merge(struct python *py, int pid,
 		if (m == max)	/* the marker over the outermost frame kept */
 			m--;
 		out[m++] = python__cut_frame(py, pid);
-		if (tg.nfr && i < n)
+		/* i: the head's last eval frame, or n: the native stack
+		 * ended in the head */
+		if (tg.nfr)
 			m = put_tail(py, pp, &tg, ips, i, n, out, m, max);
-		else if (tg.nfr)	/* the native stack ended in the head */
-			m = put_tail(py, pp, &tg, ips, n, n, out, m, max);
 	}
 	py->st.merged++;
 	py->st.frames += sg.nfr + tg.nfr;
