@@ -332,8 +332,18 @@ for depth in 900 5000; do
 		fail "deep: rec() $depth deep: of ${all:-0} ns, [truncated] between rec() frames in ${cut:-0}, main and <module> outside in ${outer:-0}, ${bad:-?} ns with a native frame among them"
 		head -c 600 deep$depth.traces | sed 's/^/    /'
 	fi
-	if within "$all" "${own:-0}" 3; then ok "deep: rec() $depth deep: $all ns, the call's own clock $own ns ($(diffpct "$all" "$own"))"
-	else fail "deep: rec() $depth deep: ${all:-0} ns, the call's own clock ${own:-?} ns"; fi
+	# as in accuracy: short of its clock by no more than the [lost]
+	# samples (rings a starved reader let fill) is not wrong
+	lost=$(awk -F'\t' '$2 ~ /^\[lost\]/ { n += $1 } END { printf "%.0f\n", n }' deep$depth.traces)
+	if within "$all" "${own:-0}" 3 ||
+	   { [ "$all" -lt "${own:-0}" ] && within $((all + lost)) "$own" 3; }; then
+		ok "deep: rec() $depth deep: $all ns, the call's own clock $own ns ($(diffpct "$all" "$own"); $lost ns [lost] in all)"
+	else
+		fail "deep: rec() $depth deep: ${all:-0} ns, the call's own clock ${own:-?} ns ($lost ns [lost] in all); the heaviest stacks without rec():"
+		awk -F'\t' '$2 !~ /(^|;)rec / { n[$2] += $1 } END { for (k in n) print n[k] "\t" substr(k, 1, 160) }' \
+			deep$depth.traces | sort -rn | head -5 | sed 's/^/    /'
+		grep -i -m3 'lost\|dropp' deep$depth.err | sed 's/^/    /'
+	fi
 done
 
 # ---- an import-heavy start: module bodies named though freed at once ----
