@@ -286,12 +286,24 @@ static int tprof_enable_resolve(struct tprof_session *s, pid_t nr)
 	return ret;
 }
 
-/* The target's slot in the process table, before publish. */
+/*
+ * The target's slot in the process table, before publish, with the LSM
+ * label it has now: earlier than the proof's check, so that a change
+ * after the proof was opened is a change (tprof_policy_label()).
+ */
 static int tprof_enable_root(struct tprof_session *s)
 {
+	struct task_struct *task;
 	bool existed;
+	u32 label;
 
-	return tprof_procs_claim(&s->procs, s->tgid, s->vpid, 0, &existed) ?
+	task = get_pid_task(s->tgid, PIDTYPE_TGID);
+	if (!task)
+		return -ESRCH;
+	label = tprof_policy_label_of(task);
+	put_task_struct(task);
+	return tprof_procs_claim(&s->procs, s->tgid, s->vpid, label, 0,
+				 &existed) ?
 	       0 : -ENOMEM;
 }
 

@@ -21,6 +21,7 @@
 #include <linux/string.h>
 
 #include "policy.h"
+#include "procs.h"
 #include "tprof.h"
 
 /*
@@ -209,6 +210,66 @@ int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
 	}
 	mmput(mm);
 	return ret;
+}
+
+/**
+ * tprof_policy_label_of() - @p's LSM security label as ptrace's checks see
+ *	it (its objective credentials): SELinux's sid, AppArmor's label id,
+ *	Smack's; 0 where no LSM names one (Yama, Landlock: a Landlock domain
+ *	never keeps out a tracer that was let in).
+ * @p: a task; current, or pinned.
+ *
+ * Context: any; the LSMs' hooks take no lock (RCU, reference counts).
+ */
+u32 tprof_policy_label_of(struct task_struct *p)
+{
+	u32 sid = 0;
+
+	security_task_getsecid_obj(p, &sid);
+	return sid;
+}
+
+/**
+ * tprof_policy_label() - does @p, a thread of @pr, still have the LSM label
+ *	its process joined with?
+ * @g: the session's grant (privileged: no rule).
+ * @pr: @p's process.
+ * @p: current.
+ *
+ * An LSM re-checks an attached ptracer when its domain changes without an
+ * exec (SELinux setcon, AppArmor change_profile/change_hat); a hard
+ * interrupt cannot ask the LSM whether the caller may ptrace the new
+ * domain, so a changed label leaves the session, as a secure exec does.
+ * Every such change commits new credentials, so the LSM is asked only when
+ * @p's credentials are not the ones last found with the label: one
+ * compare otherwise. Those are held by reference, so that freed
+ * credentials reallocated at the same address are not taken for them.
+ * Context: IRQs off (hrtimer, probes), @p is current.
+ * Return: 0, or TPROF_DENIED_LABEL.
+ */
+int tprof_policy_label(const struct tprof_grant *g, struct tprof_proc *pr,
+		       struct task_struct *p)
+{
+	const struct cred *c, *seen, *old;
+
+	if (g->privileged)
+		return 0;
+	/* current's own: stable while it is interrupted */
+	c = rcu_dereference_raw(p->real_cred);
+	seen = READ_ONCE(pr->label_cred);
+	if (likely(c == seen))
+		return 0;
+	if (tprof_policy_label_of(p) != pr->label)
+		return TPROF_DENIED_LABEL;
+	/*
+	 * Threads with credentials of their own (glibc's set*id broadcast
+	 * gives each its copy) take turns here. put_cred() of the last
+	 * reference only queues an RCU callback.
+	 */
+	get_cred(c);
+	old = cmpxchg(&pr->label_cred, seen, c);
+	put_cred(old == seen ? seen : c);
+	return 0;
 }
 
 /* Pages as KiB for struct tprof_ioc_enable, saturated. */

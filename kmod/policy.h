@@ -20,6 +20,7 @@
 #include "uapi/tprof.h"
 
 struct file;
+struct tprof_proc;
 struct vm_area_struct;
 struct user_struct;
 
@@ -55,6 +56,9 @@ int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
 int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes,
 			struct tprof_ioc_enable *e);
 void tprof_policy_release(struct tprof_grant *g);
+u32 tprof_policy_label_of(struct task_struct *p);
+int tprof_policy_label(const struct tprof_grant *g, struct tprof_proc *pr,
+		       struct task_struct *p);
 int tprof_policy_check_other(const struct tprof_grant *g,
 			     struct task_struct *p);
 int tprof_policy_prove(const struct tprof_grant *g, struct task_struct *task,

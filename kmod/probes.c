@@ -395,7 +395,8 @@ static int tprof_kprobe_creds(struct kprobe *kp, struct pt_regs *regs)
 		if (s->grant.privileged)
 			continue;
 		why = bprm && bprm->secureexec ? TPROF_DENIED_CREDS :
-		      tprof_policy_check_settled(&s->grant);
+		      tprof_policy_check_settled(&s->grant) ?:
+		      tprof_policy_label(&s->grant, pr, current);
 		if (why)
 			tprof_session_deny(s, pr, why);
 	}

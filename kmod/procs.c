@@ -12,6 +12,7 @@
  * it counts what it could not follow.
  */
 #include <linux/bitops.h>
+#include <linux/cred.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -85,6 +86,7 @@ void tprof_procs_free(struct tprof_procs *pt)
 	for (i = 0; i < (1U << pt->bits); i++) {
 		if (pt->slots[i].tgid)
 			put_pid(pt->slots[i].tgid);
+		put_cred(pt->slots[i].label_cred);
 		kfree(rcu_dereference_protected(pt->slots[i].uwalk, true));
 	}
 	kvfree(pt->slots);
@@ -122,6 +124,7 @@ struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid)
  * @pt: the table.
  * @tgid: its thread-group pid.
  * @vpid: its tgid in the session's namespace.
+ * @label: its LSM security label now (tprof_policy_label_of()).
  * @bits: its TPROF_P_* bits to start with (TPROF_P_PENDING, or 0); it
  *	starts TPROF_P_GUARDED too, until someone knows better.
  * @existed: set when it was there already.
@@ -131,7 +134,7 @@ struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid)
  *	says so: a PROC record with TPROF_RF_PROC_DROPPED).
  */
 struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
-				     u32 vpid, unsigned long bits,
+				     u32 vpid, u32 label, unsigned long bits,
 				     bool *existed)
 {
 	u32 mask = (1U << pt->bits) - 1, i = hash_ptr(tgid, pt->bits), n;
@@ -166,6 +169,8 @@ struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 	p->tgid_nr = pid_nr(tgid);
 	p->bits = bits | BIT(TPROF_P_GUARDED);
 	p->exit_code = 0;
+	p->label = label;
+	p->label_cred = NULL;			/* put when it was swept */
 	RCU_INIT_POINTER(p->uwalk, NULL);	/* freed when it was swept */
 	atomic_set(&p->exiting, 1);
 	atomic_inc(&pt->live);
@@ -234,6 +239,8 @@ void tprof_procs_sweep(struct tprof_procs *pt)
 		/* nobody sets it now: the process is not found any more */
 		kfree(rcu_dereference_protected(p->uwalk, true));
 		RCU_INIT_POINTER(p->uwalk, NULL);
+		put_cred(p->label_cred);
+		p->label_cred = NULL;
 		raw_spin_lock_irq(&pt->lock);
 		p->tgid = NULL;
 		WRITE_ONCE(p->state, TPROF_PROC_DEAD);

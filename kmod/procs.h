@@ -7,6 +7,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+struct cred;
 struct pid;
 struct tprof_uwalk;
 
@@ -48,6 +49,11 @@ struct tprof_uwalk;
  * @uwalk: its user-memory walk (TPROF_IOC_SET_UWALK), or NULL: set with
  *	xchg() (uwalk.c), read by samples as RCU-sched readers; freed with
  *	the slot.
+ * @label: its LSM security label when it joined (tprof_policy_label_of()):
+ *	an unprivileged session's rule holds every thread of it to that.
+ * @label_cred: the credentials a thread of it last had with @label (a
+ *	reference), so that the check costs one compare until a thread's
+ *	credentials change (tprof_policy_label()); put with the slot.
  */
 struct tprof_proc {
 	struct pid *tgid;
@@ -58,6 +64,8 @@ struct tprof_proc {
 	atomic_t exiting;
 	s32 exit_code;
 	struct tprof_uwalk __rcu *uwalk;
+	u32 label;
+	const struct cred *label_cred;
 };
 
 /*
@@ -118,7 +126,7 @@ int tprof_procs_alloc(struct tprof_procs *pt, bool children);
 void tprof_procs_free(struct tprof_procs *pt);
 struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid);
 struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
-				     u32 vpid, unsigned long bits,
+				     u32 vpid, u32 label, unsigned long bits,
 				     bool *existed);
 bool tprof_proc_leave(struct tprof_procs *pt, struct tprof_proc *p);
 void tprof_procs_sweep(struct tprof_procs *pt);

@@ -191,6 +191,7 @@ struct tprof_proc *tprof_proc_join(struct tprof_session *s,
 
 	lockdep_assert_irqs_disabled();
 	pr = tprof_procs_claim(&s->procs, task_tgid(task), vpid,
+			       tprof_policy_label_of(task),
 			       pending ? BIT(TPROF_P_PENDING) : 0, &existed);
 	if (existed)
 		return NULL;

@@ -409,6 +409,8 @@ bool tprof_session_may_sample(struct tprof_session *s, struct tprof_proc *pr,
 		return false;
 	/* a pending process is held to the rule too: only reports wait */
 	ret = tprof_policy_check(&s->grant, p);
+	if (!ret)
+		ret = tprof_policy_label(&s->grant, pr, p);
 	if (ret > 0) {
 		tprof_session_deny(s, pr, ret);
 		return false;
@@ -445,7 +447,8 @@ int tprof_session_may_report(struct tprof_session *s, struct tprof_proc *pr)
 	if ((bits & BIT(TPROF_P_DENIED)) ||
 	    READ_ONCE(pr->tgid_nr) != (u32)current->tgid)
 		return TPROF_REPORT_NO;
-	why = tprof_policy_check_settled(&s->grant);
+	why = tprof_policy_check_settled(&s->grant) ?:
+	      tprof_policy_label(&s->grant, pr, current);
 	if (why) {
 		tprof_session_deny(s, pr, why);
 		return TPROF_REPORT_NO;

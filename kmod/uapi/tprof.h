@@ -1045,11 +1045,15 @@ struct tprof_rec_proc_exit {
  * (prctl(PR_SET_DUMPABLE), or an exec of a file the user may not read);
  * PTRACE, a descendant (TPROF_F_CHILDREN) the session's caller may not
  * ptrace as its proof stands for: ptrace_may_access() in attach mode for
- * snapshot sessions, read mode otherwise (Yama, LSMs, capabilities).
+ * snapshot sessions, read mode otherwise (Yama, LSMs, capabilities);
+ * LABEL, its LSM security label changed without exec (SELinux setcon,
+ * AppArmor change_profile/change_hat) or at one: the LSM may refuse the
+ * caller's ptrace now, and a hard interrupt cannot ask it.
  */
 #define TPROF_DENIED_CREDS	1
 #define TPROF_DENIED_DUMPABLE	2
 #define TPROF_DENIED_PTRACE	3
+#define TPROF_DENIED_LABEL	4
 
 /**
  * struct tprof_rec_denied - a process of an unprivileged session stopped

@@ -5,8 +5,10 @@
 # profilable, and ends with a DENIED record saying why: a setuid-root exec
 # racing ENABLE (large rings widen the window), an exec of a 0711 root
 # binary, prctl(PR_SET_DUMPABLE, 0) (public code sampled before it as the
-# control), an exec of a file with capabilities (a secure exec that keeps
-# the ids). Then tprof-read's one line for it.
+# control), an AppArmor change_profile without exec (DENIED LABEL; ptrace's
+# own check of the target fails after it), an exec of a file with
+# capabilities (a secure exec that keeps the ids). Then tprof-read's one
+# line for it.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 kt=$TPROF_BUILD/kmod-tests/tprof-ktest
 mode=$(stat -c %a /dev/tprof)
@@ -25,6 +27,47 @@ prlimit --memlock=unlimited:unlimited setpriv --reuid=65534 --regid=65534 \
 as_nobody ./tprof-ktest deny 0711 "$PWD/secret-0711" ||
 	fail "tprof-ktest deny 0711 exited $?"
 as_nobody ./tprof-ktest deny prctl || fail "tprof-ktest deny prctl exited $?"
+# Its control: prctl(PR_SET_KEEPCAPS) commits new credentials with the
+# same label, and the session goes on.
+as_nobody ./tprof-ktest deny keepcaps || fail "tprof-ktest deny keepcaps exited $?"
+# An LSM domain change without exec (AppArmor change_profile): the target
+# moves from a profile its profiler's may trace to one it may not, as the
+# ptrace check that follows says; the module cannot ask the LSM in a hard
+# interrupt, so a changed label leaves the session (DENIED LABEL). The
+# profiler and target start confined in tprof_ktest_a (aa-exec), which may
+# trace its own kind only. Debian's kernels have AppArmor on; the debug
+# kernel does not build it.
+aa=/sys/kernel/security/apparmor
+[ -d /sys/kernel/security/lsm ] || mount -t securityfs securityfs /sys/kernel/security 2> /dev/null
+if [ ! -d $aa ]; then
+	skip "deny label: no AppArmor in this kernel ($(cat /sys/kernel/security/lsm 2> /dev/null))"
+elif ! command -v apparmor_parser > /dev/null || ! command -v aa-exec > /dev/null; then
+	fail "deny label: AppArmor is on, but apparmor_parser or aa-exec is missing (.ci/packages: apparmor)"
+else
+	cat > aa.profile <<'EOF2'
+profile tprof_ktest_a {
+  file,
+  signal,
+  capability,
+  network,
+  ptrace peer=tprof_ktest_a,
+  change_profile -> tprof_ktest_b,
+}
+profile tprof_ktest_b {
+  file,
+  signal,
+  capability,
+  network,
+}
+EOF2
+	if apparmor_parser -r -K aa.profile 2> aa.err; then
+		as_nobody aa-exec -p tprof_ktest_a -- ./tprof-ktest deny label ||
+			fail "tprof-ktest deny label exited $?"
+		apparmor_parser -R -K aa.profile 2> /dev/null
+	else
+		fail "deny label: apparmor_parser could not load the test's profiles: $(head -c 300 aa.err)"
+	fi
+fi
 # A secure exec that keeps the ids (file capabilities; an LSM domain
 # change is another): denied where its credentials are committed.
 install -m 0755 "$TPROF_BUILD/kmod-tests/secret" ./secret-caps

@@ -159,6 +159,36 @@ struct deny_arg {
 	u64 pre_ns;
 };
 
+/*
+ * AppArmor's change_profile without exec: the caller's credentials are
+ * replaced, with no exec and the same ids (tests/cases/33-deny.sh loads
+ * the profiles). Return: 0 or -errno.
+ */
+static int aa_change_profile_raw(const char *profile)
+{
+	static const char *const attr[] = {
+		"/proc/self/attr/apparmor/current", "/proc/self/attr/current",
+	};
+	char cmd[128];
+	int fd, len, ret = -ENOENT;
+	size_t i;
+
+	len = snprintf(cmd, sizeof(cmd), "changeprofile %s", profile);
+	for (i = 0; i < sizeof(attr) / sizeof(attr[0]) && ret == -ENOENT; i++) {
+		fd = open(attr[i], O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			continue;
+		}
+		ret = write(fd, cmd, len) == len ? 0 : -errno;
+		close(fd);
+	}
+	return ret;
+}
+
+/* label: what open(/proc/PID/auxv), ptrace's read check, gave after it */
+static int label_auxv_errno = -1;
+
 static void deny_child(void *arg)
 {
 	struct deny_arg *a = arg;
@@ -171,10 +201,17 @@ static void deny_child(void *arg)
 		child_wait_go();
 		pub_spin(100 * MS);
 	}
-	if (!strcmp(a->kind, "prctl")) {
+	if (!strcmp(a->kind, "prctl") || !strcmp(a->kind, "label") ||
+	    !strcmp(a->kind, "keepcaps")) {
 		child_report("X %lx %lx\n", (unsigned long)__start_tprof_secret,
 			     (unsigned long)__stop_tprof_secret);
-		prctl(PR_SET_DUMPABLE, 0);
+		if (!strcmp(a->kind, "prctl"))
+			prctl(PR_SET_DUMPABLE, 0);
+		else if (!strcmp(a->kind, "keepcaps"))
+			/* new credentials (commit_creds()), the same label */
+			prctl(PR_SET_KEEPCAPS, 1);
+		else if (aa_change_profile_raw("tprof_ktest_b"))
+			_exit(95);
 		secret_spin(300 * MS);
 		child_report("D\n");
 		child_wait_go();
@@ -218,11 +255,22 @@ static int deny_once(struct deny_arg *a, struct sum *s, struct pcs *p,
 	if (strcmp(a->kind, "setuid"))
 		child_go(&c);
 	collect(&c, rep, 0, true, 60000, ret ? -1 : fd, ret ? NULL : s);
+	/* keepcaps: not denied, the session ends with the process */
+	if (!strcmp(a->kind, "keepcaps"))
+		child_finish(&c);
 	if (!ret && !read_to_eof(fd, s, 60000))
 		note("deny: no EOF within 60 s");
-	if (!strcmp(a->kind, "prctl")) {
+	if (!strcmp(a->kind, "label")) {
+		/* the child waits for go: ptrace's own check of it now */
+		int afd = auxv_open(c.pid);
+
+		label_auxv_errno = afd < 0 ? errno : 0;
+		if (afd >= 0)
+			close(afd);
+	}
+	if (!strcmp(a->kind, "prctl") || !strcmp(a->kind, "label")) {
 		child_finish(&c);
-	} else {
+	} else if (strcmp(a->kind, "keepcaps")) {
 		waitpid(c.pid, &status, 0);
 		close(c.go_w);
 		close(c.rep_r);
@@ -235,7 +283,9 @@ int t_deny(const char *kind, const char *path)
 {
 	/* Under TCG, allocating large rings takes up to seconds. */
 	static const u64 race_pre_ms[] = { 0, 0, 100, 400, 1000, 2000, 3000 };
-	static const char *const why[] = { "?", "CREDS", "DUMPABLE", "PTRACE" };
+	static const char *const why[] = {
+		"?", "CREDS", "DUMPABLE", "PTRACE", "LABEL",
+	};
 	bool race = !strcmp(kind, "setuid");
 	/*
 	 * caps: an exec of a file with capabilities keeps the ids, and is a
@@ -243,7 +293,11 @@ int t_deny(const char *kind, const char *path)
 	 * before the new image is mapped: no MMAP record of it.
 	 */
 	bool caps = !strcmp(kind, "caps");
-	u32 want = race || caps ? TPROF_DENIED_CREDS : TPROF_DENIED_DUMPABLE;
+	bool label = !strcmp(kind, "label");
+	/* the control of label: credentials replaced, the label kept */
+	bool keep = !strcmp(kind, "keepcaps");
+	u32 want = race || caps ? TPROF_DENIED_CREDS :
+		   label ? TPROF_DENIED_LABEL : TPROF_DENIED_DUMPABLE;
 	size_t new_maps = 0;
 	int iters = race ? (int)(sizeof(race_pre_ms) / sizeof(race_pre_ms[0])) : 1;
 	size_t secret = 0, pub = 0, after = 0, bad = 0;
@@ -278,12 +332,14 @@ int t_deny(const char *kind, const char *path)
 			eof += s.eof;
 			nexec += s.nexec;
 			bad += s.bad;
-			if (s.ndenied == 1 && s.denied_reason == want)
+			if (keep)
+				denied += s.ndenied;
+			else if (s.ndenied == 1 && s.denied_reason == want)
 				denied++;
 			else
 				note("deny %s #%d: %d DENIED records, reason %s",
 				     kind, i, s.ndenied,
-				     s.denied_reason < 4 ? why[s.denied_reason] : "?");
+				     s.denied_reason < 5 ? why[s.denied_reason] : "?");
 			if (!rep.has_x)
 				note("deny %s #%d: the secret code never named its range",
 				     kind, i);
@@ -310,6 +366,15 @@ int t_deny(const char *kind, const char *path)
 	     kind, enabled, refused, ring >> 10);
 	ok(enabled > 0, "deny %s: at least one session started before the change (%d)",
 	   kind, enabled);
+	if (keep) {
+		ok(denied == 0 && secret > 0,
+		   "deny keepcaps: new credentials with the same LSM label keep the session: the code after prctl(PR_SET_KEEPCAPS) sampled (%zu samples), %d DENIED",
+		   secret, denied);
+		ok(eof == enabled, "deny keepcaps: each session reached EOF (%d of %d)",
+		   eof, enabled);
+		ok(bad == 0, "deny keepcaps: no malformed or foreign records (%zu)", bad);
+		return 0;
+	}
 	ok(secret == 0, "deny %s: no sample of the new/secret code (%zu)", kind,
 	   secret);
 	ok(after == 0, "deny %s: no sample later than the DENIED record (%zu)",
@@ -325,6 +390,12 @@ int t_deny(const char *kind, const char *path)
 		ok(new_maps == 0, "deny %s: no MMAP record of the new image (%zu)",
 		   kind, new_maps);
 	ok(bad == 0, "deny %s: no malformed or foreign records (%zu)", kind, bad);
+	/* the truth from outside: the LSM now refuses what the proof was */
+	if (label)
+		ok(label_auxv_errno == EACCES,
+		   "deny label: ptrace's own read check refuses the target after its change_profile (open /proc/PID/auxv: %s)",
+		   label_auxv_errno > 0 ? strerror(label_auxv_errno) :
+		   label_auxv_errno ? "not tried" : "opened");
 	if (!race)
 		ok(pub > 0, "deny %s: control: samples of the public code before the change (%zu)",
 		   kind, pub);

@@ -205,6 +205,7 @@ static void test_decode_denied(void)
 	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
 	CHECK(strstr(tprof_denied_reason(TPROF_DENIED_CREDS), "user or group ids"));
 	CHECK(strstr(tprof_denied_reason(TPROF_DENIED_DUMPABLE), "no longer dumpable"));
+	CHECK(strstr(tprof_denied_reason(TPROF_DENIED_LABEL), "security label changed"));
 	CHECK(tprof_denied_reason(99) != NULL);
 	sb_free(&b);
 }

@@ -60,6 +60,8 @@ const char *tprof_denied_reason(unsigned int reason)
 		return "it is no longer dumpable (prctl(PR_SET_DUMPABLE, 0), or it ran a program you may not read)";
 	case TPROF_DENIED_PTRACE:
 		return "you may not ptrace it (Yama's ptrace_scope, an LSM, or its capabilities)";
+	case TPROF_DENIED_LABEL:
+		return "its security label changed (an LSM domain change: SELinux setcon, AppArmor change_profile or change_hat)";
 	default:
 		return "the module no longer lets you profile it";
 	}
