@@ -149,6 +149,8 @@ else
 fi
 opt=$(kernel_opt "$name" append)
 append+=${opt:+ ${opt//,/ }}
+# VM_APPEND: more parameters for one run (experiments)
+append+=${VM_APPEND:+ $VM_APPEND}
 
 # The machine: x86-64's result port is its second serial port; arm64's
 # virt machine has one PL011 (the console), so the result port is a virtio
