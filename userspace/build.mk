@@ -185,7 +185,7 @@ $(BUILD)/progs/goleaf: tests/progs/goleaf/main.go
 		GOPATH=$(abspath $(BUILD))/gopath GOPROXY=off GO111MODULE=off \
 		GOTOOLCHAIN=local $(GO_MODERN) build -o $(abspath $@) .
 
-# ---- in-guest cases of issue 13 (46-49): code at reused addresses, a
+# ---- in-guest cases 46-49: code at reused addresses, a
 # target's own root, thousands of mappings ----
 # samebase: the same layout under another hot function name (-DHOT), non-PIE
 # so each build has it at the same address; dynamic for the exec case,

@@ -110,7 +110,7 @@ static inline uint64_t mum(uint64_t a, uint64_t b)
 }
 
 /*
- * A word at a time (issue 13 item 10): a byte-at-a-time FNV-1a over each
+ * A word at a time: a byte-at-a-time FNV-1a over each
  * sample's 30-frame stack was 70% of a replay's CPU time. Words are read
  * with memcpy (the input need not be aligned); the tail goes in one word
  * with its length, so "a" and "a\0" differ. Collisions only cost a compare:

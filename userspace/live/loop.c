@@ -413,7 +413,7 @@ static unsigned int hybrid_bytes(const struct live *l)
  * frames and (by default) an 8 KiB snapshot, ~8.8 KB, so the module's
  * 256 KiB ring holds ~29 ms of a busy CPU's samples at 1 kHz a thread,
  * and eight busy threads on a guest's two CPUs lost 0.7-3% of their
- * samples there (issue 33); 1 MiB lost none (case 60's busy8). Where the
+ * samples there; 1 MiB lost none (case 60's busy8). Where the
  * user's locked memory refuses it, enable() falls back to the default.
  */
 static unsigned int ring_bytes(const struct live *l)

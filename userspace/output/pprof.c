@@ -386,7 +386,7 @@ static PbSample *new_sample(struct builder *b, int pid, int tid,
  * A resolved sample, packed now as Profile field 2 (a length-delimited
  * Sample) into b->sbytes: a million Sample messages with their labels and
  * location arrays took 680 bytes each until the whole profile was packed;
- * packed, one is ~100 bytes (issue 13 item 10). A message's fields may come
+ * packed, one is ~100 bytes. A message's fields may come
  * in any order, so pprof__encode appends the rest of the profile after them.
  */
 static void put_sample(struct builder *b, const struct rsample *rs)
