@@ -243,3 +243,41 @@ int open_regular(const char *path)
 	}
 	return fd;
 }
+
+int file_read_all(const char *path, char **text, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			int err = -errno;
+
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			free(buf);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*text = buf;
+	*len = n;
+	return 0;
+}

@@ -31,6 +31,12 @@ void grow(void **arr, size_t *cap, size_t need, size_t elsz);
  */
 int open_regular(const char *path);
 
+/*
+ * The whole of a file whose size stat cannot tell (a /proc file reads
+ * size 0) into a malloc'd buffer, NUL after its *len bytes; 0 or -errno.
+ */
+int file_read_all(const char *path, char **text, size_t *len);
+
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -22,7 +23,6 @@
 #include "lib/util.h"
 #include "live/drain.h"
 #include "live/session.h"
-#include "model/maps.h"
 #include "stream/records.h"
 
 /* an empty device is polled again this often, to see stop and last */
@@ -60,10 +60,12 @@ struct drain_maps {
 static void snap_maps(struct drain *d, int pid, uint64_t time_ns)
 {
 	struct drain_maps *m = xcalloc(1, sizeof(*m));
+	char path[64];
 
 	m->pid = pid;
 	m->time_ns = time_ns;
-	if (maps__read_proc(pid, &m->text, &m->len)) {
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (file_read_all(path, &m->text, &m->len)) {
 		free(m);
 		return;
 	}

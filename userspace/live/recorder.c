@@ -215,14 +215,15 @@ struct last_maps *recorder__last_maps(struct recorder *rc, int pid)
 
 bool recorder__maps(struct recorder *rc, int pid, bool force)
 {
-	char *text;
+	char path[64], *text;
 	size_t len;
 
 	/* every read counts for the throttle, not only one that found a
 	 * change: frames in code without frame pointers are unmapped for
 	 * good, and re-reading for each cost an open per sample */
 	rc->last_snap_ns = now_ns(CLOCK_MONOTONIC);
-	if (maps__read_proc(pid, &text, &len))
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (file_read_all(path, &text, &len))
 		return false;
 	return recorder__maps_text(rc, pid, text, len, force, 0);
 }

@@ -212,7 +212,4 @@ void maps__add_buildid(struct maps *m, uint32_t dev_major, uint32_t dev_minor,
 void maps__add_vdso(struct maps *m, int pid, uint64_t start,
 		    const unsigned char *image, size_t len);
 
-/* Read /proc/PID/maps into a malloc'd buffer; 0 or -errno. */
-int maps__read_proc(int pid, char **text, size_t *len);
-
 #endif /* _TPROF_MAPS_H */

@@ -202,43 +202,21 @@ struct ksyms *ksyms__load_text(const char *kallsyms, size_t len,
 	return k;
 }
 
-/* The whole of a /proc file (its size reads 0) into a malloc'd buffer. */
-static char *slurp(const char *path, size_t *len)
-{
-	size_t cap = 1 << 20;
-	char *buf;
-	FILE *fp = fopen(path, "re");
-
-	*len = 0;
-	if (!fp)
-		return NULL;
-	buf = xmalloc(cap);
-	for (;;) {
-		size_t n = fread(buf + *len, 1, cap - *len, fp);
-
-		*len += n;
-		if (n == 0)
-			break;
-		if (*len == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	fclose(fp);
-	return buf;
-}
-
 int ksyms__read(const char *path, char **kallsyms, size_t *len,
 		char **modules, size_t *mlen)
 {
 	char mpath[4096];
 	size_t i;
+	int ret;
 
 	*modules = NULL;
 	*mlen = 0;
-	*kallsyms = slurp(path, len);
-	if (!*kallsyms)
-		return -errno;
+	ret = file_read_all(path, kallsyms, len);
+	if (ret) {
+		*kallsyms = NULL;
+		*len = 0;
+		return ret;
+	}
 	/* without CAP_SYSLOG every address reads 0 (per-cpu symbols do
 	 * anyway): keep it only if some line has an address */
 	for (i = 0; i < *len; i++) {
@@ -260,7 +238,10 @@ int ksyms__read(const char *path, char **kallsyms, size_t *len,
 		return -EPERM;
 	}
 	modules_path(path, mpath, sizeof(mpath));
-	*modules = slurp(mpath, mlen);
+	if (file_read_all(mpath, modules, mlen)) {
+		*modules = NULL;
+		*mlen = 0;
+	}
 	return 0;
 }
 
