@@ -232,6 +232,15 @@ struct thr *thr_get(struct sum *s, u32 tid)
 	return t;
 }
 
+/*
+ * The module's records as these tests read them: a decoder of their own,
+ * apart from tprof-read's stream/records.c on purpose. These tests judge
+ * what the module writes against the uapi header alone; sharing the
+ * reader's decoder would let one misreading of the ABI pass on both
+ * sides. They are stricter than the reader, too: a malformed record or a
+ * broken group is counted (s->bad, s->bad_groups), never skipped.
+ */
+
 /* @h is a USTACK; @prev the record before it in the same read(), or NULL. */
 static void parse_ustack(struct sum *s, const struct tprof_rec_hdr *h,
 			 const struct tprof_rec_hdr *prev)
