@@ -10,7 +10,8 @@
 #    thread empties the rings;
 #  - attached (-p, -d 1) to the same program already running: 16 spinners
 #    on 8 CPUs starved the reader's drain thread on a 6.12-arm64 guest (4%
-#    lost) until it ran at nice -10 (root here).
+#    lost) until it ran at nice -10 (root here); 16 only on an exact guest
+#    (below).
 # Truth is the module's: its LOST records ([lost] in the profile) must be
 # none, and each thread's sampled CPU within one period of the CPU the
 # module accounted for it (--report's ERROR column), so nothing went
@@ -64,6 +65,16 @@ for n in 4 8 16; do
 	"$TR" --report -o "$PWD/launch$n.pb.gz" -- "$P" -t $n -s 0.3 > /dev/null 2> "launch$n.err" ||
 		fail "launch$n: tprof-read -- inlines -t $n exits $?"
 	check launch$n $n
+	# Attached to 16 spinners on 8 vCPUs of a plain-TCG guest, the guest's
+	# clock (the host's) sets how fast samples come, and the emulation how
+	# fast the reader runs: beside an arm64 guest on a 2-CPU host, 6.12's
+	# reader got through 59% (41% lost, the rings full). That measures the
+	# host. An exact guest (VM_ICOUNT) ties both to instructions, as on
+	# hardware: there 16 runs.
+	if [ $n = 16 ] && [ "${VM_MODE:-tcg}" = tcg ]; then
+		skip "attach16: plain TCG: the host's load, not the reader, decides (an exact guest runs it)"
+		continue
+	fi
 	# a budget it never reaches, killed after: under TCG the guest's CPU
 	# clocks can leap by seconds (case 40), and a short one ends early
 	"$P" -t $n -s 1000 > /dev/null &
