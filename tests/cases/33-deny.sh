@@ -31,7 +31,7 @@ as_nobody ./tprof-ktest deny prctl || fail "tprof-ktest deny prctl exited $?"
 # same label, and the session goes on.
 as_nobody ./tprof-ktest deny keepcaps || fail "tprof-ktest deny keepcaps exited $?"
 # An LSM domain change without exec (AppArmor change_profile): the target
-# moves from a profile its profiler's may trace to one it may not, as the
+# moves from a profile its profiler may trace to one it may not, as the
 # ptrace check that follows says; the module cannot ask the LSM in a hard
 # interrupt, so a changed label leaves the session (DENIED LABEL). The
 # profiler and target start confined in tprof_ktest_a (aa-exec), which may

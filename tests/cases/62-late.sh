@@ -13,10 +13,10 @@
 # late_b() near 1.8. Truth is each function's own CPU clock around its
 # turns (sum_exec_runtime). An exact guest of one vCPU (mode below;
 # run-all.sh gives it one; the case runs on CPU 0 anyway): the lateness
-# must be the module's alone. Under plain TCG with
-# the host loaded, the late interrupt reached the vCPU a host's delay
-# after the spin, now and then in late_b(), which gained 2.2-3.9% (5 of
-# 15 runs over 2%); at icount shift=1, +0.03% and +0.09%.
+# must be the module's alone. Under plain TCG with the host loaded, the
+# late interrupt reached the vCPU a host's delay after the spin, now and
+# then in late_b(), which gained 2.2-3.9% (5 of 15 runs over 2%); at
+# icount shift=1, +0.03% and +0.09%.
 # mode: icount 1 cpus 1
 # Not on the debug kernel: with IRQ time accounting nothing a module can
 # read says when the hardirq began, and the sample stops at its expiry

@@ -806,12 +806,12 @@ static void test_maps_proc_self(void)
 	char *text;
 	size_t len;
 
-	CHECK_EQ(file_read_all("/proc/self/maps", &text, &len), 0);
+	CHECK_EQ(proc_maps_read(getpid(), &text, &len), 0);
 	CHECK_EQ(text[len], 0);
 	maps__init(&m);
 	CHECK(maps__add_snapshot(&m, getpid(), 1, text, len) > 0);
 	CHECK(maps__find(&m, getpid(), (uint64_t)(uintptr_t)&test_maps_proc_self, 1));
-	CHECK_EQ(file_read_all("/proc/-5/maps", &text, &len), -ENOENT);
+	CHECK_EQ(proc_maps_read(-5, &text, &len), -ENOENT);
 	free(text);
 	maps__free(&m);
 }

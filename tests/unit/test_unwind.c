@@ -449,7 +449,7 @@ static int record(const struct rec_opts *o, const char *path)
 	struct keep kp = { 0 };
 	struct sbuf b = { 0 };
 	struct tprof_urec_session *ss;
-	char memp[64], mapsp[64], *maps = NULL;
+	char memp[64], *maps = NULL;
 	size_t mlen;
 	unsigned int i = 0, round;
 	int pid, memfd = -1, ret = -1;
@@ -486,8 +486,7 @@ static int record(const struct rec_opts *o, const char *path)
 	ss->flags = TPROF_F_USER_SNAPSHOT | (o->dwarf ? TPROF_SESSION_F_DWARF : 0);
 	if (seize_new(&t, &b))
 		goto out_kill;
-	snprintf(mapsp, sizeof(mapsp), "/proc/%d/maps", pid);
-	if (file_read_all(mapsp, &maps, &mlen))
+	if (proc_maps_read(pid, &maps, &mlen))
 		goto out_kill;
 	sb_maps(&b, pid, now, maps);
 	add_buildids(&b, pid, maps, now);

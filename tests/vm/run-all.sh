@@ -55,34 +55,31 @@ start() {
 # all): their truth holds only where the host's load cannot move the
 # guest's clock. MODE is then SHIFT or SHIFT:N.
 parts() {
-	local split= rc g f n list globs=() tcg= exact= shift=
+	local split= rc g f n list globs=() tcg= exact= shift= row
 	local -A taken=()
 	rc=${CASES:-$(kernel_opt "$1" cases)}
 	[ -z "${CASES:-}" ] && split=$(kernel_opt "$1" split)
-	if [ "${VM_ICOUNT:-$(kernel_opt "$1" icount)}" != "" ] &&
-		[ "${VM_ICOUNT:-}" != off ]; then
-		for f in "$root/${CASE_DIR:-tests/cases}"/[0-9][0-9]-*; do
-			n=${f##*/}
-			# shellcheck disable=SC2053 # globs on purpose
-			[[ -x "$f" && $n == ${rc:-*} ]] || continue
+	# the row's own mode: exact (icount), plain, or plain by request (off)
+	row=plain
+	[ "${VM_ICOUNT:-$(kernel_opt "$1" icount)}" = "" ] || row=exact
+	[ "${VM_ICOUNT:-}" != off ] || row=off
+	for f in "$root/${CASE_DIR:-tests/cases}"/[0-9][0-9]-*; do
+		n=${f##*/}
+		# shellcheck disable=SC2053 # globs on purpose
+		[[ $row != off && -x "$f" && $n == ${rc:-*} ]] || continue
+		if [ $row = exact ]; then
 			grep -q '^# mode: *tcg' "$f" || continue
-			taken[$n]=1
 			tcg+=${tcg:+|}$n
-		done
-	elif [ "${VM_ICOUNT:-}" != off ]; then
-		for f in "$root/${CASE_DIR:-tests/cases}"/[0-9][0-9]-*; do
-			n=${f##*/}
-			# shellcheck disable=SC2053 # globs on purpose
-			[[ -x "$f" && $n == ${rc:-*} ]] || continue
+		else
 			g=$(sed -n 's/^# mode: *icount \([0-9][0-9]*\)\( *cpus \([0-9][0-9]*\)\)\{0,1\} *$/\1:\3/p' "$f" | head -n 1)
 			g=${g%:}
 			[ -n "$g" ] || continue
 			# one exact guest: the first such case's shift for all
 			shift=${shift:-$g}
-			taken[$n]=1
 			exact+=${exact:+|}$n
-		done
-	fi
+		fi
+		taken[$n]=1
+	done
 	[ -n "$split" ] || [ -n "$tcg" ] || [ -n "$exact" ] || return 0
 	IFS=, read -ra globs <<<"$split"
 	for g in "${globs[@]}" '*'; do

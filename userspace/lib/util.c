@@ -281,3 +281,11 @@ int file_read_all(const char *path, char **text, size_t *len)
 	*len = n;
 	return 0;
 }
+
+int proc_maps_read(int pid, char **text, size_t *len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	return file_read_all(path, text, len);
+}

@@ -36,6 +36,8 @@ int open_regular(const char *path);
  * size 0) into a malloc'd buffer, NUL after its *len bytes; 0 or -errno.
  */
 int file_read_all(const char *path, char **text, size_t *len);
+/* /proc/PID/maps by file_read_all() */
+int proc_maps_read(int pid, char **text, size_t *len);
 
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

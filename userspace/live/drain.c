@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -60,12 +59,10 @@ struct drain_maps {
 static void snap_maps(struct drain *d, int pid, uint64_t time_ns)
 {
 	struct drain_maps *m = xcalloc(1, sizeof(*m));
-	char path[64];
 
 	m->pid = pid;
 	m->time_ns = time_ns;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (file_read_all(path, &m->text, &m->len)) {
+	if (proc_maps_read(pid, &m->text, &m->len)) {
 		free(m);
 		return;
 	}

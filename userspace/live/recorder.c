@@ -215,15 +215,14 @@ struct last_maps *recorder__last_maps(struct recorder *rc, int pid)
 
 bool recorder__maps(struct recorder *rc, int pid, bool force)
 {
-	char path[64], *text;
+	char *text;
 	size_t len;
 
 	/* every read counts for the throttle, not only one that found a
 	 * change: frames in code without frame pointers are unmapped for
 	 * good, and re-reading for each cost an open per sample */
 	rc->last_snap_ns = now_ns(CLOCK_MONOTONIC);
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (file_read_all(path, &text, &len))
+	if (proc_maps_read(pid, &text, &len))
 		return false;
 	return recorder__maps_text(rc, pid, text, len, force, 0);
 }

@@ -46,7 +46,6 @@ struct recorder {
 	bool line_shown;		/* a progress line is on the terminal */
 };
 
-
 void recorder__init(struct recorder *rc, struct profile *prof);
 /* A live session of target begins: its maps and JIT map are followed. */
 void recorder__start(struct recorder *rc, int target);

@@ -241,7 +241,8 @@ uint64_t profile__denied_after_ns(const struct profile *p);
 /*
  * Free sample i's stack, once the resolve pass has made it locations: the
  * aggregated and the resolved stacks are then never whole in memory at once
- * (a million-sample replay's peak). SAMPLE records are refused (-EINVAL) from here on.
+ * (a million-sample replay's peak). SAMPLE records are refused (-EINVAL)
+ * from here on.
  */
 void profile__release_stack(struct profile *p, size_t i);
 /* Does the sample have a user ip no snapshot covers? */
