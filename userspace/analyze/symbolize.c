@@ -156,6 +156,53 @@ static void open_maps(struct resolved *r, struct profile *p,
 	}
 }
 
+/*
+ * A clone wrapper's own name at l: glibc's x86-64 __clone3 and __clone
+ * (and the bare names some libcs export).
+ */
+static bool thread_entry(const struct rloc *l)
+{
+	static const char *const names[] = { "__clone3", "__clone", "clone3",
+					     "clone" };
+	const char *name;
+	size_t i;
+
+	if (l->kind != RLOC_USER || !l->nlines)
+		return false;
+	name = l->lines[l->nlines - 1].name;
+	for (i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A new thread sampled at its first instruction, the clone wrapper's
+ * return from the syscall, on a stack that holds nothing yet. The wrapper's
+ * CFI there is the parent's (a return address at the stack pointer), so the
+ * unwinder took the word past the new stack's top (glibc's thread
+ * descriptor) for one: "[unknown]" above the wrapper. One instruction on,
+ * the wrapper says that nothing called it (cfi_undefined rip): the stack
+ * ends at the wrapper. The parent's own return from the wrapper has a
+ * caller, never "[unknown]".
+ */
+static void end_at_thread_entry(struct resolved *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsamples; i++) {
+		struct rsample *s = &r->samples[i];
+		const struct rloc *root;
+
+		if (s->nlocs < 2)
+			continue;
+		root = &r->locs[s->locs[s->nlocs - 1]];
+		if (root->kind == RLOC_PSEUDO && !strcmp(root->pseudo, "[unknown]") &&
+		    thread_entry(&r->locs[s->locs[s->nlocs - 2]]))
+			s->nlocs--;
+	}
+}
+
 void symbolize__run(struct resolved *r, struct profile *p,
 		    const struct symbolize_opts *o)
 {
@@ -174,4 +221,5 @@ void symbolize__run(struct resolved *r, struct profile *p,
 			name_user(r, p, o, objs, l);
 	}
 	free(objs);
+	end_at_thread_entry(r);
 }
