@@ -46,6 +46,7 @@ struct drain_maps {
 	struct drain_maps *next;
 	int pid;
 	uint64_t time_ns;
+	bool exec;		/* read at an EXEC record */
 	char *text;
 	size_t len;
 };
@@ -56,12 +57,13 @@ struct drain_maps {
 #define DRAIN_MAPS_GAP_NS 10000000ULL
 
 /* Queue pid's maps, read now, stamped time_ns. Context: the thread. */
-static void snap_maps(struct drain *d, int pid, uint64_t time_ns)
+static void snap_maps(struct drain *d, int pid, uint64_t time_ns, bool exec)
 {
 	struct drain_maps *m = xcalloc(1, sizeof(*m));
 
 	m->pid = pid;
 	m->time_ns = time_ns;
+	m->exec = exec;
 	if (proc_maps_read(pid, &m->text, &m->len)) {
 		free(m);
 		return;
@@ -116,7 +118,7 @@ static void mmap_seen(struct drain *d, int pid)
 	}
 	p->last_ns = now;
 	p->dirty = false;
-	snap_maps(d, pid, now);
+	snap_maps(d, pid, now, false);
 }
 
 /* The deferred reads whose gap passed. */
@@ -132,7 +134,7 @@ static void mmap_deferred(struct drain *d)
 			continue;
 		p->last_ns = now;
 		p->dirty = false;
-		snap_maps(d, p->pid, now);
+		snap_maps(d, p->pid, now, false);
 	}
 }
 
@@ -161,11 +163,12 @@ static void read_maps(struct drain *d, const unsigned char *buf, size_t n)
 		if (r.hdr.type == TPROF_REC_EXEC) {
 			pid_slot(d, (int)r.u.exec.pid)->last_ns =
 				now_ns(CLOCK_MONOTONIC);
-			snap_maps(d, (int)r.u.exec.pid, r.hdr.time_ns);
+			snap_maps(d, (int)r.u.exec.pid, r.hdr.time_ns, true);
 		} else if (r.hdr.type == TPROF_REC_PROC &&
 			   !(r.hdr.flags & (TPROF_RF_PROC_DROPPED |
 					    TPROF_RF_PROC_TOTALS))) {
-			snap_maps(d, (int)r.u.proc.pid, r.hdr.time_ns);
+			snap_maps(d, (int)r.u.proc.pid, r.hdr.time_ns,
+				  false);
 		} else if (r.hdr.type == TPROF_REC_MMAP) {
 			mmap_seen(d, (int)r.u.mmap.pid);
 		}
@@ -173,7 +176,7 @@ static void read_maps(struct drain *d, const unsigned char *buf, size_t n)
 }
 
 bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
-		      uint64_t *time_ns, char **text, size_t *len)
+		      uint64_t *time_ns, bool *exec, char **text, size_t *len)
 {
 	struct drain_maps *m = NULL;
 
@@ -192,6 +195,7 @@ bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
 		return false;
 	*pid = m->pid;
 	*time_ns = m->time_ns;
+	*exec = m->exec;
 	*text = m->text;
 	*len = m->len;
 	free(m);

@@ -146,13 +146,21 @@ static void on_maps(void *ctx, int pid, const struct maps_snapshot *sn)
 static void drain_maps_upto(struct live *l, const struct tprof_record *rec)
 {
 	uint64_t time_ns;
+	bool exec;
 	char *text;
 	size_t len;
 	int pid;
 
+	/*
+	 * One read at an exec is kept even if it is the text already kept:
+	 * a reader behind its target read the fork's (PROC) maps after the
+	 * exec too, and the resolver names a sample after an exec only from
+	 * maps stamped since (a tree of short programs on one vCPU lost every
+	 * name so).
+	 */
 	while (drain__next_maps(&l->drain, rec->hdr.time_ns, &pid, &time_ns,
-				&text, &len))
-		recorder__maps_text(l->rc, pid, text, len, false, time_ns);
+				&exec, &text, &len))
+		recorder__maps_text(l->rc, pid, text, len, exec, time_ns);
 }
 
 /*
@@ -182,9 +190,10 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 	 * tree: its maps, while it lives */
 	if (type == TPROF_REC_EXEC) {
 		python_live__exec(&l->py, (int)rec->u.exec.pid);
-		/* the drain thread read them at the record */
+		/* the drain thread read them at the record; kept even if
+		 * the same text (drain_maps_upto()) */
 		if (!l->drain.on)
-			recorder__maps(rc, (int)rec->u.exec.pid, false);
+			recorder__maps(rc, (int)rec->u.exec.pid, true);
 	} else if (type == TPROF_REC_MMAP && rc->prof->maps_reused) {
 		recorder__maps(rc, (int)rec->u.mmap.pid, false);
 	} else if (type == TPROF_REC_PROC &&
