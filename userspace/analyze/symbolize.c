@@ -170,7 +170,7 @@ static bool thread_entry(const struct rloc *l)
 	if (l->kind != RLOC_USER || !l->nlines)
 		return false;
 	name = l->lines[l->nlines - 1].name;
-	for (i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; name && i < ARRAY_SIZE(names); i++)
 		if (!strcmp(name, names[i]))
 			return true;
 	return false;

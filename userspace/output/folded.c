@@ -68,7 +68,7 @@ static size_t params_start(const char *s, size_t len)
 
 	while (more) {
 		more = false;
-		for (i = 0; i < sizeof(quals) / sizeof(quals[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(quals); i++) {
 			size_t n = strlen(quals[i]);
 
 			if (len > n && !memcmp(s + len - n, quals[i], n)) {

@@ -21,7 +21,7 @@ static const struct output_format *const formats[] = {
 	&folded_format,
 };
 
-#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+#define NFORMATS ARRAY_SIZE(formats)
 
 const struct output_format *output__format(const char *spec,
 					   const char **value)
