@@ -12,7 +12,6 @@ PROG=$B/progs/inlines
 LIB=$B/progs/libhot.so
 PROTO=/usr/share/gocode/src/github.com/google/pprof/proto
 export HOME=$PWD	# go tool pprof may want a writable home
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 # attached FILE PID: wait until the tprof-read -v writing FILE has its
 # session on PID ("pid PID: session enabled"; it starts slowly under TCG on
 # a busy host), at most 60 s

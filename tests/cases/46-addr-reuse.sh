@@ -25,7 +25,6 @@ B=$TPROF_BUILD
 TR=$B/tprof-read
 P=$B/progs
 SUM=$B/lab/pprofsum
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 
 [ -x "$TR" ] || { skip "address reuse: tprof-read not built (make userspace)"; exit 0; }
 [ -x "$SUM" ] || { skip "address reuse: pprofsum not built (make lab)"; exit 0; }

@@ -23,7 +23,6 @@ P=$B/progs
 SUM=$B/lab/pprofsum
 FILE=$P/rootfile-host
 J=$PWD/jail
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 
 [ -x "$TR" ] || { skip "target root: tprof-read not built (make userspace)"; exit 0; }
 [ -x "$SUM" ] || { skip "target root: pprofsum not built (make lab)"; exit 0; }

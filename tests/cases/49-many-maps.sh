@@ -24,7 +24,6 @@ PROG=$B/progs/manymaps
 SUM=$B/lab/pprofsum
 N=6000
 SLACK=$((30 * ${CASE_TIMEOUT_SCALE:-1}))
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] || { skip "many mappings: tprof-read not built (make userspace)"; exit 0; }
 [ -x "$SUM" ] || { skip "many mappings: pprofsum not built (make lab)"; exit 0; }
 [ -x "$PROG" ] || { skip "many mappings: progs/manymaps not built (make progs)"; exit 0; }

@@ -26,7 +26,6 @@ TR=$B/tprof-read
 PS=$B/lab/pprofsum
 P=$B/progs
 export HOME=$PWD
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 for f in "$TR" "$PS" "$P/unwind" "$P/unwind_cxx"; do
 	[ -x "$f" ] || { skip "unwind: $f not built"; exit 0; }
 done

@@ -31,7 +31,6 @@ hot_tol=5; [ $light = 1 ] && hot_tol=50
 tot_tol=2; [ $light = 1 ] && tot_tol=10
 TR=$B/tprof-read
 SUM=$B/lab/pprofsum	# google/pprof's parser, not tprof-read
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] && [ -x "$B/progs/tree-a" ] || { skip "trees: build/tprof-read or progs missing"; exit 0; }
 [ -x "$SUM" ] || { skip "trees: pprofsum not built (make lab)"; exit 0; }
 

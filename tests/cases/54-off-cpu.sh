@@ -51,7 +51,6 @@ sleeps=20 iters=400 reads=3000 spin_ms=800
 # reader is slower still: 4 ms periods there
 mutex_opts=(--ring-bytes 2M)
 [ $light = 1 ] && mutex_opts+=(-F 250 --off-cpu-period 4ms)
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] && [ -x "$P" ] || { skip "off-cpu: build/tprof-read or progs/offcpu missing"; exit 0; }
 [ -x "$SUM" ] || { skip "off-cpu: pprofsum not built (make lab)"; exit 0; }
 # schedstats' sleep and block times (the kernel's own split of a wait)

@@ -14,7 +14,6 @@
 B=$TPROF_BUILD
 TR=$B/tprof-read
 PROG=$B/progs/inlines
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] && [ -x "$PROG" ] || { skip "process exit: build/tprof-read or progs missing (make userspace)"; exit 0; }
 
 # attached FILE PID: tprof-read -v has its session on PID (at most 60 s)

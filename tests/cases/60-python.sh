@@ -44,7 +44,6 @@ SUM=$B/lab/pprofsum
 PY=/usr/bin/python3.11
 PD=$TPROF_ROOT/tests/progs/py
 export HOME=$PWD	# go tool pprof may want a writable home
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] || { skip "python: build/tprof-read missing"; exit 0; }
 [ -x "$PY" ] || { skip "python: no $PY"; exit 0; }
 [ -x "$SUM" ] || { skip "python: pprofsum not built (make lab)"; exit 0; }

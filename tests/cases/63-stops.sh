@@ -28,7 +28,6 @@ B=$TPROF_BUILD
 TR=$B/tprof-read
 P=$B/progs/inlines
 SUM=$B/lab/pprofsum
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] && [ -x "$P" ] || { skip "stops: tprof-read or progs/inlines missing"; exit 0; }
 [ -x "$SUM" ] || { skip "stops: pprofsum not built (make lab)"; exit 0; }
 

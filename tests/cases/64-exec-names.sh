@@ -17,7 +17,6 @@
 B=$TPROF_BUILD
 TR=$B/tprof-read
 SUM=$B/lab/pprofsum
-save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 [ -x "$TR" ] && [ -x "$B/progs/tree-a" ] || { skip "exec names: build/tprof-read or progs missing"; exit 0; }
 [ -x "$SUM" ] || { skip "exec names: pprofsum not built (make lab)"; exit 0; }
 

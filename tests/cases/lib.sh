@@ -17,6 +17,8 @@ check() {
 }
 # within A B PCT: |A - B| <= PCT% of B (B > 0)
 within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }
+# save FILE...: keep files in $TPROF_OUT (the host's BUILD/vm/NAME/out)
+save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 # diffpct A B: A against B, a signed percentage ("+1.25%")
 diffpct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", b ? (a - b) * 100 / b : 0 }'; }
 # sumval SUMFILE KIND [A [B]]: the value of lab/pprofsum's line KIND A [B]
