@@ -114,6 +114,11 @@ run_case() {	# run_case PATH
 	while IFS= read -r line <&3; do
 		echo "$line" >> "$out/cases/$name.log"
 		case "$line" in
+		"ok - "*|"not ok - "*|"skip - "*)
+			# each check's second in its case: where a case's time goes
+			echo "$((SECONDS - t0)) $line" >> "$out/cases/$name.times" ;;
+		esac
+		case "$line" in
 		"ok - "*) record ok "$name: ${line#ok - }"; saw=1 ;;
 		"not ok - "*) record fail "$name: ${line#not ok - }"; saw=1 ;;
 		"skip - "*) record skip "$name: ${line#skip - }"; saw=1 ;;

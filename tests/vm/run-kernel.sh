@@ -22,7 +22,8 @@
 # The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
 # VM_TIMEOUT their defaults, and append= adds kernel parameters.
 # Writes VM_OUT/{console.log,result.log,summary,case-seconds,out/}; prints one
-# summary line.
+# summary line. out/cases/NAME.times has each result line of case NAME
+# after the guest second it came at (where a case's time goes).
 # An arm64 KVER (tests/kernels' arm64 rows) boots under qemu-system-aarch64
 # with the arm64 tree of tests/arm64/fetch.sh as its root, and the guest
 # runs BUILD/arm64's programs (make arm64) and module (built here by
