@@ -264,7 +264,7 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 	 * one past its exit probe was parked in its slot (its process may
 	 * be reaped by now) and resumes there.
 	 */
-	sn = tprof_session_find(next, &pr);
+	sn = tprof_sampler_find(next, &pr);
 	if (unlikely(next->flags & PF_EXITING)) {
 		sp = tprof_session_find_parked(next, &tp);
 		if (sp)

@@ -31,21 +31,17 @@ static_assert(TPROF_MAX_PROCS * 2 <= (1U << TPROF_PROCS_BITS));
 /* What a session's table takes (charged with its rings). */
 unsigned long tprof_procs_bytes(bool children)
 {
-	if (!children)
-		return sizeof(struct tprof_proc) << 1;
-	return (sizeof(struct tprof_proc) << TPROF_PROCS_BITS) +
-	       (1UL << TPROF_PROCS_FILTER_BITS);
+	return sizeof(struct tprof_proc) << (children ? TPROF_PROCS_BITS : 1);
 }
 
-/* @nr's bucket count: a process of it joins (+1) or leaves (-1). */
-static void tprof_procs_filter_add(struct tprof_procs *pt, u32 nr, int d)
-{
-	u8 *f;
+/* Live processes of all tables per bucket (tprof_procs_anywhere()). */
+atomic_t tprof_procs_filter[1U << TPROF_PROCS_FILTER_BITS];
 
-	if (!pt->filter)
-		return;
-	f = &pt->filter[nr & ((1U << TPROF_PROCS_FILTER_BITS) - 1)];
-	WRITE_ONCE(*f, *f + d);
+/* @nr's bucket count: a process of it joins (+1) or leaves (-1). */
+static void tprof_procs_filter_add(u32 nr, int d)
+{
+	atomic_add(d, &tprof_procs_filter[nr &
+					  ((1U << TPROF_PROCS_FILTER_BITS) - 1)]);
 }
 
 /* Context: process. Return: 0 or -ENOMEM. */
@@ -60,13 +56,9 @@ int tprof_procs_alloc(struct tprof_procs *pt, bool children)
 	raw_spin_lock_init(&pt->lock);
 	pt->slots = kvzalloc(sizeof(*pt->slots) << pt->bits,
 			     GFP_KERNEL_ACCOUNT);
-	pt->filter = NULL;
 	pt->uread = alloc_percpu_gfp(struct tprof_uread_stats,
 				     GFP_KERNEL_ACCOUNT);
-	if (pt->slots && children)
-		pt->filter = kvzalloc(1UL << TPROF_PROCS_FILTER_BITS,
-				      GFP_KERNEL_ACCOUNT);
-	if (pt->slots && pt->uread && (pt->filter || !children))
+	if (pt->slots && pt->uread)
 		return 0;
 	tprof_procs_free(pt);
 	return -ENOMEM;
@@ -77,13 +69,14 @@ void tprof_procs_free(struct tprof_procs *pt)
 {
 	u32 i;
 
-	kvfree(pt->filter);
-	pt->filter = NULL;
 	free_percpu(pt->uread);
 	pt->uread = NULL;
 	if (!pt->slots)
 		return;
 	for (i = 0; i < (1U << pt->bits); i++) {
+		/* retired ones left the filter already */
+		if (pt->slots[i].state == TPROF_PROC_LIVE)
+			tprof_procs_filter_add(pt->slots[i].tgid_nr, -1);
 		if (pt->slots[i].tgid)
 			put_pid(pt->slots[i].tgid);
 		put_cred(pt->slots[i].label_cred);
@@ -174,7 +167,7 @@ struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,
 	RCU_INIT_POINTER(p->uwalk, NULL);	/* freed when it was swept */
 	atomic_set(&p->exiting, 1);
 	atomic_inc(&pt->live);
-	tprof_procs_filter_add(pt, p->tgid_nr, 1);
+	tprof_procs_filter_add(p->tgid_nr, 1);
 	/* Pairs with the acquire in tprof_procs_find(): fields first. */
 	smp_store_release(&p->state, TPROF_PROC_LIVE);
 out:
@@ -222,7 +215,7 @@ void tprof_procs_sweep(struct tprof_procs *pt)
 		if (READ_ONCE(p->state) == TPROF_PROC_LIVE && tprof_proc_over(p)) {
 			raw_spin_lock_irq(&pt->lock);
 			WRITE_ONCE(p->state, TPROF_PROC_RETIRED);
-			tprof_procs_filter_add(pt, p->tgid_nr, -1);
+			tprof_procs_filter_add(p->tgid_nr, -1);
 			raw_spin_unlock_irq(&pt->lock);
 			any = true;
 		}

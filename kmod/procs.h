@@ -69,12 +69,14 @@ struct tprof_proc {
 };
 
 /*
- * TPROF_F_CHILDREN tables keep a count of their live processes per bucket
- * of global tgid numbers, so that the sched_switch probe turns away a task
- * of no followed tree with one load and a compare, whatever the table
- * holds (tombstones lengthen its probe sequences). A bucket holds at most
- * PID_MAX_LIMIT >> TPROF_PROCS_FILTER_BITS = 128 tgids: a u8 count never
- * wraps. Of a table's 1024 processes at most 3% of the buckets are taken.
+ * Every table counts its live processes in one filter shared by all
+ * sessions, per bucket of global tgid numbers, so that the probes turn
+ * away a task of no followed process with one load and a compare, however
+ * many sessions there are and whatever their tables hold (tombstones
+ * lengthen their probe sequences): the sched_switch probe's cost at every
+ * switch of the system. A bucket holds PID_MAX_LIMIT >>
+ * TPROF_PROCS_FILTER_BITS = 128 tgids, each in at most TPROF_MAX_SESSIONS
+ * tables. 1024 processes take at most 3% of the buckets.
  */
 #define TPROF_PROCS_FILTER_BITS	15
 
@@ -89,8 +91,6 @@ struct tprof_proc {
  *	session stops when the last one leaves.
  * @joined: processes that had a slot, in all.
  * @not_followed: forks and descendants found past @max, in all.
- * @filter: with TPROF_F_CHILDREN, live processes per bucket of tgid
- *	numbers (tprof_procs_may_have()); else NULL.
  * @lock: serializes claims and sweeps (lookups are lock-free, RCU-sched).
  * @uread: per CPU, the user reads of the session's samples (stack.c), for
  *	STATS: here because every session allocates its table at ENABLE and
@@ -100,7 +100,6 @@ struct tprof_uread_stats;
 
 struct tprof_procs {
 	struct tprof_proc *slots;
-	u8 *filter;
 	struct tprof_uread_stats __percpu *uread;
 	u32 bits;
 	u32 max;
@@ -111,14 +110,17 @@ struct tprof_procs {
 	raw_spinlock_t lock;
 };
 
+extern atomic_t tprof_procs_filter[1U << TPROF_PROCS_FILTER_BITS];
+
 /*
- * Might @pt follow the process of global tgid @nr? false is certain: the
- * sched_switch probe's cost for a task of no followed tree. Context: any.
+ * Might a session follow the process of global tgid @nr? false is
+ * certain: a task of no followed process costs the probes this, and at
+ * every context switch of the system. Context: any.
  */
-static inline bool tprof_procs_may_have(const struct tprof_procs *pt, u32 nr)
+static inline bool tprof_procs_anywhere(u32 nr)
 {
-	return !pt->filter ||
-	       READ_ONCE(pt->filter[nr & ((1U << TPROF_PROCS_FILTER_BITS) - 1)]);
+	return atomic_read(&tprof_procs_filter[nr &
+				((1U << TPROF_PROCS_FILTER_BITS) - 1)]);
 }
 
 unsigned long tprof_procs_bytes(bool children);

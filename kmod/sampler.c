@@ -672,9 +672,10 @@ static u64 tprof_sched_stamp(struct task_struct *p)
  * now.
  * Context: IRQs off, on @c's CPU; slot @t is @c's now.
  */
-static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
-			 struct tprof_thread *t, struct task_struct *p,
-			 bool first, u64 clk)
+static noinline void tprof_off_in(struct tprof_cpu *c,
+				  struct tprof_session *s,
+				  struct tprof_thread *t,
+				  struct task_struct *p, bool first, u64 clk)
 {
 	struct tprof_off *o = tprof_thread_off(&s->threads, t);
 	u64 w, now, begin, in;
@@ -715,9 +716,11 @@ static void tprof_off_in(struct tprof_cpu *c, struct tprof_session *s,
 	irq_work_queue(&c->off_work);
 }
 
-static void tprof_thread_start(struct tprof_cpu *c, struct tprof_session *s,
-			       struct tprof_proc *pr, struct tprof_thread *t,
-			       struct task_struct *p)
+static noinline void tprof_thread_start(struct tprof_cpu *c,
+					struct tprof_session *s,
+					struct tprof_proc *pr,
+					struct tprof_thread *t,
+					struct task_struct *p)
 {
 	u64 period = tprof_threads_take_period(&s->threads, p->pid);
 	u64 r, rem;
@@ -773,6 +776,49 @@ static struct tprof_thread *tprof_slot_of(struct tprof_cpu *c,
 	return t;
 }
 
+/**
+ * tprof_sampler_find() - the session that reports @p, and @p's process:
+ *	tprof_session_find()'s answer, through this CPU's cache of recent
+ *	switch-ins first (tprof_slot_of()). Threads that ping-pong here
+ *	skip the sessions' scan and the process table's hash at every
+ *	switch, the larger part of the probe's cost between two target
+ *	threads.
+ * @p: the task about to run here.
+ * @pp: set to its process's slot.
+ *
+ * An entry answers only while it proves what the scan would find: its
+ * session active, its slot @p's and started (so its process is the one
+ * @p ran under), that process's slot still live, @p's by tgid, neither
+ * denied nor pending. A session that holds a process so is the only one
+ * that may (tprof_session_other_has()), so the scan would stop at it.
+ * Context: sched_switch probe (rq->lock held, IRQs off).
+ * Return: the session or NULL.
+ */
+struct tprof_session *tprof_sampler_find(struct task_struct *p,
+					 struct tprof_proc **pp)
+{
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+	struct tprof_slot_cache *e = &c->cache[hash_ptr(p, TPROF_CACHE_BITS)];
+	struct tprof_thread *t = e->thr;
+	struct tprof_proc *pr;
+
+	if (!tprof_procs_anywhere(p->tgid))
+		return NULL;
+	if (e->task == p && tprof_session_state(e->sess) == TPROF_ACTIVE &&
+	    READ_ONCE(t->key) == p->pid && READ_ONCE(t->started)) {
+		pr = t->proc;
+		/* Pairs with the release in tprof_procs_claim(). */
+		if (smp_load_acquire(&pr->state) == TPROF_PROC_LIVE &&
+		    READ_ONCE(pr->tgid) == task_tgid(p) &&
+		    !(READ_ONCE(pr->bits) & (BIT(TPROF_P_DENIED) |
+					     BIT(TPROF_P_PENDING)))) {
+			*pp = pr;
+			return e->sess;
+		}
+	}
+	return tprof_session_find(p, pp);
+}
+
 /* Context: IRQs off, on @c's CPU (or @c's CPU is offline). */
 static void tprof_cache_drop(struct tprof_cpu *c, struct tprof_session *s)
 {
@@ -787,9 +833,12 @@ static void tprof_cache_drop(struct tprof_cpu *c, struct tprof_session *s)
  * Accounting of @p in slot @t starts on @c's CPU at runtime @rt (@clk).
  * Context: IRQs off, on @c's CPU; @p is about to run or is current.
  */
-static void tprof_sched_in_slot(struct tprof_cpu *c, struct tprof_session *s,
-				struct tprof_proc *pr, struct tprof_thread *t,
-				struct task_struct *p, u64 rt, u64 clk)
+static __always_inline void tprof_sched_in_slot(struct tprof_cpu *c,
+						struct tprof_session *s,
+						struct tprof_proc *pr,
+						struct tprof_thread *t,
+						struct task_struct *p,
+						u64 rt, u64 clk)
 {
 	bool first = !t->started;
 
@@ -813,9 +862,11 @@ static void tprof_sched_in_slot(struct tprof_cpu *c, struct tprof_session *s,
  * @rt: p's runtime now (exact when it is about to run), read at @clk.
  * Context: IRQs off, on @c's CPU; @p is about to run or is current.
  */
-static void tprof_sched_in(struct tprof_cpu *c, struct tprof_session *s,
-			   struct tprof_proc *pr, struct task_struct *p,
-			   u64 rt, u64 clk)
+static __always_inline void tprof_sched_in(struct tprof_cpu *c,
+					   struct tprof_session *s,
+					   struct tprof_proc *pr,
+					   struct task_struct *p,
+					   u64 rt, u64 clk)
 {
 	struct tprof_thread *t = tprof_slot_of(c, s, p);
 
@@ -855,14 +906,16 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
 	bool exiting = c->exiting;
 
 	lockdep_assert_irqs_disabled();
-	tprof_off_flush(c, regs);
+	if (c->off_weight)
+		tprof_off_flush(c, regs);
 	t->on_cpu_ns = tprof_thread_cpu(c, rt);
 	/* what its runtime left out of the slice (irq time accounting) */
 	if (c->sess->off_period_ns && TPROF_UNTASKED_TIME)
 		tprof_thread_off(&c->sess->threads, t)->irq_ns +=
 			tprof_cpu_untask_ns() - c->untask_base;
 	/* A point passed while the timer could not fire: prev is current. */
-	tprof_maybe_sample(c, regs, t->on_cpu_ns);
+	if (t->on_cpu_ns >= t->next_point)
+		tprof_maybe_sample(c, regs, t->on_cpu_ns);
 	/* Parked, it resumes at its next switch-in (no room: it ends now). */
 	if (exiting && !last &&
 	    !tprof_thread_park(&c->sess->threads, t, c->task))

@@ -23,6 +23,8 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 					      unsigned int prev_state,
 					      bool park,
 					      struct tprof_session **sp);
+struct tprof_session *tprof_sampler_find(struct task_struct *p,
+					 struct tprof_proc **pp);
 void tprof_sampler_switch_in(struct tprof_session *s, struct tprof_proc *pr,
 			     struct task_struct *next);
 void tprof_sampler_resume(struct tprof_session *s, struct tprof_thread *t,

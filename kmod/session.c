@@ -45,10 +45,10 @@ static struct tprof_session *tprof_slot(unsigned int i)
  *	and the lookups that account its exit visit both.
  * @i: the session index to start at; set past the one returned.
  *
- * Sessions without TPROF_F_CHILDREN have one process, their target: one
- * compare each, the cost at every context switch of the system; those
- * with it turn away a task of no followed tree with one load and a
- * compare too (tprof_procs_may_have()).
+ * A task of no followed process is turned away with one load and a
+ * compare (tprof_procs_anywhere()), the cost at every context switch of
+ * the system; sessions without TPROF_F_CHILDREN have one process, their
+ * target: one compare each.
  * Context: preemption or IRQs off (probes).
  * Return: the session or NULL.
  */
@@ -59,13 +59,14 @@ struct tprof_session *tprof_session_next(struct task_struct *p,
 	unsigned long mask = READ_ONCE(tprof_active_mask);
 	struct pid *tgid = task_tgid(p);
 
+	if (!tprof_procs_anywhere(p->tgid))
+		return NULL;
 	for (; (*i = find_next_bit(&mask, TPROF_MAX_SESSIONS, *i)) <
 	     TPROF_MAX_SESSIONS; (*i)++) {
 		struct tprof_session *s = rcu_dereference_sched(tprof_active[*i]);
 		struct tprof_proc *pr;
 
 		if (!s || (s->tgid != tgid && !(s->flags & TPROF_F_CHILDREN)) ||
-		    !tprof_procs_may_have(&s->procs, p->tgid) ||
 		    tprof_session_state(s) != TPROF_ACTIVE)
 			continue;
 		pr = tprof_procs_find(&s->procs, tgid);

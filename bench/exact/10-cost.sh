@@ -58,13 +58,17 @@ for depth in 30 120; do
 done
 # per context switch: a pipe ping-pong between two threads of the
 # profiled process (self), and between two processes while the profiler
-# follows an unrelated sleeping one (unrelated: the probe's cost to others)
+# follows an unrelated sleeping one (unrelated: the probe's cost to others).
+# SCHED_FIFO (bench-work's fifo): each round is two sleeps in every run;
+# under SCHED_OTHER a run settles early on one sleep a round (the woken
+# thread preempts) or two, 20% apart in CPU time, and a profiler's cost
+# tips it either way (6.12: tprof's runs 300-309 ms or 366-371 ms).
 f=/tmp/pp-cal.$$
-BENCH_RESULT=$f "$BW" pingpong thread 2000
+BENCH_RESULT=$f "$BW" pingpong thread 2000 fifo
 ns=$(sed -n 's/.*work_cpu_ns=\([0-9]*\).*/\1/p' "$f")
 rounds=$(( BENCH_CPU_MS * 1000000 * 2000 / (ns > 0 ? ns : 1) + 1 ))
 rm -f "$f"
-want switch-self && row "exp=switch-self rounds=$rounds" "$BW" pingpong thread "$rounds" -- \
+want switch-self && row "exp=switch-self rounds=$rounds" "$BW" pingpong thread "$rounds" fifo -- \
 	"tprof:1000:--call-graph fp" "perf:1000:" \
 	"tprof:1000:--call-graph fp --mode wall" "perf-switch:1000:"
 for r in 1 2; do
@@ -72,7 +76,7 @@ for r in 1 2; do
 	for bg in none tprof perf; do
 		bg_start "$bg"
 		measure "exp=switch-unrelated rounds=$rounds round=$r variant=$bg" none 0 -- \
-			"$BW" pingpong proc "$rounds" || bad=$((bad + 1))
+			"$BW" pingpong proc "$rounds" fifo || bad=$((bad + 1))
 		bg_stop
 	done
 done

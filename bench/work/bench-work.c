@@ -10,9 +10,14 @@
  *   bench-work spin THREADS DEPTH UNITS   THREADS threads, each recursing
  *       DEPTH frames deep (frame pointers) and burning UNITS fixed work
  *       units there: fixed work, so profiling overhead shows as extra time.
- *   bench-work pingpong proc|thread ROUNDS  1-byte pipe ping-pong between
- *       two processes (fork) or two threads of one process, both pinned to
- *       CPU 0 so the cost is the context switch itself.
+ *   bench-work pingpong proc|thread ROUNDS [fifo]  1-byte pipe ping-pong
+ *       between two processes (fork) or two threads of one process, both
+ *       pinned to CPU 0 so the cost is the context switch itself. fifo:
+ *       both SCHED_FIFO (root): a wakeup never preempts the waker, which
+ *       blocks in its read, two sleeps a round, every run alike; under
+ *       SCHED_OTHER whether the woken one preempts (one sleep a round, and
+ *       a cheaper read) is settled early in a run, by the timing of the
+ *       first rounds, and a profiler's own cost can tip it either way.
  *   bench-work idle SECONDS                sleep (an unrelated profiled target)
  *   bench-work forks N FILE SECONDS        fork N short-lived children, one
  *       at a time (each exits at once, and is waited for), then create FILE
@@ -169,7 +174,7 @@ static void *pong(void *p)
 	return NULL;
 }
 
-static int pingpong(const char *mode, long rounds)
+static int pingpong(const char *mode, long rounds, bool fifo)
 {
 	int ab[2], ba[2];
 	struct pp other;
@@ -184,6 +189,12 @@ static int pingpong(const char *mode, long rounds)
 		return 1;
 	other = (struct pp){ ab[0], ba[1], rounds };
 	pin0();
+	/* inherited by the thread or the child */
+	if (fifo && sched_setscheduler(0, SCHED_FIFO,
+				       &(struct sched_param){ .sched_priority = 1 })) {
+		perror("bench-work: SCHED_FIFO");
+		return 1;
+	}
 	w0 = now_ns(CLOCK_MONOTONIC);
 	if (proc) {
 		pid = fork();
@@ -216,10 +227,14 @@ static int pingpong(const char *mode, long rounds)
 	if (proc) {
 		getrusage(RUSAGE_CHILDREN, &ruc);
 		ru_total += ru_ns(&ruc);
+		ru.ru_nvcsw += ruc.ru_nvcsw;
+		ru.ru_nivcsw += ruc.ru_nivcsw;
 	}
-	result("work_cpu_ns=%llu work_ru_ns=%llu work_wall_ns=%llu rounds=%ld\n",
+	/* switches: blocked (the ping-pong's own) and preempted (others') */
+	result("work_cpu_ns=%llu work_ru_ns=%llu work_wall_ns=%llu rounds=%ld nvcsw=%ld nivcsw=%ld\n",
 	       (unsigned long long)cpu, (unsigned long long)ru_total,
-	       (unsigned long long)(w1 - w0), rounds);
+	       (unsigned long long)(w1 - w0), rounds, ru.ru_nvcsw,
+	       ru.ru_nivcsw);
 	return 0;
 }
 
@@ -387,7 +402,7 @@ static int clockcheck(int ms)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: bench-work spin THREADS DEPTH UNITS | pingpong proc|thread ROUNDS |\n"
+	fprintf(stderr, "usage: bench-work spin THREADS DEPTH UNITS | pingpong proc|thread ROUNDS [fifo] |\n"
 		"       idle SECONDS | forks N FILE SECONDS | clock MS | run FILE -- CMD... |\n"
 		"       rawstats FILE\n");
 	return 2;
@@ -397,8 +412,9 @@ int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "spin"))
 		return spin(atoi(argv[2]), atoi(argv[3]), strtoull(argv[4], NULL, 0));
-	if (argc == 4 && !strcmp(argv[1], "pingpong"))
-		return pingpong(argv[2], atol(argv[3]));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "pingpong"))
+		return pingpong(argv[2], atol(argv[3]),
+				argc == 5 && !strcmp(argv[4], "fifo"));
 	if (argc == 3 && !strcmp(argv[1], "clock"))
 		return clockcheck(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "idle")) {
