@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tprof: exact per-thread CPU-time sampling: per-CPU accounting of the
- * target thread running there, and the timer. Its callers (probes.c,
+ * target thread running there, and the timer: when a sample is taken and
+ * what it weighs (sample.c writes it). Its callers (probes.c,
  * lifetime.c) hand it the session and the thread.
  *
  * Each target thread has sample points in its own CPU time, at b, b + P,
@@ -45,95 +46,21 @@
 #include <linux/random.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
-#include <linux/sched/task_stack.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
 #include <asm/irq_regs.h>
 
-#include "arch.h"
 #include "budget.h"
 #include "offcpu.h"
-#include "policy.h"
 #include "procs.h"
 #include "sampler.h"
+#include "sampler_cpu.h"
 #include "session.h"
-#include "stack.h"
 #include "threads.h"
 #include "tprof.h"
-#include "uwalk.h"
 
 /* Never re-arm closer than this (clock skew between timer and accounting). */
 #define TPROF_MIN_REARM_NS	2000
-
-#define TPROF_SCRATCH_BYTES	(sizeof(struct tprof_rec_sample) + \
-				 sizeof(u64) * (TPROF_MAX_USER_FRAMES + \
-						TPROF_MAX_KERNEL_FRAMES))
-
-/* Per-CPU cache of task -> slot (see tprof_slot_of()). */
-#define TPROF_CACHE_BITS	3
-
-struct tprof_slot_cache {
-	struct task_struct *task;
-	struct tprof_session *sess;
-	struct tprof_thread *thr;
-};
-
-/**
- * struct tprof_cpu - sampler state of one CPU.
- * @timer: HRTIMER_MODE_REL_PINNED_HARD: hardirq even on PREEMPT_RT.
- * @task: the target thread running here (compared, never dereferenced
- *	after it left), or NULL.
- * @sess: its session.
- * @thr: its slot.
- * @rt_base: its runtime when accounting here began (se.sum_exec_runtime,
- *	exact at sched-in; as of the scheduler's last update mid-slice).
- * @clk_base: local_clock() then.
- * @untask_base: tprof_cpu_untask_ns() then.
- * @armed_clk: local_clock() time the queued timer expires at (roughly:
- *	timer and local_clock run at one rate), for tprof_arm().
- * @exiting: it passed its exit probe; its switch-out emits THREAD_EXIT.
- * @kfrom: set by a probe before it may sample without registers: kernel
- *	walks start at its caller, past tprof's frames.
- * @defer_valid: the timer left a passed point to the switch-out (a
- *	reschedule was pending): @defer_kips holds the kernel stack of the
- *	context it interrupted (none if user mode), which that sample reports
- *	instead of the scheduler's.
- * @defer_nk: number of @defer_kips.
- * @defer_kflags: TPROF_RF_KERNEL_TRUNCATED of that walk.
- * @off_work: takes the off-CPU sample a switch-in left (tprof_off_work()).
- * @off_weight: that sample's weight, or 0: it belongs to @thr.
- * @off_period: its period.
- * @off_state: its TPROF_OFF_* state.
- * @rnd: first-budget randomness (prandom: no locks).
- * @cache: recent switch-ins' slots (tprof_slot_of()).
- * @scratch: one SAMPLE record under construction.
- * @ustack: the header of its USTACK record (snapshots).
- * @defer_kips: see @defer_valid.
- */
-struct tprof_cpu {
-	struct hrtimer timer;
-	struct task_struct *task;
-	struct tprof_session *sess;
-	struct tprof_thread *thr;
-	u64 rt_base;
-	u64 clk_base;
-	u64 untask_base;
-	u64 armed_clk;
-	bool exiting;
-	bool defer_valid;
-	u16 defer_nk;
-	u16 defer_kflags;
-	unsigned long *kfrom;
-	struct irq_work off_work;
-	u64 off_weight;
-	u64 off_period;
-	u32 off_state;
-	struct rnd_state rnd;
-	struct tprof_slot_cache cache[1 << TPROF_CACHE_BITS];
-	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
-	struct tprof_rec_ustack ustack;
-	u64 defer_kips[TPROF_MAX_KERNEL_FRAMES];
-};
 
 static struct tprof_cpu __percpu *tprof_cpus;
 
@@ -214,267 +141,6 @@ static u64 tprof_thread_cpu(struct tprof_cpu *c, u64 rt)
 }
 
 /*
- * The USTACK record of a sample group at @res's position: c->ustack's
- * registers and @req bytes of user stack from @sp, copied straight into
- * the ring, as far as it reads without a fault; first, with @below, the
- * red zone under @sp when all of it reads (a page below sp that is not
- * present leaves it out, and the flag with it). @gflags: TPROF_RF_GROUP
- * when a UWALK record follows.
- */
-static void tprof_put_ustack(struct tprof_cpu *c, struct tprof_ring *r,
-			     struct tprof_ring_res *res,
-			     const struct tprof_rec_sample *rec,
-			     unsigned long sp, u32 req, bool below,
-			     u16 gflags)
-{
-	struct tprof_rec_ustack *u = &c->ustack;
-	u8 zone[TPROF_SNAPSHOT_BELOW_BYTES];
-	u32 got = 0, room, want, n, pad, under = 0;
-	u64 hdr_pos = res->pos;
-	void *dst;
-	static const u64 zero;
-
-	tprof_ring_skip(res, sizeof(*u));
-	if (below && sp >= sizeof(zone) &&
-	    tprof_arch_ucopy(zone, sp - sizeof(zone), sizeof(zone)) ==
-	    sizeof(zone)) {
-		tprof_ring_put(r, res, zone, sizeof(zone));
-		under = sizeof(zone);
-	}
-	/* At most two spans: the ring may wrap. */
-	while (got < req) {
-		dst = tprof_ring_span(r, res, &room);
-		want = min(room, req - got);
-		n = tprof_arch_ucopy(dst, sp + got, want);
-		tprof_ring_skip(res, n);
-		got += n;
-		if (n < want)	/* an unreadable page ends it */
-			break;
-	}
-	pad = ALIGN(got, 8) - got;
-	if (pad)
-		tprof_ring_put(r, res, &zero, pad);
-	u->hdr.type = TPROF_REC_USTACK;
-	u->hdr.flags = (got < req ? TPROF_RF_USTACK_PARTIAL : 0) |
-		       (under ? TPROF_RF_USTACK_BELOW : 0) | gflags;
-	u->hdr.size = sizeof(*u) + under + got + pad;
-	u->hdr.time_ns = rec->hdr.time_ns;
-	u->tid = rec->tid;
-	u->abi = rec->abi;
-	u->stack_req = under + req;
-	u->stack_bytes = under + got;
-	tprof_ring_put_at(r, hdr_pos, u, sizeof(*u));
-}
-
-/*
- * Does a sample of @abi get a USTACK record? The uapi gives AArch32 tasks
- * (TPROF_ABI_ARM32) none: no unwinder could use their snapshots.
- */
-static bool tprof_snapshots(const struct tprof_session *s, u32 abi)
-{
-	return s->snapshot_bytes && abi != TPROF_ABI_ARM32;
-}
-
-/*
- * Writes @rec (a SAMPLE of @len bytes, with TPROF_RF_GROUP) and the rest
- * of its group in one reservation: with snapshots its USTACK record; with
- * a user-memory walk @w its UWALK record, last, the walk's words written
- * straight into the ring as it reads them. The reader gets all or none.
- * Context: hardirq or IRQs off; c's thread is current, its mm loaded.
- * Return: 0, or -ENOSPC (all dropped, counted as one lost sample).
- */
-static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
-			     struct tprof_rec_sample *rec, u32 len,
-			     struct pt_regs *uregs, u64 weight,
-			     const struct tprof_uwalk *w)
-{
-	struct tprof_session *s = c->sess;
-	bool timed = s->flags & TPROF_F_PATH_TIMING;
-	struct tprof_uwalk_res wres;
-	struct tprof_ring_res res;
-	unsigned long sp = 0;
-	u32 req = 0, snap = 0;
-	bool below = false;
-	u64 t0 = 0;
-	int ret = 0;
-
-	if (tprof_snapshots(s, rec->abi)) {
-		sp = tprof_arch_user_regs(uregs, rec->abi, c->ustack.regs);
-		req = tprof_stack_ubytes(sp, s->snapshot_bytes);
-		/* x86-64's red zone; ia32 and arm64 have none */
-		below = (s->flags & TPROF_F_SNAPSHOT_BELOW) &&
-			tprof_arch_red_zone(rec->abi);
-		snap = sizeof(c->ustack) + ALIGN(req, 8) +
-		       (below ? TPROF_SNAPSHOT_BELOW_BYTES : 0);
-	}
-	if (tprof_ring_reserve(r, len + snap +
-			       (w ? sizeof(struct tprof_rec_uwalk) : 0),
-			       true, weight, &res))
-		return -ENOSPC;
-	tprof_ring_put(r, &res, rec, len);
-	if (snap)
-		tprof_put_ustack(c, r, &res, rec, sp, req, below,
-				 w ? TPROF_RF_GROUP : 0);
-	if (w) {
-		if (timed)
-			t0 = local_clock();
-		ret = tprof_uwalk_write(r, &res, w, uregs,
-					READ_ONCE(c->thr->uaddr), rec->tid,
-					rec->hdr.time_ns, &wres);
-		if (timed)
-			r->st.uwalk_path_ns += local_clock() - t0;
-	}
-	if (ret) {
-		tprof_ring_cancel(r, &res, true, weight);
-		return ret;
-	}
-	tprof_ring_commit(r, &res, true, weight);
-	if (w)
-		tprof_uwalk_account(&r->st, &wres);
-	return 0;
-}
-
-/*
- * With PF_EXITING: TPROF_RF_THREAD_EXIT when only current is leaving and
- * its process lives on: no group exit (exit_group(), a fatal signal) is in
- * progress (exit_group(2) sets SIGNAL_GROUP_EXIT even for a process's only
- * thread), and some thread still counts in signal->live, which do_exit()
- * drops for current a few steps after PF_EXITING. Racy reads: at worst a
- * thread leaving beside the process's last one is called a process's exit,
- * and those few steps of a last thread that leaves by exit(2), not
- * exit_group(2), a thread's.
- *
- * Context: hardirq or IRQs off; current is in do_exit().
- */
-static u16 tprof_thread_exit_only(void)
-{
-	struct signal_struct *sig = current->signal;
-
-	if (READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT)
-		return 0;
-	return atomic_read(&sig->live) > 0 ? TPROF_RF_THREAD_EXIT : 0;
-}
-
-/**
- * tprof_take_sample() - one sample of c's thread: its stacks and the
- *	record group, written to this CPU's ring (or counted lost).
- * @c: this CPU's state; its thread is current.
- * @regs: the interrupted context (the timer), or NULL (a probe: the kernel
- *	walk starts at c->kfrom).
- * @weight: the CPU or off-CPU time it stands for.
- * @period: the period it was taken at.
- * @late: sample points passed beyond the first (TPROF_RF_LATE).
- * @off_state: 0 for a CPU-time sample, else the TPROF_OFF_* of an
- *	off-CPU one (taken right after the switch-in that ended the wait).
- *
- * Context: hardirq or IRQs off; c's thread is current.
- */
-static void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
-			      u64 weight, u64 period, u64 late, u32 off_state)
-{
-	struct tprof_session *s = c->sess;
-	struct tprof_thread *t = c->thr;
-	unsigned int cpu = smp_processor_id();
-	struct tprof_ring *r = s->rings.ring[cpu];
-	struct tprof_rec_sample *rec = (void *)c->scratch;
-	u64 *ips = (u64 *)(rec + 1);
-	struct pt_regs *uregs = NULL;
-	const struct tprof_uwalk *w = NULL;
-	unsigned int nk = 0, nu = 0;
-	bool budget = !s->grant.privileged;
-	bool timed = (s->flags & TPROF_F_PATH_TIMING) || budget;
-	u64 t0 = timed ? local_clock() : 0, t1;
-	u16 rflags = (late ? TPROF_RF_LATE : 0) |
-		     (off_state ? TPROF_RF_OFF_CPU : 0);
-	u32 abi = TPROF_ABI_NONE;
-	u32 len;
-
-	if (s->max_kernel_frames) {
-		if (!regs && c->defer_valid && !off_state) {
-			nk = min_t(unsigned int, c->defer_nk,
-				   s->max_kernel_frames);
-			memcpy(ips, c->defer_kips, nk * sizeof(u64));
-			rflags |= c->defer_kflags;
-		} else {
-			nk = tprof_stack_kernel(regs, c->kfrom, ips,
-						s->max_kernel_frames, &rflags);
-		}
-		if (rflags & TPROF_RF_KERNEL_TRUNCATED)
-			r->st.kernel_stack_truncated++;
-	}
-	if (!off_state)
-		c->defer_valid = false;
-	/*
-	 * In do_exit() (PF_EXITING) the user stack is going away with the
-	 * mm (exit_mm()): such a sample is the exit path's, with no user
-	 * context, rather than a walk of half-unmapped memory.
-	 */
-	if (regs && user_mode(regs))
-		uregs = regs;
-	else if (tprof_is_user_task(current) &&
-		 !(current->flags & PF_EXITING))
-		uregs = task_pt_regs(current);
-	if (uregs) {
-		tprof_uread_begin(s->procs.uread ? this_cpu_ptr(s->procs.uread) :
-				  NULL, !tprof_policy_mm_watched() ||
-				  test_bit(TPROF_P_GUARDED, &t->proc->bits));
-		nu = tprof_stack_user(uregs, ips + nk, s->max_user_frames,
-				      &abi, &rflags);
-		if (rflags & TPROF_RF_USER_TRUNCATED)
-			r->st.user_stack_truncated++;
-		if (rflags & TPROF_RF_USER_FAULT)
-			r->st.user_stack_faults++;
-	}
-	/* the walk reads the sampled thread's memory: current must be it */
-	if (uregs && c->task == current)
-		w = tprof_uwalk_of(t->proc);
-	if (uregs && (tprof_snapshots(s, abi) || w))
-		rflags |= TPROF_RF_GROUP;
-	/* the exit path's time: no user stack to show, but not "none" */
-	if (current->flags & PF_EXITING)
-		rflags |= TPROF_RF_EXITING | tprof_thread_exit_only();
-	len = sizeof(*rec) + (nk + nu) * sizeof(u64);
-	rec->hdr.type = TPROF_REC_SAMPLE;
-	rec->hdr.flags = rflags;
-	rec->hdr.size = len;
-	rec->hdr.time_ns = ktime_get_mono_fast_ns();
-	rec->pid = t->vpid;
-	rec->tid = t->vtid;
-	rec->cpu = cpu;
-	rec->nr_user = nu;
-	rec->nr_kernel = nk;
-	rec->weight_ns = weight;
-	rec->period_ns = period;
-	rec->abi = abi;
-	rec->off_state = off_state;
-
-	if (!off_state) {	/* tprof_off_add() counted an off-CPU one */
-		t->samples++;
-		t->weight_ns += weight;
-	}
-	if (rflags & TPROF_RF_GROUP ?
-	    tprof_write_group(c, r, rec, len, uregs, weight, w) :
-	    tprof_ring_write(r, rec, len, true, weight)) {
-		if (off_state) {
-			tprof_off_lost(tprof_thread_off(&s->threads, t), weight);
-		} else {
-			t->lost_samples++;
-			t->lost_weight_ns += weight;
-		}
-	}
-	r->st.late_timer_periods += late;
-	if (!timed)
-		return;
-	t1 = local_clock();
-	if (s->flags & TPROF_F_PATH_TIMING) {
-		r->st.sample_path_ns += t1 - t0;
-		r->st.sample_path_calls++;
-	}
-	if (budget)
-		tprof_budget_charge(s, t1 - t0, t1);
-}
-
-/*
  * Samples once for every sample point the thread has passed by CPU time
  * @cpu, then applies a pending period change to the next budget. Points
  * the session may not decide on yet stay pending (the next chance credits
@@ -536,25 +202,6 @@ static void tprof_arm(struct tprof_cpu *c, u64 cpu, u64 clk)
 	c->armed_clk = deadline;
 	c->sess->rings.ring[smp_processor_id()]->st.timer_arms++;
 	hrtimer_start(&c->timer, ns_to_ktime(rem), HRTIMER_MODE_REL_PINNED_HARD);
-}
-
-/*
- * The timer leaves a passed point to the switch-out: keep the kernel stack
- * of what it interrupted (empty for user mode), once per deferral.
- * Context: hardirq.
- */
-static void tprof_defer_kstack(struct tprof_cpu *c, struct pt_regs *regs)
-{
-	struct tprof_session *s = c->sess;
-	u16 kflags = 0;
-
-	if (!s->max_kernel_frames || c->defer_valid || !regs)
-		return;
-	c->defer_nk = user_mode(regs) ? 0 :
-		      tprof_stack_kernel(regs, NULL, c->defer_kips,
-					 s->max_kernel_frames, &kflags);
-	c->defer_kflags = kflags;
-	c->defer_valid = true;
 }
 
 /* Context: hardirq (HARD timer, also on PREEMPT_RT). */

@@ -139,9 +139,11 @@ static int spin(int threads, int depth, uint64_t units)
 		pthread_join(t[i], NULL);
 	w1 = now_ns(CLOCK_MONOTONIC);
 	getrusage(RUSAGE_SELF, &ru);
-	result("work_cpu_ns=%llu work_ru_ns=%llu work_wall_ns=%llu\n",
+	/* nivcsw: how often others (a profiler's reader) took the CPU */
+	result("work_cpu_ns=%llu work_ru_ns=%llu work_wall_ns=%llu nvcsw=%ld nivcsw=%ld\n",
 	       (unsigned long long)now_ns(CLOCK_PROCESS_CPUTIME_ID),
-	       (unsigned long long)ru_ns(&ru), (unsigned long long)(w1 - w0));
+	       (unsigned long long)ru_ns(&ru), (unsigned long long)(w1 - w0),
+	       ru.ru_nvcsw, ru.ru_nivcsw);
 	free(t);
 	return 0;
 }
