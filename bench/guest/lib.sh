@@ -87,6 +87,11 @@ measure() {
 	[ -n "${BENCH_PIN:-}" ] && pin=(taskset -c "$BENCH_PIN")
 	local pre=()
 	[ "${BENCH_PATH_TIMING:-0}" = 1 ] && pre=(env "LD_PRELOAD=$TPROF_BUILD/bench/path-timing.so")
+	# the guest's interrupts over the run, by source: where a run's
+	# extra CPU went that its twin did not spend (no IRQ time accounting:
+	# an interrupt's time is the interrupted task's)
+	awk '{ n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print $1, n }' \
+		/proc/interrupts > "$d/irq0"
 	case $prof in
 	none) "$BW" run "$res" -- "${pin[@]}" "$@" > "$d/out" 2>&1 ;;
 	tprof) "$BW" run "$res" -- "${pin[@]}" "${pre[@]}" "$TR" -F "$hz" --report "${extra[@]}" \
@@ -105,6 +110,11 @@ measure() {
 		"${@:2}" > "$d/out" 2>&1 ;;
 	esac
 	rc=$?
+	# irq_NAME=N for every source that fired during the run
+	awk '{ n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print $1, n }' \
+		/proc/interrupts | awk 'NR == FNR { a[$1] = $2; next }
+		{ d = $2 - a[$1]; sub(":", "", $1) } d > 0 { printf "irq_%s=%d\n", $1, d }' \
+		"$d/irq0" - >> "$res"
 	unset BENCH_RESULT
 	BENCH_SEQ=$(( $(cat "$BENCH_OUT/seq" 2>/dev/null || echo 0) + 1 ))
 	echo "$BENCH_SEQ" > "$BENCH_OUT/seq"
