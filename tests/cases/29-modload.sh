@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 600
-# rmmod is refused while a session is open; insmod/rmmod 20 times with a
+# rmmod is refused while a session is open; insmod/rmmod 10 times with a
 # session opened and closed in between.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 kt=$TPROF_BUILD/kmod-tests/tprof-ktest
@@ -24,12 +24,12 @@ wait "$holder"
 check "session holder exits 0" test $? -eq 0
 
 bad=0
-for i in $(seq 20); do
+for i in $(seq 10); do
 	if ! rmmod tprof; then bad=1; echo "rmmod $i failed"; break; fi
 	if ! insmod "$TPROF_KO"; then bad=1; echo "insmod $i failed"; break; fi
 	for _ in $(seq 50); do [ -c /dev/tprof ] && break; sleep 0.1; done
 	if ! out=$("$kt" quick 2>&1); then bad=1; echo "session $i: $out"; break; fi
 done
 grep -q '^tprof ' /proc/modules || insmod "$TPROF_KO"
-if [ $bad = 0 ]; then ok "insmod/rmmod 20 times with a session in between"
-else fail "insmod/rmmod 20 times with a session in between"; fi
+if [ $bad = 0 ]; then ok "insmod/rmmod 10 times with a session in between"
+else fail "insmod/rmmod 10 times with a session in between"; fi

@@ -26,7 +26,7 @@ attached() {
 
 for ks in "" --kernel-stacks; do
 	name=exit${ks:+-kstacks}
-	"$PROG" -t 8 -s 1000 > /dev/null &
+	"$PROG" -t 4 -s 1000 > /dev/null &
 	pid=$!
 	"$TR" -v $ks -p $pid --format folded -o "$PWD/$name.folded" 2> "$name.err" &
 	tr=$!
@@ -40,7 +40,7 @@ for ks in "" --kernel-stacks; do
 	exits=$(grep -c '^[^ ]*;\[process exit\]' "$name.folded")
 	nostack=$(grep -c '\[no stack\]' "$name.folded")
 	if [ "$st" = 0 ] && [ "$exits" -gt 0 ] && [ "$nostack" = 0 ]; then
-		ok "process exit${ks:+ ($ks)}: SIGKILLed while 8 threads spin: $exits stacks of the exit path under [process exit], none [no stack]"
+		ok "process exit${ks:+ ($ks)}: SIGKILLed while 4 threads spin: $exits stacks of the exit path under [process exit], none [no stack]"
 	else
 		fail "process exit${ks:+ ($ks)}: status $st, [process exit] stacks $exits (want > 0), [no stack] $nostack (want 0)"
 		sed 's/^/    /' "$name.err" | tail -5
