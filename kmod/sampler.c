@@ -395,6 +395,15 @@ static noinline void tprof_thread_start(struct tprof_cpu *c,
 	t->started = true;
 }
 
+/* @p's entry in its set of this CPU's cache, or NULL. */
+static struct tprof_slot_cache *tprof_cache_find(struct tprof_slot_cache *set,
+						 struct task_struct *p)
+{
+	if (set[0].task == p)
+		return &set[0];
+	return set[1].task == p ? &set[1] : NULL;
+}
+
 /*
  * @p's slot in @s's table, through this CPU's cache of recent switch-ins:
  * threads that ping-pong here skip the table's hash and probes. An entry
@@ -409,16 +418,19 @@ static struct tprof_thread *tprof_slot_of(struct tprof_cpu *c,
 					  struct tprof_session *s,
 					  struct task_struct *p)
 {
-	struct tprof_slot_cache *e = &c->cache[hash_ptr(p, TPROF_CACHE_BITS)];
+	struct tprof_slot_cache *set = c->cache[hash_ptr(p, TPROF_CACHE_BITS)];
+	struct tprof_slot_cache *e = tprof_cache_find(set, p);
 	struct tprof_thread *t;
 
-	if (e->task == p && e->sess == s && READ_ONCE(e->thr->key) == p->pid)
+	if (e && e->sess == s && READ_ONCE(e->thr->key) == p->pid)
 		return e->thr;
 	t = tprof_thread_get(&s->threads, p->pid, !(p->flags & PF_EXITING));
 	if (t) {
-		e->task = p;
-		e->sess = s;
-		e->thr = t;
+		/* the newest first; the other way keeps the one before */
+		if (set[0].task != p)
+			set[1] = set[0];
+		set[0] = (struct tprof_slot_cache){ .task = p, .sess = s,
+						    .thr = t };
 	}
 	return t;
 }
@@ -445,14 +457,16 @@ struct tprof_session *tprof_sampler_find(struct task_struct *p,
 					 struct tprof_proc **pp)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
-	struct tprof_slot_cache *e = &c->cache[hash_ptr(p, TPROF_CACHE_BITS)];
-	struct tprof_thread *t = e->thr;
+	struct tprof_slot_cache *e;
+	struct tprof_thread *t;
 	struct tprof_proc *pr;
 
 	if (!tprof_procs_anywhere(p->tgid))
 		return NULL;
-	if (e->task == p && tprof_session_state(e->sess) == TPROF_ACTIVE &&
-	    READ_ONCE(t->key) == p->pid && READ_ONCE(t->started)) {
+	e = tprof_cache_find(c->cache[hash_ptr(p, TPROF_CACHE_BITS)], p);
+	if (e && tprof_session_state(e->sess) == TPROF_ACTIVE &&
+	    READ_ONCE(e->thr->key) == p->pid && READ_ONCE(e->thr->started)) {
+		t = e->thr;
 		pr = t->proc;
 		/* Pairs with the release in tprof_procs_claim(). */
 		if (smp_load_acquire(&pr->state) == TPROF_PROC_LIVE &&
@@ -469,11 +483,13 @@ struct tprof_session *tprof_sampler_find(struct task_struct *p,
 /* Context: IRQs off, on @c's CPU (or @c's CPU is offline). */
 static void tprof_cache_drop(struct tprof_cpu *c, struct tprof_session *s)
 {
-	unsigned int i;
+	unsigned int i, w;
 
 	for (i = 0; i < ARRAY_SIZE(c->cache); i++)
-		if (c->cache[i].sess == s)
-			memset(&c->cache[i], 0, sizeof(c->cache[i]));
+		for (w = 0; w < TPROF_CACHE_WAYS; w++)
+			if (c->cache[i][w].sess == s)
+				memset(&c->cache[i][w], 0,
+				       sizeof(c->cache[i][w]));
 }
 
 /*

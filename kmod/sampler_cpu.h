@@ -24,8 +24,13 @@ struct tprof_thread;
 				 sizeof(u64) * (TPROF_MAX_USER_FRAMES + \
 						TPROF_MAX_KERNEL_FRAMES))
 
-/* Per-CPU cache of task -> slot (see tprof_slot_of()). */
+/*
+ * Per-CPU cache of task -> slot (see tprof_slot_of()): 8 sets of two, so
+ * two threads whose task pointers hash alike still both hit (direct
+ * mapped, one run in eight of a ping-pong missed at every switch).
+ */
 #define TPROF_CACHE_BITS	3
+#define TPROF_CACHE_WAYS	2
 
 struct tprof_slot_cache {
 	struct task_struct *task;
@@ -84,7 +89,7 @@ struct tprof_cpu {
 	u64 off_period;
 	u32 off_state;
 	struct rnd_state rnd;
-	struct tprof_slot_cache cache[1 << TPROF_CACHE_BITS];
+	struct tprof_slot_cache cache[1 << TPROF_CACHE_BITS][TPROF_CACHE_WAYS];
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];
 	struct tprof_rec_ustack ustack;
 	u64 defer_kips[TPROF_MAX_KERNEL_FRAMES];
