@@ -4,6 +4,7 @@
 #define _TPROF_PROCS_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -121,6 +122,16 @@ static inline bool tprof_procs_anywhere(u32 nr)
 {
 	return atomic_read(&tprof_procs_filter[nr &
 				((1U << TPROF_PROCS_FILTER_BITS) - 1)]);
+}
+
+/*
+ * Is @p its session's own: neither denied nor pending (a pending process
+ * is not proven yet, and may never be)? Context: any.
+ */
+static inline bool tprof_proc_owned(const struct tprof_proc *p)
+{
+	return !(READ_ONCE(p->bits) & (BIT(TPROF_P_DENIED) |
+				       BIT(TPROF_P_PENDING)));
 }
 
 unsigned long tprof_procs_bytes(bool children);

@@ -471,8 +471,7 @@ struct tprof_session *tprof_sampler_find(struct task_struct *p,
 		/* Pairs with the release in tprof_procs_claim(). */
 		if (smp_load_acquire(&pr->state) == TPROF_PROC_LIVE &&
 		    READ_ONCE(pr->tgid) == task_tgid(p) &&
-		    !(READ_ONCE(pr->bits) & (BIT(TPROF_P_DENIED) |
-					     BIT(TPROF_P_PENDING)))) {
+		    tprof_proc_owned(pr)) {
 			*pp = pr;
 			return e->sess;
 		}

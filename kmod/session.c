@@ -155,8 +155,7 @@ bool tprof_session_follows(struct tprof_session *s, struct pid *tgid)
 
 	rcu_read_lock_sched();
 	pr = tprof_procs_find(&s->procs, tgid);
-	ret = pr && !(READ_ONCE(pr->bits) & (BIT(TPROF_P_DENIED) |
-					     BIT(TPROF_P_PENDING)));
+	ret = pr && tprof_proc_owned(pr);
 	rcu_read_unlock_sched();
 	return ret;
 }
