@@ -58,6 +58,12 @@ calibrate_units() {
 	echo $(( BENCH_CPU_MS * 1000000 * 100 / (ns > 0 ? ns : 1) + 1 )) | tee "$BENCH_OUT/units"
 }
 
+# irq_counts: "SOURCE: N" per line of /proc/interrupts, N over all CPUs
+irq_counts() {
+	awk '{ n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print $1, n }' \
+		/proc/interrupts
+}
+
 # measure TAGS PROF HZ [PROFILER-ARGS...] -- WORKLOAD...
 #   PROF: none | tprof | perf | perf-switch (and sched_switch) | pyspy |
 #   cprofile (the last two: a Python
@@ -90,8 +96,7 @@ measure() {
 	# the guest's interrupts over the run, by source: where a run's
 	# extra CPU went that its twin did not spend (no IRQ time accounting:
 	# an interrupt's time is the interrupted task's)
-	awk '{ n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print $1, n }' \
-		/proc/interrupts > "$d/irq0"
+	irq_counts > "$d/irq0"
 	case $prof in
 	none) "$BW" run "$res" -- "${pin[@]}" "$@" > "$d/out" 2>&1 ;;
 	tprof) "$BW" run "$res" -- "${pin[@]}" "${pre[@]}" "$TR" -F "$hz" --report "${extra[@]}" \
@@ -111,8 +116,7 @@ measure() {
 	esac
 	rc=$?
 	# irq_NAME=N for every source that fired during the run
-	awk '{ n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print $1, n }' \
-		/proc/interrupts | awk 'NR == FNR { a[$1] = $2; next }
+	irq_counts | awk 'NR == FNR { a[$1] = $2; next }
 		{ d = $2 - a[$1]; sub(":", "", $1) } d > 0 { printf "irq_%s=%d\n", $1, d }' \
 		"$d/irq0" - >> "$res"
 	unset BENCH_RESULT
