@@ -241,7 +241,8 @@ static int tprof_enable_check(const struct tprof_ioc_enable *e)
 	if (!(e->flags & TPROF_F_MEM_PROOF) && e->mem_fd)
 		return -EINVAL;
 	if (!(e->flags & TPROF_F_USER_SNAPSHOT) &&
-	    (e->snapshot_bytes || (e->flags & TPROF_F_SNAPSHOT_BELOW)))
+	    (e->snapshot_bytes ||
+	     (e->flags & (TPROF_F_SNAPSHOT_BELOW | TPROF_F_USTACK_CHAIN))))
 		return -EINVAL;
 	if (e->snapshot_bytes % 8 ||
 	    e->snapshot_bytes > TPROF_MAX_SNAPSHOT_BYTES)

@@ -122,6 +122,15 @@ ssize_t tprof_rings_read(struct tprof_rings *rs, char __user *buf,
 			 size_t len);
 void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ring_stats *sum);
 
+/*
+ * The u64 at @pos (8-byte aligned), within a reservation of @r the
+ * producer has written (a snapshot read back). Context: the ring's producer.
+ */
+static inline u64 tprof_ring_peek64(const struct tprof_ring *r, u64 pos)
+{
+	return *(const u64 *)(r->data + (pos & r->mask));
+}
+
 /* This CPU's ring. Context: preemption off. */
 static inline struct tprof_ring *tprof_rings_this(struct tprof_rings *rs)
 {

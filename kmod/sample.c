@@ -29,22 +29,77 @@
 #include "uwalk.h"
 
 /*
+ * A chain left to the sample's snapshot (TPROF_F_USTACK_CHAIN): where it
+ * starts, room for its frames past the snapshot, and the flags its walk
+ * adds to the SAMPLE.
+ */
+struct tprof_chain {
+	u64 fp;
+	u64 *ips;
+	u32 max;
+	u16 rflags;
+};
+
+/*
+ * The chain's frame records from @ch->fp that lie in the snapshot just
+ * copied to the ring at @data (user address @lo, @span bytes) are read
+ * there, not in user memory again: the reader walks them in stack[] the
+ * same way (uapi TPROF_RF_USTACK_CHAIN). Those past it come from user
+ * memory, written after a struct tprof_ustack_chain. The same stops as
+ * tprof_stack_user()'s walk, and the same ips, between the two records.
+ * Return: bytes written.
+ */
+static u32 tprof_put_uchain(struct tprof_ring *r, struct tprof_ring_res *res,
+			    struct tprof_chain *ch, u64 data,
+			    unsigned long lo, u32 span)
+{
+	struct tprof_ustack_chain hc = { 0 };
+	u64 hc_pos = res->pos, fp = ch->fp, next, ret;
+	unsigned long off;
+
+	tprof_ring_skip(res, sizeof(hc));
+	/* stack[] aligned as the records are: no word straddles the wrap */
+	while (fp && !(lo & 7) && hc.nr_inner < ch->max) {
+		off = fp - lo;
+		if ((fp & 7) || off >= span || span - off < 16)
+			break;
+		next = tprof_ring_peek64(r, data + off);
+		ret = tprof_ring_peek64(r, data + off + 8);
+		if (!ret) {
+			fp = 0;
+			break;
+		}
+		hc.nr_inner++;
+		/* frames live further up the stack; stop on loops */
+		fp = next > fp ? next : 0;
+	}
+	if (fp) {
+		hc.nr_outer = tprof_stack_uchain(fp, ch->ips,
+						 ch->max - hc.nr_inner,
+						 &ch->rflags);
+		tprof_ring_put(r, res, ch->ips, hc.nr_outer * sizeof(u64));
+	}
+	tprof_ring_put_at(r, hc_pos, &hc, sizeof(hc));
+	return sizeof(hc) + hc.nr_outer * sizeof(u64);
+}
+
+/*
  * The USTACK record of a sample group at @res's position: c->ustack's
  * registers and @req bytes of user stack from @sp, copied straight into
  * the ring, as far as it reads without a fault; first, with @below, the
  * red zone under @sp when all of it reads (a page below sp that is not
- * present leaves it out, and the flag with it). @gflags: TPROF_RF_GROUP
- * when a UWALK record follows.
+ * present leaves it out, and the flag with it); with @ch, the chain after
+ * them. @gflags: TPROF_RF_GROUP when a UWALK record follows.
  */
 static void tprof_put_ustack(struct tprof_cpu *c, struct tprof_ring *r,
 			     struct tprof_ring_res *res,
 			     const struct tprof_rec_sample *rec,
 			     unsigned long sp, u32 req, bool below,
-			     u16 gflags)
+			     u16 gflags, struct tprof_chain *ch)
 {
 	struct tprof_rec_ustack *u = &c->ustack;
 	u8 zone[TPROF_SNAPSHOT_BELOW_BYTES];
-	u32 got = 0, room, want, n, pad, under = 0;
+	u32 got = 0, room, want, n, pad, under = 0, chain = 0;
 	u64 hdr_pos = res->pos;
 	void *dst;
 	static const u64 zero;
@@ -69,10 +124,14 @@ static void tprof_put_ustack(struct tprof_cpu *c, struct tprof_ring *r,
 	pad = ALIGN(got, 8) - got;
 	if (pad)
 		tprof_ring_put(r, res, &zero, pad);
+	if (ch)
+		chain = tprof_put_uchain(r, res, ch, hdr_pos + sizeof(*u),
+					 sp - under, under + got);
 	u->hdr.type = TPROF_REC_USTACK;
 	u->hdr.flags = (got < req ? TPROF_RF_USTACK_PARTIAL : 0) |
-		       (under ? TPROF_RF_USTACK_BELOW : 0) | gflags;
-	u->hdr.size = sizeof(*u) + under + got + pad;
+		       (under ? TPROF_RF_USTACK_BELOW : 0) |
+		       (ch ? TPROF_RF_USTACK_CHAIN : 0) | gflags;
+	u->hdr.size = sizeof(*u) + under + got + pad + chain;
 	u->hdr.time_ns = rec->hdr.time_ns;
 	u->tid = rec->tid;
 	u->abi = rec->abi;
@@ -92,16 +151,18 @@ static bool tprof_snapshots(const struct tprof_session *s, u32 abi)
 
 /*
  * Writes @rec (a SAMPLE of @len bytes, with TPROF_RF_GROUP) and the rest
- * of its group in one reservation: with snapshots its USTACK record; with
- * a user-memory walk @w its UWALK record, last, the walk's words written
- * straight into the ring as it reads them. The reader gets all or none.
+ * of its group in one reservation: with snapshots its USTACK record (and
+ * the chain @ch in it, whose walk's flags @rec gets); with a user-memory
+ * walk @w its UWALK record, last, the walk's words written straight into
+ * the ring as it reads them. The reader gets all or none.
  * Context: hardirq or IRQs off; c's thread is current, its mm loaded.
  * Return: 0, or -ENOSPC (all dropped, counted as one lost sample).
  */
 static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 			     struct tprof_rec_sample *rec, u32 len,
 			     struct pt_regs *uregs, u64 weight,
-			     const struct tprof_uwalk *w)
+			     const struct tprof_uwalk *w,
+			     struct tprof_chain *ch)
 {
 	struct tprof_session *s = c->sess;
 	bool timed = s->flags & TPROF_F_PATH_TIMING;
@@ -110,7 +171,7 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 	unsigned long sp = 0;
 	u32 req = 0, snap = 0;
 	bool below = false;
-	u64 t0 = 0;
+	u64 t0 = 0, rec_pos;
 	int ret = 0;
 
 	if (tprof_snapshots(s, rec->abi)) {
@@ -120,16 +181,23 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 		below = (s->flags & TPROF_F_SNAPSHOT_BELOW) &&
 			tprof_arch_red_zone(rec->abi);
 		snap = sizeof(c->ustack) + ALIGN(req, 8) +
-		       (below ? TPROF_SNAPSHOT_BELOW_BYTES : 0);
+		       (below ? TPROF_SNAPSHOT_BELOW_BYTES : 0) +
+		       (ch ? sizeof(struct tprof_ustack_chain) +
+			ch->max * sizeof(u64) : 0);
 	}
 	if (tprof_ring_reserve(r, len + snap +
 			       (w ? sizeof(struct tprof_rec_uwalk) : 0),
 			       true, weight, &res))
 		return -ENOSPC;
-	tprof_ring_put(r, &res, rec, len);
+	/* the SAMPLE last: the chain's walk may add to its flags */
+	rec_pos = res.pos;
+	tprof_ring_skip(&res, len);
 	if (snap)
 		tprof_put_ustack(c, r, &res, rec, sp, req, below,
-				 w ? TPROF_RF_GROUP : 0);
+				 w ? TPROF_RF_GROUP : 0, ch);
+	if (ch)
+		rec->hdr.flags |= ch->rflags;
+	tprof_ring_put_at(r, rec_pos, rec, len);
 	if (w) {
 		if (timed)
 			t0 = local_clock();
@@ -195,6 +263,7 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	u64 *ips = (u64 *)(rec + 1);
 	struct pt_regs *uregs = NULL;
 	const struct tprof_uwalk *w = NULL;
+	struct tprof_chain chain = { 0 }, *ch = NULL;
 	unsigned int nk = 0, nu = 0;
 	bool budget = !s->grant.privileged;
 	bool timed = (s->flags & TPROF_F_PATH_TIMING) || budget;
@@ -234,11 +303,15 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 				  NULL, !tprof_policy_mm_watched() ||
 				  test_bit(TPROF_P_GUARDED, &t->proc->bits));
 		nu = tprof_stack_user(uregs, ips + nk, s->max_user_frames,
-				      &abi, &rflags);
-		if (rflags & TPROF_RF_USER_TRUNCATED)
-			r->st.user_stack_truncated++;
-		if (rflags & TPROF_RF_USER_FAULT)
-			r->st.user_stack_faults++;
+				      &abi, &rflags,
+				      s->flags & TPROF_F_USTACK_CHAIN ?
+				      &chain.fp : NULL);
+		/* its chain goes in the USTACK record: the snapshot has it */
+		if ((s->flags & TPROF_F_USTACK_CHAIN) && tprof_abi_chain(abi)) {
+			chain.ips = ips + nk + nu;
+			chain.max = s->max_user_frames - nu;
+			ch = &chain;
+		}
 	}
 	/* the walk reads the sampled thread's memory: current must be it */
 	if (uregs && c->task == current)
@@ -268,7 +341,7 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		t->weight_ns += weight;
 	}
 	if (rflags & TPROF_RF_GROUP ?
-	    tprof_write_group(c, r, rec, len, uregs, weight, w) :
+	    tprof_write_group(c, r, rec, len, uregs, weight, w, ch) :
 	    tprof_ring_write(r, rec, len, true, weight)) {
 		if (off_state) {
 			tprof_off_lost(tprof_thread_off(&s->threads, t), weight);
@@ -277,6 +350,10 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 			t->lost_weight_ns += weight;
 		}
 	}
+	if (rec->hdr.flags & TPROF_RF_USER_TRUNCATED)
+		r->st.user_stack_truncated++;
+	if (rec->hdr.flags & TPROF_RF_USER_FAULT)
+		r->st.user_stack_faults++;
 	r->st.late_timer_periods += late;
 	if (!timed)
 		return;

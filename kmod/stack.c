@@ -432,13 +432,17 @@ fault:
  * @abi: set to the TPROF_ABI_* of the user context.
  * @rflags: TPROF_RF_USER_LR / TPROF_RF_USER_TRUNCATED /
  *	TPROF_RF_USER_FAULT or'ed in.
+ * @chain_fp: NULL: the chain is walked here. Else, for a 64-bit task
+ *	(tprof_abi_chain()), it is left to the caller: set to where it
+ *	starts, for a walk in the sample's snapshot and tprof_stack_uchain().
  *
  * Its reads count against the sample's bound (tprof_uread_begin()).
  * Context: hardirq or IRQs off; current's mm is the loaded one.
  * Return: number of ips.
  */
 unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
-			      unsigned int max, u32 *abi, u16 *rflags)
+			      unsigned int max, u32 *abi, u16 *rflags,
+			      u64 *chain_fp)
 {
 	struct tprof_ustart st;
 	unsigned int n = 0;
@@ -454,9 +458,31 @@ unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
 		ips[n++] = st.lr;
 		*rflags |= TPROF_RF_USER_LR;
 	}
+	if (chain_fp && tprof_abi_chain(st.abi)) {
+		*chain_fp = st.fp;
+		return n;
+	}
 	if (st.frame32)
 		return tprof_stack_walk32(st.fp, ips, n, max, rflags);
 	return tprof_stack_walk64(st.fp, ips, n, max, rflags);
+}
+
+/**
+ * tprof_stack_uchain() - the return addresses of a 64-bit task's
+ *	frame-pointer chain from @fp, read in user memory (the part of a
+ *	chain that tprof_stack_user() left to its caller).
+ * @fp: the first frame record's address.
+ * @ips: output, innermost first.
+ * @max: capacity of @ips (0: TPROF_RF_USER_TRUNCATED if @fp is set).
+ * @rflags: TPROF_RF_USER_TRUNCATED / TPROF_RF_USER_FAULT or'ed in.
+ *
+ * Context: as tprof_stack_user(), within the same sample.
+ * Return: number of ips.
+ */
+unsigned int tprof_stack_uchain(u64 fp, u64 *ips, unsigned int max,
+				u16 *rflags)
+{
+	return tprof_stack_walk64(fp, ips, 0, max, rflags);
 }
 
 /**

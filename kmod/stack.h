@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 
+#include "uapi/tprof.h"
+
 struct pt_regs;
 struct tprof_ioc_stats;
 
@@ -30,8 +32,20 @@ unsigned int tprof_stack_kernel(struct pt_regs *regs,
 				unsigned long *first_frame, u64 *ips,
 				unsigned int max, u16 *rflags);
 unsigned int tprof_stack_user(struct pt_regs *regs, u64 *ips,
-			      unsigned int max, u32 *abi, u16 *rflags);
+			      unsigned int max, u32 *abi, u16 *rflags,
+			      u64 *chain_fp);
+unsigned int tprof_stack_uchain(u64 fp, u64 *ips, unsigned int max,
+				u16 *rflags);
 u32 tprof_stack_ubytes(unsigned long sp, u32 want);
+
+/*
+ * Does a task of @abi have a chain of 64-bit frame records that
+ * tprof_stack_user() can leave to its caller (TPROF_F_USTACK_CHAIN)?
+ */
+static inline bool tprof_abi_chain(u32 abi)
+{
+	return abi == TPROF_ABI_X86_64 || abi == TPROF_ABI_ARM64;
+}
 
 void tprof_uread_begin(struct tprof_uread_stats *st, bool guarded);
 int tprof_uread(void *dst, unsigned long addr, u32 len);

@@ -100,11 +100,19 @@ struct tprof_ioc_info {
 #define TPROF_F_NO_CPU_SAMPLES	0x80U	/* account CPU time, sample none of it */
 /* snapshots start TPROF_SNAPSHOT_BELOW_BYTES below sp (TPROF_RF_USTACK_BELOW) */
 #define TPROF_F_SNAPSHOT_BELOW	0x100U
+/*
+ * With TPROF_F_USER_SNAPSHOT: a 64-bit task's frame-pointer chain goes in
+ * its USTACK record (TPROF_RF_USTACK_CHAIN), not its SAMPLE's ips: the
+ * frame records that lie in the snapshot are the reader's to walk there,
+ * the rest follow stack[]. The module reads the chain in the snapshot it
+ * copied, not in user memory again (what perf's dwarf mode skips).
+ */
+#define TPROF_F_USTACK_CHAIN	0x200U
 #define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF | \
 				 TPROF_F_PATH_TIMING | TPROF_F_USER_SNAPSHOT | \
 				 TPROF_F_MEM_PROOF | TPROF_F_CHILDREN | \
 				 TPROF_F_OFF_CPU | TPROF_F_NO_CPU_SAMPLES | \
-				 TPROF_F_SNAPSHOT_BELOW)
+				 TPROF_F_SNAPSHOT_BELOW | TPROF_F_USTACK_CHAIN)
 
 /*
  * x86-64's red zone: a leaf may keep data in the 128 bytes below sp, and
@@ -708,6 +716,18 @@ struct tprof_rec_sample {
  * read) stack[] starts at regs[SP].
  */
 #define TPROF_RF_USTACK_BELOW		0x2U
+/*
+ * TPROF_F_USTACK_CHAIN: the SAMPLE's user ips are the pc (and the link
+ * register) only; its frame-pointer chain is here. After stack[] and its
+ * padding come a struct tprof_ustack_chain and __u64 ips[nr_outer]. The
+ * chain is: @nr_inner frame records {next, return address} walked in
+ * stack[] from the frame pointer of regs[] (TPROF_UREG_BP, TPROF_AREG_FP),
+ * each at an 8-byte aligned address with its 16 bytes in stack[] (arm64:
+ * return addresses with their PAC stripped, as the SAMPLE's), then ips[].
+ * The SAMPLE's TPROF_RF_USER_TRUNCATED and TPROF_RF_USER_FAULT are the
+ * whole chain's.
+ */
+#define TPROF_RF_USTACK_CHAIN		0x4U
 
 /* struct tprof_rec_ustack regs[]: perf's PERF_REG_X86_* without segments. */
 enum tprof_ureg {
@@ -764,6 +784,18 @@ struct tprof_rec_ustack {
 	__u64 regs[TPROF_UREG_NR];
 	__u32 stack_req;
 	__u32 stack_bytes;
+};
+
+/**
+ * struct tprof_ustack_chain - the frame-pointer chain of a USTACK record
+ *	with TPROF_RF_USTACK_CHAIN, after its stack[] and padding; followed by
+ *	__u64 ips[@nr_outer].
+ * @nr_inner: frame records to walk in stack[], innermost first.
+ * @nr_outer: return addresses of the chain past them, from user memory.
+ */
+struct tprof_ustack_chain {
+	__u32 nr_inner;
+	__u32 nr_outer;
 };
 
 /* UWALK status: how the walk ended */
@@ -1097,5 +1129,6 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_REC_THREAD_OFF	112
 #define TPROF_SIZEOF_REC_THROTTLE	48
 #define TPROF_SIZEOF_REC_UWALK		40
+#define TPROF_SIZEOF_USTACK_CHAIN	8
 
 #endif /* _UAPI_TPROF_H */

@@ -4,7 +4,8 @@
 # User stack snapshots (TPROF_F_USER_SNAPSHOT): registers and raw stack of
 # 64-bit and -m32 targets checked against markers in the target's stack,
 # also with the red zone below sp (TPROF_F_SNAPSHOT_BELOW, 64-bit only);
-# partial copies at a stack's unmapped end; a ring too small for any pair
+# partial copies at a stack's unmapped end; the frame-pointer chain in
+# the USTACK record (TPROF_F_USTACK_CHAIN), read in the snapshot; a ring too small for any pair
 # (lost, with weights); who may have them (root, and an unprivileged user
 # with the /proc/PID/mem proof only).
 . "$TPROF_ROOT/tests/cases/lib.sh"
@@ -21,6 +22,8 @@ for abi in $abis; do
 		fail "tprof-ktest snapshot-below $abi exited $?"
 	"$kt" snapshot-edge "$t" "${abi#*:}" ||
 		fail "tprof-ktest snapshot-edge $abi exited $?"
+	"$kt" snapshot-chain "$t" "${abi#*:}" ||
+		fail "tprof-ktest snapshot-chain $abi exited $?"
 done
 "$kt" snapshot-lost "$d/stacktarget64" || fail "tprof-ktest snapshot-lost exited $?"
 "$kt" snapshot-perm "$d/stacktarget64" || fail "tprof-ktest snapshot-perm (root) exited $?"

@@ -1500,6 +1500,8 @@ int main(int argc, char **argv)
 		t_snapshot(argv[2], abi_arg(argv[3]));
 	else if (!strcmp(t, "snapshot-below") && argc > 3)
 		t_snapshot_below(argv[2], abi_arg(argv[3]));
+	else if (!strcmp(t, "snapshot-chain") && argc > 3)
+		t_snapshot_chain(argv[2], abi_arg(argv[3]));
 	else if (!strcmp(t, "snapshot-edge") && argc > 3)
 		t_snapshot_edge(argv[2], abi_arg(argv[3]));
 	else if (!strcmp(t, "snapshot-lost") && argc > 2)

@@ -156,6 +156,7 @@ int target_finish(struct target *t);
 int t_snapshot(const char *prog, u32 abi);
 int t_snapshot_below(const char *prog, u32 abi);
 int t_snapshot_edge(const char *prog, u32 abi);
+int t_snapshot_chain(const char *prog, u32 abi);
 int t_snapshot_lost(const char *prog);
 int t_snapshot_perm(const char *prog);
 

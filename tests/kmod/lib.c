@@ -247,9 +247,15 @@ static void parse_ustack(struct sum *s, const struct tprof_rec_hdr *h,
 {
 	const struct tprof_rec_ustack *u = (const void *)h;
 	const struct tprof_rec_sample *r = (const void *)prev;
+	u32 at = sizeof(*u) + ((u->stack_bytes + 7) & ~7U), chain = 0;
+	const struct tprof_ustack_chain *c = (const void *)((const char *)h + at);
 
+	/* TPROF_F_USTACK_CHAIN: the chain's header and outer ips after it */
+	if (h->flags & TPROF_RF_USTACK_CHAIN)
+		chain = h->size >= at + sizeof(*c) ?
+			sizeof(*c) + c->nr_outer * 8 : sizeof(*c);
 	if (h->size < sizeof(*u) || u->stack_bytes > u->stack_req ||
-	    h->size != sizeof(*u) + ((u->stack_bytes + 7) & ~7U) ||
+	    h->size != at + chain ||
 	    !!(h->flags & TPROF_RF_USTACK_PARTIAL) !=
 	    (u->stack_bytes < u->stack_req)) {
 		s->bad++;

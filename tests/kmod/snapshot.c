@@ -54,6 +54,8 @@ struct snapchk {
 	u32 flags;		/* ENABLE flags besides TPROF_F_USER_SNAPSHOT */
 	u64 below;		/* pairs with the red zone (TPROF_RF_USTACK_BELOW) */
 	u64 bad_below;		/* ... where the task has none (ia32) */
+	ustack_cb check;	/* NULL: check_snapshot() */
+	void *priv;		/* check's, else this */
 };
 
 /*
@@ -264,8 +266,8 @@ static bool snap_run(const char *prog, const char *arg, struct snapchk *k,
 	k->hi = tg.v[4];
 	fd = dev_open();
 	sum_init(s, tg.pid);
-	s->priv = k;
-	s->on_ustack = check_snapshot;
+	s->priv = k->check ? k->priv : k;
+	s->on_ustack = k->check ? k->check : check_snapshot;
 	s->on_sample = count_user;
 	e.pid = tg.pid;
 	ret = enable_raw(fd, &e);
@@ -367,6 +369,148 @@ int t_snapshot(const char *prog, u32 abi)
 int t_snapshot_below(const char *prog, u32 abi)
 {
 	return snapshot_case(prog, abi, true);
+}
+
+/* TPROF_F_USTACK_CHAIN: what one run's chains showed */
+struct chainchk {
+	struct snapchk k;
+	u64 pairs, chained;	/* pairs; with TPROF_RF_USTACK_CHAIN */
+	u64 bad_split;	/* a chained SAMPLE with more than its pc (and lr) */
+	u64 bad_inner;	/* an inner frame record outside stack[] */
+	u64 bad_rule;	/* outer ips from a record the snapshot held */
+	u64 inner, outer;	/* frames, summed */
+	u64 fc_active;	/* pc in fc past its prologue */
+	u64 fc_whole;	/* ... the chain's first two: into fb, into fa */
+};
+
+/*
+ * A pair of a TPROF_F_USTACK_CHAIN session: the chain as the uapi says to
+ * rebuild it (its inner records walked in stack[], then the outer ips)
+ * must be the target's own: back into fb, then into fa, while fc runs.
+ * Outer ips must start at a record the snapshot did not hold: the module
+ * read no frame in user memory that it had copied. A 32-bit task's chain
+ * stays in its SAMPLE.
+ */
+static void check_chain(struct sum *s, const struct tprof_rec_sample *r,
+			const u64 *ips, const struct tprof_rec_ustack *u,
+			const unsigned char *stack)
+{
+	struct chainchk *c = s->priv;
+	bool a64 = u->abi == TPROF_ABI_ARM64;
+	u32 below = u->hdr.flags & TPROF_RF_USTACK_BELOW ?
+		    TPROF_SNAPSHOT_BELOW_BYTES : 0;
+	u64 lo = u->regs[a64 ? TPROF_AREG_SP : TPROF_UREG_SP] - below;
+	u64 fp = u->regs[a64 ? TPROF_AREG_FP : TPROF_UREG_BP], off, chain[8];
+	const struct tprof_ustack_chain *h = (const void *)
+		(stack + ((u->stack_bytes + 7) & ~7U));
+	const u64 *outer = (const u64 *)(h + 1);
+	u32 head = 1 + !!(r->hdr.flags & TPROF_RF_USER_LR), i, n = 0;
+	u64 pc = r->nr_user ? ips[r->nr_kernel] : 0;
+
+	c->pairs++;
+	if (!(u->hdr.flags & TPROF_RF_USTACK_CHAIN)) {
+		/* 32-bit frames: the chain in the SAMPLE, as before */
+		for (i = head; i < r->nr_user && n < 8; i++)
+			chain[n++] = ips[r->nr_kernel + i];
+		goto shape;
+	}
+	c->chained++;
+	c->bad_split += r->nr_user > head;
+	for (i = 0; i < h->nr_inner; i++) {
+		off = fp - lo;
+		if ((fp & 7) || off >= u->stack_bytes ||
+		    u->stack_bytes - off < 16) {
+			c->bad_inner++;
+			return;
+		}
+		if (n < 8)
+			chain[n++] = word(stack + off + 8, 8);
+		fp = word(stack + off, 8);
+	}
+	c->inner += h->nr_inner;
+	c->outer += h->nr_outer;
+	off = fp - lo;
+	if (h->nr_outer && !(fp & 7) && !(lo & 7) && off < u->stack_bytes &&
+	    u->stack_bytes - off >= 16)
+		c->bad_rule++;
+	for (i = 0; i < h->nr_outer && n < 8; i++)
+		chain[n++] = outer[i];
+shape:
+	if (a64)	/* PAC: this test's targets are built without it */
+		for (i = 0; i < n; i++)
+			chain[i] &= (1ULL << 48) - 1;
+	if (pc < c->k.fc + FC_MARKED || pc >= c->k.fb)
+		return;
+	c->fc_active++;
+	c->fc_whole += n >= 2 && chain[0] > c->k.fb && chain[0] < c->k.fa &&
+		       chain[1] > c->k.fa && chain[1] < c->k.fa + 0x80;
+}
+
+/*
+ * The frame-pointer chain in the USTACK record (TPROF_F_USTACK_CHAIN):
+ * with 4 KiB snapshots the chain's records up to main are read in the
+ * snapshot; with 16 bytes the ones past it come from user memory. Both
+ * give the target's own chain, fc -> fb -> fa.
+ */
+int t_snapshot_chain(const char *prog, u32 abi)
+{
+	static const u32 bytes[] = { 4096, 16 };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct chainchk c = {
+			.k = { .abi = abi, .req = bytes[i],
+			       .flags = TPROF_F_USTACK_CHAIN |
+					TPROF_F_SNAPSHOT_BELOW,
+			       .check = check_chain },
+		};
+		struct sum s;
+		bool wide = abi != TPROF_ABI_IA32;
+
+		c.k.priv = &c;
+		if (!snap_run(prog, NULL, &c.k, bytes[i], 0, &s, false))
+			goto next;
+		note("snapshot-chain %s %u bytes: %llu pairs, %llu chained, frames %llu in the snapshot and %llu past it; fc ran in %llu, its chain whole in %llu",
+		     prog, bytes[i], (unsigned long long)c.pairs,
+		     (unsigned long long)c.chained,
+		     (unsigned long long)c.inner, (unsigned long long)c.outer,
+		     (unsigned long long)c.fc_active,
+		     (unsigned long long)c.fc_whole);
+		ok(s.bad == 0 && s.bad_groups == 0 && s.ustacks == c.pairs &&
+		   c.pairs >= 5,
+		   "snapshot-chain %s %u: well-formed pairs (%llu; bad %llu, split %llu)",
+		   prog, bytes[i], (unsigned long long)c.pairs,
+		   (unsigned long long)s.bad,
+		   (unsigned long long)s.bad_groups);
+		ok(c.chained == (wide ? c.pairs : 0),
+		   "snapshot-chain %s %u: %s (%llu of %llu)", prog, bytes[i],
+		   wide ? "every USTACK has the chain" :
+		   "a 32-bit task's chain stays in its SAMPLE",
+		   (unsigned long long)c.chained, (unsigned long long)c.pairs);
+		ok(c.bad_split == 0 && c.bad_inner == 0 && c.bad_rule == 0,
+		   "snapshot-chain %s %u: the SAMPLE has the pc only (%llu not), inner records in stack[] (%llu not), outer ones past it (%llu not)",
+		   prog, bytes[i], (unsigned long long)c.bad_split,
+		   (unsigned long long)c.bad_inner,
+		   (unsigned long long)c.bad_rule);
+		ok(c.fc_active >= 5 && c.fc_whole == c.fc_active,
+		   "snapshot-chain %s %u: while fc ran, the chain goes back into fb, then fa: %llu of %llu",
+		   prog, bytes[i], (unsigned long long)c.fc_whole,
+		   (unsigned long long)c.fc_active);
+		/* both paths taken: the snapshot's, and user memory's */
+		if (wide)
+			ok(i == 0 ? c.inner >= 3 * c.fc_active :
+			   c.outer >= 2 * c.fc_active,
+			   "snapshot-chain %s %u: %s (%llu in, %llu past, fc ran in %llu)",
+			   prog, bytes[i], i == 0 ?
+			   "fc, fb and fa's records read in the snapshot" :
+			   "fb and fa's records read past it",
+			   (unsigned long long)c.inner,
+			   (unsigned long long)c.outer,
+			   (unsigned long long)c.fc_active);
+next:
+		sum_free(&s);
+	}
+	return 0;
 }
 
 /* A stack whose top is followed by an unmapped page: copies end there. */

@@ -187,8 +187,7 @@ static unsigned int profile_unwind(void *ctx, struct profile *p,
 		.maps = &p->maps, .root_pid = p->session.pid,
 		.since_ns = profile__exec_before(p, s->u.sample.pid,
 						 s->hdr.time_ns),
-		.pac_bits = unwinder__pac_bits(p->have_machine,
-					       p->machine.user_pac_mask),
+		.pac_bits = profile__pac_bits(p),
 		.s = s, .us = us,
 	};
 
@@ -722,20 +721,6 @@ static unsigned int fp_frames(struct walk *w, const struct tprof_record *s,
 	for (j = 1; j < w->nchain && n < max; j++)
 		out[n++] = chain_ip(w, s, j);
 	return n;
-}
-
-/*
- * The bits of an arm64 return address that are no part of it: the PAC
- * the MACHINE record names, else (a stream without it, a module that did
- * not say) everything above a 48-bit user address: Linux maps user code
- * below 2^48 unless a program asks mmap for more (52-bit VA kernels).
- */
-uint64_t unwinder__pac_bits(bool known, uint64_t user_pac_mask)
-{
-	/* bits 63:56 are no address either (a TBI tag, or the PAC with TBI
-	 * off for code): never part of a user return address */
-	return known ? user_pac_mask | 0xff00000000000000ULL :
-	       ~((1ULL << 48) - 1);
 }
 
 unsigned int unwinder__sample(struct unwinder *u,

@@ -59,18 +59,11 @@ struct unwind_stats *unwinder__stats(struct unwinder *u);
 void unwinder__attach(struct unwinder *u, struct profile *p, int forced_mode);
 
 /*
- * The bits to clear from an AArch64 return address: the session's
- * user_pac_mask (known: the stream's MACHINE record), else all above a
- * 48-bit user address.
- */
-uint64_t unwinder__pac_bits(bool known, uint64_t user_pac_mask);
-
-/*
  * One sample to unwind (as perf's struct unwind_info): SAMPLE s and its
  * USTACK record us (NULL: none), in mode, with maps at the sample's time
  * (never a snapshot before since_ns, the process's exec). root_pid: the
  * session's pid, whose /proc/PID/root holds the target's files.
- * pac_bits: unwinder__pac_bits().
+ * pac_bits: profile__pac_bits().
  */
 struct unwind_request {
 	enum unwind_mode mode;

@@ -176,10 +176,15 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 	unsigned int type = rec->hdr.type;
 
 	drain_maps_upto(l, rec);
-	if (type == TPROF_REC_SAMPLE &&
+	/* a USTACK record follows its SAMPLE: a chain there is that pid's */
+	if (type == TPROF_REC_SAMPLE)
+		l->sample_pid = (int)rec->u.sample.pid;
+	if ((type == TPROF_REC_SAMPLE ||
+	     (type == TPROF_REC_USTACK &&
+	      (rec->hdr.flags & TPROF_RF_USTACK_CHAIN))) &&
 	    now_ns(CLOCK_MONOTONIC) - rc->last_snap_ns > l->snap_gap_ns &&
-	    profile__sample_unmapped(rc->prof, rec)) {
-		if (recorder__maps(rc, (int)rec->u.sample.pid, false))
+	    profile__sample_unmapped(rc->prof, rec, l->sample_pid)) {
+		if (recorder__maps(rc, l->sample_pid, false))
 			l->snap_gap_ns = SNAP_GAP_MIN_NS;
 		else if (l->snap_gap_ns < SNAP_GAP_MAX_NS)
 			l->snap_gap_ns *= 2;
@@ -292,6 +297,11 @@ static int enable(struct live *l, struct tprof_ioc_enable *en)
 	int ret = session__try_enable(&l->sess, en), ret2;
 	char why[160];
 
+	/* a module that predates chains in snapshots: in the SAMPLE */
+	if (ret == -EINVAL && (en->flags & TPROF_F_USTACK_CHAIN)) {
+		en->flags &= ~TPROF_F_USTACK_CHAIN;
+		ret = session__try_enable(&l->sess, en);
+	}
 	/* a module that predates the red zone: snapshots from sp, as before */
 	if (ret == -EINVAL && (en->flags & TPROF_F_SNAPSHOT_BELOW)) {
 		en->flags &= ~TPROF_F_SNAPSHOT_BELOW;
@@ -318,7 +328,7 @@ static int enable(struct live *l, struct tprof_ioc_enable *en)
 	else
 		snprintf(why, sizeof(why), "%s", strerror(-ret));
 	en->flags &= ~(TPROF_F_USER_SNAPSHOT | TPROF_F_MEM_PROOF |
-		       TPROF_F_SNAPSHOT_BELOW);
+		       TPROF_F_SNAPSHOT_BELOW | TPROF_F_USTACK_CHAIN);
 	en->snapshot_bytes = 0;
 	en->mem_fd = 0;
 	ret2 = session__try_enable(&l->sess, en);
@@ -459,7 +469,8 @@ static void enable_request(const struct live *l, struct tprof_ioc_enable *en)
 	}
 	if (o->call_graph != UNWIND_FP) {
 		/* and the red zone, which some code's CFI reads (OpenSSL) */
-		en->flags |= TPROF_F_USER_SNAPSHOT | TPROF_F_SNAPSHOT_BELOW;
+		en->flags |= TPROF_F_USER_SNAPSHOT | TPROF_F_SNAPSHOT_BELOW |
+			     TPROF_F_USTACK_CHAIN;
 		en->snapshot_bytes = o->snapshot_bytes ? o->snapshot_bytes :
 				     o->call_graph == UNWIND_DWARF ?
 				     TPROF_DEFAULT_SNAPSHOT_BYTES :

@@ -53,6 +53,7 @@ struct live {
 	unsigned int ring_bytes;	/* ENABLE's rings (0: the default) */
 	bool exec_failed;		/* launch: the command could not run */
 	uint64_t snap_gap_ns;		/* throttle of maps re-reads */
+	int sample_pid;			/* the last SAMPLE's process */
 	/* the run's object cache (NULL: the Python side opens its own) */
 	struct objects *objs;
 	struct python_live py;		/* CPython's frame walks */

@@ -400,10 +400,25 @@ static bool merge_python(struct profile *p, const struct tprof_record *r,
 	return true;
 }
 
-static void add_sample(struct profile *p, const struct tprof_record *r,
+uint64_t profile__pac_bits(const struct profile *p)
+{
+	/* bits 63:56 are no address either (a TBI tag, or the PAC with TBI
+	 * off for code): never part of a user return address */
+	return p->have_machine ?
+	       p->machine.user_pac_mask | 0xff00000000000000ULL :
+	       ~((1ULL << 48) - 1);
+}
+
+static void add_sample(struct profile *p, const struct tprof_record *sr,
 		       const struct tprof_record *us,
 		       const struct tprof_record *uw)
 {
+	uint64_t chain[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES];
+	struct tprof_record joined;
+	/* a chain in the USTACK record: as if the SAMPLE had it */
+	const struct tprof_record *r =
+		tprof_record_join_chain(sr, us, profile__pac_bits(p), &joined,
+					chain);
 	const struct tprof_rec_sample *s = &r->u.sample;
 	uint64_t ips[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES +
 		     TPROF_UWALK_MAX_FRAMES];
@@ -621,19 +636,24 @@ static bool pair(struct profile *p, const struct tprof_record *r)
 	return false;
 }
 
-bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r)
+bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r,
+			      int pid)
 {
-	const struct tprof_rec_sample *s = &r->u.sample;
-	unsigned int i;
+	uint64_t ips[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES];
+	unsigned int i, n = 0;
 
-	for (i = s->nr_kernel; i < (unsigned int)s->nr_kernel + s->nr_user;
-	     i++) {
-		uint64_t ip = tprof_record_ip(r, i);
-
-		if (ip && !maps__find(&p->maps, (int)r->u.sample.pid, ip,
-				      r->hdr.time_ns))
-			return true;
+	if (r->hdr.type == TPROF_REC_USTACK) {
+		n = tprof_record_chain_ips(r, profile__pac_bits(p), ips);
+	} else {
+		for (i = r->u.sample.nr_kernel;
+		     i < (unsigned int)r->u.sample.nr_kernel +
+			 r->u.sample.nr_user; i++)
+			ips[n++] = tprof_record_ip(r, i);
 	}
+	for (i = 0; i < n; i++)
+		if (ips[i] && !maps__find(&p->maps, pid, ips[i],
+					  r->hdr.time_ns))
+			return true;
 	return false;
 }
 

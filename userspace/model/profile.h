@@ -245,7 +245,18 @@ uint64_t profile__denied_after_ns(const struct profile *p);
  * from here on.
  */
 void profile__release_stack(struct profile *p, size_t i);
-/* Does the sample have a user ip no snapshot covers? */
-bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r);
+/*
+ * Does a sample of process pid have a user ip no snapshot covers? r: its
+ * SAMPLE, or its USTACK record (the chain there, TPROF_RF_USTACK_CHAIN).
+ */
+bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r,
+			      int pid);
+/*
+ * The bits of an arm64 return address that are no part of it: the PAC
+ * the MACHINE record names, else (a stream without it, a module that did
+ * not say) everything above a 48-bit user address: Linux maps user code
+ * below 2^48 unless a program asks mmap for more (52-bit VA kernels).
+ */
+uint64_t profile__pac_bits(const struct profile *p);
 
 #endif /* _TPROF_PROFILE_H */

@@ -30,6 +30,7 @@ TPROF_ASSERT_SIZE(struct tprof_rec_proc, TPROF_SIZEOF_REC_PROC);
 TPROF_ASSERT_SIZE(struct tprof_rec_thread_off, TPROF_SIZEOF_REC_THREAD_OFF);
 TPROF_ASSERT_SIZE(struct tprof_rec_throttle, TPROF_SIZEOF_REC_THROTTLE);
 TPROF_ASSERT_SIZE(struct tprof_rec_uwalk, TPROF_SIZEOF_REC_UWALK);
+TPROF_ASSERT_SIZE(struct tprof_ustack_chain, TPROF_SIZEOF_USTACK_CHAIN);
 /* the pseudo-records' layouts are the saved streams' */
 TPROF_ASSERT_SIZE(struct tprof_urec_pyproc, 48);
 TPROF_ASSERT_SIZE(struct tprof_urec_pycode, 56);
@@ -104,6 +105,101 @@ static const char *check_sample(struct tprof_record *r, const unsigned char *p)
 	return NULL;
 }
 
+static uint64_t stack_word(const struct tprof_record *r, size_t off)
+{
+	uint64_t w;
+
+	memcpy(&w, r->stack + off, 8);
+	return w;
+}
+
+/* the chain's first frame record and the user address of stack[0] */
+static uint64_t chain_start(const struct tprof_record *r, uint64_t *lo)
+{
+	const struct tprof_rec_ustack *u = &r->u.ustack;
+	bool arm64 = u->abi == TPROF_ABI_ARM64;
+
+	*lo = u->regs[arm64 ? TPROF_AREG_SP : TPROF_UREG_SP] -
+	      (r->hdr.flags & TPROF_RF_USTACK_BELOW ?
+	       TPROF_SNAPSHOT_BELOW_BYTES : 0);
+	return u->regs[arm64 ? TPROF_AREG_FP : TPROF_UREG_BP];
+}
+
+/*
+ * TPROF_RF_USTACK_CHAIN: the chain's header and outer ips after stack[]
+ * (r->words), and every inner frame record inside stack[], where the
+ * module read it (tprof_record_join_chain() walks them again).
+ */
+static const char *check_chain(struct tprof_record *r, const unsigned char *p)
+{
+	const struct tprof_rec_ustack *u = &r->u.ustack;
+	size_t at = sizeof(*u) + (((size_t)u->stack_bytes + 7) & ~(size_t)7);
+	uint64_t lo, fp = chain_start(r, &lo), off;
+	uint32_t i;
+
+	if (u->abi != TPROF_ABI_X86_64 && u->abi != TPROF_ABI_ARM64)
+		return "a frame-pointer chain in a task of 32-bit frames";
+	if (r->hdr.size < at + sizeof(r->chain))
+		return "its frame-pointer chain runs past the record's end";
+	memcpy(&r->chain, p + at, sizeof(r->chain));
+	if ((uint64_t)r->chain.nr_inner + r->chain.nr_outer >
+	    TPROF_MAX_USER_FRAMES)
+		return "more user frames than the ABI allows";
+	if ((size_t)r->chain.nr_outer * 8 >
+	    r->hdr.size - at - sizeof(r->chain))
+		return "its frame-pointer chain runs past the record's end";
+	for (i = 0; i < r->chain.nr_inner; i++) {
+		off = fp - lo;
+		if ((fp & 7) || off >= u->stack_bytes ||
+		    u->stack_bytes - off < 16)
+			return "a frame-pointer chain that leaves its snapshot";
+		fp = stack_word(r, off);
+	}
+	r->words = p + at + sizeof(r->chain);
+	return NULL;
+}
+
+unsigned int tprof_record_chain_ips(const struct tprof_record *us,
+				    uint64_t pac_bits, uint64_t *ips)
+{
+	uint64_t lo, fp, off, ret;
+	unsigned int i, n = 0;
+
+	if (!(us->hdr.flags & TPROF_RF_USTACK_CHAIN))
+		return 0;
+	fp = chain_start(us, &lo);
+	/* in bounds: check_chain() walked them */
+	for (i = 0; i < us->chain.nr_inner; i++) {
+		off = fp - lo;
+		ret = stack_word(us, off + 8);
+		ips[n++] = us->u.ustack.abi == TPROF_ABI_ARM64 ?
+			   ret & ~pac_bits : ret;
+		fp = stack_word(us, off);
+	}
+	for (i = 0; i < us->chain.nr_outer; i++)
+		ips[n++] = tprof_record_word(us, i);
+	return n;
+}
+
+const struct tprof_record *
+tprof_record_join_chain(const struct tprof_record *s,
+			const struct tprof_record *us, uint64_t pac_bits,
+			struct tprof_record *out, uint64_t *ips)
+{
+	const struct tprof_rec_sample *sa = &s->u.sample;
+	uint32_t n = (uint32_t)sa->nr_kernel + sa->nr_user, i;
+
+	if (!us || !(us->hdr.flags & TPROF_RF_USTACK_CHAIN))
+		return s;
+	for (i = 0; i < n; i++)
+		ips[i] = tprof_record_ip(s, i);
+	n += tprof_record_chain_ips(us, pac_bits, ips + n);
+	*out = *s;
+	out->u.sample.nr_user = (uint16_t)(n - sa->nr_kernel);
+	out->ips = (const unsigned char *)ips;
+	return out;
+}
+
 static const char *check_ustack(struct tprof_record *r, const unsigned char *p)
 {
 	const struct tprof_rec_ustack *u = &r->u.ustack;
@@ -123,6 +219,8 @@ static const char *check_ustack(struct tprof_record *r, const unsigned char *p)
 	if ((size_t)u->stack_bytes > room(r, sizeof(*u)))
 		return "its stack bytes run past the record's end";
 	r->stack = p + sizeof(*u);
+	if (r->hdr.flags & TPROF_RF_USTACK_CHAIN)
+		return check_chain(r, p);
 	return NULL;
 }
 

@@ -231,8 +231,10 @@ struct tprof_record {
 	const unsigned char *image;	/* VDSO: u.vdso.len bytes */
 	const unsigned char *stack;	/* USTACK: u.ustack.stack_bytes */
 	/* UWALK: nr_frames * words_per_frame u64s; PYPROC: nr_ranges
-	 * (start, end) u64 pairs (tprof_record_word()) */
+	 * (start, end) u64 pairs; USTACK with TPROF_RF_USTACK_CHAIN: the
+	 * chain's chain.nr_outer ips (tprof_record_word()) */
 	const unsigned char *words;
+	struct tprof_ustack_chain chain;	/* USTACK: its header, or 0 */
 	const unsigned char *linetable;	/* PYCODE: linetable_len bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */
 	const char *fault;		/* a malformed record: what is wrong */
@@ -242,6 +244,24 @@ struct tprof_record {
 uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i);
 /* u64 i of r->words (UWALK: frame f's word w is f * words_per_frame + w) */
 uint64_t tprof_record_word(const struct tprof_record *r, unsigned int i);
+/*
+ * The SAMPLE s with the frame-pointer chain of its USTACK record us
+ * (TPROF_RF_USTACK_CHAIN) after its pc (and link register), as a module
+ * without TPROF_F_USTACK_CHAIN writes it: out, its ips in ips (room for
+ * TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES); s itself when us is
+ * NULL or has no chain. pac_bits: cleared from arm64 return addresses read
+ * in the snapshot (the module strips the ones it reads).
+ */
+/*
+ * The return addresses of a USTACK record's chain (TPROF_RF_USTACK_CHAIN),
+ * into ips (room for TPROF_MAX_USER_FRAMES): its count, 0 without one.
+ */
+unsigned int tprof_record_chain_ips(const struct tprof_record *us,
+				    uint64_t pac_bits, uint64_t *ips);
+const struct tprof_record *
+tprof_record_join_chain(const struct tprof_record *s,
+			const struct tprof_record *us, uint64_t pac_bits,
+			struct tprof_record *out, uint64_t *ips);
 
 /*
  * Decode the record at buf[0..len), by the table of record types in
