@@ -54,28 +54,30 @@ static u32 tprof_put_uchain(struct tprof_ring *r, struct tprof_ring_res *res,
 			    unsigned long lo, u32 span)
 {
 	struct tprof_ustack_chain hc = { 0 };
-	u64 hc_pos = res->pos, fp = ch->fp, next, ret;
-	unsigned long off;
+	u64 hc_pos = res->pos, fp = ch->fp, next, last, off;
+	u32 n = 0;
 
 	tprof_ring_skip(res, sizeof(hc));
 	/* stack[] aligned as the records are: no word straddles the wrap */
-	while (fp && !(lo & 7) && hc.nr_inner < ch->max) {
-		off = fp - lo;
-		if ((fp & 7) || off >= span || span - off < 16)
-			break;
-		next = tprof_ring_peek64(r, data + off);
-		ret = tprof_ring_peek64(r, data + off + 8);
-		if (!ret) {
-			fp = 0;
-			break;
+	if (!(lo & 7) && span >= 16) {
+		last = span - 16;	/* the last record's offset */
+		while (fp && n < ch->max) {
+			off = fp - lo;
+			if (off > last || (off & 7))
+				break;
+			if (!tprof_ring_peek64(r, data + off + 8)) {
+				fp = 0;	/* no return address: the end */
+				break;
+			}
+			n++;
+			next = tprof_ring_peek64(r, data + off);
+			/* frames live further up the stack; stop on loops */
+			fp = next > fp ? next : 0;
 		}
-		hc.nr_inner++;
-		/* frames live further up the stack; stop on loops */
-		fp = next > fp ? next : 0;
 	}
+	hc.nr_inner = n;
 	if (fp) {
-		hc.nr_outer = tprof_stack_uchain(fp, ch->ips,
-						 ch->max - hc.nr_inner,
+		hc.nr_outer = tprof_stack_uchain(fp, ch->ips, ch->max - n,
 						 &ch->rflags);
 		tprof_ring_put(r, res, ch->ips, hc.nr_outer * sizeof(u64));
 	}
