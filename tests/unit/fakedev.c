@@ -178,6 +178,12 @@ int ioctl(int fd, unsigned long req, ...)
 			errno = ENOMEM;
 			return -1;
 		}
+		/* a module that predates chains in snapshots */
+		if ((en->flags & TPROF_F_USTACK_CHAIN) &&
+		    (getenv("FAKEDEV_NO_CHAIN") || getenv("FAKEDEV_NO_BELOW"))) {
+			errno = EINVAL;
+			return -1;
+		}
 		/* a module that predates the red zone in snapshots */
 		if ((en->flags & TPROF_F_SNAPSHOT_BELOW) &&
 		    getenv("FAKEDEV_NO_BELOW")) {

@@ -258,26 +258,35 @@ static void test_call_graph(void)
 	}
 	st = run_fake(&out, "-p 1 -o /dev/null");
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x108 snapshot_bytes=1024\n"));
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=1024\n"));
 	free(out);
 	st = run_fake(&out, "-p 1 --call-graph dwarf -o /dev/null");
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x108 snapshot_bytes=8192\n"));
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=8192\n"));
 	free(out);
 	st = run_fake(&out, "-p 1 --call-graph dwarf=4096 -o /dev/null");
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x108 snapshot_bytes=4096\n"));
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=4096\n"));
 	free(out);
 	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
 	CHECK_EQ(st, 0);
 	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x0 snapshot_bytes=0\n"));
 	free(out);
 
+	/* a module before chains in snapshots: the chain in the SAMPLE */
+	setenv("FAKEDEV_NO_CHAIN", "1", 1);
+	st = run_fake(&out, "-p 1 -o /dev/null");
+	CHECK_EQ(st, 0);
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=1024\n"));
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x108 snapshot_bytes=1024\n"));
+	CHECK(out && !strstr(out, "no user stack snapshots"));
+	free(out);
+	unsetenv("FAKEDEV_NO_CHAIN");
 	/* a module before the red zone: snapshots from sp, no other change */
 	setenv("FAKEDEV_NO_BELOW", "1", 1);
 	st = run_fake(&out, "-p 1 -o /dev/null");
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x108 snapshot_bytes=1024\n"));
+	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=1024\n"));
 	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x8 snapshot_bytes=1024\n"));
 	CHECK(out && !strstr(out, "no user stack snapshots"));
 	free(out);
