@@ -10,9 +10,13 @@
  * (tests/progs/arm64_snap.h).
  *   leaf   main -> caller -> hot_leaf, a leaf with no frame record
  *   qsort  main -> sort_round -> libc's qsort -> cmp_ints
+ *   plt    main -> plt_loop -> rand_r through its PLT entry; run with
+ *          LD_BIND_NOT=1 every call is resolved again: ld.so's
+ *          _dl_runtime_resolve, entered from PLT0, which pushed x16
+ *          and x30 (the return into plt_loop) below plt_loop's frame
  * Built -O2 -fno-omit-frame-pointer -mbranch-protection=standard: main,
  * caller and sort_round sign the return address they save (paciasp).
- * Usage: unwind_arm64 leaf|qsort NSAMPLES OUT
+ * Usage: unwind_arm64 leaf|qsort|plt NSAMPLES OUT
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -123,6 +127,16 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 	nsnaps++;
 }
 
+/* rand_r's PLT entry, lazily bound (-Wl,-z,lazy) */
+__attribute__((noinline)) unsigned int plt_loop(unsigned int *seed)
+{
+	unsigned int x = 0, i;
+
+	for (i = 0; i < 16; i++)
+		x += (unsigned int)rand_r(seed);
+	return x;
+}
+
 /* The maps text (qemu-user shows the guest's), malloc'd, NUL-ended. */
 static char *read_maps(size_t *len)
 {
@@ -198,7 +212,7 @@ int main(int argc, char **argv)
 	static unsigned int v[2000];
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: unwind_arm64 leaf|qsort NSAMPLES OUT\n");
+		fprintf(stderr, "usage: unwind_arm64 leaf|qsort|plt NSAMPLES OUT\n");
 		return 2;
 	}
 	want = (unsigned int)atoi(argv[2]);
@@ -219,6 +233,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "qsort")) {
 		while (nsnaps < want)
 			sort_round(v, sizeof(v) / sizeof(v[0]), seed++);
+	} else if (!strcmp(argv[1], "plt")) {
+		while (nsnaps < want)
+			x += plt_loop(&seed);
 	} else {
 		return 2;
 	}

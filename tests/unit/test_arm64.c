@@ -75,7 +75,7 @@ static const char *arm64_prog(const char **why)
 		return NULL;
 	}
 	/* as/ld of the unpacked binutils need its libbfd (tests/arm64/README.md) */
-	if (run_fmt(&out, "LD_LIBRARY_PATH=%s/usr/lib/x86_64-linux-gnu %s -O2 -g -fno-omit-frame-pointer -mbranch-protection=standard -Wall -Wextra -Werror --sysroot=%s -Wl,--sysroot=%s -o %s %s 2>&1",
+	if (run_fmt(&out, "LD_LIBRARY_PATH=%s/usr/lib/x86_64-linux-gnu %s -O2 -g -fno-omit-frame-pointer -mbranch-protection=standard -Wall -Wextra -Werror --sysroot=%s -Wl,--sysroot=%s -Wl,-z,lazy -o %s %s 2>&1",
 		    arm64_root(), gcc, arm64_root(), arm64_root(), prog,
 		    root_path("tests/progs/unwind_arm64.c"))) {
 		fprintf(stderr, "    %s\n", out ? out : "");
@@ -108,11 +108,14 @@ static unsigned char *arm64_run(const char *prog, const char *mode,
 				size_t *len)
 {
 	const char *out = build_path(mode[0] == 'l' ? "unit/arm64-leaf.snap" :
+				     mode[0] == 'p' ? "unit/arm64-plt.snap" :
 				     "unit/arm64-qsort.snap");
 	char *msg = NULL;
 	unsigned char *d;
 
-	if (run_fmt(&msg, "qemu-aarch64 -L %s %s %s %d %s 2>&1", arm64_root(),
+	/* plt: every call through a PLT entry resolved again */
+	if (run_fmt(&msg, "qemu-aarch64 %s-L %s %s %s %d %s 2>&1",
+		    mode[0] == 'p' ? "-E LD_BIND_NOT=1 " : "", arm64_root(),
 		    prog, mode, NSNAPS, out)) {
 		fprintf(stderr, "    qemu-aarch64 %s %s: %s\n", prog, mode,
 			msg ? msg : "");
@@ -395,6 +398,81 @@ static void test_qsort(void)
 	free(d);
 }
 
+/*
+ * plt_loop's calls through rand_r's PLT entry, each resolved again
+ * (LD_BIND_NOT=1): samples in ld.so, entered through PLT0, which pushed
+ * x16 and x30 (the return into plt_loop) before _dl_runtime_resolve,
+ * whose CFI says so (its CFA 16 bytes up, the return address at CFA - 8).
+ * The interrupted link register there is that same return address (or
+ * one into ld.so): plt_loop must come once, not twice (issue 37 item 4:
+ * "main;main" and "thread_main;thread_main" under a lazily bound first
+ * call), and main above it.
+ */
+static void test_plt(void)
+{
+	static const char *const modes[] = { "hybrid", "dwarf", "fp" };
+	const char *raw = build_path("unit/arm64-plt.raw");
+	struct conv c = { .machine = true, .pac_mask = PAC_MASK_48 };
+	unsigned char *d;
+	size_t len, i;
+
+	d = arm64_samples("plt", &len);
+	if (!d)
+		return;
+	CHECK_EQ(arm64_stream(d, len, &c, raw), 0);
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		uint64_t in = 0, twice = 0, main_above = 0, ldso = 0;
+		uint64_t ld = 0, ld_whole = 0;
+		char *out = NULL, *line, *save = NULL;
+
+		CHECK_EQ(run_fmt(&out, "%s --input %s --format folded -o - --call-graph %s",
+				 tprof_read_bin(), raw, modes[i]), 0);
+		for (line = strtok_r(out, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *sp = strrchr(line, ' ');
+			uint64_t v;
+			char *at;
+
+			if (!sp)
+				continue;
+			v = strtoull(sp + 1, NULL, 10);
+			/* in ld.so: whole through plt_loop, not cut short */
+			if (strstr(line, "[ld-linux")) {
+				ld += v;
+				ld_whole += strstr(line, "_start;") &&
+					    strstr(line, ";main;plt_loop;[ld-linux") ?
+					    v : 0;
+			}
+			if (!(at = strstr(line, ";plt_loop")))
+				continue;
+			in += v;
+			ldso += strstr(at, "ld-linux") != NULL;
+			twice += strstr(line, ";plt_loop;plt_loop") ? v : 0;
+			main_above += strstr(line, ";main;") &&
+				      strstr(line, ";main;") < at ? v : 0;
+			if (getenv("TPROF_UNIT_VERBOSE") ||
+			    strstr(line, ";plt_loop;plt_loop"))
+				printf("    %s: %s %llu\n", modes[i], line,
+				       (unsigned long long)v);
+		}
+		printf("    arm64 plt (%s): %llu ns under plt_loop (%llu stacks in ld.so), plt_loop twice in %llu, main above in %llu; in ld.so %llu ns, whole from _start through plt_loop %llu\n",
+		       modes[i], (unsigned long long)in,
+		       (unsigned long long)ldso, (unsigned long long)twice,
+		       (unsigned long long)main_above, (unsigned long long)ld,
+		       (unsigned long long)ld_whole);
+		CHECK(in >= 50 * PERIOD_NS);
+		CHECK_EQ(twice, 0);
+		CHECK(main_above * 100 >= 95 * in);
+		/* fp: the chain skips plt_loop (its return address is in
+		 * PLT0's push, no frame record); the CFI modes have it */
+		if (strcmp(modes[i], "fp"))
+			CHECK(ld >= 50 * PERIOD_NS &&
+			      ld_whole * 100 >= 95 * ld);
+		free(out);
+	}
+	free(d);
+}
+
 /* ---- TPROF_RF_USER_LR's rules, FP-mode samples ---- */
 
 static uint64_t sym_at(const char *bin, const char *name, uint64_t off)
@@ -614,6 +692,7 @@ const struct unit_test arm64_tests[] = {
 	{ "arm64: a frameless leaf's caller from the link register (fp, hybrid, dwarf), qemu-user", test_leaf },
 	{ "arm64: qsort's comparator reaches main by CFI alone, PAC-signed return addresses stripped, qemu-user", test_qsort },
 	{ "arm64: the link register kept as the caller or dropped as stale (FP-mode samples)", test_lr_rules },
+	{ "arm64: a call resolved through a lazily bound PLT entry has its caller once, and main above it", test_plt },
 	{ "arm64: Go: a GOARCH=arm64 binary read on this host; main.mix's caller from the link register", test_go },
 	{ NULL, NULL },
 };

@@ -272,6 +272,7 @@ struct walk {
 	uint64_t bps[MAX_FRAMES];
 	bool bpv[MAX_FRAMES], fpok[MAX_FRAMES];
 	bool stop_norule;	/* the walk stopped at code without CFI */
+	int64_t pushed_ra;	/* the frame's, see sp_above_pushed_ra() */
 	struct maps *maps;
 	int root_pid;
 	int pid;		/* the sample's process */
@@ -338,6 +339,47 @@ static const struct uw_rule *rule_at(struct walk *w, uint64_t pc, bool exact)
 	    !object__vaddr(o, m->start, m->offset, lookup, &vaddr))
 		return NULL;
 	return cfi__row(&w->u->cfi, o, vaddr, w->abi->nregs);
+}
+
+/* Is ru's return address saved at CFA + off, off >= 0? Sets *off. */
+static bool ra_above_cfa(const struct uw_rule *ru, int64_t *off)
+{
+	if (!ru || !ru->ok || ru->regs[ru->ra].kind != RK_AT_CFA ||
+	    ru->regs[ru->ra].off < 0)
+		return false;
+	*off = ru->regs[ru->ra].off;
+	return true;
+}
+
+/*
+ * A frame whose return address was pushed before the function began:
+ * glibc's AArch64 PLT0 pushes x16 and x30 and branches to
+ * _dl_runtime_resolve, whose CFI puts the CFA at that sp and the return
+ * address at CFA + 8, above it. Taken as the caller's sp, the CFA finds
+ * the caller's frame 16 bytes low: the same return address again (the
+ * slot PLT0 pushed), garbage above it. The caller's sp is past the slot.
+ * At the resolver's first instruction (its BTI landing pad) the row says
+ * nothing yet (the return address in x30, CFA = sp); the next
+ * instruction's row, on a fixed-width ISA, says it: w->pushed_ra is its
+ * offset then (walk() reads it before taking the frame's own row: a new
+ * row may move the others), else -1.
+ * Return: the caller's sp, or @cfa.
+ */
+static uint64_t sp_above_pushed_ra(const struct walk *w,
+				   const struct uw_rule *ru, uint64_t cfa)
+{
+	int64_t off = w->pushed_ra;
+
+	if (!ra_above_cfa(ru, &off) && off < 0)
+		return cfa;
+	return (cfa + (uint64_t)off + w->sn.word) & w->addr_mask;
+}
+
+/* Is ru the row of a function entered with nothing saved (CFA = sp)? */
+static bool at_entry(const struct walk *w, const struct uw_rule *ru)
+{
+	return ru && ru->ok && !ru->cfa_ops && ru->cfa_reg == w->abi->sp &&
+	       !ru->cfa_off && ru->regs[ru->ra].kind == RK_SAME;
 }
 
 /* One frame up: st (the frame at pc) becomes its caller's. */
@@ -421,6 +463,9 @@ static bool step(struct walk *w, const struct uw_rule *ru,
 		nst->r[w->abi->sp] = cfa;
 		nst->valid |= BIT(w->abi->sp);
 	}
+	/* ... past a return address pushed before the function began */
+	if (!ru->signal && nst->r[w->abi->sp] == cfa)
+		nst->r[w->abi->sp] = sp_above_pushed_ra(w, ru, cfa);
 	/*
 	 * Frames live further up the stack; a loop would never end. On
 	 * AArch64 a function that has not stored its return address (a
@@ -539,9 +584,20 @@ static enum walk_end walk(struct walk *w, struct uw_state *st,
 	*n = 0;
 	out[(*n)++] = pc;
 	for (;;) {
-		const struct uw_rule *ru = rule_at(w, pc, exact);
+		const struct uw_rule *ru = rule_at(w, pc, exact), *nx;
 		unsigned int i = *n - 1;
+		int64_t off;
 		bool ok;
+
+		/* fixed-width (AArch64): the next row, for sp_above_pushed_ra() */
+		w->pushed_ra = -1;
+		if (w->abi->pac && at_entry(w, ru)) {
+			nx = rule_at(w, pc + 4, true);
+			if (ra_above_cfa(nx, &off) && !nx->cfa_ops &&
+			    nx->cfa_reg == w->abi->sp && !nx->cfa_off)
+				w->pushed_ra = off;
+			ru = rule_at(w, pc, exact);	/* nx's may have moved it */
+		}
 
 		w->bps[i] = st->r[w->abi->bp];
 		w->bpv[i] = st->valid & BIT(w->abi->bp);
