@@ -582,35 +582,6 @@ static void test_decode_ustack(void)
 }
 
 /*
- * A pair of a TPROF_F_USTACK_CHAIN session: the SAMPLE has the pc, its
- * USTACK the chain (@nr_inner records in stack[] from regs' frame
- * pointer, then @outer). Returns the USTACK's offset in @b.
- */
-static size_t chain_pair(struct sbuf *b, uint32_t abi, const uint64_t *stack,
-			 uint32_t stack_bytes, uint64_t sp, uint64_t fp,
-			 uint32_t nr_inner, const uint64_t *outer,
-			 uint32_t nr_outer)
-{
-	uint64_t regs[TPROF_UREG_NR] = { 0 }, pc = 0x401000;
-	struct tprof_ustack_chain c = { nr_inner, nr_outer };
-	struct tprof_rec_hdr *h;
-	size_t at;
-
-	regs[abi == TPROF_ABI_ARM64 ? TPROF_AREG_SP : TPROF_UREG_SP] = sp;
-	regs[abi == TPROF_ABI_ARM64 ? TPROF_AREG_FP : TPROF_UREG_BP] = fp;
-	regs[abi == TPROF_ABI_ARM64 ? TPROF_AREG_PC : TPROF_UREG_IP] = pc;
-	sb_sample_ustack(b, 5, 6, abi, 1000, 77, 1, &pc, 0, regs,
-			 stack_bytes, stack, stack_bytes);
-	at = b->len - sizeof(struct tprof_rec_ustack) - stack_bytes;
-	sb_raw(b, &c, sizeof(c));
-	sb_raw(b, outer, 8 * nr_outer);
-	h = (struct tprof_rec_hdr *)(b->p + at);
-	h->flags |= TPROF_RF_USTACK_CHAIN;
-	h->size += sizeof(c) + 8 * nr_outer;
-	return at;
-}
-
-/*
  * TPROF_RF_USTACK_CHAIN: the SAMPLE joined with its chain is the one a
  * module without TPROF_F_USTACK_CHAIN writes (the inner records read in
  * stack[], arm64's PAC cleared, then the outer ips); a chain whose inner
@@ -634,8 +605,8 @@ static void test_decode_chain(void)
 	stack[3] = 0x401111;
 	stack[6] = sp + 0x1000;
 	stack[7] = 0x402222;
-	at = chain_pair(&b, TPROF_ABI_X86_64, stack, sizeof(stack), sp,
-			sp + 16, 2, outer, 2);
+	at = sb_sample_uchain(&b, 5, 6, TPROF_ABI_X86_64, 77, 0x401000, stack,
+			      sizeof(stack), sp, sp + 16, 2, outer, 2);
 	CHECK(tprof_record_decode(b.p, b.len, &s) > 0);
 	CHECK_EQ(tprof_record_decode(b.p + at, b.len - at, &u),
 		 (long)(b.len - at));
@@ -655,21 +626,21 @@ static void test_decode_chain(void)
 	CHECK_STR(u.fault, "a frame-pointer chain that leaves its snapshot");
 	/* more outer ips than the record holds */
 	sb_free(&b);
-	at = chain_pair(&b, TPROF_ABI_X86_64, stack, sizeof(stack), sp,
-			sp + 16, 2, outer, 2);
+	at = sb_sample_uchain(&b, 5, 6, TPROF_ABI_X86_64, 77, 0x401000, stack,
+			      sizeof(stack), sp, sp + 16, 2, outer, 2);
 	((struct tprof_ustack_chain *)(b.p + at + sizeof(struct tprof_rec_ustack) +
 				       sizeof(stack)))->nr_outer = 3;
 	CHECK_EQ(tprof_record_decode(b.p + at, b.len - at, &u), -EINVAL);
 	/* a misaligned frame pointer: no record to walk */
 	sb_free(&b);
-	at = chain_pair(&b, TPROF_ABI_X86_64, stack, sizeof(stack), sp,
-			sp + 20, 1, outer, 0);
+	at = sb_sample_uchain(&b, 5, 6, TPROF_ABI_X86_64, 77, 0x401000, stack,
+			      sizeof(stack), sp, sp + 20, 1, outer, 0);
 	CHECK_EQ(tprof_record_decode(b.p + at, b.len - at, &u), -EINVAL);
 	/* arm64: the PAC of a return address read in stack[] is cleared */
 	sb_free(&b);
 	stack[3] = 0x0012000000401111ULL;
-	at = chain_pair(&b, TPROF_ABI_ARM64, stack, sizeof(stack), sp,
-			sp + 16, 2, outer, 1);
+	at = sb_sample_uchain(&b, 5, 6, TPROF_ABI_ARM64, 77, 0x401000, stack,
+			      sizeof(stack), sp, sp + 16, 2, outer, 1);
 	CHECK(tprof_record_decode(b.p, b.len, &s) > 0);
 	CHECK(tprof_record_decode(b.p + at, b.len - at, &u) > 0);
 	out = tprof_record_join_chain(&s, &u, ~((1ULL << 48) - 1), &j, ips);
@@ -678,8 +649,8 @@ static void test_decode_chain(void)
 	CHECK_EQ(tprof_record_ip(out, 3), 0x403333);
 	/* no chain in a 32-bit task's USTACK */
 	sb_free(&b);
-	at = chain_pair(&b, TPROF_ABI_IA32, stack, sizeof(stack), sp,
-			sp + 16, 0, outer, 0);
+	at = sb_sample_uchain(&b, 5, 6, TPROF_ABI_IA32, 77, 0x401000, stack,
+			      sizeof(stack), sp, sp + 16, 0, outer, 0);
 	CHECK_EQ(tprof_record_decode(b.p + at, b.len - at, &u), -EINVAL);
 	sb_free(&b);
 }

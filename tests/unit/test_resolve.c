@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -961,6 +962,82 @@ static void test_live_maps_rereads(void)
 }
 
 /*
+ * Live: a chain in the USTACK record (TPROF_RF_USTACK_CHAIN) whose return
+ * addresses no snapshot maps re-reads the maps after the group, not
+ * between the SAMPLE and its USTACK: a MAPS record there split the pair
+ * (CI, 60-python's wall mode: "17 samples came without their USTACK
+ * record", sleeper()'s Python frames gone).
+ */
+static void test_live_chain_maps(void)
+{
+	const char *dev = build_path("unit/tprof-fakedev-chain");
+	uint64_t stack[2] = { 0 }, pc = 0;
+	struct sbuf b = { 0 };
+	char *out = NULL, *l, path[64], line[512];
+	int st, i, reads = -1;
+	pid_t pid;
+	FILE *f;
+
+	if (access(build_path("unit/fakedev.so"), R_OK)) {
+		SKIP("fakedev.so not built");
+		return;
+	}
+	/* a target whose maps change all the time: each re-read finds news */
+	pid = fork();
+	if (pid == 0) {
+		for (;;) {
+			mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			     -1, 0);
+			usleep(2000);
+		}
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	/* a pc in the target's code: the SAMPLE alone never asks for maps */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	for (i = 0; i < 100 && !pc; i++) {
+		f = fopen(path, "r");
+		while (f && !pc && fgets(line, sizeof(line), f)) {
+			unsigned long lo;
+
+			if (strstr(line, " r-xp ") && sscanf(line, "%lx-", &lo) == 1)
+				pc = lo + 16;
+		}
+		if (f)
+			fclose(f);
+		if (!pc)
+			usleep(10000);
+	}
+	CHECK(pc != 0);
+	for (i = 0; i < 2000; i++) {
+		uint64_t outer[1] = { 0x1000 + (uint64_t)(i % 64) * 16 };
+
+		sb_sample_uchain(&b, pid, pid, TPROF_ABI_X86_64, 1000 + i, pc,
+				 stack, sizeof(stack), 0x7ffd0000, 0, 0,
+				 outer, 1);
+	}
+	CHECK_EQ(sb_write(&b, dev), 0);
+	st = run_fmt(&out, "FAKEDEV_READ_BYTES=%zu FAKEDEV_READ_DELAY_US=1000 FAKEDEV_COUNT_MAPS=1 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d -o /dev/null 2>&1",
+		     b.len / 200, build_path("unit/fakedev.so"),
+		     tprof_read_bin(), dev, (int)pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(st, 0);
+	l = out ? strstr(out, "fakedev: maps reads ") : NULL;
+	if (l)
+		reads = atoi(l + strlen("fakedev: maps reads "));
+	/* the first snapshot, then re-reads the chains asked for */
+	CHECK(reads >= 2 && reads <= 50);
+	CHECK(out && !strstr(out, "without their USTACK record"));
+	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
+		fprintf(stderr, "    maps reads %d\n%s", reads, out ? out : "");
+	free(out);
+	sb_free(&b);
+	unlink(dev);
+}
+
+/*
  * Live: -d 1 ends the session although the device never runs dry (a target
  * that outpaces its reader: a read never says -EAGAIN). Before, the loop
  * read until the rings were empty and checked its deadline and signals
@@ -1236,6 +1313,7 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: kernel frames of a replay named from the recorded kallsyms; --kallsyms overrides", test_recorded_kallsyms },
 	{ "resolve: a live session with --kernel-stacks records kallsyms in --save-raw", test_live_records_kallsyms },
 	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
+	{ "resolve: live, a USTACK chain in unmapped code re-reads the maps after its group, never inside it", test_live_chain_maps },
 	{ "resolve: live, -d 1 ends the session while the device never runs dry", test_live_duration_endless },
 	{ "resolve: live, a target with a root of its own (a container's) that exited before the write is named from its own file", test_live_target_root_gone },
 	{ "resolve: arm64's kernel link register: a frameless leaf's caller kept; stale, repeated or no text dropped", test_kernel_lr },

@@ -347,6 +347,32 @@ void sb_sample_ustack(struct sbuf *b, uint32_t pid, uint32_t tid,
 	pad8(b);
 }
 
+size_t sb_sample_uchain(struct sbuf *b, uint32_t pid, uint32_t tid,
+			uint32_t abi, uint64_t time_ns, uint64_t pc,
+			const uint64_t *stack, uint32_t stack_bytes,
+			uint64_t sp, uint64_t fp, uint32_t nr_inner,
+			const uint64_t *outer, uint32_t nr_outer)
+{
+	uint64_t regs[TPROF_UREG_NR] = { 0 };
+	struct tprof_ustack_chain c = { nr_inner, nr_outer };
+	struct tprof_rec_hdr *h;
+	size_t at;
+
+	regs[abi == TPROF_ABI_ARM64 ? TPROF_AREG_SP : TPROF_UREG_SP] = sp;
+	regs[abi == TPROF_ABI_ARM64 ? TPROF_AREG_FP : TPROF_UREG_BP] = fp;
+	regs[abi == TPROF_ABI_ARM64 ? TPROF_AREG_PC : TPROF_UREG_IP] = pc;
+	sb_sample_ustack(b, pid, tid, abi, 1000000, time_ns, 1, &pc, 0, regs,
+			 stack_bytes, stack, stack_bytes);
+	at = b->len - sizeof(struct tprof_rec_ustack) - stack_bytes;
+	sb_raw(b, &c, sizeof(c));
+	if (nr_outer)
+		sb_raw(b, outer, 8 * nr_outer);
+	h = (struct tprof_rec_hdr *)(b->p + at);
+	h->flags |= TPROF_RF_USTACK_CHAIN;
+	h->size += sizeof(c) + 8 * nr_outer;
+	return at;
+}
+
 void sb_stat(struct sbuf *b, unsigned int type, uint32_t pid, uint32_t tid,
 	     uint64_t on_cpu_ns, uint64_t samples, uint64_t weight_ns,
 	     uint64_t lost_samples, uint64_t lost_weight_ns,

@@ -122,6 +122,16 @@ void sb_sample_ustack(struct sbuf *b, uint32_t pid, uint32_t tid,
 		      unsigned int nu, const uint64_t *uips, uint16_t sflags,
 		      const uint64_t regs[TPROF_UREG_NR], uint32_t stack_req,
 		      const void *stack, uint32_t stack_bytes);
+/*
+ * A SAMPLE (the pc alone) and its USTACK record with the frame-pointer
+ * chain (TPROF_RF_USTACK_CHAIN): nr_inner records in stack[] from fp,
+ * then outer[]; stack_bytes a multiple of 8. Returns the USTACK's offset.
+ */
+size_t sb_sample_uchain(struct sbuf *b, uint32_t pid, uint32_t tid,
+			uint32_t abi, uint64_t time_ns, uint64_t pc,
+			const uint64_t *stack, uint32_t stack_bytes,
+			uint64_t sp, uint64_t fp, uint32_t nr_inner,
+			const uint64_t *outer, uint32_t nr_outer);
 /* An off-CPU SAMPLE (TPROF_RF_OFF_CPU) of state TPROF_OFF_*, user ips only. */
 void sb_off_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint32_t state,
 		   uint64_t period_ns, uint64_t weight_ns, uint64_t time_ns,

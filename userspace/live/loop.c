@@ -168,28 +168,45 @@ static void drain_maps_upto(struct live *l, const struct tprof_record *rec)
  * have dlopen'ed. Reads that find nothing new double the gap to the next
  * one (to 1 s); a change brings it back to 20 ms. Before the SAMPLE goes
  * out: its snapshot is unwound with the maps known then, and the MAPS
- * record must not come between it and its USTACK record.
+ * record must not come between it and its USTACK record. A chain in the
+ * USTACK record (TPROF_RF_USTACK_CHAIN) is seen only there: its re-read
+ * waits for the group's last record, for the samples after it.
  */
+static void maps_reread(struct live *l, int pid)
+{
+	struct recorder *rc = l->rc;
+
+	if (recorder__maps(rc, pid, false))
+		l->snap_gap_ns = SNAP_GAP_MIN_NS;
+	else if (l->snap_gap_ns < SNAP_GAP_MAX_NS)
+		l->snap_gap_ns *= 2;
+}
+
 static int handle_record(struct live *l, const struct tprof_record *rec)
 {
 	struct recorder *rc = l->rc;
 	unsigned int type = rec->hdr.type;
+	bool due;
 
 	drain_maps_upto(l, rec);
 	/* a USTACK record follows its SAMPLE: a chain there is that pid's */
 	if (type == TPROF_REC_SAMPLE)
 		l->sample_pid = (int)rec->u.sample.pid;
-	if ((type == TPROF_REC_SAMPLE ||
-	     (type == TPROF_REC_USTACK &&
-	      (rec->hdr.flags & TPROF_RF_USTACK_CHAIN))) &&
-	    now_ns(CLOCK_MONOTONIC) - rc->last_snap_ns > l->snap_gap_ns &&
-	    profile__sample_unmapped(rc->prof, rec, l->sample_pid)) {
-		if (recorder__maps(rc, l->sample_pid, false))
-			l->snap_gap_ns = SNAP_GAP_MIN_NS;
-		else if (l->snap_gap_ns < SNAP_GAP_MAX_NS)
-			l->snap_gap_ns *= 2;
-	}
+	due = (type == TPROF_REC_SAMPLE ||
+	       (type == TPROF_REC_USTACK &&
+		(rec->hdr.flags & TPROF_RF_USTACK_CHAIN))) &&
+	      now_ns(CLOCK_MONOTONIC) - rc->last_snap_ns > l->snap_gap_ns &&
+	      profile__sample_unmapped(rc->prof, rec, l->sample_pid);
+	if (due && type == TPROF_REC_SAMPLE)
+		maps_reread(l, l->sample_pid);
+	else if (due)
+		l->maps_due = true;
 	recorder__add(rc, rec);
+	if (l->maps_due && !(rec->hdr.flags & TPROF_RF_GROUP) &&
+	    (type == TPROF_REC_USTACK || type == TPROF_REC_UWALK)) {
+		l->maps_due = false;
+		maps_reread(l, l->sample_pid);
+	}
 	/* an exec, or a dlopen where other code was: the samples after it
 	 * are named from a snapshot read after it; a new process of the
 	 * tree: its maps, while it lives */

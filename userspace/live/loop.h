@@ -54,6 +54,7 @@ struct live {
 	bool exec_failed;		/* launch: the command could not run */
 	uint64_t snap_gap_ns;		/* throttle of maps re-reads */
 	int sample_pid;			/* the last SAMPLE's process */
+	bool maps_due;			/* re-read its maps after the group */
 	/* the run's object cache (NULL: the Python side opens its own) */
 	struct objects *objs;
 	struct python_live py;		/* CPython's frame walks */
