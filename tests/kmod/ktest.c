@@ -486,8 +486,14 @@ static int t_late(void)
 		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 	note("late: all threads' on_cpu %llu, process rusage %llu",
 	     (unsigned long long)all_cpu, (unsigned long long)ru_cpu);
-	ok(all_cpu <= ru_cpu + 1 * MS,
-	   "late: the threads' on_cpu sum does not exceed the process's rusage CPU");
+	/*
+	 * An exiting thread's runtime joins its process's (what rusage
+	 * reports) in __exit_signal(); what it runs after that, up to its
+	 * final switch-out, only the module counts: under TCG on PREEMPT_RT
+	 * up to about a millisecond a thread (CI: 3.9 ms over for 4 threads).
+	 */
+	ok(all_cpu <= ru_cpu + (1 + 2 * (u64)r.rep.n) * MS,
+	   "late: the threads' on_cpu sum does not exceed the process's rusage CPU (and 2 ms an exited thread's exit path)");
 	ok(r.rep.n == 4 && good_rec == 4,
 	   "late: 4 new threads each have THREAD (not EXISTING), samples, one THREAD_EXIT (%d)",
 	   good_rec);
