@@ -686,7 +686,7 @@ static void test_profile_ustack_pairing(void)
 	profile__init(&p);
 	uw = unwinder__new(NULL, false);
 	unwinder__attach(uw, &p, -1);
-	/* 1: paired (no maps: the unwinder keeps the FP chain) */
+	/* 1: paired (no maps: the unwinder keeps the FP chain, marked) */
 	sb_sample_ustack(&b, 5, 5, TPROF_ABI_X86_64, 1000, 10, 1, u, 0, regs,
 			 16, stack, 16);
 	/* 2: USTACK of another tid */
@@ -726,8 +726,13 @@ static void test_profile_ustack_pairing(void)
 	CHECK_EQ(p.ustack_paired, 1);
 	CHECK_EQ(p.ustack_missing, 4);
 	CHECK_EQ(p.ustack_orphans, 3);
-	/* one stack; the THREAD record at 40 starts a comm generation */
-	CHECK_EQ(p.nsamples, 2);
+	/*
+	 * The paired one's pc no mapping holds and its chain is the pc
+	 * alone: it ends in [truncated] (nothing is known of its callers);
+	 * the others keep the chain as it came, and the THREAD record at 40
+	 * starts a comm generation: three stacks
+	 */
+	CHECK_EQ(p.nsamples, 3);
 	CHECK_EQ(unwinder__stats(uw)->samples, 1);
 	unwinder__free(uw);
 	profile__free(&p);
