@@ -585,7 +585,8 @@ static void test_decode_ustack(void)
  * TPROF_RF_USTACK_CHAIN: the SAMPLE joined with its chain is the one a
  * module without TPROF_F_USTACK_CHAIN writes (the inner records read in
  * stack[], arm64's PAC cleared, then the outer ips); a chain whose inner
- * records leave stack[], or whose ips run past the record, is malformed.
+ * records leave stack[], or whose ips run past the record, is malformed;
+ * a join never holds more user frames than the ABI allows.
  */
 static void test_decode_chain(void)
 {
@@ -647,6 +648,24 @@ static void test_decode_chain(void)
 	CHECK_EQ(out->u.sample.nr_user, 4);
 	CHECK_EQ(tprof_record_ip(out, 1), 0x401111);
 	CHECK_EQ(tprof_record_ip(out, 3), 0x403333);
+	/* a chain the module never writes: its pc and 512 ips, 513 user
+	 * frames: the join stops at the ABI's 512 */
+	sb_free(&b);
+	{
+		static uint64_t many[TPROF_MAX_USER_FRAMES];
+
+		for (i = 0; i < TPROF_MAX_USER_FRAMES; i++)
+			many[i] = 0x500000 + i;
+		at = sb_sample_uchain(&b, 5, 6, TPROF_ABI_X86_64, 77, 0x401000,
+				      stack, sizeof(stack), sp, 0, 0, many,
+				      TPROF_MAX_USER_FRAMES);
+		CHECK(tprof_record_decode(b.p, b.len, &s) > 0);
+		CHECK(tprof_record_decode(b.p + at, b.len - at, &u) > 0);
+		out = tprof_record_join_chain(&s, &u, 0, &j, ips);
+		CHECK_EQ(out->u.sample.nr_user, TPROF_MAX_USER_FRAMES);
+		CHECK_EQ(tprof_record_ip(out, TPROF_MAX_USER_FRAMES - 1),
+			 0x500000 + TPROF_MAX_USER_FRAMES - 2);
+	}
 	/* no chain in a 32-bit task's USTACK */
 	sb_free(&b);
 	at = sb_sample_uchain(&b, 5, 6, TPROF_ABI_IA32, 77, 0x401000, stack,

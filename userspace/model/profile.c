@@ -643,7 +643,8 @@ bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r,
 	unsigned int i, n = 0;
 
 	if (r->hdr.type == TPROF_REC_USTACK) {
-		n = tprof_record_chain_ips(r, profile__pac_bits(p), ips);
+		n = tprof_record_chain_ips(r, profile__pac_bits(p), ips,
+					   TPROF_MAX_USER_FRAMES);
 	} else {
 		for (i = r->u.sample.nr_kernel;
 		     i < (unsigned int)r->u.sample.nr_kernel +

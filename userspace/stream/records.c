@@ -160,7 +160,8 @@ static const char *check_chain(struct tprof_record *r, const unsigned char *p)
 }
 
 unsigned int tprof_record_chain_ips(const struct tprof_record *us,
-				    uint64_t pac_bits, uint64_t *ips)
+				    uint64_t pac_bits, uint64_t *ips,
+				    unsigned int max)
 {
 	uint64_t lo, fp, off, ret;
 	unsigned int i, n = 0;
@@ -169,14 +170,14 @@ unsigned int tprof_record_chain_ips(const struct tprof_record *us,
 		return 0;
 	fp = chain_start(us, &lo);
 	/* in bounds: check_chain() walked them */
-	for (i = 0; i < us->chain.nr_inner; i++) {
+	for (i = 0; i < us->chain.nr_inner && n < max; i++) {
 		off = fp - lo;
 		ret = stack_word(us, off + 8);
 		ips[n++] = us->u.ustack.abi == TPROF_ABI_ARM64 ?
 			   ret & ~pac_bits : ret;
 		fp = stack_word(us, off);
 	}
-	for (i = 0; i < us->chain.nr_outer; i++)
+	for (i = 0; i < us->chain.nr_outer && n < max; i++)
 		ips[n++] = tprof_record_word(us, i);
 	return n;
 }
@@ -193,7 +194,10 @@ tprof_record_join_chain(const struct tprof_record *s,
 		return s;
 	for (i = 0; i < n; i++)
 		ips[i] = tprof_record_ip(s, i);
-	n += tprof_record_chain_ips(us, pac_bits, ips + n);
+	/* the SAMPLE's user ips (the pc, arm64's lr) and the chain's: at most
+	 * TPROF_MAX_USER_FRAMES, which check_sample() holds nr_user to */
+	n += tprof_record_chain_ips(us, pac_bits, ips + n,
+				    TPROF_MAX_USER_FRAMES - sa->nr_user);
 	*out = *s;
 	out->u.sample.nr_user = (uint16_t)(n - sa->nr_kernel);
 	out->ips = (const unsigned char *)ips;

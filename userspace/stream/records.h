@@ -245,19 +245,21 @@ uint64_t tprof_record_ip(const struct tprof_record *r, unsigned int i);
 /* u64 i of r->words (UWALK: frame f's word w is f * words_per_frame + w) */
 uint64_t tprof_record_word(const struct tprof_record *r, unsigned int i);
 /*
+ * The return addresses of a USTACK record's chain (TPROF_RF_USTACK_CHAIN),
+ * at most max of them, into ips: their count, 0 without a chain.
+ */
+unsigned int tprof_record_chain_ips(const struct tprof_record *us,
+				    uint64_t pac_bits, uint64_t *ips,
+				    unsigned int max);
+/*
  * The SAMPLE s with the frame-pointer chain of its USTACK record us
  * (TPROF_RF_USTACK_CHAIN) after its pc (and link register), as a module
  * without TPROF_F_USTACK_CHAIN writes it: out, its ips in ips (room for
  * TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES); s itself when us is
  * NULL or has no chain. pac_bits: cleared from arm64 return addresses read
- * in the snapshot (the module strips the ones it reads).
+ * in the snapshot (the module strips the ones it reads). The user ips stop
+ * at TPROF_MAX_USER_FRAMES (a stream the module did not write may say more).
  */
-/*
- * The return addresses of a USTACK record's chain (TPROF_RF_USTACK_CHAIN),
- * into ips (room for TPROF_MAX_USER_FRAMES): its count, 0 without one.
- */
-unsigned int tprof_record_chain_ips(const struct tprof_record *us,
-				    uint64_t pac_bits, uint64_t *ips);
 const struct tprof_record *
 tprof_record_join_chain(const struct tprof_record *s,
 			const struct tprof_record *us, uint64_t pac_bits,
