@@ -126,6 +126,36 @@ static uint64_t chain_start(const struct tprof_record *r, uint64_t *lo)
 }
 
 /*
+ * The first @max frame records of a USTACK record's chain in its stack[],
+ * from the frame pointer of its registers, as the module walked them:
+ * each 8-byte aligned with its 16 bytes in stack[]. Their return addresses
+ * go to @ips (NULL: only count them; arm64's with @pac_bits cleared).
+ * Return: the records walked, fewer than @max where one leaves stack[].
+ */
+static unsigned int walk_inner(const struct tprof_record *r,
+			       uint64_t pac_bits, uint64_t *ips,
+			       unsigned int max)
+{
+	const struct tprof_rec_ustack *u = &r->u.ustack;
+	uint64_t lo, fp = chain_start(r, &lo), off, ret;
+	unsigned int n;
+
+	for (n = 0; n < max; n++) {
+		off = fp - lo;
+		if ((fp & 7) || off >= u->stack_bytes ||
+		    u->stack_bytes - off < 16)
+			break;
+		if (ips) {
+			ret = stack_word(r, off + 8);
+			ips[n] = u->abi == TPROF_ABI_ARM64 ? ret & ~pac_bits :
+				 ret;
+		}
+		fp = stack_word(r, off);
+	}
+	return n;
+}
+
+/*
  * TPROF_RF_USTACK_CHAIN: the chain's header and outer ips after stack[]
  * (r->words), and every inner frame record inside stack[], where the
  * module read it (tprof_record_join_chain() walks them again).
@@ -134,8 +164,6 @@ static const char *check_chain(struct tprof_record *r, const unsigned char *p)
 {
 	const struct tprof_rec_ustack *u = &r->u.ustack;
 	size_t at = sizeof(*u) + (((size_t)u->stack_bytes + 7) & ~(size_t)7);
-	uint64_t lo, fp = chain_start(r, &lo), off;
-	uint32_t i;
 
 	if (u->abi != TPROF_ABI_X86_64 && u->abi != TPROF_ABI_ARM64)
 		return "a frame-pointer chain in a task of 32-bit frames";
@@ -148,13 +176,8 @@ static const char *check_chain(struct tprof_record *r, const unsigned char *p)
 	if ((size_t)r->chain.nr_outer * 8 >
 	    r->hdr.size - at - sizeof(r->chain))
 		return "its frame-pointer chain runs past the record's end";
-	for (i = 0; i < r->chain.nr_inner; i++) {
-		off = fp - lo;
-		if ((fp & 7) || off >= u->stack_bytes ||
-		    u->stack_bytes - off < 16)
-			return "a frame-pointer chain that leaves its snapshot";
-		fp = stack_word(r, off);
-	}
+	if (walk_inner(r, 0, NULL, r->chain.nr_inner) < r->chain.nr_inner)
+		return "a frame-pointer chain that leaves its snapshot";
 	r->words = p + at + sizeof(r->chain);
 	return NULL;
 }
@@ -163,20 +186,13 @@ unsigned int tprof_record_chain_ips(const struct tprof_record *us,
 				    uint64_t pac_bits, uint64_t *ips,
 				    unsigned int max)
 {
-	uint64_t lo, fp, off, ret;
-	unsigned int i, n = 0;
+	unsigned int i, n;
 
 	if (!(us->hdr.flags & TPROF_RF_USTACK_CHAIN))
 		return 0;
-	fp = chain_start(us, &lo);
-	/* in bounds: check_chain() walked them */
-	for (i = 0; i < us->chain.nr_inner && n < max; i++) {
-		off = fp - lo;
-		ret = stack_word(us, off + 8);
-		ips[n++] = us->u.ustack.abi == TPROF_ABI_ARM64 ?
-			   ret & ~pac_bits : ret;
-		fp = stack_word(us, off);
-	}
+	/* all of them: check_chain() walked them */
+	n = walk_inner(us, pac_bits, ips,
+		       us->chain.nr_inner < max ? us->chain.nr_inner : max);
 	for (i = 0; i < us->chain.nr_outer && n < max; i++)
 		ips[n++] = tprof_record_word(us, i);
 	return n;
