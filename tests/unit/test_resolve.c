@@ -923,6 +923,29 @@ static pid_t fake_live_target(struct sbuf *b, int n)
 }
 
 /*
+ * tprof-read -p @pid on the fake device, which replays @b in @nreads
+ * reads 1 ms apart and counts the opens of /proc/PID/maps; then @pid is
+ * killed. *out gets tprof-read's output (exit status checked 0).
+ * Return: the maps reads the device counted, -1 if it said none.
+ */
+static int fake_maps_run(const struct sbuf *b, const char *dev, pid_t pid,
+			 size_t nreads, char **out)
+{
+	const char *l;
+	int st;
+
+	CHECK_EQ(sb_write(b, dev), 0);
+	st = run_fmt(out, "FAKEDEV_READ_BYTES=%zu FAKEDEV_READ_DELAY_US=1000 FAKEDEV_COUNT_MAPS=1 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d -o /dev/null 2>&1",
+		     b->len / nreads, build_path("unit/fakedev.so"),
+		     tprof_read_bin(), dev, (int)pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(st, 0);
+	l = *out ? strstr(*out, "fakedev: maps reads ") : NULL;
+	return l ? atoi(l + strlen("fakedev: maps reads ")) : -1;
+}
+
+/*
  * Live: 40,000 samples over half a second whose frame no snapshot maps (a
  * frame-pointer walk through code without frame pointers) re-read
  * /proc/PID/maps a few times under the throttle, not once per sample
@@ -933,25 +956,16 @@ static void test_live_maps_rereads(void)
 {
 	const char *dev = build_path("unit/tprof-fakedev-unmapped");
 	struct sbuf b = { 0 };
-	char *out = NULL, *l;
+	char *out = NULL;
 	pid_t pid = fake_live_target(&b, 40000);
-	int st, reads = -1;
+	int reads;
 
 	if (!pid)
 		return;
 	/* one read() must hold it all: the live loop wants whole records */
 	CHECK(b.len < (4U << 20));
-	CHECK_EQ(sb_write(&b, dev), 0);
 	/* 400 reads of 100 samples, 1 ms apart: half a second of stream */
-	st = run_fmt(&out, "FAKEDEV_READ_BYTES=%zu FAKEDEV_READ_DELAY_US=1000 FAKEDEV_COUNT_MAPS=1 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d -o /dev/null 2>&1",
-		     b.len / 400, build_path("unit/fakedev.so"),
-		     tprof_read_bin(), dev, (int)pid);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	CHECK_EQ(st, 0);
-	l = out ? strstr(out, "fakedev: maps reads ") : NULL;
-	if (l)
-		reads = atoi(l + strlen("fakedev: maps reads "));
+	reads = fake_maps_run(&b, dev, pid, 400, &out);
 	/* the first snapshot, then at most one per 20 ms, backing off */
 	CHECK(reads >= 1 && reads <= 50);
 	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
@@ -973,8 +987,8 @@ static void test_live_chain_maps(void)
 	const char *dev = build_path("unit/tprof-fakedev-chain");
 	uint64_t stack[2] = { 0 }, pc = 0;
 	struct sbuf b = { 0 };
-	char *out = NULL, *l, path[64], line[512];
-	int st, i, reads = -1;
+	char *out = NULL, path[64], line[512];
+	int i, reads;
 	pid_t pid;
 	FILE *f;
 
@@ -1017,16 +1031,7 @@ static void test_live_chain_maps(void)
 				 stack, sizeof(stack), 0x7ffd0000, 0, 0,
 				 outer, 1);
 	}
-	CHECK_EQ(sb_write(&b, dev), 0);
-	st = run_fmt(&out, "FAKEDEV_READ_BYTES=%zu FAKEDEV_READ_DELAY_US=1000 FAKEDEV_COUNT_MAPS=1 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d -o /dev/null 2>&1",
-		     b.len / 200, build_path("unit/fakedev.so"),
-		     tprof_read_bin(), dev, (int)pid);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	CHECK_EQ(st, 0);
-	l = out ? strstr(out, "fakedev: maps reads ") : NULL;
-	if (l)
-		reads = atoi(l + strlen("fakedev: maps reads "));
+	reads = fake_maps_run(&b, dev, pid, 200, &out);
 	/* the first snapshot, then re-reads the chains asked for */
 	CHECK(reads >= 2 && reads <= 50);
 	CHECK(out && !strstr(out, "without their USTACK record"));
