@@ -18,8 +18,8 @@
 #    forks after attach.
 # On a kernel the harness runs with a timeout scale (the lockdep+KASAN
 # debug kernel, 5x slower) the module's paths run with fewer processes:
-# 300 short-lived children, no make, and hot functions checked by name
-# only; 6.1, 6.12 and 6.12-rt run it all.
+# 300 short-lived children, no make, no 1,100 at once, and hot functions
+# checked by name only; 6.1, 6.12 and 6.12-rt run it all.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -97,21 +97,27 @@ lost=$(sed -n 's/^total: .* \([0-9]*\) lost (.*$/\1/p' forks.err)
 if [ "$lost" = 0 ]; then ok "$nforks children: no sample lost"; else fail "$nforks children: $lost samples lost"; fi
 
 # ---- more processes at once than the module follows ----
-"$TR" --report -o wide.pb.gz -- "$B/progs/tree-a" wide 1100 > wide.txt 2> wide.err
-st=$?
-save wide.err
-procs=$(sed -n 's/^processes: \([0-9]*\), \([0-9]*\) not followed, \([0-9]*\) denied$/\1 \2 \3/p' wide.err)
-# the launched process and 1023 children fill TPROF_MAX_PROCS (1024); the
-# counts are the module's own totals (its last PROC record), exact on every
-# kernel even where the ring was full and a PROC record lost (the debug
-# kernel's 1100 76 0, issue 22 item 8)
-want="1101 77 0"
-if [ $st = 0 ] && [ "$procs" = "$want" ] &&
-	grep -q "^tprof-read: warning: $(echo "$want" | cut -d' ' -f2) processes of the tree were not followed" wide.err; then
-	ok "1100 children at once: 1024 followed, 77 counted as not followed, and a warning says so"
+# Not on a slow kernel: there 1,100 forks took 167 s (the debug kernel);
+# the full table's path (procs.c's refused claim, counted) is short.
+if [ $light = 1 ]; then
+	skip "1100 children at once: a slow kernel runs the module's paths only (see above)"
 else
-	fail "1100 children at once: processes, not followed, denied: '$procs' (want 1101 77 0), status $st"
-	grep -v '^ *[0-9]' wide.err | tail -5 | sed 's/^/    /'
+	"$TR" --report -o wide.pb.gz -- "$B/progs/tree-a" wide 1100 > wide.txt 2> wide.err
+	st=$?
+	save wide.err
+	procs=$(sed -n 's/^processes: \([0-9]*\), \([0-9]*\) not followed, \([0-9]*\) denied$/\1 \2 \3/p' wide.err)
+	# the launched process and 1023 children fill TPROF_MAX_PROCS (1024); the
+	# counts are the module's own totals (its last PROC record), exact on every
+	# kernel even where the ring was full and a PROC record lost (the debug
+	# kernel's 1100 76 0, issue 22 item 8)
+	want="1101 77 0"
+	if [ $st = 0 ] && [ "$procs" = "$want" ] &&
+		grep -q "^tprof-read: warning: $(echo "$want" | cut -d' ' -f2) processes of the tree were not followed" wide.err; then
+		ok "1100 children at once: 1024 followed, 77 counted as not followed, and a warning says so"
+	else
+		fail "1100 children at once: processes, not followed, denied: '$procs' (want 1101 77 0), status $st"
+		grep -v '^ *[0-9]' wide.err | tail -5 | sed 's/^/    /'
+	fi
 fi
 
 # ---- make -j4 of a small C project, cc1 timed by a gcc -wrapper ----

@@ -239,20 +239,20 @@ fi
 # function's sampled CPU within 2% of its own clock (its share of [lost]
 # allowed), main() above it in >= 95% of its samples
 acc_check() {
-	local name=$1 total lost fn ns line qn got below all
+	local name=$1 sum=${2:-$1}.sum total lost fn ns line qn got below all
 	"$SUM" -func "Work.alpha,beta,gamma,main,[lost]" \
-		-reach "Work.alpha:main,beta:main,gamma:main" "$name.pb.gz" > "$name.sum" 2>&1
-	save "$name.sum"
-	lost=$(sumval "$name.sum" func "[lost]")
+		-reach "Work.alpha:main,beta:main,gamma:main" "$name.pb.gz" > "$sum" 2>&1
+	save "$sum"
+	lost=$(sumval "$sum" func "[lost]")
 	[ "$(grep -c '^cost ' "$name.out")" = 3 ] || fail "$name: accuracy.py printed $(grep -c '^cost ' "$name.out") costs, not 3"
 	while read -r _ fn ns line qn; do
-		got=$(sumval "$name.sum" func "$fn")
+		got=$(sumval "$sum" func "$fn")
 		if within "$got" "$ns" 2 ||
 		   { [ "$got" -lt "$ns" ] && within $((got + lost)) "$ns" 2; }; then
 			ok "$name: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"))"
 		else fail "$name: $fn sampled $got ns, its own clock $ns ns ($(diffpct "$got" "$ns"); $lost ns [lost])"; fi
-		below=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $5 }' "$name.sum")
-		all=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $7 }' "$name.sum")
+		below=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $5 }' "$sum")
+		all=$(awk -F'\t' -v a="$fn" '$1 == "reach" && $2 == a && $3 == "main" { print $7 }' "$sum")
 		if [ -n "$all" ] && [ "$all" -gt 0 ] && [ $((below * 100)) -ge $((all * 95)) ]; then
 			ok "$name: main() above $fn in $below of $all samples"
 		else fail "$name: main() above $fn in ${below:-?} of ${all:-?} samples (< 95%)"; fi
@@ -262,14 +262,14 @@ acc_check() {
 # thr_check NAME: NAME.pb.gz of threads.py: each function's CPU within 3%
 # of its own thread's clock, none under another's
 thr_check() {
-	local name=$1 tid fn own mine other
-	"$SUM" -func work_one,work_two,work_three,work_four "$name.pb.gz" > "$name.sum" 2>&1
-	save "$name.sum"
+	local name=$1 sum=${2:-$1}.sum tid fn own mine other
+	"$SUM" -func work_one,work_two,work_three,work_four "$name.pb.gz" > "$sum" 2>&1
+	save "$sum"
 	[ "$(grep -c '^cpu ' "$name.out")" = 4 ] ||
 		fail "$name: $(grep -c '^cpu ' "$name.out") of 4 threads said their CPU"
 	while read -r _ tid fn own; do
-		mine=$(awk -F'\t' -v t="$tid" -v f="$fn" '$1 == "tidfunc" && $2 == t && $3 == f { print $4 }' "$name.sum")
-		other=$(awk -F'\t' -v t="$tid" -v f="$fn" '$1 == "tidfunc" && $2 == t && $3 != f { s += $4 } END { print s + 0 }' "$name.sum")
+		mine=$(awk -F'\t' -v t="$tid" -v f="$fn" '$1 == "tidfunc" && $2 == t && $3 == f { print $4 }' "$sum")
+		other=$(awk -F'\t' -v t="$tid" -v f="$fn" '$1 == "tidfunc" && $2 == t && $3 != f { s += $4 } END { print s + 0 }' "$sum")
 		if within "${mine:-0}" "$own" 3 && [ "$other" = 0 ]; then
 			ok "$name: thread $tid: ${mine:-0} ns under $fn, its own clock $own ns ($(diffpct "${mine:-0}" "$own"))"
 		else fail "$name: thread $tid: ${mine:-0} ns under $fn, its own clock $own ns, $other under another's"; fi
@@ -398,8 +398,10 @@ for v in 3.12.1 3.13.0; do
 	bin=/root/.pyenv/versions/$v/bin/python${v%.*}
 	if [ ! -x "$bin" ]; then skip "python $v: no $bin"; continue; fi
 	tag=py${v%.*}; tag=${tag//./}
-	run "$tag-acc" -- "$bin" "$PD/accuracy.py" $scale && acc_check "$tag-acc"
-	run "$tag-thr" -- "$bin" "$PD/threads.py" 1 && thr_check "$tag-thr"
+	# both in one run (acc_threads.py): this build's start is 25 s
+	run "$tag" -- "$bin" "$PD/acc_threads.py" $scale 1 || continue
+	acc_check "$tag" "$tag-acc"
+	thr_check "$tag" "$tag-thr"
 done
 
 # ---- attach ----

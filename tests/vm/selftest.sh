@@ -44,7 +44,7 @@ read -r name kver < <("$root/tests/vm/kernels.sh" ${KERNELS:-}) || exit 1
 prebuilt
 for st in fail stray warn hang; do
 	tmo=${VM_TIMEOUT:-1200}
-	[ $st = hang ] && tmo=${SELFTEST_HANG_TIMEOUT:-60}
+	[ $st = hang ] && tmo=${SELFTEST_HANG_TIMEOUT:-30}
 	slot
 	n=$((n + 1))
 	echo "$st" > "$res/$n.what"
