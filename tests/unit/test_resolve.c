@@ -10,7 +10,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1077,6 +1080,119 @@ static void test_unmapped_pc_marked(void)
 }
 
 /*
+ * A forked child's first samples, read before its PROC record: its CPU's
+ * ring came before its parent's in the read. They wait for that record,
+ * which says whose copy the child's address space is, and are unwound
+ * with the parent's maps: the chain in the parent's code, not [truncated]
+ * (case 53's fork tree: 2-4% of the samples were cut so, unwound before
+ * the record). Half the samples before the record, half after: the same
+ * stacks. A child whose PROC record never comes (lost) keeps its samples,
+ * at the stream's end.
+ */
+static void test_child_before_proc(void)
+{
+	const char *raw = build_path("unit/child-before-proc.raw");
+	uint64_t stack[2] = { 0 }, outer[2] = { 0x401100, 0x401200 };
+	struct tprof_urec_session *ss;
+	struct sbuf b = { 0 };
+	char *out = NULL;
+	int i;
+
+	sb_session(&b, 100, 1000000, 1, 1);
+	ss = (struct tprof_urec_session *)b.p;
+	ss->flags = TPROF_F_USER_SNAPSHOT | TPROF_F_CHILDREN;
+	sb_thread(&b, 100, 100, "w", 2);
+	sb_maps(&b, 100, 3,
+		"00400000-00402000 r-xp 00000000 08:01 1 /nonexistent/w\n");
+	for (i = 0; i < 20; i++) {
+		if (i == 10)
+			sb_proc(&b, 200, 100, "w", 0, 1000);
+		sb_sample_uchain(&b, 200, 200, TPROF_ABI_X86_64, 2000 + i,
+				 0x401010, stack, sizeof(stack), 0x7ffd0000,
+				 0, 0, outer, 2);
+	}
+	/* pid 300: its PROC record lost */
+	for (i = 0; i < 5; i++)
+		sb_sample_uchain(&b, 300, 300, TPROF_ABI_X86_64, 3000 + i,
+				 0x401010, stack, sizeof(stack), 0x7ffd0000,
+				 0, 0, outer, 2);
+	CHECK_EQ(sb_write(&b, raw), 0);
+	CHECK_EQ(run_fmt(&out, "%s --input %s --format folded -o - 2>&1",
+			 tprof_read_bin(), raw), 0);
+	/* folded, root first: the child's 20 samples of 1 ms, all whole */
+	CHECK(out && (!strncmp(out, "w;[w];[w];[w] 20000000\n", 23) ||
+		      strstr(out, "\nw;[w];[w];[w] 20000000\n")));
+	/* no maps ever: named by nothing, but kept */
+	CHECK(out && strstr(out, ":300;[unknown];[unknown] 5000000\n"));
+	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	sb_free(&b);
+	unlink(raw);
+}
+
+/*
+ * A snapshot sample with no CFI at its pc (a vDSO's, here a file that is
+ * not there) keeps the FP chain as the kernel walked it. Where that chain
+ * stops in a function whose CFI names a caller, it stopped at a frame
+ * pointer that was none (libc's __libc_start_call_main keeps _start's zero
+ * rbp): cut there, [truncated], not a stack that looks whole (0.4% of case
+ * 53's fork tree). A chain that stops at _start (its CFI has no return
+ * address) is whole.
+ */
+static void test_fp_chain_stops_short(void)
+{
+	const char *raw = build_path("unit/fp-short.raw");
+	const char *prog = build_path("progs/unwind");
+	uint64_t stack[2] = { 0 }, outer[1], vmain, vstart, sz;
+	const uint64_t base = 0x555555554000ULL;
+	struct tprof_urec_session *ss;
+	struct sbuf b = { 0 };
+	char maps[2 * PATH_MAX], *out = NULL;
+	struct stat st;
+	int i, pid;
+
+	if (stat(prog, &st) || elf_symbol(prog, "main", &vmain, &sz) ||
+	    elf_symbol(prog, "_start", &vstart, &sz)) {
+		CHECK(!"build/progs/unwind with main and _start");
+		return;
+	}
+	snprintf(maps, sizeof(maps),
+		 "00400000-00402000 r-xp 00000000 08:01 1 /nonexistent/w\n"
+		 "%llx-%llx r-xp 00000000 %02x:%02x %llu %s\n",
+		 (unsigned long long)base, (unsigned long long)base + 0x3000,
+		 major(st.st_dev), minor(st.st_dev),
+		 (unsigned long long)st.st_ino, prog);
+	sb_session(&b, 100, 1000000, 1, 1);
+	ss = (struct tprof_urec_session *)b.p;
+	ss->flags = TPROF_F_USER_SNAPSHOT | TPROF_F_CHILDREN;
+	for (pid = 100; pid <= 200; pid += 100) {
+		sb_maps(&b, pid, 2 + pid, maps);
+		if (pid == 200)
+			sb_proc(&b, 200, 100, "w", 0, 3);
+		/* main's caller (100), _start's (200): a return address
+		 * past the call, inside the function */
+		outer[0] = base + (pid == 100 ? vmain + 8 : vstart + 8);
+		for (i = 0; i < 10; i++)
+			sb_sample_uchain(&b, pid, pid, TPROF_ABI_X86_64,
+					 1000 * pid + i, 0x401010, stack,
+					 sizeof(stack), 0x7ffd0000, 0, 0,
+					 outer, 1);
+	}
+	CHECK_EQ(sb_write(&b, raw), 0);
+	CHECK_EQ(run_fmt(&out, "%s --input %s --format folded -o - 2>&1",
+			 tprof_read_bin(), raw), 0);
+	CHECK(out && strstr(out, ";[truncated];main;[w] 10000000\n"));
+	CHECK(out && strstr(out, ";_start;[w] 10000000\n"));
+	CHECK(out && !strstr(out, "[truncated];_start"));
+	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	sb_free(&b);
+	unlink(raw);
+}
+
+/*
  * Live: -d 1 ends the session although the device never runs dry (a target
  * that outpaces its reader: a read never says -EAGAIN). Before, the loop
  * read until the rings were empty and checked its deadline and signals
@@ -1354,6 +1470,8 @@ const struct unit_test resolve_tests[] = {
 	{ "resolve: live, samples in unmapped code re-read the maps under a throttle, not per sample", test_live_maps_rereads },
 	{ "resolve: live, a USTACK chain in unmapped code re-reads the maps after its group, never inside it", test_live_chain_maps },
 	{ "resolve: a snapshot sample at an unmapped pc with no chain ends in [truncated]", test_unmapped_pc_marked },
+	{ "resolve: a forked child's samples before its PROC record wait for it", test_child_before_proc },
+	{ "resolve: an FP chain that stops short of a root is marked", test_fp_chain_stops_short },
 	{ "resolve: live, -d 1 ends the session while the device never runs dry", test_live_duration_endless },
 	{ "resolve: live, a target with a root of its own (a container's) that exited before the write is named from its own file", test_live_target_root_gone },
 	{ "resolve: arm64's kernel link register: a frameless leaf's caller kept; stale, repeated or no text dropped", test_kernel_lr },

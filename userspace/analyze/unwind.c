@@ -890,6 +890,15 @@ unsigned int unwinder__sample(struct unwinder *u,
 		if ((w.nchain <= 1 && (!lr || n <= 1)) ||
 		    !find_mapping(&w, chain_ip(&w, s, 0)))
 			*truncated = true;
+		/*
+		 * A chain that stops in a function whose CFI has a caller
+		 * stopped at a frame pointer that was none (a zero rbp
+		 * kept through libc's __libc_start_call_main, built without
+		 * frame pointers): cut there, not whole (a vDSO pc's chain).
+		 */
+		else if (w.nchain > 1 &&
+			 !chain_root(&w, chain_ip(&w, s, w.nchain - 1)))
+			*truncated = true;
 		goto out;
 	}
 	/*

@@ -24,6 +24,20 @@ struct proc_totals_cache {
 	struct proc_totals *t;		/* parallel to profile.procs */
 };
 
+/* One sample waiting for its process's PROC record (profile.h). */
+struct waiting_sample {
+	int pid;
+	unsigned char *bytes;	/* its SAMPLE, USTACK and UWALK records */
+	uint32_t len[3];	/* each one's bytes; 0: absent */
+};
+
+/*
+ * At most this many samples and bytes wait (a PROC record lost with a full
+ * ring never comes): past either, the oldest goes on as it is.
+ */
+#define WAITING_MAX_SAMPLES 4096U
+#define WAITING_MAX_BYTES (16U << 20)
+
 void profile__init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -66,6 +80,9 @@ void profile__free(struct profile *p)
 	maps__free(&p->maps);
 	perfmap__free(&p->jit);
 	python__free(&p->py);
+	for (i = 0; i < p->nwaiting; i++)
+		free(p->waiting[i].bytes);
+	free(p->waiting);
 	free(p->pending_us);
 	free(p->kallsyms);
 	free(p->modules);
@@ -409,9 +426,99 @@ uint64_t profile__pac_bits(const struct profile *p)
 	       ~((1ULL << 48) - 1);
 }
 
-static void add_sample(struct profile *p, const struct tprof_record *sr,
-		       const struct tprof_record *us,
-		       const struct tprof_record *uw)
+/*
+ * A sample of a process that is not the target and has no PROC record
+ * yet, in a session that follows children. Before its PROC record it
+ * cannot be unwound with the maps it copied: it waits (profile.h).
+ */
+static bool awaits_proc(const struct profile *p, int pid)
+{
+	const struct proc_info *pi;
+
+	if (!p->have_session ||
+	    !(p->session.flags & TPROF_F_CHILDREN) ||
+	    pid == (int)p->session.pid)
+		return false;
+	pi = find_proc(p, pid);
+	return !pi || (!pi->joined && !pi->dropped);
+}
+
+static void add_sample_now(struct profile *p, const struct tprof_record *sr,
+			   const struct tprof_record *us,
+			   const struct tprof_record *uw);
+
+/* Add waiting sample i (then forgotten: its slot is reused). */
+static void release_one(struct profile *p, size_t i)
+{
+	struct waiting_sample *w = &p->waiting[i];
+	struct tprof_record rec[3];
+	const struct tprof_record *r[3] = { NULL, NULL, NULL };
+	size_t off = 0;
+	unsigned int k;
+
+	for (k = 0; k < 3; off += w->len[k], k++)
+		if (w->len[k] &&
+		    tprof_record_decode(w->bytes + off, w->len[k], &rec[k]) > 0)
+			r[k] = &rec[k];
+	if (r[0])
+		add_sample_now(p, r[0], r[1], r[2]);
+	p->waiting_bytes -= (size_t)w->len[0] + w->len[1] + w->len[2];
+	free(w->bytes);
+	w->bytes = NULL;
+}
+
+/*
+ * The samples waiting for pid's PROC record (pid < 0: all of them), in
+ * the order they came.
+ */
+static void release_waiting(struct profile *p, int pid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nwaiting; i++) {
+		if (pid < 0 || p->waiting[i].pid == pid)
+			release_one(p, i);
+		else
+			p->waiting[n++] = p->waiting[i];
+	}
+	p->nwaiting = n;
+}
+
+/* Keep copies of a sample's records until its PROC record comes. */
+static void wait_sample(struct profile *p, const struct tprof_record *sr,
+			const struct tprof_record *us,
+			const struct tprof_record *uw)
+{
+	const struct tprof_record *r[3] = { sr, us, uw };
+	struct waiting_sample *w;
+	size_t off = 0, all = 0;
+	unsigned int k;
+
+	for (k = 0; k < 3; k++)
+		all += r[k] ? r[k]->hdr.size : 0;
+	while (p->nwaiting &&
+	       (p->nwaiting >= WAITING_MAX_SAMPLES ||
+		p->waiting_bytes + all > WAITING_MAX_BYTES)) {
+		release_one(p, 0);
+		memmove(p->waiting, p->waiting + 1,
+			--p->nwaiting * sizeof(*p->waiting));
+	}
+	GROW(p->waiting, p->capwaiting, p->nwaiting + 1);
+	w = &p->waiting[p->nwaiting++];
+	w->pid = (int)sr->u.sample.pid;
+	w->bytes = xmalloc(all);
+	for (k = 0; k < 3; off += w->len[k], k++) {
+		w->len[k] = r[k] ? r[k]->hdr.size : 0;
+		if (r[k])
+			memcpy(w->bytes + off, r[k]->raw, w->len[k]);
+	}
+	p->waiting_bytes += all;
+}
+
+/* One sample of a known process, joined to its group, unwound, counted. */
+static void add_sample_now(struct profile *p, const struct tprof_record *sr,
+			   const struct tprof_record *us,
+			   const struct tprof_record *uw)
 {
 	uint64_t chain[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES];
 	struct tprof_record joined;
@@ -501,6 +608,17 @@ found:
 	t->weight_ns = sat_add(t->weight_ns, s->weight_ns);
 }
 
+/* A sample: now, or once its process's PROC record came (profile.h). */
+static void add_sample(struct profile *p, const struct tprof_record *sr,
+		       const struct tprof_record *us,
+		       const struct tprof_record *uw)
+{
+	if (awaits_proc(p, (int)sr->u.sample.pid))
+		wait_sample(p, sr, us, uw);
+	else
+		add_sample_now(p, sr, us, uw);
+}
+
 void profile__release_stack(struct profile *p, size_t i)
 {
 	if (!p->stacks_released) {
@@ -511,7 +629,11 @@ void profile__release_stack(struct profile *p, size_t i)
 	p->samples[i].ips = NULL;
 }
 
-void profile__flush(struct profile *p)
+/*
+ * The held SAMPLE, with what came of its group: its partner did not
+ * follow.
+ */
+static void flush_group(struct profile *p)
 {
 	if (!p->have_pending)
 		return;
@@ -525,6 +647,12 @@ void profile__flush(struct profile *p)
 	}
 	p->ustack_missing++;
 	add_sample(p, &p->pending_rec, NULL, NULL);
+}
+
+void profile__flush(struct profile *p)
+{
+	flush_group(p);
+	release_waiting(p, -1);
 }
 
 /* A pointer of r into its record's bytes, moved to the same place in to. */
@@ -617,7 +745,7 @@ static bool pair(struct profile *p, const struct tprof_record *r)
 			return false;
 		if (pair_group(p, r))
 			return true;
-		profile__flush(p);
+		flush_group(p);
 	}
 	if (r->hdr.type == TPROF_REC_SAMPLE &&
 	    (r->hdr.flags & TPROF_RF_GROUP)) {
@@ -688,6 +816,7 @@ static void add_proc(struct profile *p, const struct tprof_record *r)
 	if (r->hdr.flags & TPROF_RF_PROC_DROPPED) {
 		pi->dropped = true;
 		p->procs_dropped++;
+		release_waiting(p, pi->pid);
 		return;
 	}
 	pi->joined = true;
@@ -697,6 +826,7 @@ static void add_proc(struct profile *p, const struct tprof_record *r)
 	t->pid = (int)r->u.proc.pid;
 	if (!t->ncomms)
 		set_comm(t, r->hdr.time_ns, r->u.proc.comm, false);
+	release_waiting(p, pi->pid);
 }
 
 /* A DENIED record: the module ended a process's sampling. */

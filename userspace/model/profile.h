@@ -169,6 +169,16 @@ struct profile {
 	size_t pending_us_cap;
 	struct tprof_record pending_us_rec;
 	bool have_pending_us;
+	/*
+	 * A forked child's first samples may be read before its PROC record:
+	 * each CPU's ring is read in turn, the record is in its parent's
+	 * CPU's, the samples in the child's. Until that record the maps do
+	 * not know whose copy the child's address space is
+	 * (maps__set_parent()). Such a sample (copies of its group's
+	 * records, back to back) waits for it, or for profile__flush().
+	 */
+	struct waiting_sample *waiting;
+	size_t nwaiting, capwaiting, waiting_bytes;
 	uint64_t ustack_paired;		/* USTACK records joined to a SAMPLE */
 	uint64_t ustack_missing;	/* SAMPLEs whose USTACK did not follow */
 	uint64_t ustack_orphans;	/* USTACKs with no SAMPLE before them */
@@ -190,7 +200,8 @@ int profile__add(struct profile *p, const struct tprof_record *r);
 /*
  * The end of the stream: a SAMPLE still waiting for its USTACK record is
  * added with its FP chain (one with its USTACK, waiting for its UWALK,
- * with its snapshot). Idempotent.
+ * with its snapshot); samples waiting for their process's PROC record
+ * are added as they are. Idempotent.
  */
 void profile__flush(struct profile *p);
 struct thread_info *profile__thread(struct profile *p, int tid);
