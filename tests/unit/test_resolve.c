@@ -1085,9 +1085,10 @@ static void test_unmapped_pc_marked(void)
  * which says whose copy the child's address space is, and are unwound
  * with the parent's maps: the chain in the parent's code, not [truncated]
  * (case 53's fork tree: 2-4% of the samples were cut so, unwound before
- * the record). Half the samples before the record, half after: the same
- * stacks. A child whose PROC record never comes (lost) keeps its samples,
- * at the stream's end.
+ * the record). A grandchild's samples wait for its parent's record too.
+ * Half the samples before the records, half after: the same stacks. A
+ * child whose PROC record never comes (lost) keeps its samples, added at
+ * the stream's end.
  */
 static void test_child_before_proc(void)
 {
@@ -1104,26 +1105,38 @@ static void test_child_before_proc(void)
 	sb_thread(&b, 100, 100, "w", 2);
 	sb_maps(&b, 100, 3,
 		"00400000-00402000 r-xp 00000000 08:01 1 /nonexistent/w\n");
+	/*
+	 * 200 and its child 300: 300's record is read before 200's (each in
+	 * its parent's CPU's ring); 300 goes on waiting for 200's, its line
+	 * to the maps it copied
+	 */
 	for (i = 0; i < 20; i++) {
+		if (i == 5)
+			sb_proc(&b, 300, 200, "w", 0, 1001);
 		if (i == 10)
 			sb_proc(&b, 200, 100, "w", 0, 1000);
 		sb_sample_uchain(&b, 200, 200, TPROF_ABI_X86_64, 2000 + i,
 				 0x401010, stack, sizeof(stack), 0x7ffd0000,
 				 0, 0, outer, 2);
+		sb_sample_uchain(&b, 300, 300, TPROF_ABI_X86_64, 2100 + i,
+				 0x401010, stack, sizeof(stack), 0x7ffd0000,
+				 0, 0, outer, 2);
 	}
-	/* pid 300: its PROC record lost */
+	/* pid 400: its PROC record lost */
 	for (i = 0; i < 5; i++)
-		sb_sample_uchain(&b, 300, 300, TPROF_ABI_X86_64, 3000 + i,
+		sb_sample_uchain(&b, 400, 400, TPROF_ABI_X86_64, 3000 + i,
 				 0x401010, stack, sizeof(stack), 0x7ffd0000,
 				 0, 0, outer, 2);
 	CHECK_EQ(sb_write(&b, raw), 0);
 	CHECK_EQ(run_fmt(&out, "%s --input %s --format folded -o - 2>&1",
 			 tprof_read_bin(), raw), 0);
-	/* folded, root first: the child's 20 samples of 1 ms, all whole */
-	CHECK(out && (!strncmp(out, "w;[w];[w];[w] 20000000\n", 23) ||
-		      strstr(out, "\nw;[w];[w];[w] 20000000\n")));
+	/* folded, root first: 20 samples of 1 ms each of the child and
+	 * the grandchild, all whole */
+	CHECK(out && (!strncmp(out, "w;[w];[w];[w] 40000000\n", 23) ||
+		      strstr(out, "\nw;[w];[w];[w] 40000000\n")));
+	CHECK(out && !strstr(out, "[truncated]"));
 	/* no maps ever: named by nothing, but kept */
-	CHECK(out && strstr(out, ":300;[unknown];[unknown] 5000000\n"));
+	CHECK(out && strstr(out, ":400;[unknown];[unknown] 5000000\n"));
 	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
 		fprintf(stderr, "%s", out ? out : "");
 	free(out);

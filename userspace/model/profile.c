@@ -33,7 +33,7 @@ struct waiting_sample {
 
 /*
  * At most this many samples and bytes wait (a PROC record lost with a full
- * ring never comes): past either, the oldest goes on as it is.
+ * ring never comes): past either, all go on as they are.
  */
 #define WAITING_MAX_SAMPLES 4096U
 #define WAITING_MAX_BYTES (16U << 20)
@@ -426,21 +426,34 @@ uint64_t profile__pac_bits(const struct profile *p)
 	       ~((1ULL << 48) - 1);
 }
 
+/* ancestors looked at for a followed process's line to the target */
+#define WAITING_MAX_DEPTH 64
+
 /*
- * A sample of a process that is not the target and has no PROC record
- * yet, in a session that follows children. Before its PROC record it
- * cannot be unwound with the maps it copied: it waits (profile.h).
+ * A sample of a process that is not the target, in a session that follows
+ * children, before the PROC records of its process and of each ancestor
+ * up to the target: its snapshot cannot be unwound with the maps its
+ * process copied (a grandchild's line to them goes through its parent's
+ * record). It waits (profile.h).
  */
 static bool awaits_proc(const struct profile *p, int pid)
 {
 	const struct proc_info *pi;
+	unsigned int depth;
 
-	if (!p->have_session ||
-	    !(p->session.flags & TPROF_F_CHILDREN) ||
-	    pid == (int)p->session.pid)
+	if (!p->have_session || !(p->session.flags & TPROF_F_CHILDREN))
 		return false;
-	pi = find_proc(p, pid);
-	return !pi || (!pi->joined && !pi->dropped);
+	for (depth = 0; depth < WAITING_MAX_DEPTH; depth++) {
+		if (pid == (int)p->session.pid)
+			return false;
+		pi = find_proc(p, pid);
+		if (!pi || (!pi->joined && !pi->dropped))
+			return true;
+		if (pi->dropped || pi->ppid <= 0)
+			return false;
+		pid = pi->ppid;
+	}
+	return false;
 }
 
 static void add_sample_now(struct profile *p, const struct tprof_record *sr,
@@ -468,15 +481,15 @@ static void release_one(struct profile *p, size_t i)
 }
 
 /*
- * The samples waiting for pid's PROC record (pid < 0: all of them), in
- * the order they came.
+ * The samples that need wait no more (a PROC record came; all: the
+ * stream's end, or a full list), in the order they came.
  */
-static void release_waiting(struct profile *p, int pid)
+static void release_waiting(struct profile *p, bool all)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < p->nwaiting; i++) {
-		if (pid < 0 || p->waiting[i].pid == pid)
+		if (all || !awaits_proc(p, p->waiting[i].pid))
 			release_one(p, i);
 		else
 			p->waiting[n++] = p->waiting[i];
@@ -496,13 +509,10 @@ static void wait_sample(struct profile *p, const struct tprof_record *sr,
 
 	for (k = 0; k < 3; k++)
 		all += r[k] ? r[k]->hdr.size : 0;
-	while (p->nwaiting &&
-	       (p->nwaiting >= WAITING_MAX_SAMPLES ||
-		p->waiting_bytes + all > WAITING_MAX_BYTES)) {
-		release_one(p, 0);
-		memmove(p->waiting, p->waiting + 1,
-			--p->nwaiting * sizeof(*p->waiting));
-	}
+	/* full (a PROC record lost): all go on as they are */
+	if (p->nwaiting >= WAITING_MAX_SAMPLES ||
+	    p->waiting_bytes + all > WAITING_MAX_BYTES)
+		release_waiting(p, true);
 	GROW(p->waiting, p->capwaiting, p->nwaiting + 1);
 	w = &p->waiting[p->nwaiting++];
 	w->pid = (int)sr->u.sample.pid;
@@ -652,7 +662,7 @@ static void flush_group(struct profile *p)
 void profile__flush(struct profile *p)
 {
 	flush_group(p);
-	release_waiting(p, -1);
+	release_waiting(p, true);
 }
 
 /* A pointer of r into its record's bytes, moved to the same place in to. */
@@ -816,7 +826,7 @@ static void add_proc(struct profile *p, const struct tprof_record *r)
 	if (r->hdr.flags & TPROF_RF_PROC_DROPPED) {
 		pi->dropped = true;
 		p->procs_dropped++;
-		release_waiting(p, pi->pid);
+		release_waiting(p, false);
 		return;
 	}
 	pi->joined = true;
@@ -826,7 +836,7 @@ static void add_proc(struct profile *p, const struct tprof_record *r)
 	t->pid = (int)r->u.proc.pid;
 	if (!t->ncomms)
 		set_comm(t, r->hdr.time_ns, r->u.proc.comm, false);
-	release_waiting(p, pi->pid);
+	release_waiting(p, false);
 }
 
 /* A DENIED record: the module ended a process's sampling. */
