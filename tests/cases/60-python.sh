@@ -33,9 +33,7 @@
 #    bodies' own clocks under their own <module> frames;
 #  - 3.12 and 3.13 (the host's pyenv builds; skipped where missing): the
 #    accuracy and thread checks of 3.11;
-#  - eight busy threads: at the default settings (tprof-read's 1 MiB rings
-#    for CPython) none of their samples is lost, each thread's spin() its
-#    own CPU to 3%.
+#  - eight busy threads: 65-python-busy.sh, in an exact guest.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -367,31 +365,6 @@ if run imp -- "$PY" "$PD/imports.py" "$PWD/impmods" 150 $([ $light = 1 ] && echo
 		ok "imports: $mods ns under the modules' <module> frames, their own clocks $own ns ($(diffpct "$mods" "$own"))"
 	else fail "imports: ${mods:-0} ns under the modules' <module> frames, their own clocks ${own:-?} ns (< 98%)"; fi
 fi
-
-# ---- eight busy threads: what the rings lose ----
-# Each CPython sample is about 8.8 KB (an 8 KiB snapshot, the walk's
-# frames): the module's 256 KiB ring holds some 29 ms of a busy CPU's, and
-# lost 0.7-3% of eight busy threads' samples (issue 33). tprof-read gives a
-# CPython target 1 MiB rings unless --ring-bytes says otherwise: at the
-# default settings none of eight busy threads' samples may be lost, and
-# each thread's spin() has its own CPU.
-for ring in default; do
-	RING=$ring run "busy-$ring" -- "$PY" "$PD/busy8.py" $([ $light = 1 ] && echo 0.5 || echo 1.5) || continue
-	"$SUM" -func "spin,[lost]" "busy-$ring.pb.gz" > "busy-$ring.sum" 2>&1
-	save "busy-$ring.sum"
-	lost=$(sumval "busy-$ring.sum" func "[lost]")
-	total=$(sumval "busy-$ring.sum" total)
-	if [ "$lost" = 0 ] && [ "$total" -gt 0 ]; then ok "busy8: $ring rings: 0 of $total ns [lost]"
-	else fail "busy8: $ring rings: $lost of $total ns [lost]"; fi
-	while read -r _ tid fn own; do
-		mine=$(awk -F'\t' -v t="$tid" '$1 == "tidfunc" && $2 == t && $3 == "spin" { print $4 }' "busy-$ring.sum")
-		if within "${mine:-0}" "$own" 3; then
-			ok "busy8: thread $tid ($fn): ${mine:-0} ns under spin(), its own clock $own ns ($(diffpct "${mine:-0}" "$own"))"
-		else fail "busy8: thread $tid ($fn): ${mine:-0} ns under spin(), its own clock $own ns"; fi
-	done < <(grep '^cpu ' "busy-$ring.out")
-	[ "$(grep -c '^cpu ' "busy-$ring.out")" = 8 ] ||
-		fail "busy8: $(grep -c '^cpu ' "busy-$ring.out") of 8 threads said their CPU"
-done
 
 # ---- 3.12 and 3.13 (pyenv builds, from the host's root) ----
 for v in 3.12.1 3.13.0; do

@@ -51,12 +51,12 @@ start() {
 # plain-TCG guest of their own. The other way round, a plain row's cases
 # whose header says "# mode: icount SHIFT [cpus N]" run in an exact guest
 # of their own at that shift (with N vCPUs: 6.1 under icount does not
-# bring up 8, and one is the exact figure; the first such case's say for
-# all): their truth holds only where the host's load cannot move the
-# guest's clock. MODE is then SHIFT or SHIFT:N.
+# bring up 8, and one is the exact figure), one guest for each SHIFT and
+# N: their truth holds only where the host's load cannot move the guest's
+# clock. MODE is then SHIFT or SHIFT:N.
 parts() {
-	local split= rc g f n list globs=() tcg= exact= shift= row
-	local -A taken=()
+	local split= rc g f n list globs=() tcg= row
+	local -A taken=() exact=()
 	rc=${CASES:-$(kernel_opt "$1" cases)}
 	[ -z "${CASES:-}" ] && split=$(kernel_opt "$1" split)
 	# the row's own mode: exact (icount), plain, or plain by request (off)
@@ -74,13 +74,11 @@ parts() {
 			g=$(sed -n 's/^# mode: *icount \([0-9][0-9]*\)\( *cpus \([0-9][0-9]*\)\)\{0,1\} *$/\1:\3/p' "$f" | head -n 1)
 			g=${g%:}
 			[ -n "$g" ] || continue
-			# one exact guest: the first such case's shift for all
-			shift=${shift:-$g}
-			exact+=${exact:+|}$n
+			exact[$g]+=${exact[$g]:+|}$n
 		fi
 		taken[$n]=1
 	done
-	[ -n "$split" ] || [ -n "$tcg" ] || [ -n "$exact" ] || return 0
+	[ -n "$split" ] || [ -n "$tcg" ] || [ ${#exact[@]} != 0 ] || return 0
 	IFS=, read -ra globs <<<"$split"
 	for g in "${globs[@]}" '*'; do
 		list=
@@ -96,7 +94,9 @@ parts() {
 		[ -n "$list" ] && echo "- @($list)"
 	done
 	[ -z "$tcg" ] || echo "off @($tcg)"
-	[ -z "$exact" ] || echo "$shift @($exact)"
+	for g in "${!exact[@]}"; do
+		echo "$g @(${exact[$g]})"
+	done
 }
 
 names=()
