@@ -237,10 +237,10 @@ spin_case() {
 		# its stamps are the probe's (see above), and a preemption there is
 		# often shorter than lockdep's work in the switch around it.
 		# A reader preempted between its schedstat read and its clock
-		# read counted that wait on one side (CI on a loaded host:
-		# +3.4%, and +10.5% on 6.1-arm64, with tprof-read within 0.01%
-		# of the lifetime's): offcpu.c now reads both with no wait to
-		# run between them. Still: within 2%, or above by at most 5%
+		# read counts that wait on one side: schedstat's figure can
+		# only grow past the lifetime less the CPU time (CI on a loaded
+		# host: +3.4%, with tprof-read within 0.01% of the lifetime's),
+		# never fall short of it. So: within 2%, or above by at most 5%
 		# while the lifetime's figure agrees with the samples (life_ok).
 		# The lifetime is clocked inside spinner() around spin_cpu(),
 		# so it lies between the off-CPU time sampled under spin_cpu()
@@ -263,9 +263,10 @@ spin_case() {
 		inrun=$(sumval spin.off labelfunc runnable spinner)
 		if [ "$woff" -gt 0 ] && within "$inrun" "$woff" 2; then ok "spin: $inrun of it runnable (preempted)"
 		else fail "spin: $inrun of $woff ns runnable (preempted)"; grep -E '^label' spin.off | sed 's/^/    /'; fi
-		# the run delay at spinner()'s clocks (read with no wait to run
-		# between: offcpu.c's delay_at()); it also counts the wakeup
-		# latency of the few waits a spinner has (here: their state)
+		# the run delay from just before to just after spinner(), read
+		# around it: a preemption while reading it is on one side only
+		# (a few ms a thread: hence the long spin); it also counts the
+		# wakeup latency of the few waits a spinner has (here: their state)
 		runnable=$inrun
 		if [ $light = 0 ]; then
 			if within "$runnable" "$delays" 3 || skew_ok "$runnable" "$delays"; then ok "spin: runnable $runnable ns, schedstat's run delay $delays ns ($(diffpct "$runnable" "$delays"))"

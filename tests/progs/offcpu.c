@@ -113,13 +113,28 @@ struct truth {
 	uint64_t start, cpu_start;
 	long tid;
 	uint64_t life, cpu;
-	unsigned long long delay0, delay;
+	unsigned long long delay;
 	int64_t block, sleep;
 };
 
 static struct truth truths[256];
 static long nworkers;
 static __thread struct truth *self;
+
+static void truth_begin(void)
+{
+	self->start = clock_ns(CLOCK_MONOTONIC);
+	self->cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static void truth_end(void)
+{
+	struct truth *t = self;
+
+	t->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t->cpu_start;
+	t->life = clock_ns(CLOCK_MONOTONIC) - t->start;
+	t->tid = (long)gettid();
+}
 
 /* schedstat's run delay of this thread so far, 0 if unknown */
 static unsigned long long run_delay(void)
@@ -134,58 +149,16 @@ static unsigned long long run_delay(void)
 }
 
 /*
- * The run delay at the clocks' reads: the same before and after them, so
- * no wait to run fell between (it grows only when the thread gets a CPU
- * back). A busy guest preempted a reader between a run-delay read and a
- * clock read, so that wait counted on one side only: +10.5% in 16
- * oversubscribed spinners (CI's 6.1-arm64 with a loaded host). Retried
- * until it holds, 100 times at most.
+ * What the kernel counted of this thread's waits so far: its run delay,
+ * and schedstats' block and sleep time (-1 where schedstats are off).
  */
-static unsigned long long delay_at(void (*read_clocks)(struct truth *))
-{
-	unsigned long long d0, d1;
-	int i = 0;
-
-	do {
-		d0 = run_delay();
-		read_clocks(self);
-		d1 = run_delay();
-	} while (d0 != d1 && ++i < 100);
-	return d1;
-}
-
-static void clocks_begin(struct truth *t)
-{
-	t->start = clock_ns(CLOCK_MONOTONIC);
-	t->cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
-
-static void clocks_end(struct truth *t)
-{
-	t->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t->cpu_start;
-	t->life = clock_ns(CLOCK_MONOTONIC) - t->start;
-}
-
-static void truth_begin(void)
-{
-	self->delay0 = delay_at(clocks_begin);
-}
-
-static void truth_end(void)
-{
-	self->delay = delay_at(clocks_end) - self->delay0;
-	self->tid = (long)gettid();
-}
-
-/*
- * What the kernel counted of this thread's waits so far: schedstats' block
- * and sleep time (-1 where schedstats are off).
- */
-static void kernel_waits(int64_t *block, int64_t *sleep)
+static void kernel_waits(unsigned long long *delay, int64_t *block,
+			 int64_t *sleep)
 {
 	static __thread char text[8192];
 	char buf[16];
 
+	*delay = run_delay();
 	*block = *sleep = -1;
 	if (!read_text("/proc/sys/kernel/sched_schedstats", buf, sizeof(buf)) &&
 	    atoi(buf) && !read_text("/proc/thread-self/sched", text, sizeof(text))) {
@@ -308,20 +281,22 @@ struct start {
 };
 
 /*
- * The worker function with the kernel's figures read around it:
- * schedstats' block and sleep time in between (its run delay: at its
- * clocks, truth_begin() and truth_end()).
+ * The worker function with the kernel's figures read around it: its run
+ * delay in between, and schedstats' totals (its whole life) after it.
  */
 static void *thread_main(void *p)
 {
 	struct start *st = p;
 	void *ret;
+
+	unsigned long long d0, d1;
 	int64_t b0, b1, s0, s1;
 
 	self = st->t;
-	kernel_waits(&b0, &s0);
+	kernel_waits(&d0, &b0, &s0);
 	ret = st->fn(st->arg);
-	kernel_waits(&b1, &s1);
+	kernel_waits(&d1, &b1, &s1);
+	self->delay = d1 - d0;
 	self->block = b0 < 0 || b1 < 0 ? -1 : b1 - b0;
 	self->sleep = s0 < 0 || s1 < 0 ? -1 : s1 - s0;
 	return ret;
