@@ -24,11 +24,15 @@ struct proc_totals_cache {
 	struct proc_totals *t;		/* parallel to profile.procs */
 };
 
-/* One sample waiting for its process's PROC record (profile.h). */
+/*
+ * One sample waiting for its process's PROC record (profile.h): its SAMPLE,
+ * USTACK and UWALK records, each kept by hold() (bytes NULL: absent).
+ */
 struct waiting_sample {
 	int pid;
-	unsigned char *bytes;	/* its SAMPLE, USTACK and UWALK records */
-	uint32_t len[3];	/* each one's bytes; 0: absent */
+	struct tprof_record rec[3];
+	unsigned char *bytes[3];
+	size_t cap[3];
 };
 
 /*
@@ -37,6 +41,8 @@ struct waiting_sample {
  */
 #define WAITING_MAX_SAMPLES 4096U
 #define WAITING_MAX_BYTES (16U << 20)
+/* ancestors looked at for a followed process's line to the target */
+#define WAITING_MAX_DEPTH 64
 
 void profile__init(struct profile *p)
 {
@@ -58,6 +64,7 @@ static void comm_index_free(struct comm_index *ci)
 
 void profile__free(struct profile *p)
 {
+	unsigned int k;
 	size_t i;
 
 	if (!p)
@@ -81,7 +88,8 @@ void profile__free(struct profile *p)
 	perfmap__free(&p->jit);
 	python__free(&p->py);
 	for (i = 0; i < p->nwaiting; i++)
-		free(p->waiting[i].bytes);
+		for (k = 0; k < 3; k++)
+			free(p->waiting[i].bytes[k]);
 	free(p->waiting);
 	free(p->pending_us);
 	free(p->kallsyms);
@@ -426,8 +434,36 @@ uint64_t profile__pac_bits(const struct profile *p)
 	       ~((1ULL << 48) - 1);
 }
 
-/* ancestors looked at for a followed process's line to the target */
-#define WAITING_MAX_DEPTH 64
+/* A pointer of r into its record's bytes, moved to the same place in to. */
+static const void *rebase(const struct tprof_record *r, const void *ptr,
+			  const unsigned char *to)
+{
+	const unsigned char *q = ptr;
+
+	return q && q >= r->raw && q < r->raw + r->hdr.size ?
+	       to + (q - r->raw) : NULL;
+}
+
+/*
+ * Keep r as k, a copy of its bytes in *buf: a group's records until its
+ * end, a waiting sample's until its PROC record.
+ */
+static void hold(const struct tprof_record *r, struct tprof_record *k,
+		 unsigned char **buf, size_t *cap)
+{
+	GROW(*buf, *cap, r->hdr.size);
+	memcpy(*buf, r->raw, r->hdr.size);
+	/* decoded once: the copy's pointers are into the copied bytes */
+	*k = *r;
+	k->raw = *buf;
+	k->ips = rebase(r, r->ips, *buf);
+	k->text = rebase(r, r->text, *buf);
+	k->bid = rebase(r, r->bid, *buf);
+	k->image = rebase(r, r->image, *buf);
+	k->stack = rebase(r, r->stack, *buf);
+	k->words = rebase(r, r->words, *buf);
+	k->linetable = rebase(r, r->linetable, *buf);
+}
 
 /*
  * A sample of a process that is not the target, in a session that follows
@@ -464,20 +500,16 @@ static void add_sample_now(struct profile *p, const struct tprof_record *sr,
 static void release_one(struct profile *p, size_t i)
 {
 	struct waiting_sample *w = &p->waiting[i];
-	struct tprof_record rec[3];
-	const struct tprof_record *r[3] = { NULL, NULL, NULL };
-	size_t off = 0;
 	unsigned int k;
 
-	for (k = 0; k < 3; off += w->len[k], k++)
-		if (w->len[k] &&
-		    tprof_record_decode(w->bytes + off, w->len[k], &rec[k]) > 0)
-			r[k] = &rec[k];
-	if (r[0])
-		add_sample_now(p, r[0], r[1], r[2]);
-	p->waiting_bytes -= (size_t)w->len[0] + w->len[1] + w->len[2];
-	free(w->bytes);
-	w->bytes = NULL;
+	add_sample_now(p, &w->rec[0], w->bytes[1] ? &w->rec[1] : NULL,
+		       w->bytes[2] ? &w->rec[2] : NULL);
+	for (k = 0; k < 3; k++) {
+		if (w->bytes[k])
+			p->waiting_bytes -= w->rec[k].hdr.size;
+		free(w->bytes[k]);
+		w->bytes[k] = NULL;
+	}
 }
 
 /*
@@ -504,7 +536,7 @@ static void wait_sample(struct profile *p, const struct tprof_record *sr,
 {
 	const struct tprof_record *r[3] = { sr, us, uw };
 	struct waiting_sample *w;
-	size_t off = 0, all = 0;
+	size_t all = 0;
 	unsigned int k;
 
 	for (k = 0; k < 3; k++)
@@ -515,13 +547,11 @@ static void wait_sample(struct profile *p, const struct tprof_record *sr,
 		release_waiting(p, true);
 	GROW(p->waiting, p->capwaiting, p->nwaiting + 1);
 	w = &p->waiting[p->nwaiting++];
+	memset(w, 0, sizeof(*w));
 	w->pid = (int)sr->u.sample.pid;
-	w->bytes = xmalloc(all);
-	for (k = 0; k < 3; off += w->len[k], k++) {
-		w->len[k] = r[k] ? r[k]->hdr.size : 0;
+	for (k = 0; k < 3; k++)
 		if (r[k])
-			memcpy(w->bytes + off, r[k]->raw, w->len[k]);
-	}
+			hold(r[k], &w->rec[k], &w->bytes[k], &w->cap[k]);
 	p->waiting_bytes += all;
 }
 
@@ -663,34 +693,6 @@ void profile__flush(struct profile *p)
 {
 	flush_group(p);
 	release_waiting(p, true);
-}
-
-/* A pointer of r into its record's bytes, moved to the same place in to. */
-static const void *rebase(const struct tprof_record *r, const void *ptr,
-			  const unsigned char *to)
-{
-	const unsigned char *q = ptr;
-
-	return q && q >= r->raw && q < r->raw + r->hdr.size ?
-	       to + (q - r->raw) : NULL;
-}
-
-/* Keep r as k, a copy of its bytes in *buf, until its group's end. */
-static void hold(const struct tprof_record *r, struct tprof_record *k,
-		 unsigned char **buf, size_t *cap)
-{
-	GROW(*buf, *cap, r->hdr.size);
-	memcpy(*buf, r->raw, r->hdr.size);
-	/* decoded once: the copy's pointers are into the copied bytes */
-	*k = *r;
-	k->raw = *buf;
-	k->ips = rebase(r, r->ips, *buf);
-	k->text = rebase(r, r->text, *buf);
-	k->bid = rebase(r, r->bid, *buf);
-	k->image = rebase(r, r->image, *buf);
-	k->stack = rebase(r, r->stack, *buf);
-	k->words = rebase(r, r->words, *buf);
-	k->linetable = rebase(r, r->linetable, *buf);
 }
 
 /* Is r (of thread tid) the next record of the held SAMPLE's group? */
