@@ -257,10 +257,9 @@ spin_case() {
 		slack=$((nsp * 1000000))
 		life_ok() { [ "$wcpu" -le $((life_cpu + life_cpu / 100)) ] &&
 			[ "$life_cpu" -le $((woff + woff / 100 + slack)) ]; }
-		near() { awk -v a="$1" -v b="$2" -v p="$3" -v s="$slack" 'BEGIN {
-			d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100 + s) }'; }
-		skew_ok() { near "$1" "$2" 2 ||
-			{ [ "$2" -ge "$1" ] && near "$1" "$2" 5 && life_ok; }; }
+		skew_ok() { within "$1" "$2" 2 "$slack" ||
+			{ [ "$2" -ge "$1" ] && within "$1" "$2" 5 "$slack" &&
+			  life_ok; }; }
 		if [ $light = 0 ]; then
 			if skew_ok "$woff" "$truth"; then ok "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"
 			else fail "spin: $nsp spinners' off-CPU sampled $woff ns, kernel $truth ns ($(diffpct "$woff" "$truth"))"; fi

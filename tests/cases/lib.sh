@@ -15,8 +15,8 @@ check() {
 		printf '%s\n' "$out" | sed 's/^/    /' | head -n 20
 	fi
 }
-# within A B PCT: |A - B| <= PCT% of B (B > 0)
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }
+# within A B PCT [SLACK]: |A - B| <= PCT% of B, plus SLACK (B > 0)
+within() { awk -v a="$1" -v b="$2" -v p="$3" -v s="${4:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100 + s) }'; }
 # save FILE...: keep files in $TPROF_OUT (the host's BUILD/vm/NAME/out)
 save() { cp "$@" "$TPROF_OUT/" 2>/dev/null || true; }
 # diffpct A B: A against B, a signed percentage ("+1.25%")
