@@ -68,7 +68,8 @@ for x in a b c; do
 	if within "$hot" "$inhot" $hot_tol ||
 		{ [ "$hot" -lt "$inhot" ] && within $((hot + lost)) "$inhot" $hot_tol; }; then
 		ok "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(diffpct "$hot" "$inhot"); ${lost:-0} ns [lost])"
-	else fail "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(diffpct "$hot" "$inhot"); ${lost:-0} ns [lost])"; grep "tree-$x" fan.sum | sed 's/^/    /'; fi
+	else fail "fan-out: tree-$x's hot_$x by name: $hot ns, its CPU clock in it $inhot ns ($(diffpct "$hot" "$inhot"); ${lost:-0} ns [lost])"; grep "tree-$x" fan.sum | sed 's/^/    /'
+		go tool pprof -top -tagfocus="pid=$pid" fan.pb.gz 2>/dev/null | sed -n '/flat%/,+8p' | sed 's/^/    /'; fi
 done
 if [ "$(grep -c '^label' fan.sum)" -ge 4 ] && grep -q 'processes: [4-9]' fan.err; then
 	ok "fan-out: a process label per program and a process table in --report"

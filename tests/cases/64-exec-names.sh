@@ -22,9 +22,9 @@ SUM=$B/lab/pprofsum
 
 w() { echo "$B/progs/tree-$1 wrap $B/progs/tree-$1 work $2 > $1.txt"; }
 for run in 1 2; do
-	"$TR" --report -o "run$run.pb.gz" -- sh -c "$(w a 600) & $(w b 500) & $(w c 400); wait" 2> "run$run.err" ||
+	"$TR" --report -o "run$run.pb.gz" --save-raw "run$run.raw" -- sh -c "$(w a 600) & $(w b 500) & $(w c 400); wait" 2> "run$run.err" ||
 		fail "run $run: tprof-read -- sh -c 'a & b & c; wait' exits $?"
-	save "run$run.pb.gz" "run$run.err"
+	save "run$run.pb.gz" "run$run.err" "run$run.raw"
 	"$SUM" -label process -func "hot_a,hot_b,hot_c" "run$run.pb.gz" > "run$run.sum" 2>&1
 	for x in a b c; do
 		read -r _ pid inhot < $x.txt
@@ -35,6 +35,8 @@ for run in 1 2; do
 		else
 			fail "run $run: tree-$x (pid $pid) after its exec: hot_$x by name $hot ns, its own clock in it $inhot ns ($(diffpct "$hot" "$inhot"))"
 			grep "tree-$x" "run$run.sum" | sed 's/^/    /'
+			# where the rest of its time went
+			go tool pprof -top -tagfocus="pid=$pid" "run$run.pb.gz" 2>/dev/null | sed -n '/flat%/,+8p' | sed 's/^/    /'
 		fi
 	done
 done

@@ -8,16 +8,6 @@
 #include "analyze/symbolize.h"
 #include "lib/util.h"
 
-/* The object m's frames are named from: NULL when it has no file. */
-static struct object *object_of(const struct symbolize_opts *o,
-				const struct mapping *m)
-{
-	/* no image recorded (an older stream): this kernel's own */
-	if (!m->image && !strcmp(m->path, "[vdso]"))
-		return objects__file(o->objs, m->path, NULL);
-	return objects__get(o->objs, m, &o->view);
-}
-
 static void set_lines(struct rloc *l, const struct sym_frame *fr, int n)
 {
 	l->lines = xmalloc((size_t)n * sizeof(*fr));
@@ -131,7 +121,7 @@ static void open_maps(struct resolved *r, struct profile *p,
 		rm->build_id = m->build_id ? m->build_id : "";
 		if (!o->sym && !m->build_id)
 			read_buildid(r, o, m, rm);
-		if (!o->sym || !(objs[i] = object_of(o, m)))
+		if (!o->sym || !(objs[i] = objects__get(o->objs, m, &o->view)))
 			continue;
 		fi = symbolizer__object(o->sym, objs[i]);
 		if (!fi->loaded) {

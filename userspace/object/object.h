@@ -109,8 +109,9 @@ const struct objects_stats *objects__stats(const struct objects *objs);
 /*
  * The object of mapping m, found through view v with m's recorded build-id
  * (never a file of another build: then info.loaded is false and
- * info.mismatch says what was found), or the recorded vDSO image. NULL for
- * a mapping that has no file (anonymous, "[vdso]" without an image).
+ * info.mismatch says what was found), or the recorded vDSO image (none
+ * recorded: this kernel's, if the same size). NULL for a mapping that has
+ * no file (anonymous, a "[vdso]" of another size without an image).
  * Cached by (path, build-id); a lookup that found nothing is tried again
  * only through another view.
  */
