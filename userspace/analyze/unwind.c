@@ -538,8 +538,7 @@ static bool saves_record(const struct walk *w, const struct uw_rule *ru)
 }
 
 /*
- * Does the function that return address ret returns into keep its frame
- * pointer there, so that the chain's next link is its own frame record
+ * Does the function at addr keep its frame pointer there, so that the chain's next link is its own frame record
  * (and the return address after it its caller)? Its CFA is bp-based, it
  * is Go's (every Go function with a frame keeps one; its CFI is sp-based
  * throughout), it has no CFI to say otherwise, or (AArch64, where GCC
@@ -547,19 +546,19 @@ static bool saves_record(const struct walk *w, const struct uw_rule *ru)
  * x30 as a frame record. Code built without frame pointers leaves bp as
  * its caller's: the chain's next link skips it.
  */
-static bool keeps_fp(struct walk *w, uint64_t ret)
+static bool keeps_fp_at(struct walk *w, uint64_t addr)
 {
 	const struct uw_rule *ru;
 	struct mapping *m;
 	struct object *o;
 	uint64_t vaddr;
 
-	m = find_mapping(w, ret - 1);
+	m = find_mapping(w, addr);
 	if (!m)
 		return true;
 	o = mapping_obj(w->u, w->maps, m, w->root_pid);
 	if (o == &no_object ||
-	    !object__vaddr(o, m->start, m->offset, ret - 1, &vaddr))
+	    !object__vaddr(o, m->start, m->offset, addr, &vaddr))
 		return true;
 	ru = cfi__row(&w->u->cfi, o, vaddr, w->abi->nregs);
 	if (!ru->ok || (!ru->cfa_ops && ru->cfa_reg == w->abi->bp))
@@ -567,6 +566,12 @@ static bool keeps_fp(struct walk *w, uint64_t ret)
 	if (w->abi->pac && saves_record(w, ru))
 		return true;
 	return cfi__is_go(&w->u->cfi, o);
+}
+
+/* keeps_fp_at() the call before return address ret */
+static bool keeps_fp(struct walk *w, uint64_t ret)
+{
+	return keeps_fp_at(w, ret - 1);
 }
 
 /*
@@ -758,17 +763,19 @@ static bool keep_lr(struct walk *w, const struct tprof_record *s,
  * where it is the caller (keep_lr()), then the chain's return addresses.
  */
 static unsigned int fp_frames(struct walk *w, const struct tprof_record *s,
-			      uint64_t *out, unsigned int max)
+			      uint64_t *out, unsigned int max, bool *lr_in)
 {
 	unsigned int n = 0, j;
 	uint64_t pc = chain_ip(w, s, 0);
 
+	*lr_in = false;
 	out[n++] = pc;
 	if (w->chain0 > w->nk + 1 && n < max) {
 		uint64_t lr = tprof_record_ip(s, w->nk + 1) & w->ra_keep;
 
 		if (keep_lr(w, s, pc, lr)) {
 			out[n++] = lr;
+			*lr_in = true;
 			w->u->st.lr_kept++;
 		} else {
 			w->u->st.lr_dropped++;
@@ -776,6 +783,43 @@ static unsigned int fp_frames(struct walk *w, const struct tprof_record *s,
 	}
 	for (j = 1; j < w->nchain && n < max; j++)
 		out[n++] = chain_ip(w, s, j);
+	return n;
+}
+
+/*
+ * The FP chain with each join checked (--call-graph fp, a sample with no
+ * snapshot, a pc with no CFI): where the function of a frame does not keep
+ * its frame pointer there (keeps_fp_at(): code built without them, a
+ * frameless leaf, a prologue), the chain's next link is not its caller
+ * but one further up, and the stack looked whole with a frame missing
+ * (qsort_r's caller under Debian's libc). It is cut after that frame and
+ * marked, as is a chain the kernel's walk ended on a fault or at its cap.
+ * A frame with no CFI is taken on trust, and a chain that ended at a zero
+ * frame pointer (the ABI's end: _start, a thread's start) is not asked
+ * for a root: fp mode reaches no further than libc's start code in any
+ * Debian program. With the LR in (arm64), the leaf's caller is
+ * the LR: the chain goes on from the caller's record.
+ */
+static unsigned int fp_checked(struct walk *w, const struct tprof_record *s,
+			       uint64_t *out, unsigned int max,
+			       bool *truncated)
+{
+	bool lr_in;
+	unsigned int n = fp_frames(w, s, out, max, &lr_in), i;
+
+	w->u->st.fp_checked++;
+	for (i = lr_in ? 1 : 0; i + 1 < n; i++)
+		if (!keeps_fp_at(w, i ? out[i] - 1 : out[i])) {
+			*truncated = true;
+			w->u->st.fp_cut++;
+			return i + 1;
+		}
+	/* the kernel's walk ended on an unreadable record, or at its cap:
+	 * not at a zero frame pointer, the ABI's end of the chain */
+	if (s->hdr.flags & (TPROF_RF_USER_FAULT | TPROF_RF_USER_TRUNCATED)) {
+		*truncated = true;
+		w->u->st.fp_cut++;
+	}
 	return n;
 }
 
@@ -827,11 +871,18 @@ unsigned int unwinder__sample(struct unwinder *u,
 		/* AArch32 samples have no snapshot: pc and lr only */
 		if (a32 || mode == UNWIND_FP || !ur ||
 		    ur->abi != TPROF_ABI_ARM64) {
-			n = fp_frames(&w, s, out, max);
+			n = fp_checked(&w, s, out, max, truncated);
 			goto out;
 		}
 	} else if (mode == UNWIND_FP || !ur) {
-		return 0;
+		/* x86: the registers' ABI is the sample's */
+		w.abi = abi_of(s->u.sample.abi);
+		if (!w.abi)
+			return 0;
+		w.addr_mask = w.abi->addr_mask;
+		w.ra_keep = w.addr_mask;
+		n = fp_checked(&w, s, out, max, truncated);
+		goto out;
 	}
 	w.abi = abi_of(ur->abi);
 	if (!w.abi)
@@ -876,7 +927,7 @@ unsigned int unwinder__sample(struct unwinder *u,
 	/* no CFI at the pc: the snapshot says nothing the chain does not */
 	if (n == 1 && w.stop_norule) {
 		u->st.fp_fallback++;
-		n = lr ? fp_frames(&w, s, out, max) : 0;
+		n = fp_checked(&w, s, out, max, truncated);
 		/*
 		 * Marked, not a stack that looks whole: a chain of the pc
 		 * alone says nothing of the callers, and where no mapping

@@ -36,6 +36,9 @@ struct unwind_stats {
 	/* TPROF_RF_USER_LR samples' FP frames: the link register kept as
 	 * the caller, or dropped as stale */
 	uint64_t lr_kept, lr_dropped;
+	/* FP chains checked (fp_checked()): cut where a link skips a
+	 * caller */
+	uint64_t fp_checked, fp_cut;
 	uint64_t ns;		/* time spent in unwinder__sample() */
 };
 

@@ -60,6 +60,10 @@ void report__unwind(const struct profile *p, struct unwinder *u)
 			 (unsigned long long)st->truncated,
 			 (unsigned long long)st->rules,
 			 (unsigned long long)st->rule_hits);
+	if (st->fp_checked)
+		pr_debug("frame-pointer chains: %llu checked against CFI, %llu cut where a function kept no frame pointer",
+			 (unsigned long long)st->fp_checked,
+			 (unsigned long long)st->fp_cut);
 	if (st->lr_kept || st->lr_dropped)
 		pr_debug("arm64 link registers of frame-pointer stacks: %llu kept as the caller, %llu dropped as stale",
 			 (unsigned long long)st->lr_kept,
