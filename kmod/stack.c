@@ -334,8 +334,11 @@ static unsigned int tprof_stack_walk32(u32 fp, u64 *ips, unsigned int n,
 			break;
 		ips[n++] = f.ret;
 		/* Frames live further up the stack; stop on loops. */
-		if (f.next <= fp)
+		if (f.next <= fp) {
+			if (f.next)	/* not the chain's end: a bad link */
+				*rflags |= TPROF_RF_USER_FAULT;
 			break;
+		}
 		fp = f.next;
 	}
 	return n;
@@ -361,8 +364,11 @@ static unsigned int tprof_stack_walk64_checked(u64 fp, u64 *ips,
 			break;
 		ips[n++] = tprof_arch_user_ret(f.ret);
 		/* Frames live further up the stack; stop on loops. */
-		if (f.next <= fp)
+		if (f.next <= fp) {
+			if (f.next)	/* not the chain's end: a bad link */
+				*rflags |= TPROF_RF_USER_FAULT;
 			break;
+		}
 		fp = f.next;
 	}
 	return n;
@@ -407,8 +413,11 @@ static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
 			break;
 		ips[n++] = tprof_arch_user_ret(ret);
 		/* Frames live further up the stack; stop on loops. */
-		if (next <= fp)
+		if (next <= fp) {
+			if (next)	/* not the chain's end: a bad link */
+				*rflags |= TPROF_RF_USER_FAULT;
 			break;
+		}
 		fp = next;
 		continue;
 efault:

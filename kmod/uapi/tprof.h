@@ -464,7 +464,8 @@ struct tprof_ioc_uwalk_tid {
  * @lost_samples: samples dropped (ring full or record too large).
  * @lost_weight_ns: CPU time those samples stood for.
  * @lost_records: non-sample records dropped (THREAD, EXEC, ...).
- * @user_stack_faults: user walks ended by an unreadable frame.
+ * @user_stack_faults: user walks ended by an unreadable frame, or by a
+ *	record pointing down the stack (TPROF_RF_USER_FAULT).
  * @user_stack_truncated: user walks cut at max_user_frames.
  * @kernel_stack_truncated: kernel walks cut at max_kernel_frames.
  * @threads_seen: distinct threads that ran while enabled.
@@ -614,7 +615,13 @@ struct tprof_rec_hdr {
 
 /* SAMPLE flags */
 #define TPROF_RF_USER_TRUNCATED		0x1U  /* hit max_user_frames */
-#define TPROF_RF_USER_FAULT		0x2U  /* walk ended on a fault */
+/*
+ * The user walk ended on a fault, or on a frame record whose next frame
+ * pointer is not 0 and not above it (a frame pointer that was none: code
+ * built without them left a value there): not at the ABI's end of the
+ * chain, a zero frame pointer. The reader marks such a chain cut.
+ */
+#define TPROF_RF_USER_FAULT		0x2U
 #define TPROF_RF_KERNEL_TRUNCATED	0x4U
 #define TPROF_RF_LATE			0x8U  /* weight_ns > period_ns */
 #define TPROF_RF_OFF_CPU		0x10U /* off-CPU time: see off_state */

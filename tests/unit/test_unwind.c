@@ -44,6 +44,7 @@ struct rec_opts {
 	unsigned int snap_bytes;
 	unsigned int cut;	/* > 0: copy at most this much (PARTIAL) */
 	bool below;		/* TPROF_F_SNAPSHOT_BELOW: the red zone too */
+	bool no_snapshot;	/* SAMPLE records only (a --call-graph fp session) */
 	bool dwarf;		/* SESSION says --call-graph dwarf */
 	/*
 	 * Multi-threaded programs (Go): a stop is a sample only when the
@@ -120,8 +121,11 @@ static unsigned int fp_walk(int memfd, bool ia32, uint64_t ip, uint64_t bp,
 		if (!ret)
 			break;
 		ips[n++] = ret;
-		if (next <= fp)
+		if (next <= fp) {
+			if (next)	/* a bad link, not the chain's end */
+				*flags |= TPROF_RF_USER_FAULT;
 			break;
+		}
 		fp = next;
 	}
 	return n;
@@ -419,6 +423,16 @@ static void snapshot(struct sbuf *b, const struct rec_opts *o, int memfd,
 	}
 	nu = fp_walk(memfd, ia32, r->rip, r->rbp, ips,
 		     TPROF_DEFAULT_USER_FRAMES, &flags);
+	if (o->no_snapshot) {	/* --call-graph fp: the chain alone */
+		size_t at = b->len;
+
+		sb_sample(b, pid, tid, PERIOD_NS, weight_ns, mono_ns(), 0, NULL,
+			  nu, ips);
+		((struct tprof_rec_hdr *)(b->p + at))->flags |= flags;
+		((struct tprof_rec_sample *)(b->p + at))->abi =
+			ia32 ? TPROF_ABI_IA32 : TPROF_ABI_X86_64;
+		return;
+	}
 	ustack_at = b->len + sizeof(struct tprof_rec_sample) + 8 * nu;
 	/* as kmod/sampler.c: the red zone first, when all of it reads */
 	if (o->below && !ia32 &&
@@ -483,7 +497,8 @@ static int record(const struct rec_opts *o, const char *path)
 	now = mono_ns();
 	sb_session(&b, pid, PERIOD_NS, 1, now);
 	ss = (struct tprof_urec_session *)b.p;
-	ss->flags = TPROF_F_USER_SNAPSHOT | (o->dwarf ? TPROF_SESSION_F_DWARF : 0);
+	ss->flags = (o->no_snapshot ? 0 : TPROF_F_USER_SNAPSHOT) |
+		    (o->dwarf ? TPROF_SESSION_F_DWARF : 0);
 	if (seize_new(&t, &b))
 		goto out_kill;
 	if (proc_maps_read(pid, &maps, &mlen))
@@ -778,6 +793,38 @@ static void test_vdso(void)
 	CHECK(AT_LEAST(sh, order, 95));
 }
 
+/*
+ * A --call-graph fp session: SAMPLE records with the chain alone, no
+ * snapshot. Each join is checked against the CFI all the same: the
+ * frameless leaf's stack is cut right above it, not shown under main
+ * (its caller skipped), and qsort's comparator reaches main in order or
+ * is marked, in every sample. Until fp_checked() ran on these too, the
+ * leaf was under main in 100% and the comparator right or marked in 0%.
+ */
+static void test_fp_session(void)
+{
+	struct rec_opts leaf = { .prog = "progs/unwind", .mode = "leaf",
+				 .nsamples = NSAMPLES, .no_snapshot = true };
+	struct rec_opts qs = { .prog = "progs/unwind", .mode = "qsort",
+			       .nsamples = NSAMPLES, .no_snapshot = true };
+	const char *raw = build_path("unit/unwind-fp.raw");
+	static const char *const want_leaf[] = { "caller", "main", NULL };
+	static const char *const want_qs[] = { "sort_round", "main", NULL };
+	struct shape sh;
+
+	CHECK_EQ(record(&leaf, raw), 0);
+	CHECK_EQ(shape_of(raw, NULL, "hot_leaf", "caller", want_leaf, &sh), 0);
+	print_shape("leaf, no snapshot", "fp session", &sh);
+	CHECK(AT_LEAST(sh, truncated, 95));
+	CHECK(sh.main * 100 <= 5 * sh.leaf);
+	CHECK_EQ(record(&qs, raw), 0);
+	CHECK_EQ(shape_of(raw, NULL, "cmp_ints", NULL, want_qs, &sh), 0);
+	print_shape("qsort, no snapshot", "fp session", &sh);
+	CHECK(sh.leaf >= 50);
+	CHECK_EQ(sh.whole + sh.truncated, sh.leaf);
+	CHECK_EQ(sh.main, sh.order);
+}
+
 static void test_qsort(void)
 {
 	struct rec_opts o = { .prog = "progs/unwind", .mode = "qsort",
@@ -1031,6 +1078,10 @@ static void test_ia32(void)
 	CHECK_EQ(shape_of(raw, "fp", "cmp_ints", NULL, want, &sh), 0);
 	print_shape("ia32 qsort", "fp", &sh);
 	CHECK(sh.leaf >= 50 && sh.main * 100 <= 5 * sh.leaf);
+	/* right or marked: the chain ends at a record of libc's that points
+	 * down the stack (TPROF_RF_USER_FAULT since the module says so;
+	 * 0.6% were marked before) */
+	CHECK_EQ(sh.whole + sh.truncated, sh.leaf);
 }
 
 /* exec_errno(), which decides test_ia32's skip, tells a program the host
@@ -1329,6 +1380,7 @@ const struct unit_test unwind_tests[] = {
 	{ "unwind: seed stream with snapshots", test_seed },
 	{ "unwind: a frameless leaf keeps its caller (hybrid, 1024 bytes); fp marks the cut", test_leaf },
 	{ "unwind: a vDSO pc with no VDSO record keeps its caller (this kernel's image)", test_vdso },
+	{ "unwind: a --call-graph fp session (no snapshots): a frameless leaf and qsort's comparator right or marked", test_fp_session },
 	{ "unwind: a qsort comparator reaches main through libc (dwarf); fp does not", test_qsort },
 	{ "unwind: qsort in the default mode (hybrid, 1024 bytes): every stack reaches main in order or ends in [truncated], and in fp mode", test_qsort_hybrid },
 	{ "unwind: C++ -O2 without frame pointers reaches main (dwarf)", test_cxx },

@@ -65,6 +65,7 @@ struct abi_regs {
 	uint8_t sp, bp, nregs, word;
 	uint64_t addr_mask;
 	bool pac;
+	uint16_t machine;	/* the ELF e_machine of its code */
 };
 
 static const struct abi_regs abi64 = {
@@ -80,6 +81,7 @@ static const struct abi_regs abi64 = {
 	},
 	.pc_slot = TPROF_UREG_IP, .fp_slot = TPROF_UREG_BP,
 	.sp = 7, .bp = 6, .nregs = 17, .word = 8, .addr_mask = UINT64_MAX,
+	.machine = EM_X86_64,
 };
 
 static const struct abi_regs abi32 = {
@@ -95,6 +97,7 @@ static const struct abi_regs abi32 = {
 	},
 	.pc_slot = TPROF_UREG_IP, .fp_slot = TPROF_UREG_BP,
 	.sp = 4, .bp = 5, .nregs = 9, .word = 4, .addr_mask = UINT32_MAX,
+	.machine = EM_386,
 };
 
 /*
@@ -116,7 +119,7 @@ static const struct abi_regs abi_arm64 = {
 	},
 	.pc_slot = TPROF_AREG_PC, .fp_slot = TPROF_AREG_FP,
 	.sp = 31, .bp = 29, .nregs = 32, .word = 8, .addr_mask = UINT64_MAX,
-	.pac = true,
+	.pac = true, .machine = EM_AARCH64,
 };
 
 /*
@@ -127,6 +130,7 @@ static const struct abi_regs abi_arm32 = {
 	.dwarf = { [0 ... TPROF_UREG_NR - 1] = -1 },
 	.pc_slot = 0, .fp_slot = 0,
 	.sp = 13, .bp = 11, .nregs = 16, .word = 4, .addr_mask = UINT32_MAX,
+	.machine = EM_ARM,
 };
 
 /* the register set of a USTACK record's abi, NULL for one without CFI */
@@ -546,6 +550,18 @@ static bool saves_record(const struct walk *w, const struct uw_rule *ru)
  * x30 as a frame record. Code built without frame pointers leaves bp as
  * its caller's: the chain's next link skips it.
  */
+/*
+ * Is o code of the sample's machine? Another machine's CFI rows (a file
+ * replaced, a test's stand-in) say nothing of this one's frame records.
+ */
+static bool same_machine(const struct walk *w, struct object *o)
+{
+	GElf_Ehdr eh;
+
+	return !o->elf || !gelf_getehdr(o->elf, &eh) ||
+	       eh.e_machine == w->abi->machine;
+}
+
 static bool keeps_fp_at(struct walk *w, uint64_t addr)
 {
 	const struct uw_rule *ru;
@@ -557,7 +573,7 @@ static bool keeps_fp_at(struct walk *w, uint64_t addr)
 	if (!m)
 		return true;
 	o = mapping_obj(w->u, w->maps, m, w->root_pid);
-	if (o == &no_object ||
+	if (o == &no_object || !same_machine(w, o) ||
 	    !object__vaddr(o, m->start, m->offset, addr, &vaddr))
 		return true;
 	ru = cfi__row(&w->u->cfi, o, vaddr, w->abi->nregs);
@@ -808,6 +824,7 @@ static unsigned int fp_checked(struct walk *w, const struct tprof_record *s,
 	unsigned int n = fp_frames(w, s, out, max, &lr_in), i;
 
 	w->u->st.fp_checked++;
+	w->sn.word = w->abi->word;	/* saves_record()'s, with no snapshot */
 	for (i = lr_in ? 1 : 0; i + 1 < n; i++)
 		if (!keeps_fp_at(w, i ? out[i] - 1 : out[i])) {
 			*truncated = true;

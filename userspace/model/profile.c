@@ -385,9 +385,11 @@ static uint32_t sample_ips(struct profile *p, const struct tprof_record *r,
 	*truncated = false;
 	for (i = 0; i < s->nr_kernel; i++)
 		ips[i] = tprof_record_ip(r, i);
-	/* an arm64 link register: the unwinder tells a caller from a stale
-	 * one, with the objects (analyze/unwind.c keep_lr()) */
-	if ((us || lr) && p->unwind)
+	/* a snapshot, or the FP chain alone: the unwinder checks each of
+	 * the chain's links against the CFI (analyze/unwind.c fp_checked())
+	 * and tells an arm64 link register that is the caller from a stale
+	 * one (keep_lr()) */
+	if (p->unwind)
 		n = p->unwind(p->unwind_ctx, p, r, us, ips + s->nr_kernel,
 			      TPROF_MAX_USER_FRAMES, truncated);
 	if (n)
