@@ -542,15 +542,6 @@ static bool saves_record(const struct walk *w, const struct uw_rule *ru)
 }
 
 /*
- * Does the function at addr keep its frame pointer there, so that the chain's next link is its own frame record
- * (and the return address after it its caller)? Its CFA is bp-based, it
- * is Go's (every Go function with a frame keeps one; its CFI is sp-based
- * throughout), it has no CFI to say otherwise, or (AArch64, where GCC
- * keeps frame records by default and its CFI on sp) its row saves x29 and
- * x30 as a frame record. Code built without frame pointers leaves bp as
- * its caller's: the chain's next link skips it.
- */
-/*
  * Is o code of the sample's machine? Another machine's CFI rows (a file
  * replaced, a test's stand-in) say nothing of this one's frame records.
  */
@@ -562,6 +553,15 @@ static bool same_machine(const struct walk *w, struct object *o)
 	       eh.e_machine == w->abi->machine;
 }
 
+/*
+ * Does the function at addr keep its frame pointer there, so that the
+ * chain's next link is its own frame record (and the return address after
+ * it its caller)? Its CFA is bp-based, it is Go's (every Go function
+ * with a frame keeps one; its CFI is sp-based throughout), it has no CFI
+ * to say otherwise, or (AArch64, where GCC keeps frame records by default
+ * and its CFI on sp) its row saves x29 and x30 as a frame record. Code built without frame pointers leaves bp as
+ * its caller's: the chain's next link skips it.
+ */
 static bool keeps_fp_at(struct walk *w, uint64_t addr)
 {
 	const struct uw_rule *ru;
