@@ -10,7 +10,11 @@
 #    thread empties the rings;
 #  - attached (-p, -d 1) to the same program already running: 16 spinners
 #    on 8 CPUs starved the reader's drain thread on a 6.12-arm64 guest (4%
-#    lost) until it ran at nice -10 (root here).
+#    lost) until it ran at nice -10 (root here);
+#  - attached to 16 threads with 64 KiB rings (46 samples): the loop's
+#    thread, at nice 0 among the spinners, waited about 150 ms for its CPU
+#    right after ENABLE before it woke the drain thread (140 and 146
+#    samples lost; 14 of the default 256 KiB once, in CI).
 # Truth is the module's: its LOST records ([lost] in the profile) must be
 # none, and each thread's sampled CPU within one period of the CPU the
 # module accounted for it (--report's ERROR column), so nothing went
@@ -82,6 +86,20 @@ entry() {
 	fi
 }
 
+# spinners N: progs/inlines' N threads running, its pid in $pid; a budget
+# it never reaches, killed after: under TCG the guest's CPU clocks can
+# leap by seconds (case 40), and a short one ends early
+spinners() {
+	"$P" -t "$1" -s 1000 > /dev/null &
+	pid=$!
+	# running inlines itself, its threads started
+	for _ in $(seq 300); do
+		[ "$(readlink "/proc/$pid/exe")" = "$(readlink -f "$P")" ] &&
+			[ "$(ls "/proc/$pid/task" | wc -l)" -gt "$1" ] && break
+		sleep 0.1
+	done
+}
+
 for n in 4 8 16; do
 	"$TR" --report -o "$PWD/launch$n.pb.gz" -- "$P" -t $n -s 0.3 > /dev/null 2> "launch$n.err" ||
 		fail "launch$n: tprof-read -- inlines -t $n exits $?"
@@ -93,20 +111,19 @@ for n in 4 8 16; do
 		skip "attach16: plain TCG: the host's load, not the reader, decides (an exact guest runs it)"
 		continue
 	fi
-	# a budget it never reaches, killed after: under TCG the guest's CPU
-	# clocks can leap by seconds (case 40), and a short one ends early
-	"$P" -t $n -s 1000 > /dev/null &
-	pid=$!
-	# running inlines itself, its threads started
-	for _ in $(seq 300); do
-		[ "$(readlink "/proc/$pid/exe")" = "$(readlink -f "$P")" ] &&
-			[ "$(ls "/proc/$pid/task" | wc -l)" -gt $n ] && break
-		sleep 0.1
-	done
+	spinners $n
 	"$TR" -v --report -p $pid -d 1 -o "$PWD/attach$n.pb.gz" 2> "attach$n.err" ||
 		{ fail "attach$n: tprof-read -p -d 1 exits $?"; grep -v debug "attach$n.err" | head -5 | sed 's/^/    /'; }
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	check attach$n $n
 done
+if [ "${VM_MODE:-tcg}" != tcg ]; then
+	spinners 16
+	"$TR" -v --report --ring-bytes 65536 -p $pid -d 1 -o "$PWD/attach16s.pb.gz" 2> attach16s.err ||
+		fail "attach16s: tprof-read --ring-bytes 65536 -p -d 1 exits $?"
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	check attach16s 16
+fi
 exit 0

@@ -209,12 +209,18 @@ static void wake(struct drain *d)
 	}
 }
 
-/* Wait for room in the queue; false when told to stop. */
+/* Wait for drain__go() and room in the queue; false when told to stop. */
 static bool wait_room(struct drain *d, bool *last)
 {
 	bool go;
 
 	pthread_mutex_lock(&d->lock);
+	if (!d->ready) {
+		d->ready = true;
+		pthread_cond_broadcast(&d->room);
+	}
+	while (!d->go && !d->stop)
+		pthread_cond_wait(&d->room, &d->lock);
 	while (d->queued >= d->bound && !d->stop) {
 		d->full_waits++;
 		pthread_cond_wait(&d->room, &d->lock);
@@ -327,7 +333,45 @@ int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
 		return ret;
 	}
 	d->on = d->running = true;
+	/* its nice taken, asleep: ENABLE's first samples wake it at once */
+	pthread_mutex_lock(&d->lock);
+	while (!d->ready)
+		pthread_cond_wait(&d->room, &d->lock);
+	pthread_mutex_unlock(&d->lock);
 	return 0;
+}
+
+void drain__hurry(struct drain *d)
+{
+	id_t self = (id_t)gettid();
+
+	if (!d->on)
+		return;
+	errno = 0;
+	d->loop_nice = getpriority(PRIO_PROCESS, self);
+	d->hurried = !errno && d->loop_nice > DRAIN_NICE &&
+		     !setpriority(PRIO_PROCESS, self, DRAIN_NICE);
+}
+
+/* The loop's thread back at its own nice (raising it needs no right). */
+static void unhurry(struct drain *d)
+{
+	if (d->hurried &&
+	    setpriority(PRIO_PROCESS, (id_t)gettid(), d->loop_nice))
+		pr_debug("drain: nice %d back: %s", d->loop_nice,
+			 strerror(errno));
+	d->hurried = false;
+}
+
+void drain__go(struct drain *d)
+{
+	if (!d->on)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->go = true;
+	pthread_cond_broadcast(&d->room);
+	pthread_mutex_unlock(&d->lock);
+	unhurry(d);
 }
 
 int drain__wake_fd(const struct drain *d)
@@ -356,37 +400,54 @@ static size_t whole_fit(const struct drain_chunk *c, size_t cap)
 	return n;
 }
 
-ssize_t drain__read(struct drain *d, void *buf, size_t cap)
+/* Copy whole records of the loop's taken chunks into buf; bytes copied. */
+static size_t read_taken(struct drain *d, unsigned char *buf, size_t cap)
 {
-	char junk[64];
 	size_t got = 0, n;
-	ssize_t ret;
 
-	while (read(d->wake[0], junk, sizeof(junk)) > 0)
-		;
-	pthread_mutex_lock(&d->lock);
-	while (d->head) {
-		struct drain_chunk *c = d->head;
+	while (d->taken) {
+		struct drain_chunk *c = d->taken;
 
 		n = whole_fit(c, cap - got);
 		if (n > cap - got)
 			n = cap - got;
 		if (!n)
 			break;
-		memcpy((unsigned char *)buf + got, c->bytes + c->off, n);
+		memcpy(buf + got, c->bytes + c->off, n);
 		got += n;
 		c->off += n;
-		d->queued -= n;
 		if (c->off < c->len)
 			break;
-		d->head = c->next;
-		if (!d->head)
-			d->tail = NULL;
+		d->taken = c->next;
 		free(c);
 	}
+	return got;
+}
+
+ssize_t drain__read(struct drain *d, void *buf, size_t cap)
+{
+	char junk[64];
+	size_t got;
+	ssize_t ret;
+
+	while (read(d->wake[0], junk, sizeof(junk)) > 0)
+		;
+	pthread_mutex_lock(&d->lock);
+	if (!d->taken) {
+		d->taken = d->head;
+		d->head = NULL;
+		d->tail = NULL;
+	}
+	pthread_mutex_unlock(&d->lock);
+	got = read_taken(d, buf, cap);
+	pthread_mutex_lock(&d->lock);
 	if (got) {
+		d->queued -= got;
 		pthread_cond_signal(&d->room);
 		ret = got;
+	} else if (d->head || d->taken) {
+		/* queued since, or a record larger than cap: the caller's */
+		ret = -EAGAIN;
 	} else if (d->err) {
 		ret = d->err;
 	} else {
@@ -416,6 +477,7 @@ void drain__free(struct drain *d)
 
 	if (!d->on)
 		return;
+	unhurry(d);
 	if (d->running) {
 		pthread_mutex_lock(&d->lock);
 		d->stop = true;
@@ -429,6 +491,10 @@ void drain__free(struct drain *d)
 		free(c);
 	}
 	d->tail = NULL;
+	while ((c = d->taken)) {
+		d->taken = c->next;
+		free(c);
+	}
 	while (d->maps) {
 		struct drain_maps *m = d->maps;
 

@@ -31,9 +31,20 @@ struct drain {
 	pthread_cond_t room;		/* the queue has room again */
 	/* under lock: what was read and not yet taken, oldest first */
 	struct drain_chunk *head, *tail;
-	size_t queued, max_queued;	/* bytes */
+	/*
+	 * The loop's own, no lock: chunks it took from the queue in one
+	 * step and has not read through. The loop holds the lock only for
+	 * such steps: preempted with it held (nice 0, among the target's
+	 * spinners) it would keep the thread from the rings.
+	 */
+	struct drain_chunk *taken;
+	size_t queued, max_queued;	/* bytes, taken ones included */
 	size_t bound;			/* the queue's most, in bytes */
 	uint64_t full_waits;		/* times it waited for room */
+	bool ready;			/* the thread has its nice */
+	bool hurried;			/* the loop's thread at that nice */
+	int loop_nice;			/* its own before */
+	bool go;			/* ENABLE done: read */
 	bool eof;			/* the device said end of stream */
 	int err;			/* a read's -errno, else 0 */
 	bool last;			/* DISABLE done: read until empty */
@@ -62,11 +73,28 @@ struct drain {
 
 /*
  * Start the thread on sess's device (signals blocked in it: they stay the
- * loop's). bound: the queue's most bytes; at the bound the thread waits,
- * and the rings fill as they would with a slow reader. 0 or -errno.
+ * loop's), before ENABLE: it takes its nice and sleeps until drain__go();
+ * this returns once it sleeps.
+ * bound: the queue's most bytes; at the bound the thread waits, and the
+ * rings fill as they would with a slow reader. 0 or -errno.
  */
 int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
 		 size_t bound);
+
+/*
+ * Before ENABLE, from the loop's thread: it runs at the drain thread's
+ * nice until drain__go(), where the user may. At nice 0 among the
+ * target's spinners (16 on one CPU) the loop once waited 150 ms for its
+ * CPU right after ENABLE, before it could wake the drain thread: 102 of
+ * 64 KiB rings' samples lost, 14 of 256 KiB ones.
+ */
+void drain__hurry(struct drain *d);
+
+/*
+ * ENABLE done: the thread reads from now on, and the loop's thread is
+ * back at its own nice.
+ */
+void drain__go(struct drain *d);
 
 /* The descriptor that becomes readable when a chunk was queued. */
 int drain__wake_fd(const struct drain *d);

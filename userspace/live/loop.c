@@ -599,6 +599,21 @@ static int start_session(struct live *l, struct tprof_ioc_enable *en)
 	enable_request(l, en);
 	open_proofs(l, en, &auxv_fd, &mem_fd);
 	record_session(l, en);
+	/*
+	 * From ENABLE on nothing else reads the rings: not the maps and
+	 * build-ids of the first snapshot either, nor a stop's. The drain
+	 * thread reads the maps of a process at its EXEC or PROC record
+	 * itself (maps_at()): the loop may get there after the process
+	 * exited. Started before ENABLE, it sleeps until then (drain.h).
+	 * TPROF_READ_DRAIN=0: the loop reads the device itself.
+	 */
+	if (getenv("TPROF_READ_DRAIN") &&
+	    !strcmp(getenv("TPROF_READ_DRAIN"), "0"))
+		pr_debug("no drain thread (TPROF_READ_DRAIN=0): the loop reads the device");
+	else if (drain__start(&l->drain, &l->sess, READ_BYTES,
+			      DRAIN_BOUND_BYTES))
+		pr_debug("no drain thread: the loop reads the device");
+	drain__hurry(&l->drain);
 	ret = enable(l, en);
 	if (auxv_fd >= 0)
 		close(auxv_fd);
@@ -611,19 +626,7 @@ static int start_session(struct live *l, struct tprof_ioc_enable *en)
 	}
 	l->enabled = true;
 	l->ring_bytes = en->ring_bytes;
-	/*
-	 * From ENABLE on nothing else reads the rings: not the maps and
-	 * build-ids of the first snapshot either, nor a stop's. The drain
-	 * thread reads the maps of a process at its EXEC or PROC record
-	 * itself (maps_at()): the loop may get there after the process
-	 * exited. TPROF_READ_DRAIN=0: the loop reads the device itself.
-	 */
-	if (getenv("TPROF_READ_DRAIN") &&
-	    !strcmp(getenv("TPROF_READ_DRAIN"), "0"))
-		pr_debug("no drain thread (TPROF_READ_DRAIN=0): the loop reads the device");
-	else if (drain__start(&l->drain, &l->sess, READ_BYTES,
-			      DRAIN_BOUND_BYTES))
-		pr_debug("no drain thread: the loop reads the device");
+	drain__go(&l->drain);
 	return begin(l);
 }
 

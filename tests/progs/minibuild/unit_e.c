@@ -1,3 +1,0 @@
-// SPDX-License-Identifier: GPL-2.0
-#include "work.h"
-UNIT(unit_e)
