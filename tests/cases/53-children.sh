@@ -19,7 +19,10 @@
 # On a kernel the harness runs with a timeout scale (the lockdep+KASAN
 # debug kernel, 5x slower) the module's paths run with fewer processes:
 # 300 short-lived children, no make, no 1,100 at once, and hot functions
-# checked by name only; 6.1, 6.12 and 6.12-rt run it all.
+# checked by name only. Rows marked short (tests/kernels) leave out the
+# 1,100 at once and make -j4 (62 s of a 6.12 row under TCG): those run the
+# same paths of the module as the 2000 children, and tprof-read's as the
+# fan-out, at another size; 6.12 runs it all.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -100,8 +103,8 @@ if [ "$lost" = 0 ]; then ok "$nforks children: no sample lost"; else fail "$nfor
 # ---- more processes at once than the module follows ----
 # Not on a slow kernel: there 1,100 forks took 167 s (the debug kernel);
 # the full table's path (procs.c's refused claim, counted) is short.
-if [ $light = 1 ]; then
-	skip "1100 children at once: a slow kernel runs the module's paths only (see above)"
+if [ $light = 1 ] || [ "${CASE_SHORT:-0}" = 1 ]; then
+	skip "1100 children at once: a slow kernel or a short row runs the module's paths only (see above)"
 else
 	"$TR" --report -o wide.pb.gz -- "$B/progs/tree-a" wide 1100 > wide.txt 2> wide.err
 	st=$?
@@ -122,8 +125,8 @@ else
 fi
 
 # ---- make -j4 of a small C project, cc1 timed by a gcc -wrapper ----
-if [ $light = 1 ]; then
-	skip "make -j4: a slow kernel runs the module's paths only (see above)"
+if [ $light = 1 ] || [ "${CASE_SHORT:-0}" = 1 ]; then
+	skip "make -j4: a slow kernel or a short row runs the module's paths only (see above)"
 elif command -v gcc >/dev/null && command -v make >/dev/null; then
 	cp -r "$TPROF_ROOT/tests/progs/minibuild" mb
 	: > cc1.log
@@ -135,7 +138,7 @@ elif command -v gcc >/dev/null && command -v make >/dev/null; then
 	ru=$(awk '$1 == "cc1" { s += $2; n++ } END { print s + 0 }' cc1.log)
 	ncc=$(grep -c '^cc1 ' cc1.log)
 	got=$(sumval make.sum label cc1)
-	if [ $st = 0 ] && [ "$ncc" -ge 6 ] && within "$got" "$ru" 2; then
+	if [ $st = 0 ] && [ "$ncc" -ge 5 ] && within "$got" "$ru" 2; then
 		ok "make -j4: $ncc cc1 processes: profile $got ns, their kernel $ru ns ($(diffpct "$got" "$ru"))"
 	else
 		fail "make -j4: $ncc cc1 processes: profile $got ns, their kernel $ru ns ($(diffpct "$got" "$ru")) (status $st)"

@@ -20,7 +20,7 @@ TPROF_BUILD=${TPROF_BUILD:-$TPROF_ROOT/build}
 # VM_MODE: tcg, or icountN for an exact guest (tests/vm/README.md)
 VM_MODE=${VM_MODE:-tcg}
 # TPROF_TESTMOD: the folder of tests/vm/testmod's modules for this kernel
-export TPROF_ROOT TPROF_KO KVER TPROF_IRQ_SLACK_US CASE_TIMEOUT_SCALE VM_MODE
+export TPROF_ROOT TPROF_KO KVER TPROF_IRQ_SLACK_US CASE_TIMEOUT_SCALE CASE_SHORT VM_MODE
 export TPROF_TESTMOD=${TPROF_TESTMOD:-}
 export TPROF_OUT=$out TPROF_BUILD
 export NCPU=$(nproc)

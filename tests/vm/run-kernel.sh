@@ -12,6 +12,8 @@
 #      /PATH/tprof.ko: that one, built for KVER: guests of one kernel run in
 #      parallel share it),
 #      CASE_TIMEOUT_SCALE (multiplies each case's timeout, 1),
+#      CASE_SHORT (1: the cases leave out what repeats another row's work
+#      at a larger size; tests/kernels' short=, 0),
 #      TPROF_IRQ_SLACK_US (see tests/kernels' irq-slack-us, 0),
 #      VM_PART (run-all.sh: which part of a split= row this guest is, K/N;
 #      it names the run NAME.K in VM_OUT and the summary, CASES says what
@@ -19,8 +21,8 @@
 #      VM_ICOUNT (SHIFT: an exact guest, QEMU's -icount shift=SHIFT,sleep=off;
 #      off: plain TCG; default: the row's icount= option, else off; see
 #      tests/vm/README.md), CASE_REPEAT (run each case N times, 1).
-# The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE and
-# VM_TIMEOUT their defaults, and append= adds kernel parameters.
+# The options of NAME in tests/kernels give CASES, CASE_TIMEOUT_SCALE,
+# CASE_SHORT and VM_TIMEOUT their defaults, and append= adds kernel parameters.
 # Writes VM_OUT/{console.log,result.log,summary,case-seconds,out/}; prints one
 # summary line. out/cases/NAME.times has each result line of case NAME
 # after the guest second it came at (where a case's time goes).
@@ -47,6 +49,8 @@ opt=$(kernel_opt "$name" cases)
 cases=${CASES:-${opt:-*}}
 opt=$(kernel_opt "$name" timeout-scale)
 scale=${CASE_TIMEOUT_SCALE:-${opt:-1}}
+opt=$(kernel_opt "$name" short)
+short=${CASE_SHORT:-${opt:-0}}
 opt=$(kernel_opt "$name" irq-slack-us)
 irq_slack=${TPROF_IRQ_SLACK_US:-${opt:-0}}
 # The guest's clock: plain TCG follows the host's (and its load), an exact
@@ -126,6 +130,7 @@ SELFTEST='${SELFTEST:-}'
 SELFTEST_KO='$selftest_ko'
 CASE_TIMEOUT='${CASE_TIMEOUT:-600}'
 CASE_TIMEOUT_SCALE='$scale'
+CASE_SHORT='$short'
 TPROF_IRQ_SLACK_US='$irq_slack'
 VM_MODE='$mode'
 CASE_TIMEOUT_GUEST_MULT='$([ "$mode" = tcg ] && echo 1 || echo 100)'

@@ -10,7 +10,8 @@
 		return s + (n);						\
 	}
 /* four steps: the build takes 0.63x the CPU of eight (make -j4 was 39-47 s
- * of a row under TCG), still seven cc1 runs of seconds each there */
+ * of a row under TCG); five files, not seven (62 s of a 6.12 row), still
+ * five cc1 runs of seconds each there */
 #define STEPS4(b) STEP(b##0) STEP(b##1) STEP(b##2) STEP(b##3)
 #define CALLS4(b, x, t) x = step_##b##0(x, t) ^ step_##b##1(x, t) ^	\
 	step_##b##2(x, t) ^ step_##b##3(x, t)
