@@ -71,10 +71,7 @@ static u32 tprof_put_uchain(struct tprof_ring *r, struct tprof_ring_res *res,
 			}
 			n++;
 			next = tprof_ring_peek64(r, data + off);
-			/* frames live further up the stack; stop on loops */
-			if (next && next <= fp)	/* a bad link, not the end */
-				ch->rflags |= TPROF_RF_USER_FAULT;
-			fp = next > fp ? next : 0;
+			fp = tprof_link_ends(next, fp, &ch->rflags) ? 0 : next;
 		}
 	}
 	hc.nr_inner = n;

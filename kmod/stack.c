@@ -333,12 +333,8 @@ static unsigned int tprof_stack_walk32(u32 fp, u64 *ips, unsigned int n,
 		if (!f.ret)
 			break;
 		ips[n++] = f.ret;
-		/* Frames live further up the stack; stop on loops. */
-		if (f.next <= fp) {
-			if (f.next)	/* not the chain's end: a bad link */
-				*rflags |= TPROF_RF_USER_FAULT;
+		if (tprof_link_ends(f.next, fp, rflags))
 			break;
-		}
 		fp = f.next;
 	}
 	return n;
@@ -363,12 +359,8 @@ static unsigned int tprof_stack_walk64_checked(u64 fp, u64 *ips,
 		if (!f.ret)
 			break;
 		ips[n++] = tprof_arch_user_ret(f.ret);
-		/* Frames live further up the stack; stop on loops. */
-		if (f.next <= fp) {
-			if (f.next)	/* not the chain's end: a bad link */
-				*rflags |= TPROF_RF_USER_FAULT;
+		if (tprof_link_ends(f.next, fp, rflags))
 			break;
-		}
 		fp = f.next;
 	}
 	return n;
@@ -412,12 +404,8 @@ static unsigned int tprof_stack_walk64(u64 fp, u64 *ips, unsigned int n,
 		if (!ret)
 			break;
 		ips[n++] = tprof_arch_user_ret(ret);
-		/* Frames live further up the stack; stop on loops. */
-		if (next <= fp) {
-			if (next)	/* not the chain's end: a bad link */
-				*rflags |= TPROF_RF_USER_FAULT;
+		if (tprof_link_ends(next, fp, rflags))
 			break;
-		}
 		fp = next;
 		continue;
 efault:

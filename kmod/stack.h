@@ -39,6 +39,21 @@ unsigned int tprof_stack_uchain(u64 fp, u64 *ips, unsigned int max,
 u32 tprof_stack_ubytes(unsigned long sp, u32 want);
 
 /*
+ * Does a frame-pointer chain end at the record at @fp, whose next link is
+ * @next? Frames live further up the stack, so a link that does not go up
+ * ends it (and a loop with it); one that is not 0, the chain's own end, is
+ * a bad link, said in @rflags (TPROF_RF_USER_FAULT). Context: any.
+ */
+static inline bool tprof_link_ends(u64 next, u64 fp, u16 *rflags)
+{
+	if (next > fp)
+		return false;
+	if (next)
+		*rflags |= TPROF_RF_USER_FAULT;
+	return true;
+}
+
+/*
  * Does a task of @abi have a chain of 64-bit frame records that
  * tprof_stack_user() can leave to its caller (TPROF_F_USTACK_CHAIN)?
  */
