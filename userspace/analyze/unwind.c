@@ -545,12 +545,9 @@ static bool saves_record(const struct walk *w, const struct uw_rule *ru)
  * Is o code of the sample's machine? Another machine's CFI rows (a file
  * replaced, a test's stand-in) say nothing of this one's frame records.
  */
-static bool same_machine(const struct walk *w, struct object *o)
+static bool same_machine(const struct walk *w, const struct object *o)
 {
-	GElf_Ehdr eh;
-
-	return !o->elf || !gelf_getehdr(o->elf, &eh) ||
-	       eh.e_machine == w->abi->machine;
+	return !o->machine || o->machine == w->abi->machine;
 }
 
 /*

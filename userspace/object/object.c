@@ -351,6 +351,7 @@ static bool first_load(struct object *o)
 {
 	const unsigned char *bits;
 	GElf_Addr bid_vaddr, bias;
+	GElf_Ehdr eh;
 	size_t i, nph;
 	Elf *elf;
 	int n;
@@ -358,6 +359,8 @@ static bool first_load(struct object *o)
 	elf = dwfl_module_getelf(o->mod, &bias);
 	if (!elf || elf_getphdrnum(elf, &nph))
 		return false;
+	if (gelf_getehdr(elf, &eh))
+		o->machine = eh.e_machine;
 	o->loads = xcalloc(nph ? nph : 1, sizeof(*o->loads));
 	for (i = 0; i < nph; i++) {
 		GElf_Phdr ph;

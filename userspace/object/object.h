@@ -62,6 +62,7 @@ struct object {
 	int fd;			/* open_path while libdwfl may want it, else -1 */
 	uint64_t used;		/* the cache's clock at the last use */
 	Elf *elf;		/* the main ELF, mapped */
+	uint16_t machine;	/* its e_machine, 0 if unknown */
 	Elf *refs[4];		/* ELFs whose descriptors were let go */
 	int nrefs;
 	Dwfl *dwfl;		/* NULL once let go before symbols were loaded */
