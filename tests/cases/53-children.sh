@@ -18,7 +18,7 @@
 #    forks after attach.
 # On a kernel the harness runs with a timeout scale (the lockdep+KASAN
 # debug kernel, 5x slower) the module's paths run with fewer processes:
-# 300 short-lived children, no make, no 1,100 at once, and hot functions
+# 100 short-lived children (300 took 100 s there), no make, no 1,100 at once, and hot functions
 # checked by name only. Rows marked short (tests/kernels) leave out the
 # 1,100 at once and make -j4 (62 s of a 6.12 row under TCG): those run the
 # same paths of the module as the 2000 children, and tprof-read's as the
@@ -27,7 +27,7 @@
 
 B=$TPROF_BUILD
 light=0; [ "${CASE_TIMEOUT_SCALE:-1}" -gt 1 ] && light=1
-nforks=2000; [ $light = 1 ] && nforks=300
+nforks=2000; [ $light = 1 ] && nforks=100
 hot_tol=5; [ $light = 1 ] && hot_tol=50
 # the debug kernel's exit tail can sleep past reap()'s 40 ms of quiet
 # (+7% on a 650 ms worker seen): there a worker's total is looser
