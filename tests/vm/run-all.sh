@@ -11,6 +11,10 @@
 # earlier one), the last part the rest; they are NAME.1, NAME.2, ... in the
 # table and in BUILD/vm/. Without the split, the debug kernel's one run
 # would be the whole vm-test's length. CASES= runs such a row whole.
+# Exact guests (icount) start first: what they measure does not move with
+# the host's load. VM_GATE=FILE: the other guests wait until FILE exists
+# (make test runs the host's checks and unit tests beside the exact guests,
+# and lets the plain ones start when those are done).
 set -uo pipefail
 shopt -s extglob
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -100,10 +104,16 @@ parts() {
 }
 
 names=()
+# the guests to start, a line each: MODE LABEL NAME KVER [VAR=VALUE...],
+# MODE exact or plain
+queue=()
 while read -r name kver; do
 	mapfile -t globs < <(parts "$name")
 	if [ ${#globs[@]} = 0 ]; then
-		start "$name" "$name" "$kver"
+		m=plain
+		[ "${VM_ICOUNT:-$(kernel_opt "$name" icount)}" = "" ] ||
+			[ "${VM_ICOUNT:-}" = off ] || m=exact
+		queue+=("$m $name $name $kver")
 		continue
 	fi
 	# the parts' module, built once (run-kernel.sh would build it in
@@ -124,10 +134,19 @@ while read -r name kver; do
 		*:*) extra=(VM_ICOUNT="${m%%:*}" VM_CPUS="${m#*:}") ;;
 		*) extra=(VM_ICOUNT="$m") ;;
 		esac
-		start "$name.$k" "$name" "$kver" VM_PART="$k/${#globs[@]}" \
-			CASES="$g" TPROF_MODULE="$ko" "${extra[@]}"
+		queue+=("$([ ${#extra[@]} = 0 ] && echo plain || echo exact) $name.$k $name $kver VM_PART=$k/${#globs[@]} CASES=$g TPROF_MODULE=$ko ${extra[*]}")
 	done
 done <<<"$list"
+for m in exact plain; do
+	if [ $m = plain ] && [ -n "${VM_GATE:-}" ]; then
+		while [ ! -e "$VM_GATE" ]; do sleep 2; done
+	fi
+	for job in "${queue[@]}"; do
+		read -ra a <<<"$job"
+		# shellcheck disable=SC2086 # the job's words
+		[ "${a[0]}" = $m ] && start "${a[@]:1}"
+	done
+done
 wait
 
 rc=0
