@@ -800,6 +800,20 @@ static unsigned int fp_frames(struct walk *w, const struct tprof_record *s,
 }
 
 /*
+ * The walk's ABI, and what follows from it: its address mask, its mask of
+ * a return address as code (less the PAC bits, where it has them), and
+ * the snapshot's word (saves_record() asks it of an fp chain too).
+ */
+static void walk_abi(struct walk *w, const struct abi_regs *abi,
+		     uint64_t pac_bits)
+{
+	w->abi = abi;
+	w->addr_mask = abi->addr_mask;
+	w->ra_keep = abi->pac ? ~pac_bits : abi->addr_mask;
+	w->sn.word = abi->word;
+}
+
+/*
  * The FP chain with each join checked (--call-graph fp, a sample with no
  * snapshot, a pc with no CFI): where the function of a frame does not keep
  * its frame pointer there (keeps_fp_at(): code built without them, a
@@ -821,7 +835,6 @@ static unsigned int fp_checked(struct walk *w, const struct tprof_record *s,
 	unsigned int n = fp_frames(w, s, out, max, &lr_in), i;
 
 	w->u->st.fp_checked++;
-	w->sn.word = w->abi->word;	/* saves_record()'s, with no snapshot */
 	for (i = lr_in ? 1 : 0; i + 1 < n; i++)
 		if (!keeps_fp_at(w, i ? out[i] - 1 : out[i])) {
 			*truncated = true;
@@ -844,6 +857,7 @@ unsigned int unwinder__sample(struct unwinder *u,
 	const struct tprof_record *s = rq->s, *us = rq->us;
 	enum unwind_mode mode = rq->mode;
 	uint64_t pac_bits = rq->pac_bits;
+	const struct abi_regs *abi;
 	const struct tprof_rec_ustack *ur = us ? &us->u.ustack : NULL;
 	unsigned int nk = s->u.sample.nr_kernel, nu = s->u.sample.nr_user;
 	unsigned int n = 0, i, j;
@@ -879,9 +893,7 @@ unsigned int unwinder__sample(struct unwinder *u,
 		   s->u.sample.abi == TPROF_ABI_ARM32)) {
 		bool a32 = s->u.sample.abi == TPROF_ABI_ARM32;
 
-		w.abi = a32 ? &abi_arm32 : &abi_arm64;
-		w.addr_mask = w.abi->addr_mask;
-		w.ra_keep = a32 ? w.addr_mask : ~pac_bits;
+		walk_abi(&w, a32 ? &abi_arm32 : &abi_arm64, pac_bits);
 		/* AArch32 samples have no snapshot: pc and lr only */
 		if (a32 || mode == UNWIND_FP || !ur ||
 		    ur->abi != TPROF_ABI_ARM64) {
@@ -890,20 +902,17 @@ unsigned int unwinder__sample(struct unwinder *u,
 		}
 	} else if (mode == UNWIND_FP || !ur) {
 		/* x86: the registers' ABI is the sample's */
-		w.abi = abi_of(s->u.sample.abi);
-		if (!w.abi)
+		abi = abi_of(s->u.sample.abi);
+		if (!abi)
 			return 0;
-		w.addr_mask = w.abi->addr_mask;
-		w.ra_keep = w.addr_mask;
+		walk_abi(&w, abi, pac_bits);
 		n = fp_checked(&w, s, out, max, truncated);
 		goto out;
 	}
-	w.abi = abi_of(ur->abi);
-	if (!w.abi)
+	abi = abi_of(ur->abi);
+	if (!abi)
 		return 0;
-	w.sn.word = w.abi->word;
-	w.addr_mask = w.abi->addr_mask;
-	w.ra_keep = w.abi->pac ? ~pac_bits : w.addr_mask;
+	walk_abi(&w, abi, pac_bits);
 	for (i = 0; i < TPROF_UREG_NR; i++) {
 		int d = w.abi->dwarf[i];
 
