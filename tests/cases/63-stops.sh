@@ -14,7 +14,7 @@
 #  - attached to 16 threads with 64 KiB rings (46 samples): the loop's
 #    thread, at nice 0 among the spinners, waited about 150 ms for its CPU
 #    right after ENABLE before it woke the drain thread (140 and 146
-#    samples lost; 14 of the default 256 KiB once, in CI).
+#    samples lost; 14 of the default 256 KiB once, in a run of .ci/run).
 # Truth is the module's: its LOST records ([lost] in the profile) must be
 # none, and each thread's sampled CPU within one period of the CPU the
 # module accounted for it (--report's ERROR column), so nothing went
