@@ -100,6 +100,19 @@ spinners() {
 	done
 }
 
+# attach NAME N [ARG...]: tprof-read -p (ARGs added) of N spinners for a
+# second, then check()
+attach() {
+	local name=$1 n=$2
+	shift 2
+	spinners $n
+	"$TR" -v --report "$@" -p $pid -d 1 -o "$PWD/$name.pb.gz" 2> "$name.err" ||
+		{ fail "$name: tprof-read $* -p -d 1 exits $?"; grep -v debug "$name.err" | head -5 | sed 's/^/    /'; }
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	check $name $n
+}
+
 for n in 4 8 16; do
 	"$TR" --report -o "$PWD/launch$n.pb.gz" -- "$P" -t $n -s 0.3 > /dev/null 2> "launch$n.err" ||
 		fail "launch$n: tprof-read -- inlines -t $n exits $?"
@@ -111,19 +124,7 @@ for n in 4 8 16; do
 		skip "attach16: plain TCG: the host's load, not the reader, decides (an exact guest runs it)"
 		continue
 	fi
-	spinners $n
-	"$TR" -v --report -p $pid -d 1 -o "$PWD/attach$n.pb.gz" 2> "attach$n.err" ||
-		{ fail "attach$n: tprof-read -p -d 1 exits $?"; grep -v debug "attach$n.err" | head -5 | sed 's/^/    /'; }
-	kill $pid 2>/dev/null
-	wait $pid 2>/dev/null
-	check attach$n $n
+	attach attach$n $n
 done
-if [ "${VM_MODE:-tcg}" != tcg ]; then
-	spinners 16
-	"$TR" -v --report --ring-bytes 65536 -p $pid -d 1 -o "$PWD/attach16s.pb.gz" 2> attach16s.err ||
-		fail "attach16s: tprof-read --ring-bytes 65536 -p -d 1 exits $?"
-	kill $pid 2>/dev/null
-	wait $pid 2>/dev/null
-	check attach16s 16
-fi
+[ "${VM_MODE:-tcg}" = tcg ] || attach attach16s 16 --ring-bytes 65536
 exit 0

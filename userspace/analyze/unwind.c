@@ -556,8 +556,9 @@ static bool same_machine(const struct walk *w, const struct object *o)
  * it its caller)? Its CFA is bp-based, it is Go's (every Go function
  * with a frame keeps one; its CFI is sp-based throughout), it has no CFI
  * to say otherwise, or (AArch64, where GCC keeps frame records by default
- * and its CFI on sp) its row saves x29 and x30 as a frame record. Code built without frame pointers leaves bp as
- * its caller's: the chain's next link skips it.
+ * and its CFI on sp) its row saves x29 and x30 as a frame record. Code
+ * built without frame pointers leaves bp as its caller's: the chain's next
+ * link skips it.
  */
 static bool keeps_fp_at(struct walk *w, uint64_t addr)
 {

@@ -209,18 +209,23 @@ static void wake(struct drain *d)
 	}
 }
 
-/* Wait for drain__go() and room in the queue; false when told to stop. */
+/* Say drain__start() may return, and sleep until drain__go() or a stop. */
+static void wait_go(struct drain *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->ready = true;
+	pthread_cond_broadcast(&d->room);
+	while (!d->go && !d->stop)
+		pthread_cond_wait(&d->room, &d->lock);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* Wait for room in the queue; false when told to stop. */
 static bool wait_room(struct drain *d, bool *last)
 {
 	bool go;
 
 	pthread_mutex_lock(&d->lock);
-	if (!d->ready) {
-		d->ready = true;
-		pthread_cond_broadcast(&d->room);
-	}
-	while (!d->go && !d->stop)
-		pthread_cond_wait(&d->room, &d->lock);
 	while (d->queued >= d->bound && !d->stop) {
 		d->full_waits++;
 		pthread_cond_wait(&d->room, &d->lock);
@@ -275,7 +280,7 @@ static void *drain_main(void *arg)
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE))
 		pr_debug("drain: nice %d refused (%s): the thread runs at the process's",
 			 DRAIN_NICE, strerror(errno));
-
+	wait_go(d);
 	while (wait_room(d, &last)) {
 		ssize_t n = session__read(d->sess, buf, d->read_bytes);
 		struct pollfd pfd = { .fd = d->sess->fd, .events = POLLIN };
