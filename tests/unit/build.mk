@@ -37,7 +37,6 @@ unit: $(BUILD)/unit/unit-tests $(BUILD)/tprof-read-san $(BUILD)/tprof-read \
 	TPROF_READ=$(abspath $(BUILD))/tprof-read-san \
 	PPROF_PROTO_DIR=$(PPROF_PROTO_DIR) \
 	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1 \
 		timeout -k 10 1800 $(BUILD)/unit/unit-tests
 

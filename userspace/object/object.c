@@ -23,6 +23,7 @@
 #include "lib/util.h"
 #include "object/debuginfod.h"
 #include "object/object.h"
+#include "object/scopes.h"
 #include "object/symtab.h"
 
 /* descriptors held at most, whatever the limit (a quarter of it) */
@@ -116,6 +117,7 @@ static void object_free(struct object *o)
 	if (o->cfi_dw)
 		dwarf_end(o->cfi_dw);
 	symtab__free(o->syms);
+	scopes__free(o->scopes);	/* its DIEs point into the Dwarf */
 	if (o->dwfl)
 		dwfl_end(o->dwfl);	/* closes o->fd if still held */
 	for (i = 0; i < o->nrefs; i++)

@@ -41,6 +41,7 @@ struct sym_file_info {
 
 struct cu_range;
 struct symtab;
+struct scopes;
 struct objects;
 
 struct object {
@@ -87,6 +88,7 @@ struct object {
 	bool cus_built;
 	struct symtab *syms;	/* built at the first name asked of it */
 	bool syms_built;
+	struct scopes *scopes;	/* CU scope trees (object/scopes.h) */
 };
 
 /* What the cache did: opens of files (reopens included) and the bound. */

@@ -10,6 +10,7 @@
 
 #include "lib/demangle.h"
 #include "lib/util.h"
+#include "object/scopes.h"
 #include "object/symbols.h"
 #include "object/symtab.h"
 
@@ -207,13 +208,6 @@ static void fill_func(struct symbolizer *s, struct sym_frame *fr,
 	fr->start_line = die_udata(die, DW_AT_decl_line, true);
 }
 
-static bool is_func(Dwarf_Die *die)
-{
-	int tag = dwarf_tag(die);
-
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-}
-
 /*
  * Go marks its compiler-made wrappers (method value "-fm" wrappers, a
  * defer's "deferwrapN", a go statement's "gowrapN") with DW_AT_trampoline;
@@ -252,12 +246,12 @@ static int lookup_dwarf(struct symbolizer *s, struct object *f,
 			struct sym_frame *frames, int max)
 {
 	Dwarf_Addr pc = vaddr - f->dwbias, bias;
-	Dwarf_Die cu, *cup, *scopes = NULL, die;
+	Dwarf_Die cu, *cup, funcs[SYM_MAX_INLINE];
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	Dwarf_Line *line;
 	bool wrap[SYM_MAX_INLINE];
-	int n = 0, ns, i;
+	int n, i;
 
 	if (max > SYM_MAX_INLINE)
 		max = SYM_MAX_INLINE;
@@ -279,44 +273,27 @@ static int lookup_dwarf(struct symbolizer *s, struct object *f,
 		frames[0].file = abs_src(s, &cu, src);
 		frames[0].line = l;
 	}
-	ns = dwarf_getscopes(&cu, pc, &scopes);
-	for (i = 0; i < ns && !is_func(&scopes[i]); i++)
-		;
-	if (ns <= 0 || i == ns) {
-		free(scopes);
+	if (!f->scopes)
+		f->scopes = scopes__new();
+	n = scopes__funcs(f->scopes, &cu, pc, funcs, max);
+	if (!n)
 		return line ? 1 : 0;	/* caller fills the symtab name */
-	}
-	die = scopes[i];
-	free(scopes);
-	fill_func(s, &frames[0], &die);
-	wrap[0] = is_wrapper(&die);
-	n = 1;
+	fill_func(s, &frames[0], &funcs[0]);
+	wrap[0] = is_wrapper(&funcs[0]);
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
-	/* walk the physical parents of each inlined instance (eu-addr2line) */
-	while (n < max && dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
-		int call_file = die_udata(&die, DW_AT_call_file, false);
-		int call_line = die_udata(&die, DW_AT_call_line, false);
-		Dwarf_Die *parents = NULL;
+	/* each inlined instance's caller, at the call's file and line
+	 * (eu-addr2line) */
+	for (i = 1; i < n; i++) {
+		int call_file = die_udata(&funcs[i - 1], DW_AT_call_file, false);
 		const char *src = NULL;
-		int np, j;
 
-		np = dwarf_getscopes_die(&die, &parents);
-		for (j = 1; j < np && !is_func(&parents[j]); j++)
-			;
-		if (np <= 0 || j >= np) {
-			free(parents);
-			break;
-		}
-		die = parents[j];
-		free(parents);
-		memset(&frames[n], 0, sizeof(frames[n]));
-		fill_func(s, &frames[n], &die);
+		memset(&frames[i], 0, sizeof(frames[i]));
+		fill_func(s, &frames[i], &funcs[i]);
 		if (files && (size_t)call_file < nfiles)
 			src = dwarf_filesrc(files, call_file, NULL, NULL);
-		frames[n].file = abs_src(s, &cu, src);
-		frames[n].line = call_line;
-		wrap[n] = is_wrapper(&die);
-		n++;
+		frames[i].file = abs_src(s, &cu, src);
+		frames[i].line = die_udata(&funcs[i - 1], DW_AT_call_line, false);
+		wrap[i] = is_wrapper(&funcs[i]);
 	}
 	return elide_wrappers(frames, wrap, n);
 }
