@@ -808,7 +808,7 @@ uint64_t profile__denied_after_ns(const struct profile *p)
 }
 
 /* A PROC record: a followed process, or ENABLE's counts of them. */
-static void add_proc(struct profile *p, const struct tprof_record *r)
+static int add_proc(struct profile *p, const struct tprof_record *r)
 {
 	struct proc_info *pi;
 	struct thread_info *t;
@@ -817,13 +817,13 @@ static void add_proc(struct profile *p, const struct tprof_record *r)
 		p->have_proc_totals = true;
 		p->procs_followed_k = r->u.proc.pid;
 		p->procs_dropped_k = r->u.proc.ppid;
-		return;
+		return 0;
 	}
 	/* ENABLE's count of the descendants past the limit */
 	if ((r->hdr.flags & TPROF_RF_PROC_COUNT) &&
 	    (r->hdr.flags & TPROF_RF_PROC_DROPPED)) {
 		p->procs_dropped += r->u.proc.ppid;
-		return;
+		return 0;
 	}
 	pi = profile__proc(p, (int)r->u.proc.pid);
 	pi->ppid = (int)r->u.proc.ppid;
@@ -831,7 +831,7 @@ static void add_proc(struct profile *p, const struct tprof_record *r)
 		pi->dropped = true;
 		p->procs_dropped++;
 		release_waiting(p, false);
-		return;
+		return 0;
 	}
 	pi->joined = true;
 	maps__set_parent(&p->maps, pi->pid, pi->ppid);
@@ -841,15 +841,16 @@ static void add_proc(struct profile *p, const struct tprof_record *r)
 	if (!t->ncomms)
 		set_comm(t, r->hdr.time_ns, r->u.proc.comm, false);
 	release_waiting(p, false);
+	return 0;
 }
 
 /* A DENIED record: the module ended a process's sampling. */
-static void add_denied(struct profile *p, const struct tprof_record *r)
+static int add_denied(struct profile *p, const struct tprof_record *r)
 {
 	struct proc_info *pi = profile__proc(p, (int)r->u.denied.pid);
 
 	if (pi->denied)
-		return;
+		return 0;
 	pi->denied = true;
 	pi->denied_reason = r->u.denied.reason;
 	pi->denied_ns = r->hdr.time_ns;
@@ -858,24 +859,233 @@ static void add_denied(struct profile *p, const struct tprof_record *r)
 		p->denied = true;
 		p->denied_rec = r->u.denied;
 	}
+	return 0;
 }
 
 /* The stream's KALLSYMS record: the first one wins. */
-static void add_kallsyms(struct profile *p, const struct tprof_record *r)
+static int add_kallsyms(struct profile *p, const struct tprof_record *r)
 {
 	if (p->kallsyms)
-		return;
+		return 0;
 	p->kallsyms_len = r->u.kallsyms.len;
 	p->kallsyms = xmalloc(p->kallsyms_len + 1);
 	memcpy(p->kallsyms, r->text, p->kallsyms_len);
 	p->modules_len = r->u.kallsyms.modules_len;
 	p->modules = xmalloc(p->modules_len + 1);
 	memcpy(p->modules, r->text + p->kallsyms_len, p->modules_len);
+	return 0;
+}
+
+static int on_sample(struct profile *p, const struct tprof_record *r)
+{
+	if (p->stacks_released)
+		return -EINVAL;
+	add_sample(p, r, NULL, NULL);
+	return 0;
+}
+
+static int on_lost(struct profile *p, const struct tprof_record *r)
+{
+	const struct tprof_rec_lost *l = &r->u.lost;
+
+	p->lost_samples = sat_add(p->lost_samples, l->lost_samples);
+	p->lost_weight_ns = sat_add(p->lost_weight_ns, l->lost_weight_ns);
+	p->lost_records = sat_add(p->lost_records, l->lost_records);
+	return 0;
+}
+
+static int on_thread(struct profile *p, const struct tprof_record *r)
+{
+	struct thread_info *t;
+
+	profile__proc(p, (int)r->u.thread.pid);
+	t = profile__thread(p, r->u.thread.tid);
+	t->pid = r->u.thread.pid;
+	set_comm(t, r->hdr.time_ns, r->u.thread.comm, false);
+	return 0;
+}
+
+/* THREAD_STAT and THREAD_EXIT: the kernel's totals, cumulative */
+static int on_thread_stat(struct profile *p, const struct tprof_record *r)
+{
+	struct thread_info *t = profile__thread(p, r->u.stat.tid);
+
+	t->pid = r->u.stat.pid;
+	t->stat = r->u.stat;	/* the latest one wins */
+	t->have_stat = true;
+	if (r->hdr.type == TPROF_REC_THREAD_EXIT)
+		t->exited = true;
+	if (!t->ncomms)
+		set_comm(t, r->hdr.time_ns, r->u.stat.comm, false);
+	return 0;
+}
+
+static int on_thread_off(struct profile *p, const struct tprof_record *r)
+{
+	struct thread_info *t = profile__thread(p, (int)r->u.thread_off.tid);
+
+	t->pid = (int)r->u.thread_off.pid;
+	t->off = r->u.thread_off;
+	t->have_off = true;
+	return 0;
+}
+
+static int on_exec(struct profile *p, const struct tprof_record *r)
+{
+	struct thread_info *t = profile__thread(p, r->u.exec.tid);
+
+	t->pid = r->u.exec.pid;
+	set_comm(t, r->hdr.time_ns, r->u.exec.comm, true);
+	python__exec(&p->py, (int)r->u.exec.pid, r->hdr.time_ns);
+	return 0;
+}
+
+static int on_mmap(struct profile *p, const struct tprof_record *r)
+{
+	const struct tprof_rec_mmap *mm = &r->u.mmap;
+
+	if (maps__add_mmap(&p->maps, (int)mm->pid, r->hdr.time_ns, mm->start,
+			   mm->end, mm->pgoff, mm->dev_major, mm->dev_minor,
+			   mm->inode))
+		p->maps_reused = true;
+	return 0;
+}
+
+static int on_proc_exit(struct profile *p, const struct tprof_record *r)
+{
+	struct proc_info *pi = profile__proc(p, (int)r->u.proc_exit.pid);
+
+	pi->exited = true;
+	pi->exit_code = r->u.proc_exit.exit_code;
+	if ((int)r->u.proc_exit.pid == profile__target(p)) {
+		p->proc_exited = true;
+		p->exit_code = r->u.proc_exit.exit_code;
+	}
+	return 0;
+}
+
+static int on_throttle(struct profile *p, const struct tprof_record *r)
+{
+	p->throttles++;
+	if (r->u.throttle.shift >= p->throttle.shift)
+		p->throttle = r->u.throttle;
+	return 0;
+}
+
+static int on_session(struct profile *p, const struct tprof_record *r)
+{
+	p->have_session = true;
+	p->session = r->u.session;
+	return 0;
+}
+
+static int on_machine(struct profile *p, const struct tprof_record *r)
+{
+	p->have_machine = true;
+	p->machine = r->u.machine;
+	return 0;
+}
+
+static int on_maps(struct profile *p, const struct tprof_record *r)
+{
+	maps__add_snapshot(&p->maps, r->u.maps.pid, r->hdr.time_ns, r->text,
+			   r->u.maps.len);
+	return 0;
+}
+
+static int on_buildid(struct profile *p, const struct tprof_record *r)
+{
+	const struct tprof_urec_buildid *b = &r->u.buildid;
+	char hex[BUILDID_HEX_LEN];
+
+	buildid__hex(r->bid, b->bid_len, hex);
+	maps__add_buildid(&p->maps, b->dev_major, b->dev_minor, b->inode,
+			  r->text, b->path_len, hex);
+	return 0;
+}
+
+static int on_vdso(struct profile *p, const struct tprof_record *r)
+{
+	maps__add_vdso(&p->maps, r->u.vdso.pid, r->u.vdso.start, r->image,
+		       r->u.vdso.len);
+	return 0;
+}
+
+static int on_perfmap(struct profile *p, const struct tprof_record *r)
+{
+	perfmap__add_text(&p->jit, r->u.perfmap.pid, r->text,
+			  r->u.perfmap.len);
+	return 0;
+}
+
+static int on_pyproc(struct profile *p, const struct tprof_record *r)
+{
+	python__add_proc(&p->py, r);
+	return 0;
+}
+
+static int on_pycode(struct profile *p, const struct tprof_record *r)
+{
+	python__add_code(&p->py, r);
+	return 0;
+}
+
+static int on_stats(struct profile *p, const struct tprof_record *r)
+{
+	p->have_stats = true;
+	p->stats = r->u.stats.stats;
+	p->end_time_ns = r->hdr.time_ns;
+	return 0;
+}
+
+typedef int (*record_fn)(struct profile *p, const struct tprof_record *r);
+
+/*
+ * What the model does with each record type, one handler a type (as perf's
+ * machine__process_event()). USTACK and UWALK records reach the model only
+ * through pair(), with the SAMPLE they belong to.
+ */
+static const record_fn kernel_handlers[] = {
+	[TPROF_REC_SAMPLE] = on_sample,
+	[TPROF_REC_LOST] = on_lost,
+	[TPROF_REC_THREAD] = on_thread,
+	[TPROF_REC_THREAD_EXIT] = on_thread_stat,
+	[TPROF_REC_THREAD_STAT] = on_thread_stat,
+	[TPROF_REC_EXEC] = on_exec,
+	[TPROF_REC_PROC_EXIT] = on_proc_exit,
+	[TPROF_REC_DENIED] = add_denied,
+	[TPROF_REC_MMAP] = on_mmap,
+	[TPROF_REC_PROC] = add_proc,
+	[TPROF_REC_THREAD_OFF] = on_thread_off,
+	[TPROF_REC_THROTTLE] = on_throttle,
+};
+
+static const record_fn user_handlers[] = {
+	[TPROF_UREC_SESSION - TPROF_UREC_BASE] = on_session,
+	[TPROF_UREC_MAPS - TPROF_UREC_BASE] = on_maps,
+	[TPROF_UREC_STATS - TPROF_UREC_BASE] = on_stats,
+	[TPROF_UREC_KALLSYMS - TPROF_UREC_BASE] = add_kallsyms,
+	[TPROF_UREC_BUILDID - TPROF_UREC_BASE] = on_buildid,
+	[TPROF_UREC_VDSO - TPROF_UREC_BASE] = on_vdso,
+	[TPROF_UREC_PYPROC - TPROF_UREC_BASE] = on_pyproc,
+	[TPROF_UREC_PYCODE - TPROF_UREC_BASE] = on_pycode,
+	[TPROF_UREC_PERFMAP - TPROF_UREC_BASE] = on_perfmap,
+	[TPROF_UREC_MACHINE - TPROF_UREC_BASE] = on_machine,
+};
+
+static record_fn handler(unsigned int type)
+{
+	if (type < ARRAY_SIZE(kernel_handlers))
+		return kernel_handlers[type];
+	if (type >= TPROF_UREC_BASE &&
+	    type - TPROF_UREC_BASE < ARRAY_SIZE(user_handlers))
+		return user_handlers[type - TPROF_UREC_BASE];
+	return NULL;
 }
 
 int profile__add(struct profile *p, const struct tprof_record *r)
 {
-	struct thread_info *t;
+	record_fn fn;
 
 	p->nrecords++;
 	if (r->hdr.type < TPROF_UREC_BASE && r->hdr.time_ns) {
@@ -886,127 +1096,10 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 	}
 	if (pair(p, r))
 		return 0;
-	switch (r->hdr.type) {
-	case TPROF_REC_SAMPLE:
-		if (p->stacks_released)
-			return -EINVAL;
-		add_sample(p, r, NULL, NULL);
-		break;
-	case TPROF_REC_LOST:
-		p->lost_samples = sat_add(p->lost_samples,
-					  r->u.lost.lost_samples);
-		p->lost_weight_ns = sat_add(p->lost_weight_ns,
-					    r->u.lost.lost_weight_ns);
-		p->lost_records = sat_add(p->lost_records,
-					  r->u.lost.lost_records);
-		break;
-	case TPROF_REC_PROC:
-		add_proc(p, r);
-		break;
-	case TPROF_REC_THREAD:
-		profile__proc(p, (int)r->u.thread.pid);
-		t = profile__thread(p, r->u.thread.tid);
-		t->pid = r->u.thread.pid;
-		set_comm(t, r->hdr.time_ns, r->u.thread.comm, false);
-		break;
-	case TPROF_REC_THREAD_EXIT:
-	case TPROF_REC_THREAD_STAT:
-		t = profile__thread(p, r->u.stat.tid);
-		t->pid = r->u.stat.pid;
-		/* the kernel's totals are cumulative: the latest one wins */
-		t->stat = r->u.stat;
-		t->have_stat = true;
-		if (r->hdr.type == TPROF_REC_THREAD_EXIT)
-			t->exited = true;
-		if (!t->ncomms)
-			set_comm(t, r->hdr.time_ns, r->u.stat.comm, false);
-		break;
-	case TPROF_REC_THREAD_OFF:
-		t = profile__thread(p, (int)r->u.thread_off.tid);
-		t->pid = (int)r->u.thread_off.pid;
-		t->off = r->u.thread_off;
-		t->have_off = true;
-		break;
-	case TPROF_REC_EXEC:
-		t = profile__thread(p, r->u.exec.tid);
-		t->pid = r->u.exec.pid;
-		set_comm(t, r->hdr.time_ns, r->u.exec.comm, true);
-		python__exec(&p->py, (int)r->u.exec.pid, r->hdr.time_ns);
-		break;
-	case TPROF_REC_MMAP: {
-		const struct tprof_rec_mmap *mm = &r->u.mmap;
-
-		if (maps__add_mmap(&p->maps, (int)mm->pid, r->hdr.time_ns,
-				   mm->start, mm->end, mm->pgoff, mm->dev_major,
-				   mm->dev_minor, mm->inode))
-			p->maps_reused = true;
-		break;
-	}
-	case TPROF_REC_PROC_EXIT: {
-		struct proc_info *pi = profile__proc(p, (int)r->u.proc_exit.pid);
-
-		pi->exited = true;
-		pi->exit_code = r->u.proc_exit.exit_code;
-		if ((int)r->u.proc_exit.pid == profile__target(p)) {
-			p->proc_exited = true;
-			p->exit_code = r->u.proc_exit.exit_code;
-		}
-		break;
-	}
-	case TPROF_REC_THROTTLE:
-		p->throttles++;
-		if (r->u.throttle.shift >= p->throttle.shift)
-			p->throttle = r->u.throttle;
-		break;
-	case TPROF_REC_DENIED:
-		add_denied(p, r);
-		break;
-	case TPROF_UREC_SESSION:
-		p->have_session = true;
-		p->session = r->u.session;
-		break;
-	case TPROF_UREC_MACHINE:
-		p->have_machine = true;
-		p->machine = r->u.machine;
-		break;
-	case TPROF_UREC_MAPS:
-		maps__add_snapshot(&p->maps, r->u.maps.pid, r->hdr.time_ns,
-				   r->text, r->u.maps.len);
-		break;
-	case TPROF_UREC_BUILDID: {
-		const struct tprof_urec_buildid *b = &r->u.buildid;
-		char hex[BUILDID_HEX_LEN];
-
-		buildid__hex(r->bid, b->bid_len, hex);
-		maps__add_buildid(&p->maps, b->dev_major, b->dev_minor,
-				  b->inode, r->text, b->path_len, hex);
-		break;
-	}
-	case TPROF_UREC_KALLSYMS:
-		add_kallsyms(p, r);
-		break;
-	case TPROF_UREC_VDSO:
-		maps__add_vdso(&p->maps, r->u.vdso.pid, r->u.vdso.start,
-			       r->image, r->u.vdso.len);
-		break;
-	case TPROF_UREC_PERFMAP:
-		perfmap__add_text(&p->jit, r->u.perfmap.pid, r->text,
-				  r->u.perfmap.len);
-		break;
-	case TPROF_UREC_PYPROC:
-		python__add_proc(&p->py, r);
-		break;
-	case TPROF_UREC_PYCODE:
-		python__add_code(&p->py, r);
-		break;
-	case TPROF_UREC_STATS:
-		p->have_stats = true;
-		p->stats = r->u.stats.stats;
-		p->end_time_ns = r->hdr.time_ns;
-		break;
-	default:
+	fn = handler(r->hdr.type);
+	if (!fn) {
 		p->nunknown++;
-		break;
+		return 0;
 	}
-	return 0;
+	return fn(p, r);
 }
