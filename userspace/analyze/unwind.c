@@ -3,6 +3,26 @@
  * tprof-read: unwind user stack snapshots with the objects' CFI rows
  * (analyze/cfi.c), then join the kernel's frame-pointer chain where the
  * snapshot ends, only where the join is proven.
+ *
+ * - The rows are libdw's (.eh_frame, else .debug_frame: Go) for the
+ *   objects mapped at the sample's time, from the shared object cache
+ *   (object/object.h; recorded vDSO images too), cached per (object,
+ *   address); DWARF expressions cover signal trampolines and PLTs, and
+ *   IA32's words are 4 bytes.
+ * - The register set is the one the record's abi names: x86-64, IA32, or
+ *   AArch64 (x19-x30, sp, pc; a frameless function's return address is
+ *   in x30).
+ * - AArch64 return addresses lose their PAC bits: the MACHINE record's
+ *   mask, else everything above a 48-bit user address (libdw 0.188
+ *   ignores DW_CFA_AARCH64_negate_ra_state, so every return address is
+ *   stripped).
+ * - Where the snapshot ends, the kernel's FP chain joins at the frame
+ *   whose restored frame pointer is on it.
+ * - arm64 samples' link register (TPROF_RF_USER_LR) is kept as the caller
+ *   unless it lies in the pc's function (its ELF symbol; without one, the
+ *   CFI row at the pc must still have the return address in x30) or is
+ *   the chain's first return address, in every mode (the model hands such
+ *   samples to the unwinder even without a snapshot).
  */
 #include <stdio.h>
 #include <stdlib.h>
