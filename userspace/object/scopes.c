@@ -9,6 +9,9 @@
 
 /* DIEs nested deeper than this are not indexed (no compiler nests so) */
 #define MAX_DEPTH 256
+/* Imported (partial) units expanded in one CU at most: a crafted DAG of
+ * units importing others twice would otherwise take 2^depth walks */
+#define MAX_IMPORTS 4096
 
 struct range {
 	Dwarf_Addr lo, hi;
@@ -22,6 +25,7 @@ struct node {
 	int32_t child, next;	/* first child, next sibling; -1: none */
 	int32_t last;		/* last child, while building */
 	int tag;
+	bool bad;		/* its ranges could not be read */
 };
 
 struct cu_index {
@@ -31,6 +35,9 @@ struct cu_index {
 	struct range *r;
 	size_t nr, capr;
 	int32_t first, last;	/* the CU's top-level nodes */
+	unsigned int imports;	/* imported units expanded */
+	const void *unit[MAX_DEPTH + 1];	/* units being expanded */
+	int nunit;
 };
 
 struct scopes {
@@ -85,6 +92,8 @@ static bool may_have_scopes(int tag)
 /*
  * Index die under parent when it holds code; -1 when it has no range
  * (dwarf_haspc() is false for every pc, so libdw never descends there).
+ * A DIE whose ranges cannot be read is kept, marked: libdw's walk gives
+ * up at it (scopes__funcs()).
  */
 static int32_t add_node(struct cu_index *c, Dwarf_Die *die, int32_t parent)
 {
@@ -99,14 +108,16 @@ static int32_t add_node(struct cu_index *c, Dwarf_Die *die, int32_t parent)
 		GROW(c->r, c->capr, c->nr + 1);
 		c->r[c->nr++] = (struct range){ lo, hi };
 	}
-	if (c->nr == r0)
+	if (it < 0)
+		c->nr = r0;	/* none of them, as libdw */
+	else if (c->nr == r0)
 		return -1;
 	GROW(c->n, c->capn, c->nn + 1);
 	k = (int32_t)c->nn++;
 	c->n[k] = (struct node){
 		.die = *die, .r0 = (uint32_t)r0, .nr = (uint32_t)(c->nr - r0),
 		.parent = parent, .child = -1, .next = -1, .last = -1,
-		.tag = dwarf_tag(die),
+		.tag = dwarf_tag(die), .bad = it < 0,
 	};
 	/* appended, so that siblings keep DIE order */
 	last = parent < 0 ? &c->last : &c->n[parent].last;
@@ -118,6 +129,25 @@ static int32_t add_node(struct cu_index *c, Dwarf_Die *die, int32_t parent)
 		c->n[parent].child = k;
 	*last = k;
 	return k;
+}
+
+/*
+ * An imported unit to walk in place of its DW_TAG_imported_unit: a partial
+ * unit, not a whole CU (libdw skips those: old gcc -flto), not one being
+ * walked already (a cycle), within MAX_IMPORTS.
+ */
+static bool import_ok(struct cu_index *c, Dwarf_Die *pu)
+{
+	int i;
+
+	if (dwarf_tag(pu) == DW_TAG_compile_unit || c->imports >= MAX_IMPORTS ||
+	    c->nunit > MAX_DEPTH)
+		return false;
+	for (i = 0; i < c->nunit; i++)
+		if (c->unit[i] == pu->addr)
+			return false;
+	c->imports++;
+	return true;
 }
 
 /*
@@ -139,8 +169,11 @@ static void add_children(struct cu_index *c, Dwarf_Die *parent_die,
 
 		if (tag == DW_TAG_imported_unit) {
 			if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &a),
-					      &pu))
+					      &pu) && import_ok(c, &pu)) {
+				c->unit[c->nunit++] = pu.addr;
 				add_children(c, &pu, parent, depth + 1);
+				c->nunit--;
+			}
 			continue;
 		}
 		k = add_node(c, &child, parent);
@@ -201,8 +234,11 @@ int scopes__funcs(struct scopes *sc, Dwarf_Die *cudie, Dwarf_Addr pc,
 	int32_t k = c->first, at = -1;
 	int n = 0;
 
-	/* the first child holding pc at each depth, as dwarf_getscopes() */
+	/* the first child holding pc at each depth, as dwarf_getscopes();
+	 * which gives up at a DIE before it whose ranges it cannot read */
 	while (k >= 0) {
+		if (c->n[k].bad)
+			return 0;
 		if (holds(c, &c->n[k], pc)) {
 			at = k;
 			k = c->n[k].child;

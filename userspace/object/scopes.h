@@ -20,13 +20,19 @@ struct scopes *scopes__new(void);
 void scopes__free(struct scopes *sc);
 
 /*
- * The functions around pc in the CU cudie, as dwarf_getscopes() then
- * dwarf_getscopes_die() for each inline level give them: funcs[0] the
- * innermost DW_TAG_subprogram or DW_TAG_inlined_subroutine whose ranges
- * hold pc (first in DIE order at each depth, as libdw descends), then
+ * The functions around pc in the CU cudie: funcs[0] the innermost
+ * DW_TAG_subprogram or DW_TAG_inlined_subroutine whose ranges hold pc
+ * (first in DIE order at each depth, as dwarf_getscopes() descends), then
  * for as long as funcs[i] is an inlined instance, the function around it
- * in the CU's tree. Returns how many (at most max); 0 when no function
- * of the CU holds pc.
+ * in the CU's tree (as dwarf_getscopes_die() climbs). Returns how many (at
+ * most max); 0 when no function of the CU holds pc, or where libdw's walk
+ * gives up (a DIE on the way whose ranges cannot be read).
+ * One difference from libdw, on purpose: dwarf_getscopes() also looks for
+ * an inlined instance's abstract origin, in the same CU only, and returns
+ * nothing where it lies in another (Go, which points into each package's
+ * CU; LTO builds). Then tprof-read named the address by its ELF symbol,
+ * with the inlined code's file and line (Go's errors.init "at" reflectlite's
+ * type.go:974). This gives the chain, as Go's runtime/pprof does.
  */
 int scopes__funcs(struct scopes *sc, Dwarf_Die *cudie, Dwarf_Addr pc,
 		  Dwarf_Die *funcs, int max);

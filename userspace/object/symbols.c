@@ -247,6 +247,7 @@ static int lookup_dwarf(struct symbolizer *s, struct object *f,
 {
 	Dwarf_Addr pc = vaddr - f->dwbias, bias;
 	Dwarf_Die cu, *cup, funcs[SYM_MAX_INLINE];
+	struct sym_frame at_line;	/* the file and line alone */
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	Dwarf_Line *line;
@@ -273,6 +274,7 @@ static int lookup_dwarf(struct symbolizer *s, struct object *f,
 		frames[0].file = abs_src(s, &cu, src);
 		frames[0].line = l;
 	}
+	at_line = frames[0];
 	if (!f->scopes)
 		f->scopes = scopes__new();
 	n = scopes__funcs(f->scopes, &cu, pc, funcs, max);
@@ -294,6 +296,13 @@ static int lookup_dwarf(struct symbolizer *s, struct object *f,
 		frames[i].file = abs_src(s, &cu, src);
 		frames[i].line = die_udata(&funcs[i - 1], DW_AT_call_line, false);
 		wrap[i] = is_wrapper(&funcs[i]);
+		/* a caller whose name cannot be read (an abstract origin in
+		 * a dwz file that is missing): the symtab's name alone, as
+		 * when libdw's dwarf_getscopes() gave up there */
+		if (!frames[i].name) {
+			frames[0] = at_line;
+			return line ? 1 : 0;
+		}
 	}
 	return elide_wrappers(frames, wrap, n);
 }
