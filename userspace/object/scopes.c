@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/util.h"
 #include "object/scopes.h"
@@ -25,7 +26,7 @@ struct node {
 	int32_t child, next;	/* first child, next sibling; -1: none */
 	int32_t last;		/* last child, while building */
 	int tag;
-	bool bad;		/* its ranges could not be read */
+	bool bad;		/* its ranges could not all be read */
 };
 
 struct cu_index {
@@ -90,10 +91,24 @@ static bool may_have_scopes(int tag)
 }
 
 /*
+ * Whether the last libdw error is one dwarf_getscopes() takes for "no
+ * range": a DIE with DW_AT_ranges in a file without the section. The codes
+ * are not public; the messages are, and tprof-read sets no locale.
+ */
+static bool no_range_section(void)
+{
+	const char *m = dwarf_errmsg(dwarf_errno());
+
+	return m && (strstr(m, ".debug_ranges section") ||
+		     strstr(m, ".debug_rnglists section"));
+}
+
+/*
  * Index die under parent when it holds code; -1 when it has no range
  * (dwarf_haspc() is false for every pc, so libdw never descends there).
- * A DIE whose ranges cannot be read is kept, marked: libdw's walk gives
- * up at it (scopes__funcs()).
+ * A DIE whose ranges cannot all be read is kept, marked: libdw's walk
+ * gives up at it for a pc its readable ranges do not hold
+ * (scopes__funcs()).
  */
 static int32_t add_node(struct cu_index *c, Dwarf_Die *die, int32_t parent)
 {
@@ -108,9 +123,12 @@ static int32_t add_node(struct cu_index *c, Dwarf_Die *die, int32_t parent)
 		GROW(c->r, c->capr, c->nr + 1);
 		c->r[c->nr++] = (struct range){ lo, hi };
 	}
-	if (it < 0)
-		c->nr = r0;	/* none of them, as libdw */
-	else if (c->nr == r0)
+	/* dwarf_haspc() reads the ranges in order: the ones before an
+	 * error still hold their pcs, and for other pcs the error is "no"
+	 * (no_range_section()) or the end of the walk */
+	if (it < 0 && no_range_section())
+		it = 0;
+	if (it == 0 && c->nr == r0)
 		return -1;
 	GROW(c->n, c->capn, c->nn + 1);
 	k = (int32_t)c->nn++;
@@ -237,11 +255,11 @@ int scopes__funcs(struct scopes *sc, Dwarf_Die *cudie, Dwarf_Addr pc,
 	/* the first child holding pc at each depth, as dwarf_getscopes();
 	 * which gives up at a DIE before it whose ranges it cannot read */
 	while (k >= 0) {
-		if (c->n[k].bad)
-			return 0;
 		if (holds(c, &c->n[k], pc)) {
 			at = k;
 			k = c->n[k].child;
+		} else if (c->n[k].bad) {
+			return 0;
 		} else {
 			k = c->n[k].next;
 		}
