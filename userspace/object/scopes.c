@@ -36,6 +36,11 @@ struct cu_index {
 	struct range *r;
 	size_t nr, capr;
 	int32_t first, last;	/* the CU's top-level nodes */
+};
+
+/* While a CU's index is built: the imported units walked into. */
+struct build {
+	struct cu_index *c;
 	unsigned int imports;	/* imported units expanded */
 	const void *unit[MAX_DEPTH + 1];	/* units being expanded */
 	int nunit;
@@ -154,17 +159,17 @@ static int32_t add_node(struct cu_index *c, Dwarf_Die *die, int32_t parent)
  * unit, not a whole CU (libdw skips those: old gcc -flto), not one being
  * walked already (a cycle), within MAX_IMPORTS.
  */
-static bool import_ok(struct cu_index *c, Dwarf_Die *pu)
+static bool import_ok(struct build *b, Dwarf_Die *pu)
 {
 	int i;
 
-	if (dwarf_tag(pu) == DW_TAG_compile_unit || c->imports >= MAX_IMPORTS ||
-	    c->nunit > MAX_DEPTH)
+	if (dwarf_tag(pu) == DW_TAG_compile_unit || b->imports >= MAX_IMPORTS ||
+	    b->nunit > MAX_DEPTH)
 		return false;
-	for (i = 0; i < c->nunit; i++)
-		if (c->unit[i] == pu->addr)
+	for (i = 0; i < b->nunit; i++)
+		if (b->unit[i] == pu->addr)
 			return false;
-	c->imports++;
+	b->imports++;
 	return true;
 }
 
@@ -172,7 +177,7 @@ static bool import_ok(struct cu_index *c, Dwarf_Die *pu)
  * The children of parent_die, under node parent. An imported (partial)
  * unit's children count as the importer's, as libdw walks them.
  */
-static void add_children(struct cu_index *c, Dwarf_Die *parent_die,
+static void add_children(struct build *b, Dwarf_Die *parent_die,
 			 int32_t parent, int depth)
 {
 	Dwarf_Die child;
@@ -187,16 +192,16 @@ static void add_children(struct cu_index *c, Dwarf_Die *parent_die,
 
 		if (tag == DW_TAG_imported_unit) {
 			if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &a),
-					      &pu) && import_ok(c, &pu)) {
-				c->unit[c->nunit++] = pu.addr;
-				add_children(c, &pu, parent, depth + 1);
-				c->nunit--;
+					      &pu) && import_ok(b, &pu)) {
+				b->unit[b->nunit++] = pu.addr;
+				add_children(b, &pu, parent, depth + 1);
+				b->nunit--;
 			}
 			continue;
 		}
-		k = add_node(c, &child, parent);
+		k = add_node(b->c, &child, parent);
 		if (k >= 0 && may_have_scopes(tag) && dwarf_haschildren(&child))
-			add_children(c, &child, k, depth + 1);
+			add_children(b, &child, k, depth + 1);
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -205,6 +210,7 @@ static struct cu_index *cu_index(struct scopes *sc, Dwarf_Die *cudie)
 {
 	uint64_t h = hash_u64((uint64_t)(uintptr_t)cudie->addr);
 	struct hiter it = { 0 };
+	struct build b = { 0 };
 	struct cu_index *c;
 	uint32_t item;
 
@@ -214,7 +220,8 @@ static struct cu_index *cu_index(struct scopes *sc, Dwarf_Die *cudie)
 	c = xcalloc(1, sizeof(*c));
 	c->key = cudie->addr;
 	c->first = c->last = -1;
-	add_children(c, cudie, -1, 0);
+	b.c = c;
+	add_children(&b, cudie, -1, 0);
 	GROW(sc->cus, sc->cap, sc->n + 1);
 	sc->cus[sc->n++] = c;
 	hindex_put(&sc->idx, h, (uint32_t)sc->n);
