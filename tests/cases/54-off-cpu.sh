@@ -81,6 +81,13 @@ run() {
 	sed 's/^/    /' "$name.err" | tail -20
 	return 1
 }
+# no_loss NAME: NAME.err's total line says no sample was lost
+no_loss() {
+	local lost
+	lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' "$1.err")
+	if [ "$lost" = 0 ]; then ok "$1: no sample lost"
+	else fail "$1: ${lost:-?} samples lost (the rings overflowed)"; fi
+}
 # sums NAME WORKER CALLSITE: NAME.off and NAME.cpu, pprofsum by off_cpu
 # and cpu, split by the worker function and the call site that waits
 sums() {
@@ -97,9 +104,7 @@ sums() {
 # whether any were lost
 if run sleep --mode wall --ring-bytes 2M -- "$P" sleep $sleeps; then
 	sums sleep sleeper sleep_phase
-	lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' sleep.err)
-	if [ "$lost" = 0 ]; then ok "sleep: no sample lost"
-	else fail "sleep: ${lost:-?} samples lost (the rings overflowed)"; fi
+	no_loss sleep
 	# the session starts at the command's exec: nothing of tprof-read's
 	# child waiting for the go-ahead (it showed under launch__fork)
 	"$SUM" -sample_index off_cpu -functions sleep.pb.gz > sleep.fns 2>&1
@@ -148,9 +153,7 @@ fi
 if run mutex --mode wall "${mutex_opts[@]}" -- "$P" mutex 8 $iters 200; then
 	sums mutex contender take_lock
 	# STATS: CPU and off-CPU samples alike
-	lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' mutex.err)
-	if [ "$lost" = 0 ]; then ok "mutex: no sample lost"
-	else fail "mutex: ${lost:-?} samples lost (the rings overflowed)"; fi
+	no_loss mutex
 	nbad=0 woff=0
 	while read -r _ tid life cpu delay _ slept; do
 		off=$(sumval mutex.off tidfunc "$tid" contender)
@@ -236,9 +239,7 @@ spin_case() {
 			wcpu=$((wcpu + $(sumval spin.off tidfunc "$tid" spin_cpu)))
 			wall=$((wall + $(sumval spin.off tid "$tid")))
 		done < <(grep '^worker ' spin.txt)
-		lost=$(sed -n 's/^total: .* \([0-9]*\) lost .*/\1/p' spin.err)
-		if [ "$lost" = 0 ]; then ok "spin: no sample lost"
-		else fail "spin: ${lost:-?} samples lost (the rings overflowed)"; fi
+		no_loss spin
 		# the kernel's figures are read around spinner(), and a busy guest
 		# preempts a reader there as anywhere: 2%. Not on the debug kernel:
 		# its stamps are the probe's (see above), and a preemption there is
