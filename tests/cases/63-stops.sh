@@ -14,7 +14,11 @@
 #  - attached to 16 threads with 64 KiB rings (46 samples): the loop's
 #    thread, at nice 0 among the spinners, waited about 150 ms for its CPU
 #    right after ENABLE before it woke the drain thread (140 and 146
-#    samples lost; 14 of the default 256 KiB once, in a run of .ci/run).
+#    samples lost; 14 of the default 256 KiB once, in a run of .ci/run);
+#    later the drain thread waited for what the loop held when preempted,
+#    68 ms before its next turn: the queue's mutex, then the process's
+#    mmap lock (an allocator's mprotect()), and 26-90 samples were lost in
+#    8 of 54 runs on 6.1 and 6.12 (lib/spsc.h, live/drain.h; 0 in 20 since).
 # Truth is the module's: its LOST records ([lost] in the profile) must be
 # none, and each thread's sampled CPU within one period of the CPU the
 # module accounted for it (--report's ERROR column), so nothing went

@@ -4,6 +4,8 @@
  * fakedev.so) that fills at a steady rate and drops what is not read in
  * time. The count of drops is the fake ring's, not tprof-read's.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
+#include "lib/spsc.h"
 
 /* a device file of n SAMPLE records of one size, of a process that is not */
 static int ring_file(const char *dev, int n)
@@ -136,8 +139,125 @@ static void test_live_loss_is_loud(void)
 	unlink(dev);
 }
 
+/* ---- the drain's list: the appender never waits for the taker ---- */
+
+#define SPSC_N 20000
+#define SPSC_PARK 5000		/* the taker stops on this node */
+
+struct spsc_item {
+	struct spsc_node node;
+	int seq;
+};
+
+struct spsc_run {
+	struct spsc q;
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	bool parked, resume;
+	int taken, in_order;
+	int held_seq;			/* the parked node's, read after resume */
+};
+
+/*
+ * The taker: takes nodes in order; on SPSC_PARK it stops holding the node
+ * (a loop preempted in the middle of a chunk) until told to go on.
+ */
+static void *spsc_taker(void *arg)
+{
+	struct spsc_run *r = arg;
+	struct spsc_item *it;
+
+	while (r->taken < SPSC_N) {
+		it = (struct spsc_item *)spsc__take(&r->q);
+		if (!it) {
+			sched_yield();
+			continue;
+		}
+		r->in_order += it->seq == r->taken;
+		r->taken++;
+		if (it->seq != SPSC_PARK)
+			continue;
+		pthread_mutex_lock(&r->m);
+		r->parked = true;
+		pthread_cond_broadcast(&r->c);
+		while (!r->resume)
+			pthread_cond_wait(&r->c, &r->m);
+		pthread_mutex_unlock(&r->m);
+		/* still ours: ASan says so if the appender freed it */
+		r->held_seq = it->seq;
+	}
+	return NULL;
+}
+
+static void test_spsc_never_waits(void)
+{
+	struct spsc_run r = { .held_seq = -1 };
+	struct spsc_node *n;
+	pthread_t t;
+	int i, freed = 0, max_freed = -1, left = 0;
+
+	spsc__init(&r.q);
+	pthread_mutex_init(&r.m, NULL);
+	pthread_cond_init(&r.c, NULL);
+	for (i = 0; i <= SPSC_PARK; i++) {
+		struct spsc_item *it = calloc(1, sizeof(*it));
+
+		it->seq = i;
+		spsc__append(&r.q, &it->node);
+	}
+	CHECK(!pthread_create(&t, NULL, spsc_taker, &r));
+	pthread_mutex_lock(&r.m);
+	while (!r.parked)
+		pthread_cond_wait(&r.c, &r.m);
+	pthread_mutex_unlock(&r.m);
+	/*
+	 * The taker holds node SPSC_PARK and runs no more: every append and
+	 * reclaim below completes anyway (with a lock between them this
+	 * would wait for the taker), and the reclaimed nodes are exactly
+	 * those before the held one.
+	 */
+	for (; i < SPSC_N; i++) {
+		struct spsc_item *it = calloc(1, sizeof(*it));
+
+		it->seq = i;
+		spsc__append(&r.q, &it->node);
+		while ((n = spsc__reclaim(&r.q))) {
+			int seq = ((struct spsc_item *)n)->seq;
+
+			if (seq > max_freed)
+				max_freed = seq;
+			freed++;
+			free(n);
+		}
+	}
+	CHECK_EQ(freed, SPSC_PARK);
+	CHECK_EQ(max_freed, SPSC_PARK - 1);
+	pthread_mutex_lock(&r.m);
+	r.resume = true;
+	pthread_cond_broadcast(&r.c);
+	pthread_mutex_unlock(&r.m);
+	pthread_join(t, NULL);
+	CHECK_EQ(r.taken, SPSC_N);
+	CHECK_EQ(r.in_order, SPSC_N);
+	CHECK_EQ(r.held_seq, SPSC_PARK);
+	while ((n = spsc__reclaim(&r.q))) {
+		freed++;
+		free(n);
+	}
+	/* the taker's last node stays in the list until it is dismantled */
+	CHECK_EQ(freed, SPSC_N - 1);
+	while ((n = spsc__left(&r.q))) {
+		left++;
+		free(n);
+	}
+	CHECK_EQ(left, 1);
+	pthread_mutex_destroy(&r.m);
+	pthread_cond_destroy(&r.c);
+}
+
 const struct unit_test live_tests[] = {
 	{ "live: ptrace stops that take 600 ms each lose no record of a ring that holds 300 ms (the drain thread)", test_live_stops_lose_nothing },
 	{ "live: a session that loses samples says so in one line, with the fake ring's count and the share; --report agrees", test_live_loss_is_loud },
+	{ "live: the drain thread's list appends and frees while its taker is stopped holding a node; order kept, the held node not freed (lib/spsc.h)", test_spsc_never_waits },
 	{ NULL, NULL },
 };

@@ -35,18 +35,21 @@
  */
 #define DRAIN_NICE (-10)
 
+/* a chunk of what one read of the device returned */
 struct drain_chunk {
-	struct drain_chunk *next;
-	size_t len, off;
+	struct spsc_node node;		/* first: the list's */
+	size_t cap;			/* bytes[]'s size */
+	size_t len;
+	size_t off;			/* the loop's: read back up to here */
 	unsigned char bytes[];
 };
 
 /* a maps snapshot the thread read (drain__next_maps()) */
 struct drain_maps {
-	struct drain_maps *next;
+	struct spsc_node node;		/* first: the list's */
 	int pid;
 	uint64_t time_ns;
-	bool exec;		/* read at an EXEC record */
+	bool exec;			/* read at an EXEC record */
 	char *text;
 	size_t len;
 };
@@ -55,12 +58,54 @@ struct drain_maps {
 #define DRAIN_MAPS_MAX 1024
 /* a process's maps after an MMAP record: at most once in this long */
 #define DRAIN_MAPS_GAP_NS 10000000ULL
+/* at the queue's bound: how long the thread sleeps between looks */
+#define DRAIN_FULL_MS 10
+/*
+ * Chunks the loop is done with, kept for the next reads: malloc() and
+ * free() of 64 KiB chunks grow and shrink the thread's arena with
+ * mprotect() and madvise(), which wait for the process's mmap lock, and
+ * a loop preempted in a page fault holds it (the thread waited 100 ms in
+ * mprotect() so, and 64 KiB rings filled). DRAIN_SPARE of them (drain.h)
+ * are kept, each at least this large.
+ */
+#define DRAIN_CHUNK_MIN (256U << 10)
+
+static void free_maps(struct drain_maps *m)
+{
+	free(m->text);
+	free(m);
+}
+
+/*
+ * What the loop is done with, freed here: nothing of the thread's is
+ * freed by the loop. Context: the thread.
+ */
+static void reclaim(struct drain *d)
+{
+	struct spsc_node *n;
+
+	while ((n = spsc__reclaim(&d->chunks))) {
+		struct drain_chunk *c = (struct drain_chunk *)n;
+
+		if (d->nspare < DRAIN_SPARE)
+			d->spare[d->nspare++] = c;
+		else
+			free(c);
+	}
+	while ((n = spsc__reclaim(&d->maps)))
+		free_maps((struct drain_maps *)n);
+}
 
 /* Queue pid's maps, read now, stamped time_ns. Context: the thread. */
 static void snap_maps(struct drain *d, int pid, uint64_t time_ns, bool exec)
 {
-	struct drain_maps *m = xcalloc(1, sizeof(*m));
+	struct drain_maps *m;
 
+	if (atomic_load(&d->nmaps) >= DRAIN_MAPS_MAX) {
+		d->maps_dropped++;
+		return;
+	}
+	m = xcalloc(1, sizeof(*m));
 	m->pid = pid;
 	m->time_ns = time_ns;
 	m->exec = exec;
@@ -68,22 +113,9 @@ static void snap_maps(struct drain *d, int pid, uint64_t time_ns, bool exec)
 		free(m);
 		return;
 	}
-	pthread_mutex_lock(&d->lock);
-	if (d->nmaps >= DRAIN_MAPS_MAX) {
-		d->maps_dropped++;
-		pthread_mutex_unlock(&d->lock);
-		free(m->text);
-		free(m);
-		return;
-	}
-	if (d->maps_tail)
-		d->maps_tail->next = m;
-	else
-		d->maps = m;
-	d->maps_tail = m;
-	d->nmaps++;
+	atomic_fetch_add(&d->nmaps, 1);
+	spsc__append(&d->maps, &m->node);
 	d->maps_read++;
-	pthread_mutex_unlock(&d->lock);
 }
 
 /* pid's slot in the MMAP throttle (the oldest one taken over). */
@@ -178,27 +210,22 @@ static void read_maps(struct drain *d, const unsigned char *buf, size_t n)
 bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
 		      uint64_t *time_ns, bool *exec, char **text, size_t *len)
 {
-	struct drain_maps *m = NULL;
+	struct drain_maps *m;
 
 	if (!d->on)
 		return false;
-	pthread_mutex_lock(&d->lock);
-	if (d->maps && d->maps->time_ns <= upto_ns) {
-		m = d->maps;
-		d->maps = m->next;
-		if (!d->maps)
-			d->maps_tail = NULL;
-		d->nmaps--;
-	}
-	pthread_mutex_unlock(&d->lock);
-	if (!m)
+	m = (struct drain_maps *)spsc__peek(&d->maps);
+	if (!m || m->time_ns > upto_ns)
 		return false;
+	spsc__take(&d->maps);
+	/* a copy: the node and its text are the thread's to free */
+	*text = xmalloc(m->len + 1);
+	memcpy(*text, m->text, m->len + 1);
+	*len = m->len;
 	*pid = m->pid;
 	*time_ns = m->time_ns;
 	*exec = m->exec;
-	*text = m->text;
-	*len = m->len;
-	free(m);
+	atomic_fetch_sub(&d->nmaps, 1);
 	return true;
 }
 
@@ -209,60 +236,81 @@ static void wake(struct drain *d)
 	}
 }
 
-/* Say drain__start() may return, and sleep until drain__go() or a stop. */
-static void wait_go(struct drain *d)
-{
-	pthread_mutex_lock(&d->lock);
-	d->ready = true;
-	pthread_cond_broadcast(&d->room);
-	while (!d->go && !d->stop)
-		pthread_cond_wait(&d->room, &d->lock);
-	pthread_mutex_unlock(&d->lock);
-}
-
-/* Wait for room in the queue; false when told to stop. */
-static bool wait_room(struct drain *d, bool *last)
+/*
+ * Say drain__start() may return, and sleep until drain__go() or a stop;
+ * false on a stop.
+ */
+static bool wait_go(struct drain *d)
 {
 	bool go;
 
 	pthread_mutex_lock(&d->lock);
-	while (d->queued >= d->bound && !d->stop) {
-		d->full_waits++;
-		pthread_cond_wait(&d->room, &d->lock);
-	}
-	go = !d->stop;
-	*last = d->last;
+	d->ready = true;
+	pthread_cond_broadcast(&d->cond);
+	while (!d->go && !atomic_load(&d->stop))
+		pthread_cond_wait(&d->cond, &d->lock);
+	go = d->go && !atomic_load(&d->stop);
 	pthread_mutex_unlock(&d->lock);
 	return go;
 }
 
+/*
+ * Wait for room in the queue, looking again every DRAIN_FULL_MS (the
+ * loop signals nothing: it takes no lock the thread waits on); false
+ * when told to stop.
+ */
+static bool wait_room(struct drain *d)
+{
+	const struct timespec ts = { 0, DRAIN_FULL_MS * 1000000L };
+	bool waited = false;
+
+	while (!atomic_load(&d->stop) &&
+	       atomic_load(&d->queued) >= atomic_load(&d->bound)) {
+		if (!waited)
+			d->full_waits++;
+		waited = true;
+		reclaim(d);
+		nanosleep(&ts, NULL);
+	}
+	return !atomic_load(&d->stop);
+}
+
+/* A kept chunk with room for n bytes, else a new one. Context: the thread. */
+static struct drain_chunk *chunk_for(struct drain *d, size_t n)
+{
+	struct drain_chunk *c;
+	size_t cap = n > DRAIN_CHUNK_MIN ? n : DRAIN_CHUNK_MIN;
+	unsigned int i;
+
+	for (i = 0; i < d->nspare; i++) {
+		c = d->spare[i];
+		if (c->cap >= n) {
+			d->spare[i] = d->spare[--d->nspare];
+			return c;
+		}
+	}
+	c = xmalloc(sizeof(*c) + cap);
+	c->cap = cap;
+	return c;
+}
+
 static void enqueue(struct drain *d, const void *buf, size_t n)
 {
-	struct drain_chunk *c = xmalloc(sizeof(*c) + n);
+	struct drain_chunk *c = chunk_for(d, n);
 
-	c->next = NULL;
 	c->len = n;
 	c->off = 0;
 	memcpy(c->bytes, buf, n);
-	pthread_mutex_lock(&d->lock);
-	if (d->tail)
-		d->tail->next = c;
-	else
-		d->head = c;
-	d->tail = c;
-	d->queued += n;
-	if (d->queued > d->max_queued)
-		d->max_queued = d->queued;
-	pthread_mutex_unlock(&d->lock);
+	atomic_fetch_add(&d->queued, n);
+	spsc__append(&d->chunks, &c->node);
 	wake(d);
 }
 
 static void end_with(struct drain *d, bool eof, int err)
 {
-	pthread_mutex_lock(&d->lock);
-	d->eof = eof;
-	d->err = err;
-	pthread_mutex_unlock(&d->lock);
+	atomic_store(&d->err, err);
+	/* after everything appended: the loop sees it all first */
+	atomic_store(&d->eof, eof || err);
 	wake(d);
 }
 
@@ -274,17 +322,21 @@ static void *drain_main(void *arg)
 {
 	struct drain *d = arg;
 	unsigned char *buf = xmalloc(d->read_bytes);
-	bool last;
 
 	/* Linux: a thread's own nice, by its tid */
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE))
 		pr_debug("drain: nice %d refused (%s): the thread runs at the process's",
 			 DRAIN_NICE, strerror(errno));
-	wait_go(d);
-	while (wait_room(d, &last)) {
-		ssize_t n = session__read(d->sess, buf, d->read_bytes);
+	if (!wait_go(d))
+		goto out;
+	while (wait_room(d)) {
+		/* DISABLE asked before this read: empty means all read */
+		bool last = atomic_load(&d->last);
 		struct pollfd pfd = { .fd = d->sess->fd, .events = POLLIN };
+		ssize_t n;
 
+		reclaim(d);
+		n = session__read(d->sess, buf, d->read_bytes);
 		if (n > 0) {
 			read_maps(d, buf, n);
 			enqueue(d, buf, n);
@@ -299,7 +351,6 @@ static void *drain_main(void *arg)
 			end_with(d, false, (int)n);
 			break;
 		}
-		/* empty after DISABLE (asked before this read): all read */
 		if (last) {
 			wake(d);
 			break;
@@ -307,6 +358,7 @@ static void *drain_main(void *arg)
 		poll(&pfd, 1, DRAIN_POLL_MS);
 		mmap_deferred(d);
 	}
+out:
 	free(buf);
 	return NULL;
 }
@@ -320,11 +372,19 @@ int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
 	memset(d, 0, sizeof(*d));
 	d->sess = sess;
 	d->read_bytes = read_bytes;
-	d->bound = bound;
+	atomic_init(&d->bound, bound);
+	atomic_init(&d->queued, 0);
+	atomic_init(&d->nmaps, 0);
+	atomic_init(&d->last, false);
+	atomic_init(&d->stop, false);
+	atomic_init(&d->eof, false);
+	atomic_init(&d->err, 0);
+	spsc__init(&d->chunks);
+	spsc__init(&d->maps);
 	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
 	pthread_mutex_init(&d->lock, NULL);
-	pthread_cond_init(&d->room, NULL);
+	pthread_cond_init(&d->cond, NULL);
 	/* SIGINT, SIGTERM, SIGCHLD stay the loop's */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -334,14 +394,14 @@ int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
 		close(d->wake[0]);
 		close(d->wake[1]);
 		pthread_mutex_destroy(&d->lock);
-		pthread_cond_destroy(&d->room);
+		pthread_cond_destroy(&d->cond);
 		return ret;
 	}
 	d->on = d->running = true;
 	/* its nice taken, asleep: ENABLE's first samples wake it at once */
 	pthread_mutex_lock(&d->lock);
 	while (!d->ready)
-		pthread_cond_wait(&d->room, &d->lock);
+		pthread_cond_wait(&d->cond, &d->lock);
 	pthread_mutex_unlock(&d->lock);
 	return 0;
 }
@@ -374,9 +434,8 @@ void drain__go(struct drain *d)
 		return;
 	pthread_mutex_lock(&d->lock);
 	d->go = true;
-	pthread_cond_broadcast(&d->room);
+	pthread_cond_broadcast(&d->cond);
 	pthread_mutex_unlock(&d->lock);
-	unhurry(d);
 }
 
 int drain__wake_fd(const struct drain *d)
@@ -405,113 +464,105 @@ static size_t whole_fit(const struct drain_chunk *c, size_t cap)
 	return n;
 }
 
-/* Copy whole records of the loop's taken chunks into buf; bytes copied. */
-static size_t read_taken(struct drain *d, unsigned char *buf, size_t cap)
+/*
+ * Copy whole records of the queued chunks into buf, taking the next chunk
+ * when the loop's is read through; bytes copied. *more: a chunk is left
+ * (a record larger than what was left of cap).
+ */
+static size_t read_queued(struct drain *d, unsigned char *buf, size_t cap,
+			  bool *more)
 {
 	size_t got = 0, n;
 
-	while (d->taken) {
-		struct drain_chunk *c = d->taken;
+	*more = false;
+	for (;;) {
+		struct drain_chunk *c = d->cur;
 
+		if (!c || c->off == c->len) {
+			/* cur goes back to the thread with this */
+			c = (struct drain_chunk *)spsc__take(&d->chunks);
+			d->cur = c;
+			if (!c)
+				return got;
+		}
 		n = whole_fit(c, cap - got);
 		if (n > cap - got)
 			n = cap - got;
-		if (!n)
-			break;
+		if (!n) {
+			*more = true;
+			return got;
+		}
 		memcpy(buf + got, c->bytes + c->off, n);
 		got += n;
 		c->off += n;
-		if (c->off < c->len)
-			break;
-		d->taken = c->next;
-		free(c);
 	}
-	return got;
 }
 
 ssize_t drain__read(struct drain *d, void *buf, size_t cap)
 {
 	char junk[64];
 	size_t got;
-	ssize_t ret;
+	bool more, eof;
+	int err;
 
 	while (read(d->wake[0], junk, sizeof(junk)) > 0)
 		;
-	pthread_mutex_lock(&d->lock);
-	if (!d->taken) {
-		d->taken = d->head;
-		d->head = NULL;
-		d->tail = NULL;
-	}
-	pthread_mutex_unlock(&d->lock);
-	got = read_taken(d, buf, cap);
-	pthread_mutex_lock(&d->lock);
+	/* before the queue: what the thread appended before it ended */
+	eof = atomic_load(&d->eof);
+	err = atomic_load(&d->err);
+	got = read_queued(d, buf, cap, &more);
 	if (got) {
-		d->queued -= got;
-		pthread_cond_signal(&d->room);
-		ret = got;
-	} else if (d->head || d->taken) {
-		/* queued since, or a record larger than cap: the caller's */
-		ret = -EAGAIN;
-	} else if (d->err) {
-		ret = d->err;
-	} else {
-		ret = d->eof ? 0 : -EAGAIN;
+		atomic_fetch_sub(&d->queued, got);
+		return (ssize_t)got;
 	}
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	/* queued since, or a record larger than cap: the caller's */
+	if (more || spsc__peek(&d->chunks))
+		return -EAGAIN;
+	if (err)
+		return err;
+	return eof ? 0 : -EAGAIN;
 }
 
 void drain__finish(struct drain *d)
 {
 	if (!d->running)
 		return;
-	pthread_mutex_lock(&d->lock);
-	d->last = true;
 	/* the loop takes nothing until this returns: no bound now */
-	d->bound = SIZE_MAX;
-	pthread_cond_signal(&d->room);
-	pthread_mutex_unlock(&d->lock);
+	atomic_store(&d->bound, SIZE_MAX);
+	atomic_store(&d->last, true);
 	pthread_join(d->thread, NULL);
 	d->running = false;
+	unhurry(d);
 }
 
 void drain__free(struct drain *d)
 {
-	struct drain_chunk *c;
+	struct spsc_node *n;
 
 	if (!d->on)
 		return;
 	unhurry(d);
 	if (d->running) {
+		atomic_store(&d->stop, true);
+		/* a thread still waiting for drain__go() */
 		pthread_mutex_lock(&d->lock);
-		d->stop = true;
-		pthread_cond_signal(&d->room);
+		pthread_cond_broadcast(&d->cond);
 		pthread_mutex_unlock(&d->lock);
 		pthread_join(d->thread, NULL);
 		d->running = false;
 	}
-	while ((c = d->head)) {
-		d->head = c->next;
-		free(c);
-	}
-	d->tail = NULL;
-	while ((c = d->taken)) {
-		d->taken = c->next;
-		free(c);
-	}
-	while (d->maps) {
-		struct drain_maps *m = d->maps;
-
-		d->maps = m->next;
-		free(m->text);
-		free(m);
-	}
-	d->maps_tail = NULL;
-	d->nmaps = 0;
+	/* the thread is gone: what is left is ours, cur included */
+	while ((n = spsc__left(&d->chunks)))
+		free(n);
+	while (d->nspare)
+		free(d->spare[--d->nspare]);
+	d->cur = NULL;
+	while ((n = spsc__left(&d->maps)))
+		free_maps((struct drain_maps *)n);
+	atomic_store(&d->nmaps, 0);
 	close(d->wake[0]);
 	close(d->wake[1]);
 	d->on = false;
 	pthread_mutex_destroy(&d->lock);
-	pthread_cond_destroy(&d->room);
+	pthread_cond_destroy(&d->cond);
 }

@@ -15,53 +15,57 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/spsc.h"
+
 struct session;
 struct drain_chunk;
 struct drain_maps;
 
 /* processes whose MMAP records the thread throttles at once */
 #define DRAIN_PIDS 64
+/* chunks the loop is done with, kept for the thread's next reads */
+#define DRAIN_SPARE 16
 
 struct drain {
 	struct session *sess;
 	pthread_t thread;
 	bool on;			/* started: the loop reads through it */
 	bool running;
-	pthread_mutex_t lock;
-	pthread_cond_t room;		/* the queue has room again */
-	/* under lock: what was read and not yet taken, oldest first */
-	struct drain_chunk *head, *tail;
 	/*
-	 * The loop's own, no lock: chunks it took from the queue in one
-	 * step and has not read through. The loop holds the lock only for
-	 * such steps: preempted with it held (nice 0, among the target's
-	 * spinners) it would keep the thread from the rings.
+	 * The start's handshake only (drain__start(), drain__go(), a stop
+	 * before it): after it the thread takes no lock the loop takes, so
+	 * a loop kept from its CPU cannot keep it from the rings.
 	 */
-	struct drain_chunk *taken;
-	size_t queued, max_queued;	/* bytes, taken ones included */
-	size_t bound;			/* the queue's most, in bytes */
-	uint64_t full_waits;		/* times it waited for room */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 	bool ready;			/* the thread has its nice */
+	bool go;			/* ENABLE done: read */
 	bool hurried;			/* the loop's thread at that nice */
 	int loop_nice;			/* its own before */
-	bool go;			/* ENABLE done: read */
-	bool eof;			/* the device said end of stream */
-	int err;			/* a read's -errno, else 0 */
-	bool last;			/* DISABLE done: read until empty */
-	bool stop;
+	/* what was read and not yet read back, oldest first (lib/spsc.h) */
+	struct spsc chunks;
+	struct drain_chunk *cur;	/* the loop's: the chunk it reads */
+	_Atomic size_t queued;		/* bytes, cur's unread ones included */
+	_Atomic size_t bound;		/* the queue's most, in bytes */
+	struct drain_chunk *spare[DRAIN_SPARE];	/* the thread's, for reuse */
+	unsigned int nspare;
+	uint64_t full_waits;		/* the thread's: times it waited for room */
+	atomic_bool last;		/* DISABLE done: read until empty */
+	atomic_bool stop;
+	atomic_bool eof;		/* the device said end of stream */
+	_Atomic int err;		/* a read's -errno, else 0 */
 	/* a byte written on each new chunk: the loop polls the read end */
 	int wake[2];
 	/* the device's reads: at most this many bytes each */
 	size_t read_bytes;
 	/*
-	 * Under lock: maps snapshots the thread read when it read the
-	 * records that call for them (the loop gets to the records later,
-	 * maybe after the process exited), in time order; at most
-	 * DRAIN_MAPS_MAX (drain.c).
+	 * Maps snapshots the thread read when it read the records that call
+	 * for them (the loop gets to the records later, maybe after the
+	 * process exited), in time order; at most DRAIN_MAPS_MAX (drain.c).
 	 */
-	struct drain_maps *maps, *maps_tail;
-	unsigned int nmaps;
-	uint64_t maps_read, maps_dropped;
+	struct spsc maps;
+	_Atomic unsigned int nmaps;
+	uint64_t maps_read, maps_dropped;	/* the thread's */
 	/* the thread's own: when it last read a process's maps after an
 	 * MMAP record, and whether one came since */
 	struct drain_pid {
@@ -83,17 +87,19 @@ int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
 
 /*
  * Before ENABLE, from the loop's thread: it runs at the drain thread's
- * nice until drain__go(), where the user may. At nice 0 among the
- * target's spinners (16 on one CPU) the loop once waited 150 ms for its
- * CPU right after ENABLE, before it could wake the drain thread: 102 of
- * 64 KiB rings' samples lost, 14 of 256 KiB ones.
+ * nice until the session's end (drain__finish()), where the user may. At
+ * nice 0 among the target's spinners (16 on one CPU) the loop once waited
+ * 150 ms for its CPU right after ENABLE, before it could wake the drain
+ * thread (102 of 64 KiB rings' samples lost, 14 of 256 KiB ones); and
+ * later, preempted in a page fault, it kept the process's mmap lock from
+ * the drain thread for 68 ms at a time (the lock an allocator's mprotect()
+ * waits for, or a first touch of new memory). The loop's work is what it
+ * is at any nice; at the thread's it is done in turns of milliseconds,
+ * not of the target's whole round.
  */
 void drain__hurry(struct drain *d);
 
-/*
- * ENABLE done: the thread reads from now on, and the loop's thread is
- * back at its own nice.
- */
+/* ENABLE done: the thread reads from now on. */
 void drain__go(struct drain *d);
 
 /* The descriptor that becomes readable when a chunk was queued. */
@@ -102,8 +108,8 @@ int drain__wake_fd(const struct drain *d);
 /*
  * The oldest maps snapshot the thread read, if it is stamped upto_ns or
  * before: true with its *pid, *time_ns (from when it names the process's
- * code), *exec (read at an EXEC record), *text (malloc'd, the caller's)
- * and *len. The loop takes them before each record, so that the samples
+ * code), *exec (read at an EXEC record), *text (a copy, malloc'd, the
+ * caller's) and *len. The loop takes them before each record, so that the samples
  * after an exec or a library's mapping are named by what was mapped then.
  */
 bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
@@ -118,7 +124,8 @@ ssize_t drain__read(struct drain *d, void *buf, size_t cap);
 
 /*
  * After DISABLE: the thread reads what the rings still hold, until the
- * device has nothing more, and ends; what it read stays queued.
+ * device has nothing more, and ends; what it read stays queued. The
+ * loop's thread is back at its own nice (raising it needs no right).
  */
 void drain__finish(struct drain *d);
 
