@@ -255,9 +255,106 @@ static void test_spsc_never_waits(void)
 	pthread_cond_destroy(&r.c);
 }
 
+/* ---- the same list with both threads at it, nodes reused ---- */
+
+#define SPSC_RACE_N 200000
+#define SPSC_RACE_POOL 64
+#define SPSC_RACE_OUT 64	/* nodes in the list at most: the pool holds them all */
+
+struct spsc_race {
+	struct spsc q;
+	int taken, good;
+};
+
+struct spsc_payload {
+	struct spsc_node node;
+	int seq;
+	int words[15];		/* written before the append, all = seq */
+};
+
+static void *spsc_race_taker(void *arg)
+{
+	struct spsc_race *r = arg;
+
+	while (r->taken < SPSC_RACE_N) {
+		struct spsc_payload *it =
+			(struct spsc_payload *)spsc__take(&r->q);
+		int i, ok;
+
+		if (!it)
+			continue;
+		ok = it->seq == r->taken;
+		for (i = 0; i < 15; i++)
+			ok &= it->words[i] == it->seq;
+		r->good += ok;
+		r->taken++;
+	}
+	return NULL;
+}
+
+/*
+ * The appender reuses reclaimed nodes (as the drain thread reuses its
+ * pool's chunks) while the taker reads them: every node read whole, in
+ * order, none rewritten while the taker could still see it.
+ */
+static void test_spsc_race(void)
+{
+	struct spsc_race r = { 0 };
+	struct spsc_payload *pool[SPSC_RACE_POOL];
+	struct spsc_node *n;
+	int npool = 0, i, j, made = 0, out = 0;
+	pthread_t t;
+
+	spsc__init(&r.q);
+	CHECK(!pthread_create(&t, NULL, spsc_race_taker, &r));
+	for (i = 0; i < SPSC_RACE_N; i++) {
+		struct spsc_payload *it;
+
+		/* at most SPSC_RACE_OUT in the list: the rest reused */
+		for (;;) {
+			while ((n = spsc__reclaim(&r.q))) {
+				out--;
+				if (npool < SPSC_RACE_POOL)
+					pool[npool++] = (struct spsc_payload *)n;
+				else
+					free(n);
+			}
+			if (npool || out < SPSC_RACE_OUT)
+				break;
+			sched_yield();
+		}
+		out++;
+		if (npool) {
+			it = pool[--npool];
+		} else {
+			it = malloc(sizeof(*it));
+			made++;
+		}
+		it->seq = i;
+		for (j = 0; j < 15; j++)
+			it->words[j] = i;
+		spsc__append(&r.q, &it->node);
+	}
+	pthread_join(t, NULL);
+	CHECK_EQ(r.taken, SPSC_RACE_N);
+	CHECK_EQ(r.good, SPSC_RACE_N);
+	/* nodes were reused: no more made than the list and pool hold */
+	CHECK(made <= SPSC_RACE_OUT + SPSC_RACE_POOL);
+	if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
+		fprintf(stderr, "    %d nodes made for %d appends\n", made,
+			SPSC_RACE_N);
+	while ((n = spsc__reclaim(&r.q)))
+		free(n);
+	while ((n = spsc__left(&r.q)))
+		free(n);
+	while (npool)
+		free(pool[--npool]);
+}
+
 const struct unit_test live_tests[] = {
 	{ "live: ptrace stops that take 600 ms each lose no record of a ring that holds 300 ms (the drain thread)", test_live_stops_lose_nothing },
 	{ "live: a session that loses samples says so in one line, with the fake ring's count and the share; --report agrees", test_live_loss_is_loud },
 	{ "live: the drain thread's list appends and frees while its taker is stopped holding a node; order kept, the held node not freed (lib/spsc.h)", test_spsc_never_waits },
+	{ "live: the drain thread's list with both threads at it and nodes reused: 200,000 read whole and in order", test_spsc_race },
 	{ NULL, NULL },
 };

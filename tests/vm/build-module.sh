@@ -4,7 +4,10 @@
 # to a per-kernel build folder and run kbuild there against the kernel's
 # headers, so builds for several kernels never share objects.
 #   build-module.sh KVER DEST [extra make args, e.g. W=1]
-# Prints the path of the built tprof.ko.
+# Prints the path of the built tprof.ko, DEST/tprof.ko. Builds of one DEST
+# take turns (make test's self-test and demo each build 6.12's at once),
+# in DEST/src, and the module is then renamed into place: a guest reading
+# DEST/tprof.ko while another build runs reads a whole one.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 kver=$1 dest=$2
@@ -17,7 +20,12 @@ kdir=$KDIR
 	exit 1
 }
 mkdir -p "$dest"
-rm -rf "$dest/kmod"
-"$root/packaging/dkms-source.sh" "$dest"
-make -s -C "$kdir" M="$dest" "$@" modules >&2
+exec 9>"$dest/.lock"
+flock 9
+rm -rf "$dest/src"
+mkdir -p "$dest/src"
+"$root/packaging/dkms-source.sh" "$dest/src"
+make -s -C "$kdir" M="$dest/src" "$@" modules >&2
+cp "$dest/src/tprof.ko" "$dest/.tprof.ko.$$"
+mv -f "$dest/.tprof.ko.$$" "$dest/tprof.ko"
 echo "$dest/tprof.ko"

@@ -61,14 +61,19 @@ struct drain_maps {
 /* at the queue's bound: how long the thread sleeps between looks */
 #define DRAIN_FULL_MS 10
 /*
- * Chunks the loop is done with, kept for the next reads: malloc() and
- * free() of 64 KiB chunks grow and shrink the thread's arena with
- * mprotect() and madvise(), which wait for the process's mmap lock, and
- * a loop preempted in a page fault holds it (the thread waited 100 ms in
- * mprotect() so, and 64 KiB rings filled). DRAIN_SPARE of them (drain.h)
- * are kept, each at least this large.
+ * The thread allocates its memory before ENABLE and touches it then: a
+ * pool of DRAIN_POOL chunks of one read's most (all the rings hold), which
+ * come back to it when the loop is done with them, and a buffer to read
+ * into when none is free (the loop is behind), copied out to a chunk of
+ * the read's size. An allocation, a free, or a first touch of new memory
+ * while the session runs may wait for the process's mmap lock (an arena's
+ * mprotect(), a large chunk's mmap() or munmap(), a page fault), and a
+ * loop preempted in a page fault holds that lock: the thread once waited
+ * 100 ms in mprotect() so, and 64 KiB rings filled. Three chunks: one
+ * being filled, one the loop reads, one it has read but still holds
+ * (lib/spsc.h); DRAIN_SPARE (drain.h) kept in all.
  */
-#define DRAIN_CHUNK_MIN (256U << 10)
+#define DRAIN_POOL 3
 
 static void free_maps(struct drain_maps *m)
 {
@@ -87,7 +92,7 @@ static void reclaim(struct drain *d)
 	while ((n = spsc__reclaim(&d->chunks))) {
 		struct drain_chunk *c = (struct drain_chunk *)n;
 
-		if (d->nspare < DRAIN_SPARE)
+		if (c->cap == d->read_bytes && d->nspare < DRAIN_SPARE)
 			d->spare[d->nspare++] = c;
 		else
 			free(c);
@@ -275,32 +280,31 @@ static bool wait_room(struct drain *d)
 	return !atomic_load(&d->stop);
 }
 
-/* A kept chunk with room for n bytes, else a new one. Context: the thread. */
-static struct drain_chunk *chunk_for(struct drain *d, size_t n)
+/* A chunk of cap bytes, each page touched. */
+static struct drain_chunk *chunk_new(size_t cap)
 {
-	struct drain_chunk *c;
-	size_t cap = n > DRAIN_CHUNK_MIN ? n : DRAIN_CHUNK_MIN;
-	unsigned int i;
+	struct drain_chunk *c = xmalloc(sizeof(*c) + cap);
 
-	for (i = 0; i < d->nspare; i++) {
-		c = d->spare[i];
-		if (c->cap >= n) {
-			d->spare[i] = d->spare[--d->nspare];
-			return c;
-		}
-	}
-	c = xmalloc(sizeof(*c) + cap);
 	c->cap = cap;
+	memset(c->bytes, 0, cap);
 	return c;
 }
 
-static void enqueue(struct drain *d, const void *buf, size_t n)
+/*
+ * The n bytes just read at dst into the queue: c, the pool's chunk they
+ * were read into, or (NULL) a chunk of their size, copied from the
+ * thread's buffer. Context: the thread.
+ */
+static void enqueue(struct drain *d, struct drain_chunk *c,
+		    const unsigned char *dst, size_t n)
 {
-	struct drain_chunk *c = chunk_for(d, n);
-
+	if (!c) {
+		c = xmalloc(sizeof(*c) + n);
+		c->cap = n;
+		memcpy(c->bytes, dst, n);
+	}
 	c->len = n;
 	c->off = 0;
-	memcpy(c->bytes, buf, n);
 	atomic_fetch_add(&d->queued, n);
 	spsc__append(&d->chunks, &c->node);
 	wake(d);
@@ -321,7 +325,6 @@ static void end_with(struct drain *d, bool eof, int err)
 static void *drain_main(void *arg)
 {
 	struct drain *d = arg;
-	unsigned char *buf = xmalloc(d->read_bytes);
 
 	/* Linux: a thread's own nice, by its tid */
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE))
@@ -333,16 +336,24 @@ static void *drain_main(void *arg)
 		/* DISABLE asked before this read: empty means all read */
 		bool last = atomic_load(&d->last);
 		struct pollfd pfd = { .fd = d->sess->fd, .events = POLLIN };
+		struct drain_chunk *c = NULL;
+		unsigned char *dst = d->buf;
 		ssize_t n;
 
 		reclaim(d);
-		n = session__read(d->sess, buf, d->read_bytes);
+		if (d->nspare) {
+			c = d->spare[--d->nspare];
+			dst = c->bytes;
+		}
+		n = session__read(d->sess, dst, d->read_bytes);
 		if (n > 0) {
-			read_maps(d, buf, n);
-			enqueue(d, buf, n);
+			read_maps(d, dst, n);
+			enqueue(d, c, dst, n);
 			mmap_deferred(d);
 			continue;
 		}
+		if (c)
+			d->spare[d->nspare++] = c;
 		if (n == 0) {
 			end_with(d, true, 0);
 			break;
@@ -359,8 +370,16 @@ static void *drain_main(void *arg)
 		mmap_deferred(d);
 	}
 out:
-	free(buf);
 	return NULL;
+}
+
+/* The pool and the read buffer (the thread is gone or never ran). */
+static void free_memory(struct drain *d)
+{
+	while (d->nspare)
+		free(d->spare[--d->nspare]);
+	free(d->buf);
+	d->buf = NULL;
 }
 
 int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
@@ -381,8 +400,16 @@ int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
 	atomic_init(&d->err, 0);
 	spsc__init(&d->chunks);
 	spsc__init(&d->maps);
-	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK))
-		return -errno;
+	/* before ENABLE: nothing waits for the thread yet */
+	d->buf = xmalloc(read_bytes);
+	memset(d->buf, 0, read_bytes);
+	while (d->nspare < DRAIN_POOL)
+		d->spare[d->nspare++] = chunk_new(read_bytes);
+	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK)) {
+		ret = -errno;
+		free_memory(d);
+		return ret;
+	}
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->cond, NULL);
 	/* SIGINT, SIGTERM, SIGCHLD stay the loop's */
@@ -395,6 +422,7 @@ int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
 		close(d->wake[1]);
 		pthread_mutex_destroy(&d->lock);
 		pthread_cond_destroy(&d->cond);
+		free_memory(d);
 		return ret;
 	}
 	d->on = d->running = true;
@@ -554,8 +582,7 @@ void drain__free(struct drain *d)
 	/* the thread is gone: what is left is ours, cur included */
 	while ((n = spsc__left(&d->chunks)))
 		free(n);
-	while (d->nspare)
-		free(d->spare[--d->nspare]);
+	free_memory(d);
 	d->cur = NULL;
 	while ((n = spsc__left(&d->maps)))
 		free_maps((struct drain_maps *)n);

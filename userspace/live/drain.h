@@ -24,7 +24,7 @@ struct drain_maps;
 /* processes whose MMAP records the thread throttles at once */
 #define DRAIN_PIDS 64
 /* chunks the loop is done with, kept for the thread's next reads */
-#define DRAIN_SPARE 16
+#define DRAIN_SPARE 8
 
 struct drain {
 	struct session *sess;
@@ -47,8 +47,11 @@ struct drain {
 	struct drain_chunk *cur;	/* the loop's: the chunk it reads */
 	_Atomic size_t queued;		/* bytes, cur's unread ones included */
 	_Atomic size_t bound;		/* the queue's most, in bytes */
-	struct drain_chunk *spare[DRAIN_SPARE];	/* the thread's, for reuse */
+	/* the thread's: free chunks of read_bytes, and a buffer to read
+	 * into when none is (drain.c) */
+	struct drain_chunk *spare[DRAIN_SPARE];
 	unsigned int nspare;
+	unsigned char *buf;
 	uint64_t full_waits;		/* the thread's: times it waited for room */
 	atomic_bool last;		/* DISABLE done: read until empty */
 	atomic_bool stop;
@@ -56,7 +59,8 @@ struct drain {
 	_Atomic int err;		/* a read's -errno, else 0 */
 	/* a byte written on each new chunk: the loop polls the read end */
 	int wake[2];
-	/* the device's reads: at most this many bytes each */
+	/* the device's reads: at most this many bytes each, all the rings
+	 * hold at most (drain__start()) */
 	size_t read_bytes;
 	/*
 	 * Maps snapshots the thread read when it read the records that call
@@ -79,6 +83,9 @@ struct drain {
  * Start the thread on sess's device (signals blocked in it: they stay the
  * loop's), before ENABLE: it takes its nice and sleeps until drain__go();
  * this returns once it sleeps.
+ * read_bytes: one read's most, what all the rings can hold; the thread's
+ * memory, four times that, is allocated and touched here, before the
+ * session (drain.c).
  * bound: the queue's most bytes; at the bound the thread waits, and the
  * rings fill as they would with a slow reader. 0 or -errno.
  */

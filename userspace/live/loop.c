@@ -592,6 +592,22 @@ static int begin(struct live *l)
 	return ret;
 }
 
+/*
+ * What all the rings can hold, at most READ_BYTES: no read of the device
+ * returns more (the larger of the ring sizes asked for and the default,
+ * which ENABLE may fall back to).
+ */
+static size_t rings_bytes(const struct live *l,
+			  const struct tprof_ioc_enable *en)
+{
+	uint64_t ring = en->ring_bytes > l->sess.info.default_ring_bytes ?
+			en->ring_bytes : l->sess.info.default_ring_bytes;
+	uint64_t all = ring * (l->sess.info.nr_cpu_ids ?
+			       l->sess.info.nr_cpu_ids : 1);
+
+	return all && all < READ_BYTES ? (size_t)all : READ_BYTES;
+}
+
 static int start_session(struct live *l, struct tprof_ioc_enable *en)
 {
 	int auxv_fd = -1, mem_fd = -1, ret;
@@ -610,7 +626,7 @@ static int start_session(struct live *l, struct tprof_ioc_enable *en)
 	if (getenv("TPROF_READ_DRAIN") &&
 	    !strcmp(getenv("TPROF_READ_DRAIN"), "0"))
 		pr_debug("no drain thread (TPROF_READ_DRAIN=0): the loop reads the device");
-	else if (drain__start(&l->drain, &l->sess, READ_BYTES,
+	else if (drain__start(&l->drain, &l->sess, rings_bytes(l, en),
 			      DRAIN_BOUND_BYTES))
 		pr_debug("no drain thread: the loop reads the device");
 	drain__hurry(&l->drain);
