@@ -224,8 +224,7 @@ bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
 		return false;
 	spsc__take(&d->maps);
 	/* a copy: the node and its text are the thread's to free */
-	*text = xmalloc(m->len + 1);
-	memcpy(*text, m->text, m->len + 1);
+	*text = xstrndup(m->text, m->len);
 	*len = m->len;
 	*pid = m->pid;
 	*time_ns = m->time_ns;

@@ -116,8 +116,9 @@ int drain__wake_fd(const struct drain *d);
  * The oldest maps snapshot the thread read, if it is stamped upto_ns or
  * before: true with its *pid, *time_ns (from when it names the process's
  * code), *exec (read at an EXEC record), *text (a copy, malloc'd, the
- * caller's) and *len. The loop takes them before each record, so that the samples
- * after an exec or a library's mapping are named by what was mapped then.
+ * caller's) and *len. The loop takes them before each record, so that
+ * the samples after an exec or a library's mapping are named by what was
+ * mapped then.
  */
 bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
 		      uint64_t *time_ns, bool *exec, char **text, size_t *len);
