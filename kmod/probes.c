@@ -40,8 +40,10 @@
 #include "offcpu.h"
 #include "policy.h"
 #include "probes.h"
+#include "procs.h"
 #include "records.h"
 #include "sampler.h"
+#include "sampler_cpu.h"
 #include "session.h"
 #include "threads.h"
 #include "tprof.h"
@@ -244,14 +246,13 @@ static void tprof_probe_exec(void *data, struct task_struct *p,
 }
 
 /*
- * sched_switch: from __schedule() before context_switch(), with rq->lock
- * held and IRQs off; prev is still current. No allocation, no sleeping
- * lock, no wakeup here (irq_work only).
+ * A switch that concerns a session (tprof_probe_sched_switch()). @kfrom:
+ * the probe's frame, above which kernel walks of samples taken here
+ * start (at the probe's caller). Context: the sched_switch probe.
  */
-static void tprof_probe_sched_switch(void *data, bool preempt,
-				     struct task_struct *prev,
-				     struct task_struct *next,
-				     unsigned int prev_state)
+static noinline void tprof_switch(bool preempt, struct task_struct *prev,
+				  struct task_struct *next,
+				  unsigned int prev_state, unsigned long *kfrom)
 {
 	struct tprof_session *s, *sn, *sp = NULL;
 	struct tprof_thread *t, *tp = NULL;
@@ -271,12 +272,10 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 			sn = NULL;
 	}
 	/*
-	 * Kernel walks of samples taken here start at our caller. A thread
-	 * preempted by a task we do not profile parks the timer (see
-	 * tprof_sampler_switch_out()).
+	 * A thread preempted by a task we do not profile parks the timer
+	 * (see tprof_sampler_switch_out()).
 	 */
-	t = tprof_sampler_switch_out(prev, __builtin_frame_address(0),
-				     preempt, prev_state,
+	t = tprof_sampler_switch_out(prev, kfrom, preempt, prev_state,
 				     !sn && !sp && prev_state == TASK_RUNNING,
 				     &s);
 	if (t)
@@ -293,6 +292,35 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 		tprof_sampler_switch_in(sn, pr, next);
 	else if (sp)
 		tprof_sampler_resume(sp, tp, next);
+}
+
+/*
+ * sched_switch: from __schedule() before context_switch(), with rq->lock
+ * held and IRQs off; prev is still current. No allocation, no sleeping
+ * lock, no wakeup here (irq_work only).
+ *
+ * Most switches of a machine are none of tprof's: no target's thread is
+ * accounted on this CPU, @next is of no followed process (one filter
+ * word) and not on its way out (a parked thread's process may be reaped
+ * already), and @prev is not dying (its group's end may be a session's).
+ * Those return here, at the cost of a few loads and no call.
+ */
+static void tprof_probe_sched_switch(void *data, bool preempt,
+				     struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
+{
+	if (likely(!tprof_cpu_accounting() &&
+		   !tprof_procs_anywhere(next->tgid) &&
+		   !(next->flags & PF_EXITING) && prev_state != TASK_DEAD))
+		return;
+	tprof_switch(preempt, prev, next, prev_state,
+		     __builtin_frame_address(0));
+	/*
+	 * Not a tail call: this frame's record must stay where @kfrom says
+	 * while tprof_switch() runs (arm64 reads the return address in it).
+	 */
+	barrier();
 }
 
 /*

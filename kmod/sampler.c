@@ -62,7 +62,7 @@
 /* Never re-arm closer than this (clock skew between timer and accounting). */
 #define TPROF_MIN_REARM_NS	2000
 
-static struct tprof_cpu __percpu *tprof_cpus;
+struct tprof_cpu __percpu *tprof_cpus;
 
 /* The scheduler leaves irq or steal time out of task runtime here. */
 #define TPROF_UNTASKED_TIME	(IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) || \

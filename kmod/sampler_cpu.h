@@ -3,13 +3,15 @@
  * tprof: the per-CPU state of the sampler, shared by the two halves of
  * sampling: sampler.c decides when (accounting, the timer, switches) and
  * sample.c writes what (the stacks and the record group of one sample).
- * Nothing else includes this.
+ * Nothing else includes this, but for the switch probe's first test
+ * (tprof_cpu_accounting()).
  */
 #ifndef _TPROF_SAMPLER_CPU_H
 #define _TPROF_SAMPLER_CPU_H
 
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
+#include <linux/percpu.h>
 #include <linux/prandom.h>
 #include <linux/types.h>
 
@@ -94,6 +96,20 @@ struct tprof_cpu {
 	struct tprof_rec_ustack ustack;
 	u64 defer_kips[TPROF_MAX_KERNEL_FRAMES];
 };
+
+/* sampler.c's, allocated before any probe is registered */
+extern struct tprof_cpu __percpu *tprof_cpus;
+
+/*
+ * Does this CPU account a target's thread (the one running)? Without one,
+ * and none coming in, a switch is none of tprof's business: the switch
+ * probe tests this first, so that the rest of the machine pays no call.
+ * Context: IRQs off (sched_switch probe).
+ */
+static __always_inline bool tprof_cpu_accounting(void)
+{
+	return !!this_cpu_read(tprof_cpus->task);
+}
 
 void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		       u64 weight, u64 period, u64 late, u32 off_state);
