@@ -634,32 +634,13 @@ int tprof_session_stats(struct tprof_session *s, void __user *uarg,
 			size_t size)
 {
 	struct tprof_ioc_stats st = {};
-	struct tprof_ring_stats sum;
 
 	if (s->state == TPROF_IDLE)
 		return -EINVAL;
-	tprof_rings_stats(&s->rings, &sum);
-	st.samples = sum.samples;
-	st.samples_weight_ns = sum.samples_weight_ns;
-	st.lost_samples = sum.lost_samples;
-	st.lost_weight_ns = sum.lost_weight_ns;
-	st.lost_records = sum.lost_records;
-	st.user_stack_faults = sum.user_stack_faults;
-	st.user_stack_truncated = sum.user_stack_truncated;
-	st.kernel_stack_truncated = sum.kernel_stack_truncated;
+	tprof_rings_stats(&s->rings, &st);
 	st.threads_seen = atomic64_read(&s->threads.seen);
 	st.threads_dropped = atomic64_read(&s->threads.dropped);
 	st.on_cpu_ns = tprof_threads_on_cpu(&s->threads);
-	st.sample_path_ns = sum.sample_path_ns;
-	st.sample_path_calls = sum.sample_path_calls;
-	st.late_timer_periods = sum.late_timer_periods;
-	st.timer_arms = sum.timer_arms;
-	st.sched_ins = sum.sched_ins;
-	st.uwalks = sum.uwalks;
-	st.uwalk_frames = sum.uwalk_frames;
-	st.uwalk_faults = sum.uwalk_faults;
-	st.uwalk_truncated = sum.uwalk_truncated;
-	st.uwalk_path_ns = sum.uwalk_path_ns;
 	if (copy_to_user(uarg, &st, min(size, sizeof(st))))
 		return -EFAULT;
 	return 0;

@@ -503,11 +503,14 @@ ssize_t tprof_rings_read(struct tprof_rings *rs, char __user *buf,
 	return done;
 }
 
-void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ring_stats *sum)
+/*
+ * Adds the rings' counts to their fields of STATS' reply @sum (the rest
+ * are the session's). Context: process.
+ */
+void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ioc_stats *sum)
 {
 	int cpu;
 
-	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
 		const struct tprof_ring_stats *st = &rs->ring[cpu]->st;
 

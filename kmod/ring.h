@@ -11,6 +11,8 @@
 #include <linux/smp.h>
 #include <linux/types.h>
 
+struct tprof_ioc_stats;
+
 /* Counters owned by the ring's producer; summed by TPROF_IOC_STATS. */
 struct tprof_ring_stats {
 	u64 samples;
@@ -120,7 +122,7 @@ bool tprof_rings_flush_lost(struct tprof_rings *rs);
 bool tprof_rings_empty(struct tprof_rings *rs);
 ssize_t tprof_rings_read(struct tprof_rings *rs, char __user *buf,
 			 size_t len);
-void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ring_stats *sum);
+void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ioc_stats *sum);
 
 /*
  * The u64 at @pos (8-byte aligned), within a reservation of @r the

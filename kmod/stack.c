@@ -161,21 +161,21 @@ static void tprof_uread_count(struct tprof_uread_cpu *u, unsigned int reads,
  */
 static int tprof_uload_record(void *dst, unsigned long addr, u32 len)
 {
+	const void __user *uaddr = (const void __user *)addr;
+
 	pagefault_disable();
+	if (!user_read_access_begin(uaddr, len))
+		goto fault;
 	if (len == 2 * sizeof(u64)) {
-		const u64 __user *p = (const u64 __user *)addr;
+		const u64 __user *p = uaddr;
 		u64 *d = dst;
 
-		if (!user_read_access_begin(p, len))
-			goto fault;
 		unsafe_get_user(d[0], p, efault);
 		unsafe_get_user(d[1], p + 1, efault);
 	} else {
-		const u32 __user *p = (const u32 __user *)addr;
+		const u32 __user *p = uaddr;
 		u32 *d = dst;
 
-		if (!user_read_access_begin(p, len))
-			goto fault;
 		unsafe_get_user(d[0], p, efault);
 		unsafe_get_user(d[1], p + 1, efault);
 	}

@@ -242,17 +242,15 @@ bool cfi__eval(const Dwarf_Op *ops, size_t nops, const struct uw_state *st,
 			if (!cfi__snap_read(sn, stk[sp - 1], &stk[sp - 1]))
 				return false;
 			break;
-		case DW_OP_dup:
-			NEED(1);
-			PUSH(stk[sp - 1]);
+		case DW_OP_dup:		/* DW_OP_pick 0 */
+		case DW_OP_over:	/* DW_OP_pick 1 */
+			b = op->atom == DW_OP_over;
+			NEED(b + 1);
+			PUSH(stk[sp - 1 - b]);
 			break;
 		case DW_OP_drop:
 			NEED(1);
 			sp--;
-			break;
-		case DW_OP_over:
-			NEED(2);
-			PUSH(stk[sp - 2]);
 			break;
 		case DW_OP_swap:
 			NEED(2);

@@ -101,6 +101,25 @@ void pr_debug(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+size_t last_at_most(const void *base, size_t n, size_t elsz, size_t koff,
+		    uint64_t x)
+{
+	const char *b = base;
+	size_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		uint64_t key;
+
+		memcpy(&key, b + mid * elsz + koff, sizeof(key));
+		if (key <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* 64x64->128 multiply, folded: one multiply mixes every bit of a word. */
 static inline uint64_t mum(uint64_t a, uint64_t b)
 {

@@ -48,6 +48,14 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/*
+ * In n elements of elsz bytes, sorted by the uint64_t at offset koff of
+ * each, the first of which has a key at most x: the index of the last one
+ * whose key is at most x.
+ */
+size_t last_at_most(const void *base, size_t n, size_t elsz, size_t koff,
+		    uint64_t x);
+
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
 static inline uint64_t hash_u64(uint64_t x)
 {

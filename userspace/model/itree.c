@@ -27,6 +27,23 @@ static bool before(const struct itnode *n, uint32_t a, uint32_t b)
 	return x->start < y->start || (x->start == y->start && a < b);
 }
 
+/*
+ * A rotation: root's child c (*down, root's link to it) takes root's
+ * place; c's inner subtree (*up, c's link on the other side) moves to
+ * root, and root under c. Returns c, the subtree's new root.
+ */
+static uint32_t rotate(struct itnode *n, uint32_t root, uint32_t *down,
+		       uint32_t *up)
+{
+	uint32_t c = *down;
+
+	*down = *up;
+	*up = root;
+	fix(n, root);
+	fix(n, c);
+	return c;
+}
+
 static uint32_t insert(struct itnode *n, uint32_t root, uint32_t id)
 {
 	struct itnode *r;
@@ -41,23 +58,13 @@ static uint32_t insert(struct itnode *n, uint32_t root, uint32_t id)
 	if (before(n, id, root)) {
 		r->left = insert(n, r->left, id);
 		c = r->left;
-		if (prio(c) > prio(root)) {	/* rotate right */
-			r->left = n[c - 1].right;
-			n[c - 1].right = root;
-			fix(n, root);
-			fix(n, c);
-			return c;
-		}
+		if (prio(c) > prio(root))	/* rotate right */
+			return rotate(n, root, &r->left, &n[c - 1].right);
 	} else {
 		r->right = insert(n, r->right, id);
 		c = r->right;
-		if (prio(c) > prio(root)) {	/* rotate left */
-			r->right = n[c - 1].left;
-			n[c - 1].left = root;
-			fix(n, root);
-			fix(n, c);
-			return c;
-		}
+		if (prio(c) > prio(root))	/* rotate left */
+			return rotate(n, root, &r->right, &n[c - 1].left);
 	}
 	fix(n, root);
 	return root;

@@ -2,6 +2,7 @@
 /* tprof-read: kernel symbols from kallsyms and modules (object/ksyms.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,19 +263,12 @@ void ksyms__free(struct ksyms *k)
 /* The symbol containing addr, or NULL. */
 static const struct ksym *ksym_at(const struct ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!k || !k->n || addr < k->syms[0].addr)
 		return NULL;
-	hi = k->n;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = last_at_most(k->syms, k->n, sizeof(*k->syms),
+			  offsetof(struct ksym, addr), addr);
 	/* past the end of the text, or of the last symbol we can bound */
 	if (k->syms[lo].marker || addr >= k->syms[lo].end)
 		return NULL;

@@ -68,6 +68,51 @@ enum py_elf_kind py_elf__name(const char *path, unsigned int *minor,
 
 /* ---- symbols and bytes ---- */
 
+/*
+ * The entries of an ELF's sections of one type (SHT_DYNSYM, SHT_SYMTAB,
+ * SHT_DYNAMIC), one at a time: entry i of d, in the section sh. Starts
+ * from { .elf = elf }.
+ */
+struct elf_table {
+	Elf *elf;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	size_t i, n;
+};
+
+/* The next entry of t's sections of type type; false when none is left. */
+static bool table_next(struct elf_table *t, Elf64_Word type)
+{
+	if (t->scn && t->i + 1 < t->n) {
+		t->i++;
+		return true;
+	}
+	while ((t->scn = elf_nextscn(t->elf, t->scn))) {
+		if (!gelf_getshdr(t->scn, &t->sh) || t->sh.sh_type != type ||
+		    !t->sh.sh_entsize)
+			continue;
+		t->d = elf_getdata(t->scn, NULL);
+		t->n = t->sh.sh_size / t->sh.sh_entsize;
+		t->i = 0;
+		if (t->d && t->n)
+			return true;
+	}
+	return false;
+}
+
+/* The next defined symbol of t's tables of type, and its name (or NULL). */
+static bool sym_next(struct elf_table *t, Elf64_Word type, GElf_Sym *s,
+		     const char **name)
+{
+	while (table_next(t, type))
+		if (gelf_getsym(t->d, t->i, s) && s->st_shndx != SHN_UNDEF) {
+			*name = elf_strptr(t->elf, t->sh.sh_link, s->st_name);
+			return true;
+		}
+	return false;
+}
+
 /* A symbol named name defined in o (.dynsym, then .symtab). */
 static bool find_sym(Elf *elf, const char *name, GElf_Sym *out)
 {
@@ -75,66 +120,50 @@ static bool find_sym(Elf *elf, const char *name, GElf_Sym *out)
 	size_t t;
 
 	for (t = 0; t < 2; t++) {
-		Elf_Scn *scn = NULL;
+		struct elf_table tab = { .elf = elf };
+		const char *nm;
+		GElf_Sym s;
 
-		while ((scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-			size_t i, n;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != types[t] ||
-			    !sh.sh_entsize)
-				continue;
-			d = elf_getdata(scn, NULL);
-			if (!d)
-				continue;
-			n = sh.sh_size / sh.sh_entsize;
-			for (i = 0; i < n; i++) {
-				GElf_Sym s;
-				const char *nm;
-
-				if (!gelf_getsym(d, i, &s) ||
-				    s.st_shndx == SHN_UNDEF)
-					continue;
-				nm = elf_strptr(elf, sh.sh_link, s.st_name);
-				if (nm && !strcmp(nm, name)) {
-					*out = s;
-					return true;
-				}
+		while (sym_next(&tab, types[t], &s, &nm))
+			if (nm && !strcmp(nm, name)) {
+				*out = s;
+				return true;
 			}
-		}
 	}
 	return false;
 }
 
-bool py_elf__needs_libpython(Elf *elf)
+/* A dynamic entry tag in elf (with a string that want accepts, if given)? */
+static bool has_dyn(Elf *elf, Elf64_Sxword tag, bool (*want)(const char *))
+{
+	struct elf_table t = { .elf = elf };
+
+	while (table_next(&t, SHT_DYNAMIC)) {
+		GElf_Dyn dyn;
+		const char *nm;
+
+		if (!gelf_getdyn(t.d, t.i, &dyn) || dyn.d_tag != tag)
+			continue;
+		if (!want)
+			return true;
+		nm = elf_strptr(elf, t.sh.sh_link, dyn.d_un.d_val);
+		if (nm && want(nm))
+			return true;
+	}
+	return false;
+}
+
+static bool is_libpython(const char *name)
 {
 	unsigned int minor;
 	char flags[4];
-	Elf_Scn *scn = NULL;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
+	return py_elf__name(name, &minor, flags) == PY_ELF_LIB;
+}
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
-		    !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Dyn dyn;
-			const char *nm;
-
-			if (!gelf_getdyn(d, i, &dyn) || dyn.d_tag != DT_NEEDED)
-				continue;
-			nm = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-			if (nm && py_elf__name(nm, &minor, flags) ==
-				  PY_ELF_LIB)
-				return true;
-		}
-	}
-	return false;
+bool py_elf__needs_libpython(Elf *elf)
+{
+	return has_dyn(elf, DT_NEEDED, is_libpython);
 }
 
 /* len bytes of o's file image at vaddr (within a PT_LOAD's file part) */
@@ -190,25 +219,7 @@ static bool runtime_section(Elf *elf, uint64_t *addr, uint64_t *size)
 /* A DT_SONAME: a shared library rather than a program. */
 static bool has_soname(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
-		    !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Dyn dyn;
-
-			if (gelf_getdyn(d, i, &dyn) && dyn.d_tag == DT_SONAME)
-				return true;
-		}
-	}
-	return false;
+	return has_dyn(elf, DT_SONAME, NULL);
 }
 
 enum py_probe py_elf__probe(Elf *elf, enum py_elf_kind *kind)
@@ -375,31 +386,17 @@ static void cold_parts(struct object *o, struct py_elf *pe)
 static void cold_symbols(Elf *elf, struct py_elf *pe)
 {
 	static const char prefix[] = "_PyEval_EvalFrameDefault.";
-	Elf_Scn *scn = NULL;
+	struct elf_table t = { .elf = elf };
+	const char *nm;
+	GElf_Sym s;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
-		    !sh.sh_entsize)
+	while (sym_next(&t, SHT_SYMTAB, &s, &nm)) {
+		if (!s.st_size || !nm ||
+		    strncmp(nm, prefix, sizeof(prefix) - 1) ||
+		    pe->neval >= PY_EVAL_MAX_RANGES)
 			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *nm;
-
-			if (!gelf_getsym(d, i, &s) || !s.st_size ||
-			    s.st_shndx == SHN_UNDEF)
-				continue;
-			nm = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (!nm || strncmp(nm, prefix, sizeof(prefix) - 1) ||
-			    pe->neval >= PY_EVAL_MAX_RANGES)
-				continue;
-			pe->eval[pe->neval++] = (struct py_range){
-				s.st_value, s.st_value + s.st_size };
-		}
+		pe->eval[pe->neval++] = (struct py_range){
+			s.st_value, s.st_value + s.st_size };
 	}
 }
 

@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,21 +135,14 @@ static void build_cu_table(struct object *f)
 
 static bool find_cu(struct object *f, Dwarf_Addr pc, Dwarf_Die *cu)
 {
-	size_t lo = 0, hi, i, tries;
+	size_t lo, i, tries;
 
 	if (!f->cus_built)
 		build_cu_table(f);
-	hi = f->ncus;
-	if (!hi || f->cus[0].lo > pc)
+	if (!f->ncus || f->cus[0].lo > pc)
 		return false;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (f->cus[mid].lo <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = last_at_most(f->cus, f->ncus, sizeof(*f->cus),
+			  offsetof(struct cu_range, lo), pc);
 	/* ranges may nest or overlap; look back a little */
 	for (i = lo + 1, tries = 0; i-- > 0 && tries < 64; tries++)
 		if (f->cus[i].lo <= pc && pc < f->cus[i].hi)
