@@ -112,6 +112,8 @@ static int replay(struct run *r)
 	sr.check_start = true;
 	ret = stream__pump(&sr);
 	stream__end(&sr);
+	/* the input's end is the stream's */
+	profile__finish(&r->prof);
 	if (map)
 		munmap(map, len);
 	close(rp.fd);
@@ -291,7 +293,6 @@ int main(int argc, char **argv)
 		ret = replay(&r);
 	else
 		ret = live__collect(&r.live);
-	profile__flush(&r.prof);
 	report__unwind(&r.prof, r.unwind);
 	/* no session ran (refused, no device, not a stream): leave no file */
 	if (r.rc.raw)

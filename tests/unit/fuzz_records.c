@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stream__init(&sr, "fuzz", 4096, &src);
 	stream__pump(&sr);
 	stream__end(&sr);
-	profile__flush(&p);
+	profile__finish(&p);
 	o.objects = objs;
 	output__write(&p, &o);
 	unwinder__free(u);

@@ -663,7 +663,7 @@ static void test_machine_record(void)
 		CHECK_EQ(profile__add(&p, &r), 0);
 		off += n;
 	}
-	profile__flush(&p);
+	profile__finish(&p);
 	CHECK_EQ(off, b.len);
 	CHECK(p.have_machine);
 	CHECK_EQ(p.machine.e_machine, 183);

@@ -72,10 +72,14 @@ void check_valid_profile(const PbProfile *p)
 static int encode(struct profile *prof, const struct pprof_opts *o,
 		  uint8_t **raw, size_t *rawlen)
 {
+	struct agg_sample *samples;
 	struct resolved r;
+	size_t n;
 	int ret;
 
-	resolve__run(&r, prof, NULL);
+	profile__finish(prof);
+	samples = profile__take_samples(prof, &n);
+	resolve__run(&r, prof, samples, n, NULL);
 	ret = pprof__encode(prof, &r, o, raw, rawlen);
 	resolve__free(&r);
 	return ret;

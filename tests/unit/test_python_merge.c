@@ -250,7 +250,7 @@ static void aggregate(const struct sbuf *b, struct profile *p)
 		off += (size_t)n;
 	}
 	CHECK_EQ(off, b->len);
-	profile__flush(p);
+	profile__finish(p);
 }
 
 /* The native stack of the 3.11 and 3.12 tests, leaf first. */

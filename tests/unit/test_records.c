@@ -739,8 +739,8 @@ static void test_profile_ustack_pairing(void)
 
 	add_all(&p, &b);
 	CHECK_EQ(p.sample_records, 4);	/* the last one still waits */
-	profile__flush(&p);
-	profile__flush(&p);
+	profile__finish(&p);
+	profile__finish(&p);
 	CHECK_EQ(p.sample_records, 5);
 	CHECK_EQ(p.ustack_paired, 1);
 	CHECK_EQ(p.ustack_missing, 4);

@@ -125,7 +125,7 @@ static void feed(struct profile *p, const struct sbuf *b)
 		profile__add(p, &r);
 		off += n;
 	}
-	profile__flush(p);
+	profile__finish(p);
 }
 
 /* The summary itself: one total, the `[lost]` entries summing to it. */

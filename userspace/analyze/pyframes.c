@@ -6,13 +6,13 @@
 #include "analyze/pylines.h"
 
 struct pyframes {
-	struct profile *p;
+	const struct profile *p;
 	struct pylines *lines;	/* per p->py.codes, decoded on first use */
 	unsigned char *decoded;
 	size_t n;
 };
 
-struct pyframes *pyframes__new(struct profile *p)
+struct pyframes *pyframes__new(const struct profile *p)
 {
 	struct pyframes *pf = xcalloc(1, sizeof(*pf));
 
@@ -45,7 +45,7 @@ void pyframes__free(struct pyframes *pf)
  * read of its own time); a stale one only if none has names; NULL if
  * none.
  */
-static const struct py_code *code_of(struct profile *p,
+static const struct py_code *code_of(const struct profile *p,
 				     const struct agg_sample *a,
 				     const struct py_frame *f)
 {
@@ -73,7 +73,7 @@ static const struct py_code *code_of(struct profile *p,
 void pyframes__frame(struct pyframes *pf, const struct agg_sample *a,
 		     uint64_t ip, uint32_t *func, int32_t *line)
 {
-	struct python *py = &pf->p->py;
+	const struct python *py = &pf->p->py;
 	const struct py_frame *f = python__frame_of(py, ip);
 	const struct py_code *c = f && f->code ? code_of(pf->p, a, f) : NULL;
 	size_t ci;

@@ -17,7 +17,7 @@
 
 struct pyframes;
 
-struct pyframes *pyframes__new(struct profile *p);
+struct pyframes *pyframes__new(const struct profile *p);
 void pyframes__free(struct pyframes *pf);
 
 /*

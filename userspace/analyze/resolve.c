@@ -82,7 +82,7 @@ found:
 }
 
 /* A merged Python frame's location, named from the stream. */
-static uint32_t python_loc(struct resolved *r, struct profile *p,
+static uint32_t python_loc(struct resolved *r, const struct profile *p,
 			   struct pyframes *pf, const struct agg_sample *a,
 			   uint64_t ip)
 {
@@ -131,14 +131,14 @@ static bool keep_kernel_lr(const struct ksyms *k, const struct agg_sample *a)
 	return ksyms__same(k, pc, lr - 1) == 0;
 }
 
-static void resolve_sample(struct resolved *r, struct profile *p,
+static void resolve_sample(struct resolved *r, const struct profile *p,
 			   struct pyframes *pf, const struct ksyms *k,
 			   const struct agg_sample *a, uint32_t *locs)
 {
-	struct thread_info *t = profile__thread(p, a->tid);
+	const struct thread_info *t = profile__find_thread(p, a->tid);
 	/* snapshots before the process's last exec show another program */
 	uint64_t since = profile__exec_before(p, a->pid, a->first_time_ns);
-	struct maps *m = &p->maps;
+	const struct maps *m = &p->maps;
 	bool drop_lr = a->kernel_lr && !keep_kernel_lr(k, a);
 	uint32_t i, n = 0;
 
@@ -198,11 +198,12 @@ static void resolve_sample(struct resolved *r, struct profile *p,
 						       "[process exit]");
 	if (!n)	/* no frames, and not said why */
 		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[no stack]");
-	add_rsample(r, a, thread__comm_at(t, a->first_time_ns),
+	add_rsample(r, a, t ? thread__comm_at(t, a->first_time_ns) : "",
 		    profile__proc_name(p, a->pid, a->first_time_ns), locs, n);
 }
 
-void resolve__run(struct resolved *r, struct profile *p,
+void resolve__run(struct resolved *r, const struct profile *p,
+		  struct agg_sample *samples, size_t n,
 		  const struct ksyms *ksyms)
 {
 	struct pyframes *pf;
@@ -210,15 +211,17 @@ void resolve__run(struct resolved *r, struct profile *p,
 	size_t cap = 0, i;
 
 	memset(r, 0, sizeof(*r));
-	profile__flush(p);
 	pf = pyframes__new(p);
 	r->nmaps = p->maps.nall;
 	r->maps = xcalloc(r->nmaps + 1, sizeof(*r->maps));
-	for (i = 0; i < p->nsamples; i++) {
-		GROW(locs, cap, (size_t)p->samples[i].nr + 2);
-		resolve_sample(r, p, pf, ksyms, &p->samples[i], locs);
-		profile__release_stack(p, i);
+	for (i = 0; i < n; i++) {
+		GROW(locs, cap, (size_t)samples[i].nr + 2);
+		resolve_sample(r, p, pf, ksyms, &samples[i], locs);
+		/* made locations: its stack is not needed any more */
+		free(samples[i].ips);
+		samples[i].ips = NULL;
 	}
+	profile__free_samples(samples, n);
 	pyframes__free(pf);
 	free(locs);
 }

@@ -76,12 +76,14 @@ struct resolved {
 struct ksyms;
 
 /*
- * Resolve every aggregated sample of p (complete: all records added), once:
- * each sample's stack is freed as it is resolved (profile__release_stack).
+ * Resolve n aggregated samples of p (finished: profile__finish()), taken
+ * from it with profile__take_samples(): resolve owns them and frees each
+ * stack once it has made it locations, then the array. p is only read.
  * ksyms (or NULL): the kernel's symbols, which tell an arm64 kernel link
  * register that is the caller from a stale one (TPROF_RF_KERNEL_LR).
  */
-void resolve__run(struct resolved *r, struct profile *p,
+void resolve__run(struct resolved *r, const struct profile *p,
+		  struct agg_sample *samples, size_t n,
 		  const struct ksyms *ksyms);
 void resolve__free(struct resolved *r);
 /* Keep a copy of str as long as r; returns it. */

@@ -15,7 +15,7 @@ static void set_lines(struct rloc *l, const struct sym_frame *fr, int n)
 	l->nlines = n;
 }
 
-static void name_user(struct resolved *r, struct profile *p,
+static void name_user(struct resolved *r, const struct profile *p,
 		      const struct symbolize_opts *o, struct object **objs,
 		      struct rloc *l)
 {
@@ -71,7 +71,8 @@ static void name_kernel(struct resolved *r, const struct symbolize_opts *o,
  * JIT code (anonymous executable memory): its name from the target's perf
  * map (PERFMAP records), as perf names it. false: not JIT, or no entry.
  */
-static bool name_jit(struct resolved *r, struct profile *p, struct rloc *l)
+static bool name_jit(struct resolved *r, const struct profile *p,
+		     struct rloc *l)
 {
 	const struct mapping *m = &p->maps.all[l->map - 1];
 	const struct perfmap_entry *e;
@@ -105,7 +106,7 @@ static void read_buildid(struct resolved *r, const struct symbolize_opts *o,
 }
 
 /* Which file each used mapping is symbolized from, and its flags. */
-static void open_maps(struct resolved *r, struct profile *p,
+static void open_maps(struct resolved *r, const struct profile *p,
 		      const struct symbolize_opts *o, struct object **objs)
 {
 	size_t i, j;
@@ -193,7 +194,7 @@ static void end_at_thread_entry(struct resolved *r)
 	}
 }
 
-void symbolize__run(struct resolved *r, struct profile *p,
+void symbolize__run(struct resolved *r, const struct profile *p,
 		    const struct symbolize_opts *o)
 {
 	struct object **objs = xcalloc(r->nmaps ? r->nmaps : 1, sizeof(*objs));

@@ -24,7 +24,7 @@ struct symbolize_opts {
 	struct file_view view;	/* where the target's files are */
 };
 
-void symbolize__run(struct resolved *r, struct profile *p,
+void symbolize__run(struct resolved *r, const struct profile *p,
 		    const struct symbolize_opts *o);
 
 #endif /* _TPROF_ANALYZE_SYMBOLIZE_H */

@@ -784,8 +784,9 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 		recorder__urec(l->rc, TPROF_UREC_STATS, &st, sizeof(st),
 			       NULL, 0);
 	recorder__end_line(l->rc);
-	/* the samples still waiting for a PROC record count too */
-	profile__flush(p);
+	/* the stream's end: the samples still waiting for a PROC record
+	 * count too (the exit stop below adds maps, no samples) */
+	profile__finish(p);
 	say_loss(l);
 	if (p->throttles)
 		pr_err("warning: %s", report__throttle_line(p));

@@ -460,7 +460,8 @@ int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 	return (int)snap.n;
 }
 
-static struct mapping *find_in(struct maps *m, const struct maps_snapshot *s,
+static struct mapping *find_in(const struct maps *m,
+			       const struct maps_snapshot *s,
 			       uint64_t addr)
 {
 	size_t lo = 0, hi = s->n;
@@ -697,7 +698,8 @@ static uint32_t first_since(const struct maps *m, const struct maps_pid *mp,
 }
 
 /* Snapshots of one process taken out of time order: each in turn. */
-static struct mapping *find_walk(struct maps *m, const struct maps_pid *mp,
+static struct mapping *find_walk(const struct maps *m,
+				 const struct maps_pid *mp,
 				 uint32_t c, uint64_t addr, uint64_t since_ns)
 {
 	struct mapping *e;
@@ -719,7 +721,7 @@ static struct mapping *find_walk(struct maps *m, const struct maps_pid *mp,
  * the sample (by arrival) first, then older ones, then newer ones; none
  * older than since_ns or than a mark at addr before the sample.
  */
-static struct mapping *find_of(struct maps *m, int pid, uint64_t addr,
+static struct mapping *find_of(const struct maps *m, int pid, uint64_t addr,
 			       uint64_t time_ns, uint64_t since_ns)
 {
 	const struct maps_pid *mp = pid_find(m, pid);
@@ -780,7 +782,7 @@ static struct mapping *find_of(struct maps *m, int pid, uint64_t addr,
 /* Forks of forks: a worker pool's workers, a shell's subshells. */
 #define MAX_FORK_DEPTH 8
 
-struct mapping *maps__find_since(struct maps *m, int pid, uint64_t addr,
+struct mapping *maps__find_since(const struct maps *m, int pid, uint64_t addr,
 				 uint64_t time_ns, uint64_t since_ns)
 {
 	const struct maps_pid *mp;
@@ -798,7 +800,7 @@ struct mapping *maps__find_since(struct maps *m, int pid, uint64_t addr,
 	return NULL;
 }
 
-struct mapping *maps__find(struct maps *m, int pid, uint64_t addr,
+struct mapping *maps__find(const struct maps *m, int pid, uint64_t addr,
 			   uint64_t time_ns)
 {
 	return maps__find_since(m, pid, addr, time_ns, 0);

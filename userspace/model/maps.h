@@ -186,7 +186,7 @@ bool maps__covered(struct maps *m, uint64_t addr);
  * one's runs of snapshots (and, only where a process's snapshots came out
  * of time order and an exec or mark bounds the search, its snapshots).
  */
-struct mapping *maps__find(struct maps *m, int pid, uint64_t addr,
+struct mapping *maps__find(const struct maps *m, int pid, uint64_t addr,
 			   uint64_t time_ns);
 
 /*
@@ -194,7 +194,7 @@ struct mapping *maps__find(struct maps *m, int pid, uint64_t addr,
  * before the sample: older snapshots show the previous program's code at
  * possibly the same addresses).
  */
-struct mapping *maps__find_since(struct maps *m, int pid, uint64_t addr,
+struct mapping *maps__find_since(const struct maps *m, int pid, uint64_t addr,
 				 uint64_t time_ns, uint64_t since_ns);
 
 /* A PROC record: pid is a child of ppid (maps__find's fallback). */

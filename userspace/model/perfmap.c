@@ -46,6 +46,8 @@ static bool hex_field(const char **s, const char *end, uint64_t *v)
 	return true;
 }
 
+static void build_index(struct perfmap *pm);
+
 void perfmap__add_text(struct perfmap *pm, int pid, const char *text,
 		       size_t len)
 {
@@ -72,6 +74,9 @@ void perfmap__add_text(struct perfmap *pm, int pid, const char *text,
 		}
 		s = eol + 1;
 	}
+	/* indexed as it grows: a lookup reads, whenever it comes */
+	if (pm->nindexed != pm->n)
+		build_index(pm);
 }
 
 bool perfmap__has(const struct perfmap *pm, int pid)
@@ -117,14 +122,12 @@ static void build_index(struct perfmap *pm)
 	pm->nindexed = pm->n;
 }
 
-const struct perfmap_entry *perfmap__lookup(struct perfmap *pm, int pid,
-					    uint64_t addr)
+const struct perfmap_entry *perfmap__lookup(const struct perfmap *pm,
+					    int pid, uint64_t addr)
 {
 	const struct perfmap_entry *best = NULL;
 	size_t lo = 0, hi;
 
-	if (pm->nindexed != pm->n)
-		build_index(pm);
 	/* one past the last entry of (pid, start <= addr) */
 	hi = pm->n;
 	while (lo < hi) {

@@ -43,8 +43,8 @@ void perfmap__add_text(struct perfmap *pm, int pid, const char *text,
 bool perfmap__has(const struct perfmap *pm, int pid);
 
 /* The newest entry of pid covering addr, or NULL. */
-const struct perfmap_entry *perfmap__lookup(struct perfmap *pm, int pid,
-					    uint64_t addr);
+const struct perfmap_entry *perfmap__lookup(const struct perfmap *pm,
+					    int pid, uint64_t addr);
 
 /*
  * Is a mapping of this path where JIT code lives, whose names a perf map

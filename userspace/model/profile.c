@@ -262,6 +262,13 @@ void profile__proc_counts(const struct profile *p, uint64_t *procs,
 	}
 }
 
+bool profile__has_tree(const struct profile *p, uint64_t *procs,
+		       uint64_t *dropped)
+{
+	profile__proc_counts(p, procs, dropped);
+	return *procs >= 2 || *dropped || p->procs_denied;
+}
+
 int profile__target(const struct profile *p)
 {
 	if (p->have_session)
@@ -316,9 +323,10 @@ static void set_comm(struct thread_info *t, uint64_t time_ns,
 	}
 }
 
-uint64_t profile__exec_before(struct profile *p, int pid, uint64_t time_ns)
+uint64_t profile__exec_before(const struct profile *p, int pid,
+			      uint64_t time_ns)
 {
-	const struct thread_info *t = find_thread(p, pid);
+	const struct thread_info *t = profile__find_thread(p, pid);
 	struct tl_ent e;
 	uint64_t best = 0;
 	size_t i;
@@ -661,14 +669,25 @@ static void add_sample(struct profile *p, const struct tprof_record *sr,
 		add_sample_now(p, sr, us, uw);
 }
 
-void profile__release_stack(struct profile *p, size_t i)
+struct agg_sample *profile__take_samples(struct profile *p, size_t *n)
 {
-	if (!p->stacks_released) {
-		hindex_free(&p->sample_idx);
-		p->stacks_released = true;
-	}
-	free(p->samples[i].ips);
-	p->samples[i].ips = NULL;
+	struct agg_sample *s = p->samples;
+
+	*n = p->nsamples;
+	p->samples = NULL;
+	p->nsamples = 0;
+	p->capsamples = 0;
+	hindex_free(&p->sample_idx);
+	return s;
+}
+
+void profile__free_samples(struct agg_sample *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		free(s[i].ips);
+	free(s);
 }
 
 /*
@@ -691,10 +710,13 @@ static void flush_group(struct profile *p)
 	add_sample(p, &p->pending_rec, NULL, NULL);
 }
 
-void profile__flush(struct profile *p)
+void profile__finish(struct profile *p)
 {
+	if (p->finished)
+		return;
 	flush_group(p);
 	release_waiting(p, true);
+	p->finished = true;
 }
 
 /* Is r (of thread tid) the next record of the held SAMPLE's group? */
@@ -751,9 +773,6 @@ static bool pair_group(struct profile *p, const struct tprof_record *r)
  */
 static bool pair(struct profile *p, const struct tprof_record *r)
 {
-	if (p->stacks_released)	/* resolved: profile__add() refuses */
-		return false;
-
 	if (p->have_pending) {
 		if (r->hdr.type == TPROF_UREC_PYCODE)
 			return false;
@@ -878,8 +897,6 @@ static int add_kallsyms(struct profile *p, const struct tprof_record *r)
 
 static int on_sample(struct profile *p, const struct tprof_record *r)
 {
-	if (p->stacks_released)
-		return -EINVAL;
 	add_sample(p, r, NULL, NULL);
 	return 0;
 }
@@ -1094,6 +1111,11 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		if (r->hdr.time_ns > p->last_time_ns)
 			p->last_time_ns = r->hdr.time_ns;
 	}
+	/* the stream ended (profile__finish()): no part of a sample */
+	if (p->finished && (r->hdr.type == TPROF_REC_SAMPLE ||
+			    r->hdr.type == TPROF_REC_USTACK ||
+			    r->hdr.type == TPROF_REC_UWALK))
+		return -EINVAL;
 	if (pair(p, r))
 		return 0;
 	fn = handler(r->hdr.type);

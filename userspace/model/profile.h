@@ -124,9 +124,8 @@ struct profile {
 	struct agg_sample *samples;
 	size_t nsamples, capsamples;
 	struct hindex sample_idx;
-	/* the resolve pass took the stacks (profile__release_stack): no
-	 * more samples can be added */
-	bool stacks_released;
+	/* the stream ended (profile__finish()): no more samples */
+	bool finished;
 
 	struct maps maps;
 	/* an MMAP record reused code addresses (maps__add_mmap()): the live
@@ -175,7 +174,7 @@ struct profile {
 	 * CPU's, the samples in the child's. Until that record the maps do
 	 * not know whose copy the child's address space is
 	 * (maps__set_parent()). Such a sample (copies of its group's
-	 * records, back to back) waits for it, or for profile__flush().
+	 * records, back to back) waits for it, or for profile__finish().
 	 */
 	struct waiting_sample *waiting;
 	size_t nwaiting, capwaiting, waiting_bytes;
@@ -198,12 +197,27 @@ void profile__free(struct profile *p);
 /* Account one decoded record. Returns 0 or -EINVAL (inconsistent record). */
 int profile__add(struct profile *p, const struct tprof_record *r);
 /*
- * The end of the stream: a SAMPLE still waiting for its USTACK record is
- * added with its FP chain (one with its USTACK, waiting for its UWALK,
- * with its snapshot); samples waiting for their process's PROC record
- * are added as they are. Idempotent.
+ * The end of the stream, said once by whoever owns it (the replay at the
+ * input's end, the live loop after DISABLE): a SAMPLE still waiting for
+ * its USTACK record is added with its FP chain (one with its USTACK,
+ * waiting for its UWALK, with its snapshot); samples waiting for their
+ * process's PROC record are added as they are. From then on the profile
+ * is whole: SAMPLE, USTACK and UWALK records are refused (-EINVAL), while
+ * the others still count (a launch's exit stop reads the maps after it).
+ * The analysis passes read a finished profile and change nothing in it
+ * but what they take (profile__take_samples()). Idempotent.
  */
-void profile__flush(struct profile *p);
+void profile__finish(struct profile *p);
+/*
+ * The aggregated samples of a finished profile, handed over: the caller
+ * owns the array and each sample's ips (profile__free_samples()), and
+ * the profile has none from then on. Taken one at a time, the aggregated
+ * stacks and the resolved ones are never whole in memory at once (a
+ * million-sample replay's peak).
+ */
+struct agg_sample *profile__take_samples(struct profile *p, size_t *n);
+/* Free what profile__take_samples() handed over (ips already freed: NULL). */
+void profile__free_samples(struct agg_sample *s, size_t n);
 struct thread_info *profile__thread(struct profile *p, int tid);
 /* The thread of tid, or NULL: adds none. */
 const struct thread_info *profile__find_thread(const struct profile *p,
@@ -219,6 +233,13 @@ struct proc_info *profile__proc(struct profile *p, int pid);
  */
 void profile__proc_counts(const struct profile *p, uint64_t *procs,
 			  uint64_t *dropped);
+/*
+ * Is there a process tree to tell of (the tables and comments of each
+ * process): more than one process, or one not followed or denied? Sets
+ * profile__proc_counts()'s two.
+ */
+bool profile__has_tree(const struct profile *p, uint64_t *procs,
+		       uint64_t *dropped);
 int profile__target(const struct profile *p);
 /* A process's threads, summed: O(1) a call (one pass over the threads
  * for all processes, again only after the profile changed). */
@@ -244,18 +265,12 @@ const char *profile__proc_name(const struct profile *p, int pid,
  * When pid last exec'd at or before time_ns (0: no EXEC record): the code
  * before it was another program's.
  */
-uint64_t profile__exec_before(struct profile *p, int pid, uint64_t time_ns);
+uint64_t profile__exec_before(const struct profile *p, int pid,
+			      uint64_t time_ns);
 /* The thread's comm at time_ns ("" if unknown). */
 const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns);
 /* With p->denied: how long into the stream the DENIED record came. */
 uint64_t profile__denied_after_ns(const struct profile *p);
-/*
- * Free sample i's stack, once the resolve pass has made it locations: the
- * aggregated and the resolved stacks are then never whole in memory at once
- * (a million-sample replay's peak). SAMPLE records are refused (-EINVAL)
- * from here on.
- */
-void profile__release_stack(struct profile *p, size_t i);
 /*
  * Does a sample of process pid have a user ip no snapshot covers? r: its
  * SAMPLE, or its USTACK record (the chain there, TPROF_RF_USTACK_CHAIN).

@@ -514,8 +514,7 @@ static void add_proc_comments(struct builder *b)
 	uint64_t nprocs, ndropped;
 	size_t i;
 
-	profile__proc_counts(p, &nprocs, &ndropped);
-	if (nprocs < 2 && !ndropped && !p->procs_denied)
+	if (!profile__has_tree(p, &nprocs, &ndropped))
 		return;
 	comment(b, "tprof: %llu processes, %llu not followed, %llu denied",
 		(unsigned long long)nprocs, (unsigned long long)ndropped,

@@ -116,8 +116,7 @@ static void report_procs(const struct profile *p, const struct summary *s)
 	uint64_t nprocs, ndropped;
 	size_t i;
 
-	profile__proc_counts(p, &nprocs, &ndropped);
-	if (nprocs < 2 && !ndropped && !p->procs_denied)
+	if (!profile__has_tree(p, &nprocs, &ndropped))
 		return;
 	fprintf(stderr, "%8s %8s %-16s %7s %9s %12s %12s %8s  %s\n", "PID",
 		"PPID", "PROCESS", "THREADS", "SAMPLES", "SAMPLED", "EXACT",

@@ -104,9 +104,10 @@ int output__write(struct profile *p, const struct output_opts *oo)
 	const struct output_format *f;
 	uint8_t *bytes = NULL;
 	struct objects *own = NULL;
+	struct agg_sample *samples;
 	struct resolved res;
 	struct summary sum;
-	size_t len = 0;
+	size_t len = 0, n, i;
 	int ret;
 
 	f = output__format(oo->format, &c.value);
@@ -115,29 +116,29 @@ int output__write(struct profile *p, const struct output_opts *oo)
 		       output__format_list());
 		return -EINVAL;
 	}
+	if (!p->finished) {	/* a caller's bug: its samples would be cut */
+		pr_err("the profile was written before its stream ended");
+		return -EINVAL;
+	}
+	samples = profile__take_samples(p, &n);
 	no.objs = oo->objects ? oo->objects : (own = objects__new());
 	if (!oo->no_symbolize) {
 		no.sym = symbolizer__new_on(no.objs);
-		if (p->nsamples) {
-			size_t i;
-
-			for (i = 0; i < p->nsamples; i++)
-				if (p->samples[i].nr_kernel)
-					break;
-			/* the session's own symbols, unless told otherwise:
-			 * this host's may be another boot's (KASLR) */
-			if (i < p->nsamples && p->kallsyms &&
-			    !oo->kallsyms_given)
-				no.ksyms = ksyms__load_text(p->kallsyms,
-							    p->kallsyms_len,
-							    p->modules,
-							    p->modules_len);
-			else if (i < p->nsamples)
-				no.ksyms = ksyms__load(oo->kallsyms);
-		}
+		for (i = 0; i < n; i++)
+			if (samples[i].nr_kernel)
+				break;
+		/* the session's own symbols, unless told otherwise: this
+		 * host's may be another boot's (KASLR) */
+		if (i < n && p->kallsyms && !oo->kallsyms_given)
+			no.ksyms = ksyms__load_text(p->kallsyms,
+						    p->kallsyms_len,
+						    p->modules,
+						    p->modules_len);
+		else if (i < n)
+			no.ksyms = ksyms__load(oo->kallsyms);
 	}
 	/* profile -> resolve -> symbolize -> encode, as separate passes */
-	resolve__run(&res, p, no.ksyms);
+	resolve__run(&res, p, samples, n, no.ksyms);
 	symbolize__run(&res, p, &no);
 	summary__compute(&sum, p);
 	c.p = p;
