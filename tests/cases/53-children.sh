@@ -22,12 +22,15 @@
 # checked by name only. Rows marked short (tests/kernels) leave out the
 # 1,100 at once and make -j4 (62 s of a 6.12 row under TCG): those run the
 # same paths of the module as the 2000 children, and tprof-read's as the
-# fan-out, at another size; 6.12 runs it all.
+# fan-out, at another size; and they run 500 short-lived children, not
+# 2000 (21-58 s of each short row): the same paths, fewer times. 6.12 runs
+# it all.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
 light=0; [ "${CASE_TIMEOUT_SCALE:-1}" -gt 1 ] && light=1
-nforks=2000; [ $light = 1 ] && nforks=100
+nforks=2000; [ "${CASE_SHORT:-0}" = 1 ] && nforks=500
+[ $light = 1 ] && nforks=100
 hot_tol=5; [ $light = 1 ] && hot_tol=50
 # the debug kernel's exit tail can sleep past reap()'s 40 ms of quiet
 # (+7% on a 650 ms worker seen): there a worker's total is looser
