@@ -21,12 +21,12 @@ $(BUILD)/unit/unit-tests: $(UNIT_OBJS) $(BUILD)/unit/obj/py311-offsets.o \
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS) -lm
 
 # LD_PRELOAD'ed into tprof-read: a fake /dev/tprof for live-mode tests
-$(BUILD)/unit/fakedev.so: tests/unit/fakedev.c kmod/uapi/tprof.h
+$(BUILD)/unit/fakedev.so: tests/unit/fakedev.c tests/unit/fakecommon.h kmod/uapi/tprof.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_COMMON) $(WARN_CFLAGS) -O1 -g -shared -fPIC -o $@ $< -ldl
 
 # LD_PRELOAD'ed before fakedev.so: the fake device as a ring that drops
-$(BUILD)/unit/fakering.so: tests/unit/fakering.c kmod/uapi/tprof.h
+$(BUILD)/unit/fakering.so: tests/unit/fakering.c tests/unit/fakecommon.h kmod/uapi/tprof.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_COMMON) $(WARN_CFLAGS) -O1 -g -shared -fPIC -o $@ $< -ldl -pthread
 

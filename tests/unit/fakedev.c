@@ -27,39 +27,18 @@
 #include <unistd.h>
 
 #include "uapi/tprof.h"
-
-static int is_fake(int fd)
-{
-	char link[64], path[4096];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0)
-		return 0;
-	path[n] = '\0';
-	return strstr(path, "tprof-fakedev") != NULL;
-}
+#include "fakecommon.h"
 
 static int maps_reads;
 
 int open(const char *path, int flags, ...)
 {
-	static int (*real)(const char *, int, ...);
-	size_t n = strlen(path);
 	mode_t mode = 0;
-	va_list ap;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	if (!real)
-		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
-	if (n >= 5 && !strcmp(path + n - 5, "/maps") && !strncmp(path, "/proc/", 6))
+	OPEN_MODE(flags, mode);
+	if (is_maps_path(path))
 		maps_reads++;
-	return real(path, flags, mode);
+	return next_open(path, flags, mode);
 }
 
 __attribute__((destructor)) static void report_maps_reads(void)

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "uapi/tprof.h"
+#include "fakecommon.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t start_ns, disabled_ns;
@@ -47,19 +48,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int is_fake(int fd)
-{
-	char link[64], path[4096];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0)
-		return 0;
-	path[n] = '\0';
-	return strstr(path, "tprof-fakedev") != NULL;
 }
 
 static uint64_t env_u64(const char *name)
@@ -170,25 +158,15 @@ int ioctl(int fd, unsigned long req, ...)
 
 int open(const char *path, int flags, ...)
 {
-	static int (*real)(const char *, int, ...);
 	uint64_t delay = env_u64("FAKERING_MAPS_DELAY_US");
-	size_t n = strlen(path);
 	mode_t mode = 0;
-	va_list ap;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	if (!real)
-		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
-	if (delay && n >= 5 && !strcmp(path + n - 5, "/maps") &&
-	    !strncmp(path, "/proc/", 6)) {
+	OPEN_MODE(flags, mode);
+	if (delay && is_maps_path(path)) {
 		usleep(delay);
 		__atomic_add_fetch(&maps_opens, 1, __ATOMIC_RELAXED);
 	}
-	return real(path, flags, mode);
+	return next_open(path, flags, mode);
 }
 
 __attribute__((destructor)) static void report(void)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../progs/arm64_snap.h"
+#include "pbload.h"
 #include "testlib.h"
 #include "lib/util.h"
 #include "model/profile.h"
@@ -561,31 +562,55 @@ static void check_lr(const char *bin, uint64_t pc, uint64_t lr,
 	check_lr_at(bin, LR_BASE, pc, lr, chain, nchain, want);
 }
 
+/* The code addresses the link register rules are tried at, by role. */
+enum lr_role { LR_LEAF, LR_CALLER, LR_CALLER2, LR_MAIN, LR_NR };
+
+struct sym_off {
+	const char *name;
+	unsigned int off;
+};
+
+/* at[role]: sym_at() of want[role]; false (CHECKed) where one is missing */
+static bool lr_addrs(const char *bin, const struct sym_off want[LR_NR],
+		     uint64_t at[LR_NR])
+{
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < LR_NR; i++) {
+		at[i] = sym_at(bin, want[i].name, want[i].off);
+		ok = ok && at[i];
+	}
+	CHECK(ok);
+	return ok;
+}
+
 static void test_lr_rules(void)
 {
+	static const struct sym_off want[LR_NR] = {
+		{ "hot_leaf", 8 }, { "caller", 8 }, { "caller", 12 },
+		{ "main", 16 },
+	};
 	char bin[512];
-	uint64_t leaf, in_caller, in_caller2, in_main, chain[2];
+	uint64_t at[LR_NR], leaf, in_caller, in_caller2, chain[2];
 
 	/* build_path()'s buffers are a ring: lr_case() uses it too */
 	snprintf(bin, sizeof(bin), "%s", build_path("progs/unwind"));
-	leaf = sym_at(bin, "hot_leaf", 8);
-	in_caller = sym_at(bin, "caller", 8);
-	in_caller2 = sym_at(bin, "caller", 12);
-	in_main = sym_at(bin, "main", 16);
-
-	CHECK(leaf && in_caller && in_caller2 && in_main);
-	if (!leaf || !in_caller || !in_caller2 || !in_main)
+	if (!lr_addrs(bin, want, at))
 		return;
+	leaf = at[LR_LEAF];
+	in_caller = at[LR_CALLER];
+	in_caller2 = at[LR_CALLER2];
 	/* a frameless leaf: the chain starts at its caller's record, which
 	 * returns to main; the caller is the link register */
-	chain[0] = in_main;
+	chain[0] = at[LR_MAIN];
 	check_lr(bin, leaf, in_caller, chain, 1, "main;caller;hot_leaf");
 	/* nothing past it: still the caller */
 	check_lr(bin, leaf, in_caller, NULL, 0, "caller;hot_leaf");
 	/* the return of a call caller made: stale, in caller itself */
 	check_lr(bin, in_caller2, in_caller, chain, 1, "main;caller");
 	/* saved in caller's frame record: the chain has it */
-	check_lr(bin, in_caller2, in_main, chain, 1, "main;caller");
+	check_lr(bin, in_caller2, at[LR_MAIN], chain, 1, "main;caller");
 	/* no code: dropped */
 	check_lr(bin, leaf, 0x40, chain, 1, "main;hot_leaf");
 	check_lr(bin, leaf, 0, chain, 1, "main;hot_leaf");
@@ -599,14 +624,16 @@ static void test_lr_rules(void)
  */
 static void test_go(void)
 {
+	static const struct sym_off want[LR_NR] = {
+		{ "main.mix", 8 }, { "main.crunch", 24 }, { "main.crunch", 28 },
+		{ "main.main", 16 },
+	};
 	char bin[512], *out = NULL;
-	uint64_t mix, in_crunch, in_crunch2, in_main, chain[1];
+	uint64_t at[LR_NR], chain[1];
 
 	snprintf(bin, sizeof(bin), "%s", build_path("unit/goarm64"));
-	if (!have_cmd("go")) {
-		SKIP("no go to cross-build tests/progs/goarm64");
+	if (!need_cmd("go", "no go to cross-build tests/progs/goarm64"))
 		return;
-	}
 	/* the runtime alone: about 25 s the first time in a build dir */
 	if (run_fmt(&out, "cd %s && CGO_ENABLED=0 GOARCH=arm64 GOCACHE=%s GOPATH=%s GOPROXY=off GO111MODULE=off GOTOOLCHAIN=local go build -o %s . 2>&1",
 		    root_path("tests/progs/goarm64"),
@@ -617,17 +644,12 @@ static void test_go(void)
 		return;
 	}
 	free(out);
-	mix = sym_at(bin, "main.mix", 8);
-	in_crunch = sym_at(bin, "main.crunch", 24);
-	in_crunch2 = sym_at(bin, "main.crunch", 28);
-	in_main = sym_at(bin, "main.main", 16);
-	CHECK(mix && in_crunch && in_crunch2 && in_main);
-	if (!mix || !in_crunch || !in_crunch2 || !in_main)
+	if (!lr_addrs(bin, want, at))
 		return;
-	chain[0] = in_main;
-	check_lr_at(bin, 0, mix, in_crunch, chain, 1,
+	chain[0] = at[LR_MAIN];
+	check_lr_at(bin, 0, at[LR_LEAF], at[LR_CALLER], chain, 1,
 		    "main.main;main.crunch;main.mix");
-	check_lr_at(bin, 0, in_crunch2, in_crunch, chain, 1,
+	check_lr_at(bin, 0, at[LR_CALLER2], at[LR_CALLER], chain, 1,
 		    "main.main;main.crunch");
 }
 
@@ -647,7 +669,6 @@ static void test_machine_record(void)
 	struct tprof_record r;
 	struct profile p;
 	size_t off = 0;
-	long n;
 
 	CHECK_STR(tprof_record_type_name(TPROF_UREC_MACHINE), "MACHINE");
 	sb_session(&b, 10, 1000, 1, 50);
@@ -659,10 +680,7 @@ static void test_machine_record(void)
 	((struct tprof_rec_sample *)(b.p + b.len - sizeof(struct tprof_rec_sample)
 				     - sizeof(u)))->abi = TPROF_ABI_ARM64;
 	profile__init(&p);
-	while ((n = tprof_record_decode(b.p + off, b.len - off, &r)) > 0) {
-		CHECK_EQ(profile__add(&p, &r), 0);
-		off += n;
-	}
+	off = profile_feed(&p, &b, true);
 	profile__finish(&p);
 	CHECK_EQ(off, b.len);
 	CHECK(p.have_machine);

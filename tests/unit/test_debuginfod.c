@@ -154,10 +154,8 @@ static void test_debuginfod_server(void)
 	size_t asked;
 	int port, st, len = 0, fd, i;
 
-	if (!have_cmd("debuginfod")) {
-		SKIP("debuginfod (the server) not installed: apt-get install debuginfod");
+	if (!need_cmd("debuginfod", "debuginfod (the server) not installed: apt-get install debuginfod"))
 		return;
-	}
 	if (access(bin, R_OK) || elf_symbol(bin, "hot_outer", &v, &sz)) {
 		SKIP("progs/inlines not built");
 		return;
@@ -218,20 +216,18 @@ static void test_debuginfod_server(void)
 	for (i = 0; i < 3; i++)
 		sb_sample(&b, PID, PID, 1000000, 1000000, 2000 + i, 0, NULL, 1,
 			  &addr);
-	CHECK_EQ(sb_write(&b, raw), 0);
+	/* tprof-read's: this server, and a cache of its own */
+	setenv("DEBUGINFOD_URLS", url, 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
 
 	/* without --debuginfod: nothing asked, though the URL is set */
-	st = run_fmt(&out, "DEBUGINFOD_URLS='%s' DEBUGINFOD_CACHE_PATH='%s' '%s' --input '%s' -o '%s' 2>&1",
-		     url, cache, tprof_read_bin(), raw, pb);
-	CHECK_EQ(st, 0);
-	p = load_profile(pb);
-	CHECK(p != NULL);
+	p = replay_profile(&b, raw, pb, "", &out);
 	if (p && (l = leaf(p))) {
 		CHECK(!strstr(fn_name(p, l, 0), "hot_"));
 		CHECK_EQ(l->n_line > 1, 0);
 	}
 	if (p)
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	/* the server saw no request but server_ready()'s own */
 	CHECK_EQ(requests(log, hex), asked);
 	run_fmt(&logtext, "ls -A '%s'", cache);
@@ -244,11 +240,7 @@ static void test_debuginfod_server(void)
 	out = NULL;
 
 	/* with it: names, the source file and line, the inline chain */
-	st = run_fmt(&out, "DEBUGINFOD_URLS='%s' DEBUGINFOD_CACHE_PATH='%s' '%s' --debuginfod --input '%s' -o '%s' 2>&1",
-		     url, cache, tprof_read_bin(), raw, pb);
-	CHECK_EQ(st, 0);
-	p = load_profile(pb);
-	CHECK(p != NULL);
+	p = input_profile(raw, pb, "--debuginfod", &out);
 	if (p && (l = leaf(p))) {
 		CHECK_STR(fn_name(p, l, 0), "hot_leaf");
 		CHECK(l->n_line >= 3);
@@ -262,21 +254,20 @@ static void test_debuginfod_server(void)
 		CHECK(0);
 	}
 	if (p)
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 
 	/* --debuginfod without a server to ask is an error, not silence */
 	free(out);
 	out = NULL;
-	st = run_fmt(&out, "env -u DEBUGINFOD_URLS '%s' --debuginfod --input '%s' -o '%s' 2>&1",
-		     tprof_read_bin(), raw, pb);
+	unsetenv("DEBUGINFOD_URLS");
+	st = run_read(&out, "--debuginfod --input '%s' -o '%s' 2>&1", raw, pb);
+	unsetenv("DEBUGINFOD_CACHE_PATH");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "DEBUGINFOD_URLS is not set"));
+	CHECK_HAS(out, "DEBUGINFOD_URLS is not set");
 
 	kill(server, SIGTERM);
 	waitpid(server, NULL, 0);
-	if (t_checks_failed && out)
-		fprintf(stderr, "%s", out);
-	free(out);
+	out_done(out);
 	free(maps);
 	sb_free(&b);
 }

@@ -19,13 +19,6 @@
 #define PIE_BASE 0x555555554000ULL
 #define LIB_BASE 0x7f0000000000ULL
 
-static const char *tprof_read(void)
-{
-	const char *p = getenv("TPROF_READ");
-
-	return p && *p ? p : build_path("tprof-read");
-}
-
 static uint64_t sym_mid(const char *bin, const char *name)
 {
 	uint64_t v = 0, sz = 0;
@@ -111,10 +104,8 @@ static void test_seed(void)
 {
 	struct sbuf b = { 0 };
 
-	if (access(build_path("progs/inlines"), R_OK)) {
-		SKIP("test programs not built");
+	if (!need_file(build_path("progs/inlines"), "test programs not built"))
 		return;
-	}
 	CHECK_EQ(make_stream(&b, build_path("unit/seed.raw")), 0);
 	sb_free(&b);
 }
@@ -122,13 +113,9 @@ static void test_seed(void)
 static const char *write_kallsyms(void)
 {
 	const char *path = build_path("unit/e2e-kallsyms");
-	FILE *fp = fopen(path, "we");
 
-	if (fp) {
-		fputs("ffffffff81000000 T _stext\nffffffff81000100 T do_syscall_64\n"
-		      "ffffffff81000200 T schedule\n", fp);
-		fclose(fp);
-	}
+	write_text(path, "ffffffff81000000 T _stext\nffffffff81000100 T do_syscall_64\n"
+		   "ffffffff81000200 T schedule\n");
 	return path;
 }
 
@@ -141,20 +128,18 @@ static void test_replay_go_pprof(void)
 	struct sbuf b = { 0 };
 	int st;
 
-	if (access(build_path("progs/inlines"), R_OK)) {
-		SKIP("test programs not built");
+	if (!need_file(build_path("progs/inlines"), "test programs not built"))
 		return;
-	}
 	CHECK_EQ(make_stream(&b, raw), 0);
 	unlink(pb);
 	snprintf(args, sizeof(args), "--input '%s' -o '%s' --report --kallsyms '%s'",
 		 raw, pb, ks);
-	st = run_fmt(&out, "'%s' %s 2>&1%s", tprof_read(), args, "");
+	st = run_read(&out, "%s 2>&1%s", args, "");
 	CHECK_EQ(st, 0);
 	/* --report: per-thread table with exact CPU and error % */
 	CHECK(out && strstr(out, "TID") && strstr(out, "ERROR%"));
 	CHECK(out && strstr(out, "inlines-w") && strstr(out, "36.350ms"));
-	CHECK(out && strstr(out, "total: 445 samples"));
+	CHECK_HAS(out, "total: 445 samples");
 	if (st)
 		fprintf(stderr, "%s\n", out ? out : "");
 	free(out);
@@ -170,16 +155,14 @@ static void test_replay_go_pprof(void)
 	l = out ? strstr(out, "flat%") : NULL;
 	l = l ? strchr(l, '\n') : NULL;
 	CHECK(l && strstr(l, "hot_leaf") && strstr(l, "hot_leaf") < strchr(l + 1, '\n'));
-	CHECK(l && strstr(l, "300ms"));
-	CHECK(out && strstr(out, "cold_func"));
-	CHECK(out && strstr(out, "lib_spin"));	/* late dlopen resolved */
-	CHECK(out && strstr(out, "do_syscall_64"));	/* kernel frame */
-	CHECK(out && strstr(out, "[lost]"));
+	CHECK_HAS(l, "300ms");
+	CHECK_HAS(out, "cold_func");
+	CHECK_HAS(out, "lib_spin");	/* late dlopen resolved */
+	CHECK_HAS(out, "do_syscall_64");	/* kernel frame */
+	CHECK_HAS(out, "[lost]");
 	/* 300ms + 26.25ms + 10ms + lost 0.75ms + 2ms */
-	CHECK(out && strstr(out, "of 339ms total"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s\n", out ? out : "");
-	free(out);
+	CHECK_HAS(out, "of 339ms total");
+	out_done(out);
 	out = NULL;
 
 	/* the inline chain and callers */
@@ -189,10 +172,8 @@ static void test_replay_go_pprof(void)
 	      strstr(out, "hot_outer") && strstr(out, "worker"));
 	CHECK(out && strstr(out, "tid:  4243") && strstr(out, "period:  250us"));
 	/* garbage return addresses end the stack in one [unknown] frame */
-	CHECK(out && strstr(out, "   cold_func\n             worker\n             [unknown]\n---"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s\n", out ? out : "");
-	free(out);
+	CHECK_HAS(out, "   cold_func\n             worker\n             [unknown]\n---");
+	out_done(out);
 	out = NULL;
 
 	/* per-thread split with -tagfocus */
@@ -200,19 +181,15 @@ static void test_replay_go_pprof(void)
 		 pb, "", "");
 	CHECK_EQ(st, 0);
 	CHECK(out && !strstr(out, "hot_leaf"));
-	CHECK(out && strstr(out, "cold_func"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s\n", out ? out : "");
-	free(out);
+	CHECK_HAS(out, "cold_func");
+	out_done(out);
 	out = NULL;
 	st = run_fmt(&out, "go tool pprof -top -symbolize=none -tagfocus=thread_comm=inlines-w -sample_index=samples '%s' 2>&1%s%s",
 		 pb, "", "");
 	CHECK_EQ(st, 0);
 	/* 105 + 40 samples + 3 lost of this thread */
-	CHECK(out && strstr(out, "accounting for 148,"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s\n", out ? out : "");
-	free(out);
+	CHECK_HAS(out, "accounting for 148,");
+	out_done(out);
 	out = NULL;
 
 	/* the profile re-encodes cleanly through pprof's own parser */
@@ -224,9 +201,7 @@ static void test_replay_go_pprof(void)
 	CHECK_EQ(st, 0);
 	CHECK(out && strstr(out, "period:[250000 nanoseconds]") != NULL);
 	CHECK(out && strstr(out, "[FN][FL][LN][IN]") != NULL);
-	if (t_checks_failed)
-		fprintf(stderr, "%s\n", out ? out : "");
-	free(out);
+	out_done(out);
 	sb_free(&b);
 }
 
@@ -236,21 +211,17 @@ static void test_replay_protoc(void)
 	char *out = NULL;
 	int st;
 
-	if (access(pb, R_OK)) {
-		SKIP("no e2e profile");
+	if (!need_file(pb, "no e2e profile"))
 		return;
-	}
-	if (!have_cmd("protoc")) {
-		SKIP("protoc not installed");
+	if (!need_cmd("protoc", "protoc not installed"))
 		return;
-	}
 	st = run_fmt(&out, "zcat '%s' | protoc -I'%s' --decode=perftools.profiles.Profile profile.proto%s",
 		 pb, getenv("PPROF_PROTO_DIR") ? getenv("PPROF_PROTO_DIR") :
 		 "/usr/share/gocode/src/github.com/google/pprof/proto", "");
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "string_table: \"\"\n"));
-	CHECK(out && strstr(out, "string_table: \"hot_leaf\""));
-	CHECK(out && strstr(out, "has_inline_frames: true"));
+	CHECK_HAS(out, "string_table: \"\"\n");
+	CHECK_HAS(out, "string_table: \"hot_leaf\"");
+	CHECK_HAS(out, "has_inline_frames: true");
 	free(out);
 	/* independent total: sum of value[0] over samples (awk on the text) */
 	st = run_fmt(&out, "zcat '%s' | protoc -I'%s' --decode=perftools.profiles.Profile profile.proto"
@@ -273,15 +244,13 @@ static void test_replay_errors(void)
 	struct sbuf b = { 0 };
 	int st;
 
-	if (access(raw, R_OK)) {
-		SKIP("no e2e stream");
+	if (!need_file(raw, "no e2e stream"))
 		return;
-	}
 	/* cut mid-record: a one-line warning, the profile of what came whole */
 	snprintf(cmd, sizeof(cmd), "head -c 5000 '%s' > '%s'", raw, bad);
 	CHECK_EQ(system(cmd), 0);
 	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), bad, pb);
+	st = run_read(&out, "--input '%s' -o '%s' 2>&1", bad, pb);
 	CHECK_EQ(st, 0);
 	CHECK(out && !strncmp(out, "tprof-read: warning: ", 21) &&
 	      strstr(out, "stream cut inside a record"));
@@ -291,56 +260,56 @@ static void test_replay_errors(void)
 	sb_raw(&b, "this is not a tprof stream, not at all!", 40);
 	sb_write(&b, bad);
 	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), bad, pb);
+	st = run_read(&out, "--input '%s' -o '%s' 2>&1", bad, pb);
 	CHECK(st != 0);
-	CHECK(out && strstr(out, ": not a tprof stream"));
+	CHECK_HAS(out, ": not a tprof stream");
 	CHECK(access(pb, F_OK) != 0);
 	free(out);
 	/* too short to be anything, and empty */
 	st = run_fmt(&out, "printf 'abc' > '%s' && '%s' --input '%s' -o '%s' 2>&1", bad,
-		 tprof_read(), bad, pb);
+		 tprof_read_bin(), bad, pb);
 	CHECK(st != 0);
-	CHECK(out && strstr(out, ": not a tprof stream"));
+	CHECK_HAS(out, ": not a tprof stream");
 	free(out);
 	st = run_fmt(&out, ": > '%s' && '%s' --input '%s' -o '%s' 2>&1", bad,
-		 tprof_read(), bad, pb);
+		 tprof_read_bin(), bad, pb);
 	CHECK(st != 0);
-	CHECK(out && strstr(out, ": not a tprof stream"));
+	CHECK_HAS(out, ": not a tprof stream");
 	CHECK(access(pb, F_OK) != 0);
 	free(out);
 	/* unwritable output */
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw,
-		 "/nonexistent-dir/x.pb.gz");
+	st = run_read(&out, "--input '%s' -o '%s' 2>&1", raw,
+		  "/nonexistent-dir/x.pb.gz");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "tprof-read: /nonexistent-dir/x.pb.gz: output not writable"));
+	CHECK_HAS(out, "tprof-read: /nonexistent-dir/x.pb.gz: output not writable");
 	free(out);
 	/* missing input */
-	st = run_fmt(&out, "'%s' --input '%s%s' -o /dev/null 2>&1", tprof_read(), raw, ".missing");
+	st = run_read(&out, "--input '%s%s' -o /dev/null 2>&1", raw, ".missing");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "No such file"));
+	CHECK_HAS(out, "No such file");
 	free(out);
 	/* usage errors */
-	st = run_fmt(&out, "'%s' %s%s 2>&1", tprof_read(), "", "");
+	st = run_read(&out, "%s%s 2>&1", "", "");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "need exactly one of"));
+	CHECK_HAS(out, "need exactly one of");
 	free(out);
-	st = run_fmt(&out, "'%s' --period 5us -p 1 %s%s 2>&1", tprof_read(), "", "");
+	st = run_read(&out, "--period 5us -p 1 %s%s 2>&1", "", "");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "from 10us to 100s"));
+	CHECK_HAS(out, "from 10us to 100s");
 	free(out);
 	/* a terminal on stdout is refused (script gives us a pty) */
 	if (have_cmd("script")) {
-		snprintf(cmd, sizeof(cmd), "'%s' --input '%s'", tprof_read(), raw);
+		snprintf(cmd, sizeof(cmd), "'%s' --input '%s'", tprof_read_bin(), raw);
 		st = run_fmt(&out, "script -qec \"%s\" /dev/null%s%s", cmd, "", "");
 		CHECK(st != 0);
-		CHECK(out && strstr(out, "refusing to write a binary profile to a terminal"));
+		CHECK_HAS(out, "refusing to write a binary profile to a terminal");
 		free(out);
 	}
 	/* no device: says how to load the module */
-	st = run_fmt(&out, "'%s' --device /nonexistent/tprof -p %s -o /dev/null 2>&1%s",
-		 tprof_read(), "1", "");
+	st = run_read(&out, "--device /nonexistent/tprof -p %s -o /dev/null 2>&1%s",
+		  "1", "");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "sudo modprobe tprof"));
+	CHECK_HAS(out, "sudo modprobe tprof");
 	free(out);
 	sb_free(&b);
 }
@@ -350,7 +319,7 @@ static int denied_as_nobody(const char *dev, char **out)
 {
 	return run_fmt(out, "setpriv --reuid=65534 --regid=65534 --clear-groups "
 		   "'%s' --device %s -o /tmp/tprof-unit-denied.pb.gz -- /bin/true 2>&1",
-		   tprof_read(), dev);
+		   tprof_read_bin(), dev);
 }
 
 /*
@@ -395,12 +364,10 @@ static void test_save_raw_roundtrip(void)
 	char *out = NULL;
 	int st;
 
-	if (access(raw, R_OK)) {
-		SKIP("no e2e stream");
+	if (!need_file(raw, "no e2e stream"))
 		return;
-	}
-	st = run_fmt(&out, "'%s' --input '%s' --save-raw '%s' -o /dev/null 2>&1", tprof_read(), raw,
-		 copy);
+	st = run_read(&out, "--input '%s' --save-raw '%s' -o /dev/null 2>&1", raw,
+		  copy);
 	CHECK_EQ(st, 0);
 	free(out);
 	st = run_fmt(&out, "cmp '%s' '%s'%s", raw, copy, "");
@@ -458,7 +425,7 @@ static int read_profile(const char *path, long long *cpu, long long *n,
 			clen - strlen(comments) - 2);
 		strcat(comments, "\n");
 	}
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 	return 0;
 }
 
@@ -489,8 +456,7 @@ static void test_replay_denied(void)
 	CHECK_EQ(make_denied_stream(raw, TPROF_DENIED_CREDS), 0);
 	unlink(pb);
 	/* one line on stderr (stdout is empty), the exit status of a profile */
-	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize -o '%s' 2>&1", tprof_read(),
-		 raw, pb);
+	st = run_read(&out, "--input '%s' --no-symbolize -o '%s' 2>&1", raw, pb);
 	CHECK_EQ(st, 0);
 	CHECK_STR(out, creds);
 	free(out);
@@ -502,24 +468,21 @@ static void test_replay_denied(void)
 	if (t_checks_failed)
 		fprintf(stderr, "%s", comments);
 	/* --report says it too; the notice stays one line */
-	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o /dev/null 2>&1",
-		 tprof_read(), raw);
+	st = run_read(&out, "--input '%s' --no-symbolize --report -o /dev/null 2>&1",
+		  raw);
 	CHECK_EQ(st, 0);
 	CHECK_EQ(count(out, "; the session ended\n"), 1);
-	CHECK(out && strstr(out, "total: 30 samples"));
-	CHECK(out && strstr(out, "denied: pid 5151 after 1.500ms: its user or group ids changed"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
+	CHECK_HAS(out, "total: 30 samples");
+	CHECK_HAS(out, "denied: pid 5151 after 1.500ms: its user or group ids changed");
+	out_done(out);
 	/* --save-raw keeps it, unknown types included: the same bytes */
-	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --save-raw '%s' -o /dev/null 2>/dev/null && cmp '%s' '%s'",
-		 tprof_read(), raw, copy, raw, copy);
+	st = run_read(&out, "--input '%s' --no-symbolize --save-raw '%s' -o /dev/null 2>/dev/null && cmp '%s' '%s'",
+		  raw, copy, raw, copy);
 	CHECK_EQ(st, 0);
 	free(out);
 	/* the other reason */
 	CHECK_EQ(make_denied_stream(raw, TPROF_DENIED_DUMPABLE), 0);
-	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize -o /dev/null 2>&1", tprof_read(),
-		 raw);
+	st = run_read(&out, "--input '%s' --no-symbolize -o /dev/null 2>&1", raw);
 	CHECK_EQ(st, 0);
 	CHECK_STR(out, dumpable);
 	free(out);
@@ -569,8 +532,8 @@ static int replay_report(struct sbuf *b, const char *raw, const char *pb,
 	CHECK_EQ(sb_write(b, raw), 0);
 	sb_free(b);
 	unlink(pb);
-	return run_fmt(out, "'%s' --input '%s' --no-symbolize --report -o '%s' 2>&1",
-		       tprof_read(), raw, pb);
+	return run_read(out, "--input '%s' --no-symbolize --report -o '%s' 2>&1",
+		        raw, pb);
 }
 
 /*
@@ -615,14 +578,11 @@ static void test_replay_off_cpu(void)
 	st = replay_report(&b, raw, pb, &out);
 	CHECK_EQ(st, 0);
 	/* TID COMM ON-CPU SLEEPING UNINTERR RUNNABLE IRQ SUM LIFETIME SUM% ... */
-	CHECK(out && strstr(out, "10.000ms     30.000ms      5.000ms      2.000ms          0ns     47.000ms     47.000ms  100.00     37.000ms    +0.00"));
-	CHECK(out && strstr(out, "off-CPU: 3 samples, 37.000ms sampled"));
-	CHECK(out && strstr(out, "total: 10 samples, 10.000ms sampled"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
-	p = load_profile(pb);
-	CHECK(p != NULL);
+	CHECK_HAS(out, "10.000ms     30.000ms      5.000ms      2.000ms          0ns     47.000ms     47.000ms  100.00     37.000ms    +0.00");
+	CHECK_HAS(out, "off-CPU: 3 samples, 37.000ms sampled");
+	CHECK_HAS(out, "total: 10 samples, 10.000ms sampled");
+	out_done(out);
+	p = load_checked(pb);
 	if (!p)
 		return;
 	CHECK_EQ(p->n_sample_type, 3);
@@ -659,7 +619,7 @@ static void test_replay_off_cpu(void)
 	CHECK_EQ(by_state[1], 30000000);
 	CHECK_EQ(by_state[2], 5000000);
 	CHECK_EQ(by_state[3], 2000000);
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 }
 
 /*
@@ -707,8 +667,8 @@ static void test_replay_tree_totals(void)
 	/* followed 2, not followed 5 + 2 */
 	sb_proc(&b, 2, 7, "", TPROF_RF_PROC_TOTALS, 7002);
 	CHECK_EQ(replay_report(&b, raw, pb, &out), 0);
-	CHECK(out && strstr(out, "processes: 9, 7 not followed, 0 denied"));
-	CHECK(out && strstr(out, "throttled: the module throttled sampling 2 times: it took 40% of CPU 3 (over its sample_cpu_percent), so periods were stretched 8x; weights stay exact"));
+	CHECK_HAS(out, "processes: 9, 7 not followed, 0 denied");
+	CHECK_HAS(out, "throttled: the module throttled sampling 2 times: it took 40% of CPU 3 (over its sample_cpu_percent), so periods were stretched 8x; weights stay exact");
 	CHECK_EQ(read_profile(pb, &cpu, &n, comments, sizeof(comments)), 0);
 	CHECK(strstr(comments, "tprof: 9 processes, 7 not followed, 0 denied"));
 	if (t_checks_failed)
@@ -757,17 +717,14 @@ static void test_replay_tree(void)
 	sb_proc_exit(&b, 100, 3 << 8, 7001);
 	st = replay_report(&b, raw, pb, &out);
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "processes: 4, 1 not followed, 1 denied"));
-	CHECK(out && strstr(out, "tprof-read: pid 400 (a) became non-profilable: its user or group ids changed"));
-	CHECK(out && strstr(out, "; nothing more of it is recorded"));
-	CHECK(out && strstr(out, " b                      1        20     20.000ms     20.000ms    +0.00  exit 0"));
-	CHECK(out && strstr(out, " a                      1        10     10.000ms     10.000ms    +0.00  exit 3"));
-	CHECK(out && strstr(out, "not followed (more than 1024 processes)"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
-	p = load_profile(pb);
-	CHECK(p != NULL);
+	CHECK_HAS(out, "processes: 4, 1 not followed, 1 denied");
+	CHECK_HAS(out, "tprof-read: pid 400 (a) became non-profilable: its user or group ids changed");
+	CHECK_HAS(out, "; nothing more of it is recorded");
+	CHECK_HAS(out, " b                      1        20     20.000ms     20.000ms    +0.00  exit 0");
+	CHECK_HAS(out, " a                      1        10     10.000ms     10.000ms    +0.00  exit 3");
+	CHECK_HAS(out, "not followed (more than 1024 processes)");
+	out_done(out);
+	p = load_checked(pb);
 	if (!p)
 		return;
 	for (i = 0; i < p->n_sample; i++) {
@@ -796,7 +753,7 @@ static void test_replay_tree(void)
 			   "process 200 b parent=100 threads=1 samples=20"))
 			break;
 	CHECK(i < p->n_comment);
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 }
 
 /* The denied stream with its SESSION's version fields set to abi, rec. */
@@ -827,16 +784,16 @@ static void test_replay_versions(void)
 
 	CHECK_EQ(versioned_stream(raw, 99, TPROF_RECORD_VERSION), 0);
 	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw, pb);
+	st = run_read(&out, "--input '%s' -o '%s' 2>&1", raw, pb);
 	CHECK(st != 0);
 	CHECK(out && strstr(out, ": stream of tprof ABI version 99; this tprof-read reads version 1\n") &&
 	      strchr(out, '\n') == out + strlen(out) - 1);
 	CHECK(access(pb, F_OK) != 0);
 	free(out);
 	CHECK_EQ(versioned_stream(raw, TPROF_ABI_VERSION, 99), 0);
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read(), raw, pb);
+	st = run_read(&out, "--input '%s' -o '%s' 2>&1", raw, pb);
 	CHECK(st != 0);
-	CHECK(out && strstr(out, ": stream of record format version 99; this tprof-read reads version 1\n"));
+	CHECK_HAS(out, ": stream of record format version 99; this tprof-read reads version 1\n");
 	CHECK(access(pb, F_OK) != 0);
 	free(out);
 }
@@ -881,8 +838,8 @@ static void test_replay_cut(void)
 		fwrite(buf, 1, off, fp);
 		fclose(fp);
 		unlink(pb);
-		st = run_fmt(&out, "'%s' --input '%s' --no-symbolize -o '%s' 2>&1",
-			 tprof_read(), cut, pb);
+		st = run_read(&out, "--input '%s' --no-symbolize -o '%s' 2>&1",
+			  cut, pb);
 		CHECK_EQ(st, 0);
 		CHECK(out && strstr(out, "tprof-read: warning: ") &&
 		      strstr(out, "stream cut inside a record") &&
@@ -906,8 +863,8 @@ static void test_refused_leaves_no_file(void)
 
 	unlink(raw);
 	unlink(pb);
-	st = run_fmt(&out, "'%s' --device /nonexistent/tprof -p 1 --save-raw '%s' -o '%s' 2>&1",
-		 tprof_read(), raw, pb);
+	st = run_read(&out, "--device /nonexistent/tprof -p 1 --save-raw '%s' -o '%s' 2>&1",
+		  raw, pb);
 	CHECK(st != 0);
 	CHECK_EQ(count(out, "\n"), 1);
 	CHECK(access(raw, F_OK) != 0);
@@ -915,7 +872,7 @@ static void test_refused_leaves_no_file(void)
 	free(out);
 	/* a file that was there is the user's: left in place */
 	st = run_fmt(&out, "echo keep > '%s' && '%s' --device /nonexistent/tprof -p 1 --save-raw '%s' -o /dev/null 2>/dev/null; test -e '%s'",
-		 raw, tprof_read(), raw, raw);
+		 raw, tprof_read_bin(), raw, raw);
 	CHECK_EQ(st, 0);
 	free(out);
 	unlink(raw);

@@ -49,8 +49,7 @@ static void compare_go(const char *bin, const char *ref, bool need_start_lines)
 		 abs, ref);
 	CHECK_EQ(run_capture(cmd, &out), 0);
 	free(out);
-	p = load_profile(ref);
-	CHECK(p != NULL);
+	p = load_checked(ref);
 	if (!p) {
 		free(abs);
 		return;
@@ -115,7 +114,7 @@ static void compare_go(const char *bin, const char *ref, bool need_start_lines)
 	CHECK_EQ(mismatch, 0);
 	if (need_start_lines)
 		CHECK(start_lines);
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 	symbolizer__free(s);
 	free(abs);
 }
@@ -190,8 +189,7 @@ static void test_go_pgo_from_replay(void)
 		snprintf(cmd, sizeof(cmd), "'%s' -s 0.6 -g 2 -cpuprofile '%s' >/dev/null", bin, ref);
 		CHECK_EQ(system(cmd), 0);
 	}
-	p = load_profile(ref);
-	CHECK(p != NULL);
+	p = load_checked(ref);
 	if (!p)
 		return;
 	abs = realpath(bin, NULL);
@@ -237,7 +235,7 @@ static void test_go_pgo_from_replay(void)
 	}
 	CHECK_EQ(sb_write(&sb, raw), 0);
 	sb_free(&sb);
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 
 	snprintf(cmd, sizeof(cmd), "'%s' --input '%s' -o '%s' 2>&1",
 		 getenv("TPROF_READ") ? getenv("TPROF_READ") : build_path("tprof-read"),

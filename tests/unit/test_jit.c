@@ -24,7 +24,6 @@
 /* a pid no process has (above the 2^22 pid_max limit) */
 #define PID 4194999
 
-#define S(p, i) ((p)->string_table[(i)])
 
 static void test_perfmap_parse(void)
 {
@@ -79,32 +78,14 @@ static void sb_perfmap(struct sbuf *b, uint32_t pid, const char *text,
 {
 	struct tprof_urec_perfmap r = { .pid = pid, .len = strlen(text) };
 
-	r.hdr.type = TPROF_UREC_PERFMAP;
-	r.hdr.size = (sizeof(r) + r.len + 7) & ~7UL;
-	r.hdr.time_ns = time_ns;
-	sb_raw(b, &r, sizeof(r));
-	sb_raw(b, text, r.len);
-	while (b->len % 8)
-		sb_raw(b, "", 1);
+	sb_text_rec(b, &r, sizeof(r), TPROF_UREC_PERFMAP, text, r.len,
+		    time_ns);
 }
 
 /* Samples (count) whose leaf function is fn. */
 static long long leaf_samples(const PbProfile *p, const char *fn)
 {
-	long long n = 0;
-	size_t i;
-
-	for (i = 0; i < p->n_sample; i++) {
-		const Perftools__Profiles__Location *l;
-
-		if (!p->sample[i]->n_location_id)
-			continue;
-		l = p->location[p->sample[i]->location_id[0] - 1];
-		if (l->n_line && !strcmp(S(p, p->function[
-				l->line[l->n_line - 1]->function_id - 1]->name), fn))
-			n += p->sample[i]->value[1];
-	}
-	return n;
+	return pb_samples_of(p, fn, NULL);
 }
 
 /*
@@ -122,8 +103,7 @@ static void test_replay_perfmap(void)
 	char host_map[64], *out = NULL;
 	struct sbuf b = { 0 };
 	PbProfile *p;
-	FILE *fp;
-	int st, i;
+	int i;
 
 	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
 	sb_maps(&b, PID, 1001,
@@ -150,18 +130,9 @@ static void test_replay_perfmap(void)
 	CHECK_EQ(sb_write(&b, raw), 0);
 	/* a map of this pid on the replaying host is someone else's */
 	snprintf(host_map, sizeof(host_map), "/tmp/perf-%d.map", PID);
-	fp = fopen(host_map, "we");
-	if (fp) {
-		fputs("7f0000000900 100 host_file_name\n", fp);
-		fclose(fp);
-	}
-	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
-		     raw, pb);
+	write_text(host_map, "7f0000000900 100 host_file_name\n");
+	p = input_profile(raw, pb, "", &out);
 	unlink(host_map);
-	CHECK_EQ(st, 0);
-	p = load_profile(pb);
-	CHECK(p != NULL);
 	if (p) {
 		CHECK_EQ(leaf_samples(p, "JS:*hotLoop /app/x.js:3"), 5);
 		CHECK_EQ(leaf_samples(p, "JS:~callerFn /app/x.js:9"), 1);
@@ -169,11 +140,9 @@ static void test_replay_perfmap(void)
 		CHECK_EQ(leaf_samples(p, "py::memfd_fn"), 1);
 		CHECK_EQ(leaf_samples(p, "not for a file's code"), 0);
 		CHECK_EQ(leaf_samples(p, "host_file_name"), 0);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
-	if (t_checks_failed && out)
-		fprintf(stderr, "%s", out);
-	free(out);
+	out_done(out);
 	sb_free(&b);
 }
 
@@ -202,6 +171,22 @@ static char *follow(struct perfmap_follow *f, uint64_t *off)
 	return text;
 }
 
+/* any offset: follows() does not look at it */
+#define ANY_OFF (~0ULL)
+
+/* follow() now gives want, from offset want_off (ANY_OFF: unchecked). */
+static void follows(struct perfmap_follow *f, const char *want,
+		    uint64_t want_off)
+{
+	uint64_t off;
+	char *s = follow(f, &off);
+
+	CHECK_STR(s, want);
+	if (want_off != ANY_OFF)
+		CHECK_EQ(off, want_off);
+	free(s);
+}
+
 /*
  * The live reader takes whole lines as the file grows, starts over when it
  * is rewritten, and refuses a symlink and a file older than the target.
@@ -209,82 +194,55 @@ static char *follow(struct perfmap_follow *f, uint64_t *off)
 static void test_follow(void)
 {
 	struct perfmap_follow f;
-	char path[64], *s;
-	uint64_t off;
+	char path[64];
 	struct timeval old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	unlink(path);
 	perfmap_follow__init(&f, getpid());
-	s = follow(&f, &off);
-	CHECK_STR(s, "");
-	free(s);
+	follows(&f, "", ANY_OFF);
 	write_file(path, "1000 10 a\n2000 10 b", "we");
-	s = follow(&f, &off);
-	CHECK_STR(s, "1000 10 a\n");
-	CHECK_EQ(off, 0);
-	free(s);
+	follows(&f, "1000 10 a\n", 0);
 	/* the writer finishes its line and adds one */
 	write_file(path, "\n3000 10 c\n", "ae");
-	s = follow(&f, &off);
-	CHECK_STR(s, "2000 10 b\n3000 10 c\n");
-	CHECK_EQ(off, 10);
-	free(s);
-	s = follow(&f, &off);
-	CHECK_STR(s, "");
-	free(s);
+	follows(&f, "2000 10 b\n3000 10 c\n", 10);
+	follows(&f, "", ANY_OFF);
 	/* rewritten shorter: from the start again */
 	write_file(path, "4000 10 d\n", "we");
-	s = follow(&f, &off);
-	CHECK_STR(s, "4000 10 d\n");
-	CHECK_EQ(off, 0);
-	free(s);
+	follows(&f, "4000 10 d\n", 0);
 	/* replaced by another file (rename over it): from the start */
 	write_file("/tmp/tprof-jit-new.map", "5000 10 e\n6000 10 f\n", "we");
 	CHECK_EQ(rename("/tmp/tprof-jit-new.map", path), 0);
-	s = follow(&f, &off);
-	CHECK_STR(s, "5000 10 e\n6000 10 f\n");
-	CHECK_EQ(off, 0);
-	free(s);
+	follows(&f, "5000 10 e\n6000 10 f\n", 0);
 	/* a symlink (to a file we may read, but the target need not) */
 	unlink(path);
 	CHECK_EQ(symlink("/etc/hostname", path), 0);
 	perfmap_follow__init(&f, getpid());
-	s = follow(&f, &off);
-	CHECK_STR(s, "");
-	free(s);
+	follows(&f, "", ANY_OFF);
 	/* left over from an earlier process of this pid */
 	unlink(path);
 	write_file(path, "7000 10 stale\n", "we");
 	CHECK_EQ(utimes(path, old), 0);
 	perfmap_follow__init(&f, getpid());
-	s = follow(&f, &off);
-	CHECK_STR(s, "");
-	free(s);
+	follows(&f, "", ANY_OFF);
 	unlink(path);
 }
 
 /* The PERFMAP records' text in the stream at path, concatenated. */
 static char *stream_perfmap_text(const char *path, uint32_t *pid)
 {
-	size_t len, off = 0;
-	unsigned char *buf = read_whole(path, &len);
 	struct sbuf text = { 0 };
+	struct tprof_record r;
+	struct rec_iter it;
 
-	while (off < len) {
-		struct tprof_record r;
-		long k = tprof_record_decode(buf + off, len - off, &r);
-
-		if (k <= 0)
-			break;
+	rec_iter_file(&it, path);
+	while (rec_next(&it, &r))
 		if (r.hdr.type == TPROF_UREC_PERFMAP) {
 			sb_raw(&text, r.text, r.u.perfmap.len);
 			*pid = r.u.perfmap.pid;
 		}
-		off += k;
-	}
 	sb_raw(&text, "", 1);
-	free(buf);
+	rec_iter_free(&it);
 	return (char *)text.p;
 }
 
@@ -301,19 +259,13 @@ static void test_live_records_perfmap(void)
 	int fds[2], st;
 	uint32_t pid = 0;
 	pid_t child, target = 0;
-	FILE *fp;
 
-	if (access(build_path("unit/fakedev.so"), R_OK)) {
-		SKIP("fakedev.so not built");
+	if (!need_fakedev(dev))
 		return;
-	}
 	if (system("unshare -rpfm --mount-proc true 2>/dev/null")) {
 		SKIP("unshare -rpfm (user, pid and mount namespaces) not allowed here");
 		return;
 	}
-	fp = fopen(dev, "we");
-	if (fp)
-		fclose(fp);
 	CHECK_EQ(pipe(fds), 0);
 	child = fork();
 	if (child == 0) {
@@ -349,9 +301,9 @@ static void test_live_records_perfmap(void)
 	snprintf(host_map, sizeof(host_map), "/tmp/perf-%d.map", (int)target);
 	write_file(host_map, "7f0000000100 80 host_name\n", "we");
 	unlink(raw);
-	st = run_fmt(&out, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' -p %d --save-raw '%s' -o /dev/null 2>&1",
-		     build_path("unit/fakedev.so"), tprof_read_bin(), dev,
-		     (int)target, raw);
+	st = run_fake_read(&out, NULL, NULL, dev,
+			   "-p %d --save-raw '%s' -o /dev/null 2>&1",
+			   (int)target, raw);
 	unlink(host_map);
 	kill(child, SIGKILL);
 	if (target > 0)
@@ -361,10 +313,8 @@ static void test_live_records_perfmap(void)
 	text = stream_perfmap_text(raw, &pid);
 	CHECK_STR(text, "7f0000000100 80 JS:*inNamespace\n");
 	CHECK_EQ(pid, target);
-	if (t_checks_failed && out)
-		fprintf(stderr, "%s", out);
 	free(text);
-	free(out);
+	out_done(out);
 }
 
 const struct unit_test jit_tests[] = {

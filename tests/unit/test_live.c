@@ -41,15 +41,31 @@ static long long fake_count(const char *out, const char *name)
 	return v ? atoll(v + strlen(name)) : -1;
 }
 
+/* the fakes and progs/inlines are built; else the test is skipped */
 static bool have_fakes(void)
 {
-	if (access(build_path("unit/fakedev.so"), R_OK) ||
-	    access(build_path("unit/fakering.so"), R_OK) ||
-	    access(build_path("progs/inlines"), X_OK)) {
-		SKIP("fakedev.so, fakering.so or progs/inlines not built");
-		return false;
-	}
-	return true;
+	return need_files("fakedev.so, fakering.so or progs/inlines not built",
+			  build_path("unit/fakedev.so"),
+			  build_path("unit/fakering.so"),
+			  build_path("progs/inlines"), NULL);
+}
+
+/*
+ * tprof-read --report on a fake ring dev of 64 records (env: its
+ * FAKERING_* knobs) launching progs/inlines with args, CHECKed to exit 0;
+ * its output in *out.
+ */
+static void run_ring(char **out, const char *env, const char *dev,
+		     const char *args)
+{
+	char preload[8400];
+
+	CHECK_EQ(ring_file(dev, 64), 0);
+	snprintf(preload, sizeof(preload), "%s %s",
+		 build_path("unit/fakering.so"), build_path("unit/fakedev.so"));
+	CHECK_EQ(run_fake_read(out, env, preload, dev,
+			       "--report --no-children -o /dev/null -- '%s' %s 2>&1",
+			       build_path("progs/inlines"), args), 0);
 }
 
 /*
@@ -65,16 +81,11 @@ static void test_live_stops_lose_nothing(void)
 	const char *dev = build_path("unit/tprof-fakedev-stops");
 	long long dropped, delivered, maps;
 	char *out = NULL;
-	int st;
 
 	if (!have_fakes())
 		return;
-	CHECK_EQ(ring_file(dev, 64), 0);
-	st = run_fmt(&out, "TPROF_READ_DRAIN=1 FAKERING_RATE=4000 FAKERING_RECORDS=1200 FAKERING_WEIGHT_NS=1000000 FAKERING_MAPS_DELAY_US=600000 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s %s' '%s' --device '%s' --report --no-children -o /dev/null -- '%s' -t 8 -s 0.4 2>&1",
-		     build_path("unit/fakering.so"),
-		     build_path("unit/fakedev.so"), tprof_read_bin(), dev,
-		     build_path("progs/inlines"));
-	CHECK_EQ(st, 0);
+	run_ring(&out, "TPROF_READ_DRAIN=1 FAKERING_RATE=4000 FAKERING_RECORDS=1200 FAKERING_WEIGHT_NS=1000000 FAKERING_MAPS_DELAY_US=600000",
+		 dev, "-t 8 -s 0.4");
 	dropped = fake_count(out, "dropped ");
 	delivered = fake_count(out, "delivered ");
 	maps = fake_count(out, " maps ");
@@ -105,16 +116,12 @@ static void test_live_loss_is_loud(void)
 	const char *dev = build_path("unit/tprof-fakedev-loud");
 	long long dropped, said = -1, total = -1;
 	char *out = NULL, *l;
-	int st, lines = 0;
+	int lines = 0;
 
 	if (!have_fakes())
 		return;
-	CHECK_EQ(ring_file(dev, 64), 0);
-	st = run_fmt(&out, "FAKERING_RATE=20000 FAKERING_RECORDS=5 FAKERING_WEIGHT_NS=1000000 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s %s' '%s' --device '%s' --report --no-children -o /dev/null -- '%s' -s 0.3 2>&1",
-		     build_path("unit/fakering.so"),
-		     build_path("unit/fakedev.so"), tprof_read_bin(), dev,
-		     build_path("progs/inlines"));
-	CHECK_EQ(st, 0);
+	run_ring(&out, "FAKERING_RATE=20000 FAKERING_RECORDS=5 FAKERING_WEIGHT_NS=1000000",
+		 dev, "-s 0.3");
 	dropped = fake_count(out, "dropped ");
 	for (l = out; l && (l = strstr(l, "samples lost (")); l++)
 		lines++;

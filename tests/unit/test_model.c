@@ -120,15 +120,13 @@ static char *name_at(const char *bin, uint64_t vaddr)
 	return name;
 }
 
+/* the test programs are built; else the test is skipped */
 static bool have_progs(void)
 {
-	if (access(build_path("progs/inlines"), R_OK) ||
-	    access(build_path("progs/cxxprog"), R_OK) ||
-	    access(build_path("progs/libhot.so"), R_OK)) {
-		SKIP("test programs not built");
-		return false;
-	}
-	return true;
+	return need_files("test programs not built",
+			  build_path("progs/inlines"),
+			  build_path("progs/cxxprog"),
+			  build_path("progs/libhot.so"), NULL);
 }
 
 static void report(const char *what, const struct cost *c, double bound)
@@ -226,7 +224,7 @@ static void test_many_snapshots(void)
 		CHECK_EQ(leaf_count(p, lib_fn), PER_SNAP * NSNAP / 2);
 		CHECK_EQ(leaf_count(p, c_fn), PER_SNAP * NSNAP / 2);
 		CHECK_EQ(leaf_count(p, a_fn), 1);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
 	if (!getenv("MODEL_KEEP"))
 		unlink(raw);
@@ -289,7 +287,7 @@ static void replay_named(struct sbuf *b, const char *what, const char *args,
 	CHECK(!fn || p);
 	if (p) {
 		CHECK_EQ(leaf_count(p, fn), want);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
 	if (t_checks_failed && cost.err)
 		fprintf(stderr, "%.2000s", cost.err);
@@ -532,20 +530,18 @@ static void test_bad_maps_line(void)
 	sb_maps(&b, PID, 3000, bad);
 	CHECK_EQ(sb_write(&b, raw), 0);
 	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
-		     raw, pb);
+	st = run_read(&out, "--input '%s' -o '%s' 2>&1", raw, pb);
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "tprof-read: warning: maps of pid 7171: skipped a line that does not parse: \"55555554000-zz r-xp 00000000 08:01 1 /bad\"\n"));
+	CHECK_HAS(out, "tprof-read: warning: maps of pid 7171: skipped a line that does not parse: \"55555554000-zz r-xp 00000000 08:01 1 /bad\"\n");
 	/* once: one line, and not the second bad line */
 	for (i = 0, line = out; line && (line = strstr(line, "maps of pid")); line++)
 		i++;
 	CHECK_EQ(i, 1);
 	CHECK(out && !strstr(out, "garbage"));
-	p = load_profile(pb);
-	CHECK(p != NULL);
+	p = load_checked(pb);
 	if (p) {
 		CHECK_EQ(leaf_count(p, fn), 10);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
 	if (t_checks_failed && out)
 		fprintf(stderr, "%s", out);
@@ -561,14 +557,7 @@ out:
 /* Feed the records of b to p. */
 static void add_all(struct profile *p, const struct sbuf *b)
 {
-	struct tprof_record r;
-	size_t off = 0;
-	long n;
-
-	while ((n = tprof_record_decode(b->p + off, b->len - off, &r)) > 0) {
-		CHECK_EQ(profile__add(p, &r), 0);
-		off += n;
-	}
+	profile_feed(p, b, true);
 }
 
 /*

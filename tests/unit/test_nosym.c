@@ -51,11 +51,10 @@ static void test_no_symbolize_keeps_buildids(void)
 	sb_sample(&b, PID, PID, 1000000, 1000000, 2000, 0, NULL, 1, &addr);
 	CHECK_EQ(sb_write(&b, raw), 0);
 	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize -o '%s' 2>&1",
-		     tprof_read_bin(), raw, pb);
+	st = run_read(&out, "--input '%s' --no-symbolize -o '%s' 2>&1",
+		      raw, pb);
 	CHECK_EQ(st, 0);
-	p = load_profile(pb);
-	CHECK(p != NULL);
+	p = load_checked(pb);
 	if (p) {
 		const Perftools__Profiles__Mapping *m = NULL;
 
@@ -69,11 +68,9 @@ static void test_no_symbolize_keeps_buildids(void)
 		}
 		for (i = 0; i < p->n_location; i++)
 			CHECK_EQ(p->location[i]->n_line, 0);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
-	if (t_checks_failed && out)
-		fprintf(stderr, "%s", out);
-	free(out);
+	out_done(out);
 	free(maps);
 	sb_free(&b);
 }

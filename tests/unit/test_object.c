@@ -133,7 +133,7 @@ static int count_named(const char *path, const char *name, size_t *nmaps)
 	for (i = 0; i < p->n_mapping; i++)
 		if (p->mapping[i]->has_functions)
 			(*nmaps)++;
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 	return n;
 }
 
@@ -172,10 +172,8 @@ static void test_opened_once(void)
 	size_t nmaps;
 	int rc, i;
 
-	if (!have_cmd("strace")) {
-		SKIP("strace is not installed");
+	if (!need_cmd("strace", "strace is not installed"))
 		return;
-	}
 	mkdir(dir, 0755);
 	snprintf(bin, sizeof(bin), "%s/unwind-copy", dir);
 	snprintf(raw, sizeof(raw), "%s/once.raw", dir);

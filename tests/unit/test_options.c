@@ -14,17 +14,28 @@
 #include "lib/parse.h"
 #include "testlib.h"
 
+#define FAKE_DEV build_path("unit/tprof-fakedev")
+
 /* tprof-read ARGS against the fake device; stderr and stdout in *out */
 static int run_fake(char **out, const char *args)
 {
-	const char *dev = build_path("unit/tprof-fakedev");
-	FILE *fp = fopen(dev, "we");
+	return run_fake_read(out, NULL, NULL, FAKE_DEV, "%s 2>&1", args);
+}
 
-	if (fp)
-		fclose(fp);
-	/* the preload comes before ASan's runtime: allow it */
-	return run_fmt(out, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' %s 2>&1",
-		   build_path("unit/fakedev.so"), tprof_read_bin(), dev, args);
+/*
+ * tprof-read ARGS against the fake device exits with status and says want
+ * (NULL: anything).
+ */
+static void fake_says(const char *args, int status, const char *want)
+{
+	char *out = NULL;
+
+	CHECK_EQ(run_fake(&out, args), status);
+	if (want)
+		CHECK_HAS(out, want);
+	if (t_checks_failed)
+		fprintf(stderr, "    %s:\n", args);
+	out_done(out);
 }
 
 static void test_parse(void)
@@ -106,8 +117,7 @@ static void test_cli_rejects(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int st = run_fmt(&out, "'%s' %s -o /dev/null 2>&1", tprof_read_bin(),
-			     bad[i].args);
+		int st = run_read(&out, "%s -o /dev/null 2>&1", bad[i].args);
 
 		CHECK_EQ(st, 2);
 		CHECK(out && !strncmp(out, bad[i].msg, strlen(bad[i].msg)) &&
@@ -134,8 +144,8 @@ static void test_input_refuses_live_options(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		int st = run_fmt(&out, "'%s' --input /nonexistent %s -o /dev/null 2>&1",
-			     tprof_read_bin(), opts[i][0]);
+		int st = run_read(&out, "--input /nonexistent %s -o /dev/null 2>&1",
+			      opts[i][0]);
 
 		snprintf(want, sizeof(want),
 			 "tprof-read: --input replays a saved stream: %s does not apply\n",
@@ -150,23 +160,12 @@ static void test_input_refuses_live_options(void)
 /* Values reach ENABLE as written: decimal, with suffixes. */
 static void test_live_values(void)
 {
-	char *out = NULL;
-	int st;
-
-	if (access(build_path("unit/fakedev.so"), R_OK)) {
-		SKIP("fakedev.so not built");
+	if (!need_fakedev(FAKE_DEV))
 		return;
-	}
-	st = run_fake(&out, "-p 0123 -F 010 --ring-bytes 64M -o /dev/null");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE pid=123 period_ns=100000000 ring_bytes=67108864\n"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
-	st = run_fake(&out, "-p 1 --ring-bytes 256K --period 0.5ms -o /dev/null");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE pid=1 period_ns=500000 ring_bytes=262144\n"));
-	free(out);
+	fake_says("-p 0123 -F 010 --ring-bytes 64M -o /dev/null", 0,
+		  "fakedev: ENABLE pid=123 period_ns=100000000 ring_bytes=67108864\n");
+	fake_says("-p 1 --ring-bytes 256K --period 0.5ms -o /dev/null", 0,
+		  "fakedev: ENABLE pid=1 period_ns=500000 ring_bytes=262144\n");
 }
 
 /* A --thread-period the module refused: non-zero, one line, no profile. */
@@ -176,21 +175,17 @@ static void test_thread_period_fails(void)
 	char *out = NULL, args[4200];
 	int st;
 
-	if (access(build_path("unit/fakedev.so"), R_OK)) {
-		SKIP("fakedev.so not built");
+	if (!need_fakedev(FAKE_DEV))
 		return;
-	}
 	unlink(pb);
 	snprintf(args, sizeof(args), "-p 1 --thread-period 77=1ms -o '%s'", pb);
 	setenv("FAKEDEV_THREAD_PERIOD_ERRNO", "3", 1);	/* ESRCH */
 	st = run_fake(&out, args);
 	unsetenv("FAKEDEV_THREAD_PERIOD_ERRNO");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "tprof-read: --thread-period 77: no such thread"));
+	CHECK_HAS(out, "tprof-read: --thread-period 77: no such thread");
 	CHECK(access(pb, F_OK) != 0);
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
+	out_done(out);
 	/* the same run, accepted: a profile */
 	st = run_fake(&out, args);
 	CHECK_EQ(st, 0);
@@ -211,23 +206,20 @@ static void test_python_rings(void)
 	char *out = NULL;
 	int st;
 
-	if (access(build_path("unit/fakedev.so"), R_OK) || access(py, X_OK)) {
-		SKIP("fakedev.so not built, or no /usr/bin/python3.11");
+	if (!need_fakedev(FAKE_DEV))
+		return;
+	if (access(py, X_OK)) {
+		SKIP("no /usr/bin/python3.11");
 		return;
 	}
-	st = run_fake(&out, "-o /dev/null -- /usr/bin/python3.11 -c pass");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "ring_bytes=1048576\n"));
-	free(out);
+	fake_says("-o /dev/null -- /usr/bin/python3.11 -c pass", 0,
+		  "ring_bytes=1048576\n");
 	st = run_fake(&out, "--ring-bytes 64K -o /dev/null -- /usr/bin/python3.11 -c pass");
 	CHECK_EQ(st, 0);
 	CHECK(out && strstr(out, "ring_bytes=65536\n") &&
 	      !strstr(out, "ring_bytes=1048576"));
 	free(out);
-	st = run_fake(&out, "-o /dev/null -- /bin/true");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "ring_bytes=0\n"));
-	free(out);
+	fake_says("-o /dev/null -- /bin/true", 0, "ring_bytes=0\n");
 	setenv("FAKEDEV_REFUSE_MEMLOCK", "2056,11000,12320", 1);
 	setenv("FAKEDEV_REFUSE_RING_ABOVE", "262144", 1);
 	st = run_fake(&out, "-o /dev/null -- /usr/bin/python3.11 -c pass");
@@ -236,9 +228,7 @@ static void test_python_rings(void)
 	      strstr(out, "ring_bytes=0\n"));
 	CHECK(out && strstr(out, "tprof-read: warning: pid ") &&
 	      strstr(out, "default rings (256 KiB a CPU): CPython's 1024 KiB ones were refused (locked memory)"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s\n", out ? out : "");
-	free(out);
+	out_done(out);
 	unsetenv("FAKEDEV_REFUSE_RING_ABOVE");
 	unsetenv("FAKEDEV_REFUSE_MEMLOCK");
 }
@@ -249,83 +239,72 @@ static void test_python_rings(void)
  */
 static void test_call_graph(void)
 {
+	static const char *const modes[][2] = {
+		{ "-p 1 -o /dev/null", "flags=0x308 snapshot_bytes=1024\n" },
+		{ "-p 1 --call-graph dwarf -o /dev/null",
+		  "flags=0x308 snapshot_bytes=8192\n" },
+		{ "-p 1 --call-graph dwarf=4096 -o /dev/null",
+		  "flags=0x308 snapshot_bytes=4096\n" },
+		{ "-p 1 --call-graph fp -o /dev/null",
+		  "flags=0x0 snapshot_bytes=0\n" },
+	};
+	static const char *const older[][2] = {
+		/* before chains in snapshots: the chain in the SAMPLE */
+		{ "FAKEDEV_NO_CHAIN",
+		  "fakedev: ENABLE flags=0x108 snapshot_bytes=1024\n" },
+		/* before the red zone: snapshots from sp, no other change */
+		{ "FAKEDEV_NO_BELOW",
+		  "fakedev: ENABLE flags=0x8 snapshot_bytes=1024\n" },
+	};
 	char *out = NULL;
+	size_t i;
 	int st;
 
-	if (access(build_path("unit/fakedev.so"), R_OK)) {
-		SKIP("fakedev.so not built");
+	if (!need_fakedev(FAKE_DEV))
 		return;
-	}
-	st = run_fake(&out, "-p 1 -o /dev/null");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=1024\n"));
-	free(out);
-	st = run_fake(&out, "-p 1 --call-graph dwarf -o /dev/null");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=8192\n"));
-	free(out);
-	st = run_fake(&out, "-p 1 --call-graph dwarf=4096 -o /dev/null");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=4096\n"));
-	free(out);
-	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x0 snapshot_bytes=0\n"));
-	free(out);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		char want[128];
 
-	/* a module before chains in snapshots: the chain in the SAMPLE */
-	setenv("FAKEDEV_NO_CHAIN", "1", 1);
-	st = run_fake(&out, "-p 1 -o /dev/null");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=1024\n"));
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x108 snapshot_bytes=1024\n"));
-	CHECK(out && !strstr(out, "no user stack snapshots"));
-	free(out);
-	unsetenv("FAKEDEV_NO_CHAIN");
-	/* a module before the red zone: snapshots from sp, no other change */
-	setenv("FAKEDEV_NO_BELOW", "1", 1);
-	st = run_fake(&out, "-p 1 -o /dev/null");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=1024\n"));
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x8 snapshot_bytes=1024\n"));
-	CHECK(out && !strstr(out, "no user stack snapshots"));
-	free(out);
-	unsetenv("FAKEDEV_NO_BELOW");
+		snprintf(want, sizeof(want), "fakedev: ENABLE %s", modes[i][1]);
+		fake_says(modes[i][0], 0, want);
+	}
+
+	/* older modules: ENABLE asked again without what they lack */
+	for (i = 0; i < sizeof(older) / sizeof(older[0]); i++) {
+		setenv(older[i][0], "1", 1);
+		st = run_fake(&out, "-p 1 -o /dev/null");
+		CHECK_EQ(st, 0);
+		CHECK_HAS(out, "fakedev: ENABLE flags=0x308 snapshot_bytes=1024\n");
+		CHECK_HAS(out, older[i][1]);
+		CHECK(out && !strstr(out, "no user stack snapshots"));
+		free(out);
+		unsetenv(older[i][0]);
+	}
 
 	setenv("FAKEDEV_SNAPSHOT_ERRNO", "22", 1);	/* an older module */
 	st = run_fake(&out, "-p 1 -o /dev/null");
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE flags=0x0 snapshot_bytes=0\n"));
-	CHECK(out && strstr(out, "tprof-read: pid 1: no user stack snapshots (this tprof.ko predates them): frame-pointer stacks only, as with --call-graph fp\n"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
+	CHECK_HAS(out, "fakedev: ENABLE flags=0x0 snapshot_bytes=0\n");
+	CHECK_HAS(out, "tprof-read: pid 1: no user stack snapshots (this tprof.ko predates them): frame-pointer stacks only, as with --call-graph fp\n");
+	out_done(out);
 	st = run_fake(&out, "-p 1 --call-graph dwarf -o /dev/null");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "tprof-read: pid 1: enable: Invalid argument (a tprof.ko without user stack snapshots?"));
+	CHECK_HAS(out, "tprof-read: pid 1: enable: Invalid argument (a tprof.ko without user stack snapshots?");
 	CHECK(out && !strstr(out, "flags=0x0"));
 	free(out);
 	setenv("FAKEDEV_SNAPSHOT_ERRNO", "1", 1);	/* EPERM */
-	st = run_fake(&out, "-p 1 -o /dev/null");
-	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "tprof-read: pid 1: no user stack snapshots (Operation not permitted)"));
-	free(out);
+	fake_says("-p 1 -o /dev/null", 0,
+		  "tprof-read: pid 1: no user stack snapshots (Operation not permitted)");
 	unsetenv("FAKEDEV_SNAPSHOT_ERRNO");
 
-	st = run_fake(&out, "-p 1 --call-graph dwarf=12 -o /dev/null");
+	fake_says("-p 1 --call-graph dwarf=12 -o /dev/null", 2,
+		  "tprof-read: --call-graph dwarf=12: expected fp, hybrid[=BYTES] or dwarf[=BYTES] (BYTES a multiple of 8, at most 65528)\n");
+	fake_says("-p 1 --call-graph dwarf=65536 -o /dev/null", 2, NULL);
+	fake_says("-p 1 --call-graph lbr -o /dev/null", 2, NULL);
+	fake_says("-p 1 --call-graph fp=8 -o /dev/null", 2, NULL);
+	st = run_read(&out, "--input /dev/null --call-graph dwarf=4096 -o /dev/null 2>&1");
 	CHECK_EQ(st, 2);
-	CHECK(out && strstr(out, "tprof-read: --call-graph dwarf=12: expected fp, hybrid[=BYTES] or dwarf[=BYTES] (BYTES a multiple of 8, at most 65528)\n"));
-	free(out);
-	CHECK_EQ(run_fake(&out, "-p 1 --call-graph dwarf=65536 -o /dev/null"), 2);
-	free(out);
-	CHECK_EQ(run_fake(&out, "-p 1 --call-graph lbr -o /dev/null"), 2);
-	free(out);
-	CHECK_EQ(run_fake(&out, "-p 1 --call-graph fp=8 -o /dev/null"), 2);
-	free(out);
-	st = run_fmt(&out, "'%s' --input /dev/null --call-graph dwarf=4096 -o /dev/null 2>&1",
-		     tprof_read_bin());
-	CHECK_EQ(st, 2);
-	CHECK(out && strstr(out, "the snapshot size of --call-graph does not apply"));
+	CHECK_HAS(out, "the snapshot size of --call-graph does not apply");
 	free(out);
 }
 
@@ -342,26 +321,24 @@ static void test_enable_refused(void)
 	setenv("FAKEDEV_REFUSE_MEMLOCK", "2056,11000,12320", 1);
 	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE _IOWR\n"));
-	CHECK(out && strstr(out, "tprof-read: pid 1: Cannot allocate memory: the locked-memory limit refused it: the session needs 2056 KiB"));
-	CHECK(out && strstr(out, "already holds 11000 KiB"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
+	CHECK_HAS(out, "fakedev: ENABLE _IOWR\n");
+	CHECK_HAS(out, "tprof-read: pid 1: Cannot allocate memory: the locked-memory limit refused it: the session needs 2056 KiB");
+	CHECK_HAS(out, "already holds 11000 KiB");
+	out_done(out);
 	/* an older module: the first numbers (ENABLE, and INFO's 64 bytes) */
 	setenv("FAKEDEV_ENABLE_V1_ONLY", "1", 1);
 	setenv("FAKEDEV_INFO_V1_ONLY", "1", 1);
 	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
 	CHECK(st != 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE V1\n"));
+	CHECK_HAS(out, "fakedev: ENABLE V1\n");
 	CHECK(out && !strstr(out, "refused it"));
-	CHECK(out && strstr(out, "tprof-read: pid 1: Cannot allocate memory: no memory for rings"));
+	CHECK_HAS(out, "tprof-read: pid 1: Cannot allocate memory: no memory for rings");
 	free(out);
 	unsetenv("FAKEDEV_REFUSE_MEMLOCK");
 	st = run_fake(&out, "-p 1 --call-graph fp -o /dev/null");
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "fakedev: ENABLE pid=1 "));
-	CHECK(out && strstr(out, "fakedev: INFO V1\n"));
+	CHECK_HAS(out, "fakedev: ENABLE pid=1 ");
+	CHECK_HAS(out, "fakedev: INFO V1\n");
 	free(out);
 	unsetenv("FAKEDEV_ENABLE_V1_ONLY");
 	unsetenv("FAKEDEV_INFO_V1_ONLY");
@@ -387,10 +364,8 @@ static void test_launch_nofile(void)
 	st = run_fake(&out, "-o /dev/null -- sh -c 'echo soft=$(ulimit -Sn)'");
 	setrlimit(RLIMIT_NOFILE, &old);
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "soft=512\n"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
+	CHECK_HAS(out, "soft=512\n");
+	out_done(out);
 }
 
 /*
@@ -409,14 +384,14 @@ static void test_launch_at_exec(void)
 		 realpath(t, real) ? real : t);
 	st = run_fake(&out, "-o /dev/null -- /bin/true");
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, want));
+	CHECK_HAS(out, want);
 	if (t_checks_failed)
 		fprintf(stderr, "want %s%s", want, out ? out : "");
 	free(out);
 	/* a command that does not exist: no session at all */
 	st = run_fake(&out, "-o /dev/null -- /nonexistent/cmd");
 	CHECK_EQ(st, 127);
-	CHECK(out && strstr(out, "tprof-read: /nonexistent/cmd: command not found\n"));
+	CHECK_HAS(out, "tprof-read: /nonexistent/cmd: command not found\n");
 	CHECK(out && !strstr(out, "fakedev: ENABLE"));
 	free(out);
 }

@@ -55,6 +55,19 @@ static int count_files(const char *dir, const char *part)
 	return n;
 }
 
+/* build/unit/out/NAME, the folder made first (a ring of four names) */
+static const char *out_file(const char *name)
+{
+	static char bufs[4][4200];
+	static int next;
+	char *b = bufs[next++ % 4];
+	const char *dir = build_path("unit/out");
+
+	mkdir(dir, 0755);
+	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
+	return b;
+}
+
 static void test_save_raw_fails(void)
 {
 	const char *dir = build_path("unit/out");
@@ -67,8 +80,8 @@ static void test_save_raw_fails(void)
 	snprintf(raw, sizeof(raw), "%s/saved.raw", dir);
 	CHECK_EQ(small_stream(in, "/nonexistent/prog"), 0);
 	/* disk full: one line, non-zero */
-	st = run_fmt(&out, "'%s' --input '%s' --save-raw /dev/full -o /dev/null 2>&1",
-		     tprof_read_bin(), in);
+	st = run_read(&out, "--input '%s' --save-raw /dev/full -o /dev/null 2>&1",
+		      in);
 	CHECK(st != 0);
 	CHECK_STR(out, "tprof-read: /dev/full: write: No space left on device\n");
 	free(out);
@@ -88,8 +101,8 @@ static void test_save_raw_fails(void)
 	CHECK_EQ(file_size(raw), 5);
 	CHECK_EQ(count_files(dir, ".tmp."), 0);
 	/* and it works where it can */
-	st = run_fmt(&out, "'%s' --input '%s' --save-raw '%s' -o /dev/null 2>&1 && cmp '%s' '%s'",
-		     tprof_read_bin(), in, raw, in, raw);
+	st = run_read(&out, "--input '%s' --save-raw '%s' -o /dev/null 2>&1 && cmp '%s' '%s'",
+		      in, raw, in, raw);
 	CHECK_EQ(st, 0);
 	free(out);
 }
@@ -102,67 +115,56 @@ static void test_save_raw_fails(void)
  */
 static void test_format_cli(void)
 {
-	const char *dir = build_path("unit/out");
-	char in[4200], pb[4200], *out = NULL;
+	const char *in = out_file("format.raw"), *pb = out_file("format.out");
+	char *out = NULL;
 	int st;
 
-	run_fmt(&out, "mkdir -p '%s'", dir);
-	free(out);
-	snprintf(in, sizeof(in), "%s/format.raw", dir);
-	snprintf(pb, sizeof(pb), "%s/format.out", dir);
 	CHECK_EQ(small_stream(in, "/nonexistent/libsmall.so"), 0);
-	st = run_fmt(&out, "'%s' --input '%s' --format folded -o - 2>/dev/null",
-		     tprof_read_bin(), in);
+	st = run_read(&out, "--input '%s' --format folded -o - 2>/dev/null",
+		      in);
 	CHECK_EQ(st, 0);
 	CHECK_STR(out, "small;[libsmall.so] 20000000\n");
 	free(out);
 	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' --format folded:off_cpu -o '%s' 2>&1",
-		     tprof_read_bin(), in, pb);
+	st = run_read(&out, "--input '%s' --format folded:off_cpu -o '%s' 2>&1",
+		      in, pb);
 	CHECK_EQ(st, 0);
 	CHECK_EQ(file_size(pb), 0);
 	free(out);
 	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' --format svg -o '%s' 2>&1",
-		     tprof_read_bin(), in, pb);
+	st = run_read(&out, "--input '%s' --format svg -o '%s' 2>&1",
+		      in, pb);
 	CHECK_EQ(st, 2);
 	CHECK(out && strstr(out, "svg") && strstr(out, "folded:off_cpu") &&
 	      strchr(out, '\n') == out + strlen(out) - 1);
 	CHECK(access(pb, F_OK) != 0);
-	if (t_checks_failed)
-		fprintf(stderr, "%s\n", out ? out : "");
-	free(out);
+	out_done(out);
 }
 
 static void test_not_the_input(void)
 {
-	const char *dir = build_path("unit/out");
-	char in[4200], lnk[4200], *out = NULL;
+	const char *in = out_file("self.raw"), *lnk = out_file("self-link.raw");
+	char *out = NULL;
 	long size;
 	int st;
 
-	run_fmt(&out, "mkdir -p '%s'", dir);
-	free(out);
-	snprintf(in, sizeof(in), "%s/self.raw", dir);
-	snprintf(lnk, sizeof(lnk), "%s/self-link.raw", dir);
 	CHECK_EQ(small_stream(in, "/nonexistent/prog"), 0);
 	size = file_size(in);
-	st = run_fmt(&out, "'%s' --input '%s' --save-raw '%s' -o /dev/null 2>&1",
-		     tprof_read_bin(), in, in);
+	st = run_read(&out, "--input '%s' --save-raw '%s' -o /dev/null 2>&1",
+		      in, in);
 	CHECK_EQ(st, 2);
-	CHECK(out && strstr(out, "--save-raw would overwrite the --input stream\n"));
+	CHECK_HAS(out, "--save-raw would overwrite the --input stream\n");
 	free(out);
 	/* another name for the same inode */
 	unlink(lnk);
 	CHECK_EQ(link(in, lnk), 0);
-	st = run_fmt(&out, "'%s' --input '%s' --save-raw '%s' -o /dev/null 2>&1",
-		     tprof_read_bin(), in, lnk);
+	st = run_read(&out, "--input '%s' --save-raw '%s' -o /dev/null 2>&1",
+		      in, lnk);
 	CHECK_EQ(st, 2);
 	free(out);
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
-		     in, lnk);
+	st = run_read(&out, "--input '%s' -o '%s' 2>&1", in, lnk);
 	CHECK_EQ(st, 2);
-	CHECK(out && strstr(out, "-o would overwrite the --input stream\n"));
+	CHECK_HAS(out, "-o would overwrite the --input stream\n");
 	free(out);
 	CHECK_EQ(file_size(in), size);
 	unlink(lnk);
@@ -176,14 +178,10 @@ static void test_not_the_input(void)
 
 static void test_fifo_mapping(void)
 {
-	const char *dir = build_path("unit/out");
-	char in[4200], fifo[4200], *out = NULL;
+	const char *in = out_file("fifo.raw"), *fifo = out_file("prog.fifo");
+	char *out = NULL;
 	int st;
 
-	run_fmt(&out, "mkdir -p '%s'", dir);
-	free(out);
-	snprintf(in, sizeof(in), "%s/fifo.raw", dir);
-	snprintf(fifo, sizeof(fifo), "%s/prog.fifo", dir);
 	unlink(fifo);
 	CHECK_EQ(mkfifo(fifo, 0600), 0);
 	CHECK_EQ(small_stream(in, fifo), 0);
@@ -198,16 +196,12 @@ static void test_fifo_mapping(void)
 
 static void test_output_keeps_attrs(void)
 {
-	const char *dir = build_path("unit/out");
-	char in[4200], pb[4200], lnk[4200], *out = NULL;
+	const char *in = out_file("attrs.raw"), *pb = out_file("attrs.pb.gz");
+	const char *lnk = out_file("dangling.pb.gz");
+	char *out = NULL;
 	struct stat st;
 	int rc;
 
-	run_fmt(&out, "mkdir -p '%s'", dir);
-	free(out);
-	snprintf(in, sizeof(in), "%s/attrs.raw", dir);
-	snprintf(pb, sizeof(pb), "%s/attrs.pb.gz", dir);
-	snprintf(lnk, sizeof(lnk), "%s/dangling.pb.gz", dir);
 	CHECK_EQ(small_stream(in, "/nonexistent/prog"), 0);
 	run_fmt(&out, "echo old > '%s'", pb);
 	free(out);
@@ -225,7 +219,7 @@ static void test_output_keeps_attrs(void)
 		CHECK_EQ(st.st_uid, 1234);
 		CHECK_EQ(st.st_gid, 5678);
 	}
-	CHECK_EQ(count_files(dir, ".tmp."), 0);
+	CHECK_EQ(count_files(build_path("unit/out"), ".tmp."), 0);
 	/* a new file: 0666 less the umask */
 	unlink(pb);
 	rc = run_fmt(&out, "umask 027; '%s' --input '%s' -o '%s' 2>&1",
@@ -236,17 +230,16 @@ static void test_output_keeps_attrs(void)
 	/* a dangling symlink: refused, the link left as it was */
 	unlink(lnk);
 	CHECK_EQ(symlink("nowhere/target.pb.gz", lnk), 0);
-	rc = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
-		     in, lnk);
+	rc = run_read(&out, "--input '%s' -o '%s' 2>&1", in, lnk);
 	CHECK(rc != 0);
 	CHECK(out && strstr(out, "output is a symlink to a missing file") &&
 	      strchr(out, '\n') == out + strlen(out) - 1);
 	free(out);
 	CHECK(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode));
-	rc = run_fmt(&out, "'%s' --input '%s' --save-raw '%s' -o /dev/null 2>&1",
-		     tprof_read_bin(), in, lnk);
+	rc = run_read(&out, "--input '%s' --save-raw '%s' -o /dev/null 2>&1",
+		      in, lnk);
 	CHECK(rc != 0);
-	CHECK(out && strstr(out, "a symlink to a missing file"));
+	CHECK_HAS(out, "a symlink to a missing file");
 	free(out);
 	CHECK(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode));
 	unlink(lnk);
@@ -257,14 +250,12 @@ static void test_output_keeps_attrs(void)
  * a thread no record named. */
 static void test_report_all_threads(void)
 {
-	const char *raw = build_path("unit/out/threads.raw");
+	const char *raw = out_file("threads.raw");
 	uint64_t u[1] = { 0x401010 };
 	struct sbuf b = { 0 };
 	char *out = NULL;
 	int tid, st;
 
-	run_fmt(&out, "mkdir -p '%s'", build_path("unit/out"));
-	free(out);
 	sb_session(&b, PID, 1000000, 1700000000000000000ULL, 1000);
 	for (tid = PID; tid < PID + 150; tid++) {
 		if (tid != PID + 7)
@@ -273,18 +264,16 @@ static void test_report_all_threads(void)
 	}
 	CHECK_EQ(sb_write(&b, raw), 0);
 	sb_free(&b);
-	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o /dev/null 2>&1 | grep -c ' worker '",
-		     tprof_read_bin(), raw);
+	st = run_read(&out, "--input '%s' --no-symbolize --report -o /dev/null 2>&1 | grep -c ' worker '",
+		      raw);
 	CHECK_EQ(st, 0);
 	CHECK(out && atoi(out) == 149);
 	free(out);
-	st = run_fmt(&out, "'%s' --input '%s' --no-symbolize --report -o /dev/null 2>&1 | grep '^ *%d '",
-		     tprof_read_bin(), raw, PID + 7);
+	st = run_read(&out, "--input '%s' --no-symbolize --report -o /dev/null 2>&1 | grep '^ *%d '",
+		      raw, PID + 7);
 	CHECK_EQ(st, 0);
 	CHECK(out && !strncmp(out + strspn(out, " "), "6168 -  ", 8));
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
+	out_done(out);
 }
 
 const struct unit_test output_tests[] = {

@@ -21,14 +21,7 @@ static const char *S(const PbProfile *p, int64_t i)
 
 static void feed(struct profile *p, const struct sbuf *b)
 {
-	struct tprof_record r;
-	size_t off = 0;
-	long n;
-
-	while ((n = tprof_record_decode(b->p + off, b->len - off, &r)) > 0) {
-		profile__add(p, &r);
-		off += n;
-	}
+	profile_feed(p, b, false);
 }
 
 /* Structural validity, as pprof's CheckValid and postDecode demand. */
@@ -209,7 +202,7 @@ static void test_encode_roundtrip(void)
 	/* a header line + one per thread */
 	CHECK_EQ(p->n_comment, 3);
 	CHECK(p->n_comment == 3 && strstr(S(p, p->comment[2]), "tid 11 worker-b period=250.000us samples=2"));
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 out:
 	free(raw);
 	profile__free(&prof);
@@ -229,7 +222,7 @@ static void test_encode_empty(void)
 		check_valid_profile(p);
 		CHECK_EQ(p->n_sample, 0);
 		CHECK_EQ(p->n_sample_type, 2);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
 	free(raw);
 	profile__free(&prof);
@@ -247,10 +240,8 @@ static void test_protoc_decode(void)
 	FILE *fp;
 	int st;
 
-	if (!have_cmd("protoc")) {
-		SKIP("protoc not installed (apt-get install protobuf-compiler)");
+	if (!need_cmd("protoc", "protoc not installed (apt-get install protobuf-compiler)"))
 		return;
-	}
 	sb_thread(&b, 10, 10, "main", 1);
 	sb_sample(&b, 10, 10, 1000000, 1000000, 2, 0, NULL, 2, u1);
 	profile__init(&prof);
@@ -269,9 +260,9 @@ static void test_protoc_decode(void)
 		 "/usr/share/gocode/src/github.com/google/pprof/proto", path);
 	st = run_capture(cmd, &out);
 	CHECK_EQ(st, 0);
-	CHECK(out && strstr(out, "string_table: \"thread_comm\""));
-	CHECK(out && strstr(out, "default_sample_type: "));
-	CHECK(out && strstr(out, "value: 1000000"));
+	CHECK_HAS(out, "string_table: \"thread_comm\"");
+	CHECK_HAS(out, "default_sample_type: ");
+	CHECK_HAS(out, "value: 1000000");
 	free(out);
 	free(raw);
 	profile__free(&prof);
@@ -359,7 +350,7 @@ static void test_strings_utf8(void)
 			found += !strcmp(s, "/tmp/\xef\xbf\xbd\xef\xbf\xbdprog\xef\xbf\xbd");
 		}
 		CHECK_EQ(found, 2);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
 	if (have_cmd("protoc")) {
 		char path[4096], cmd[8192], *out = NULL;
@@ -427,7 +418,7 @@ static void test_comment_cap(void)
 		      !strcmp(S(p, p->comment[101]), "tprof: 150 more threads with less sampled CPU; tprof-read --report lists all 250"));
 		/* every thread's samples are still there */
 		CHECK_EQ(p->n_sample, 250);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
 	free(raw);
 	profile__free(&prof);
@@ -457,7 +448,7 @@ static void test_unknown_comm(void)
 		for (i = 0; i < p->n_comment; i++)
 			if (!strncmp(S(p, p->comment[i]), "tid 12 ", 7))
 				CHECK(!strncmp(S(p, p->comment[i]), "tid 12 - period=", 16));
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
 	free(raw);
 	profile__free(&prof);
@@ -495,7 +486,7 @@ static void test_weights_saturate(void)
 		CHECK_EQ(big, 2);	/* the 2^64 stack and [lost] */
 		CHECK(p->duration_nanos >= 0);
 		CHECK_EQ(p->duration_nanos, INT64_MAX);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 	}
 	free(raw);
 	profile__free(&prof);

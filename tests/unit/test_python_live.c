@@ -237,10 +237,8 @@ static void test_elf_libpython(void)
 	struct objects *objs;
 	struct py_elf pe;
 
-	if (access(lib, R_OK)) {
-		SKIP("no libpython3.12 with symbols");
+	if (!need_file(lib, "no libpython3.12 with symbols"))
 		return;
-	}
 	objs = objects__new();
 	CHECK_EQ(py_elf__inspect(objects__file(objs, lib, NULL), PY_ELF_LIB,
 				 &pe), 0);

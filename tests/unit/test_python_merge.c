@@ -231,25 +231,16 @@ static char *folded(const struct sbuf *b, const char *name)
 
 	snprintf(path, sizeof(path), "%s", build_path(name));
 	CHECK_EQ(sb_write(b, path), 0);
-	CHECK_EQ(run_fmt(&out, "'%s' --input '%s' --format folded -o - 2>/dev/null",
-			 tprof_read_bin(), path), 0);
+	CHECK_EQ(run_read(&out, "--input '%s' --format folded -o - 2>/dev/null",
+			  path), 0);
 	return out;
 }
 
 /* The stream aggregated in this process: for the merge's counts. */
 static void aggregate(const struct sbuf *b, struct profile *p)
 {
-	struct tprof_record r;
-	size_t off = 0;
-	long n;
-
 	profile__init(p);
-	while (off < b->len &&
-	       (n = tprof_record_decode(b->p + off, b->len - off, &r)) > 0) {
-		profile__add(p, &r);
-		off += (size_t)n;
-	}
-	CHECK_EQ(off, b->len);
+	CHECK_EQ(profile_feed(p, b, false), b->len);
 	profile__finish(p);
 }
 
@@ -602,10 +593,10 @@ static void test_merge_pprof(void)
 	snprintf(pbn, sizeof(pbn), "%s", build_path("unit/pynative.pb.gz"));
 	CHECK_EQ(sb_write(&b, build_path("unit/pymerge.raw")), 0);
 	CHECK_EQ(sb_write(&nb, build_path("unit/pynative.raw")), 0);
-	CHECK_EQ(run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1 && '%s' --input '%s' -o '%s' 2>&1",
-			 tprof_read_bin(), build_path("unit/pymerge.raw"), pb,
-			 tprof_read_bin(), build_path("unit/pynative.raw"),
-			 pbn), 0);
+	CHECK_EQ(run_read(&out, "--input '%s' -o '%s' 2>&1 && '%s' --input '%s' -o '%s' 2>&1",
+			  build_path("unit/pymerge.raw"), pb,
+			  tprof_read_bin(), build_path("unit/pynative.raw"),
+			  pbn), 0);
 	free(out);
 	pr = load_profile(pb);
 	prn = load_profile(pbn);
@@ -651,9 +642,9 @@ static void test_merge_pprof(void)
 	free(off);
 out:
 	if (pr)
-		perftools__profiles__profile__free_unpacked(pr, NULL);
+		pb_free(pr);
 	if (prn)
-		perftools__profiles__profile__free_unpacked(prn, NULL);
+		pb_free(prn);
 	sb_free(&b);
 	sb_free(&nb);
 }
@@ -682,10 +673,8 @@ static void test_merge_pprof_brackets(void)
 
 	if (!setup())
 		return;
-	if (!have_cmd("go")) {
-		SKIP("go not installed: go tool pprof checks skipped");
+	if (!need_cmd("go", "go not installed: go tool pprof checks skipped"))
 		return;
-	}
 	head(&b, false);
 	native_ips(ips, two_act, 6);
 	for (k = 0; k < 3; k++)
@@ -694,8 +683,7 @@ static void test_merge_pprof_brackets(void)
 		pycode(&b, PID, k, CHECKW(k), false, q[k], 4000);
 	snprintf(pb, sizeof(pb), "%s", build_path("unit/pybrackets.pb.gz"));
 	CHECK_EQ(sb_write(&b, build_path("unit/pybrackets.raw")), 0);
-	CHECK_EQ(run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(),
-			 build_path("unit/pybrackets.raw"), pb), 0);
+	CHECK_EQ(run_read(&out, "--input '%s' -o '%s' 2>&1", build_path("unit/pybrackets.raw"), pb), 0);
 	free(out);
 	out = NULL;
 	/* pprof's default symbolization (it demangles); a fake maps path */
@@ -966,12 +954,11 @@ static void test_merge_check_words(void)
 		  "pyapp;old_fn;cmp_ints 10000000\n");
 	free(out);
 	/* by file: the profile keeps the three apart, each its samples */
-	CHECK_EQ(run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1",
-			 tprof_read_bin(), build_path("unit/pywords.raw"),
-			 build_path("unit/pywords.pb.gz")), 0);
+	CHECK_EQ(run_read(&out, "--input '%s' -o '%s' 2>&1",
+			  build_path("unit/pywords.raw"),
+			  build_path("unit/pywords.pb.gz")), 0);
 	free(out);
-	pr = load_profile(build_path("unit/pywords.pb.gz"));
-	CHECK(pr != NULL);
+	pr = load_checked(build_path("unit/pywords.pb.gz"));
 	for (i = 0; pr && i < (int)pr->n_sample; i++) {
 		const Perftools__Profiles__Sample *sm = pr->sample[i];
 		size_t j;
@@ -996,7 +983,7 @@ static void test_merge_check_words(void)
 	CHECK_EQ(by_file[1], 2);
 	CHECK_EQ(by_file[2], 3);
 	if (pr)
-		perftools__profiles__profile__free_unpacked(pr, NULL);
+		pb_free(pr);
 	sb_free(&b);
 }
 

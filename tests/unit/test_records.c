@@ -10,6 +10,7 @@
 #include "analyze/unwind.h"
 #include "model/profile.h"
 #include "stream/records.h"
+#include "pbload.h"
 #include "testlib.h"
 
 static void build_stream(struct sbuf *b)
@@ -676,15 +677,7 @@ static void test_decode_chain(void)
 
 static void add_all(struct profile *p, const struct sbuf *b)
 {
-	struct tprof_record r;
-	size_t off = 0;
-	long n;
-
-	while ((n = tprof_record_decode(b->p + off, b->len - off, &r)) > 0) {
-		CHECK_EQ(profile__add(p, &r), 0);
-		off += n;
-	}
-	CHECK_EQ(off, b->len);
+	CHECK_EQ(profile_feed(p, b, true), b->len);
 }
 
 /*

@@ -84,26 +84,46 @@ static int write_stream(const char *bin, const char *raw, unsigned long n,
 	return ret;
 }
 
+/* A memory test's files: the optimised build, its stream and profile. */
+struct scale_files {
+	const char *bin, *raw, *out;
+};
+
+/*
+ * f for the test named name (unit/NAME.raw, unit/NAME.pb.gz); false, the
+ * test skipped, where build/tprof-read (the optimised build) is not built.
+ */
+static bool scale_files(struct scale_files *f, const char *name)
+{
+	static char raw[256], out[256];
+
+	f->bin = build_path("tprof-read");
+	snprintf(raw, sizeof(raw), "unit/%s.raw", name);
+	snprintf(out, sizeof(out), "unit/%s.pb.gz", name);
+	f->raw = build_path(raw);
+	f->out = build_path(out);
+	if (!access(f->bin, X_OK))
+		return true;
+	SKIP("build/tprof-read (the optimised build) not built");
+	return false;
+}
+
 static void test_memory(void)
 {
-	const char *bin = build_path("tprof-read");
-	const char *raw = build_path("unit/scale.raw");
-	const char *out = build_path("unit/scale.pb.gz");
 	long base, many_samples, many_stacks;
+	struct scale_files f;
 
-	if (access(bin, X_OK)) {
-		SKIP("build/tprof-read (the optimised build) not built");
+	if (!scale_files(&f, "scale"))
 		return;
-	}
-	CHECK_EQ(write_stream(bin, raw, 1000, 1000), 0);
-	base = replay_rss_kb(bin, raw, out);
+	CHECK_EQ(write_stream(f.bin, f.raw, 1000, 1000), 0);
+	base = replay_rss_kb(f.bin, f.raw, f.out);
 	/* 400 times the samples, the same stacks: the same memory */
-	CHECK_EQ(write_stream(bin, raw, 400000, 1000), 0);
-	many_samples = replay_rss_kb(bin, raw, out);
+	CHECK_EQ(write_stream(f.bin, f.raw, 400000, 1000), 0);
+	many_samples = replay_rss_kb(f.bin, f.raw, f.out);
 	/* 200,000 distinct stacks */
-	CHECK_EQ(write_stream(bin, raw, 200000, 200000), 0);
-	many_stacks = replay_rss_kb(bin, raw, out);
-	unlink(raw);
+	CHECK_EQ(write_stream(f.bin, f.raw, 200000, 200000), 0);
+	many_stacks = replay_rss_kb(f.bin, f.raw, f.out);
+	unlink(f.raw);
 	CHECK(base > 0 && many_samples > 0 && many_stacks > 0);
 	fprintf(stderr, "    peak RSS: %ld KiB (1,000 samples), %ld KiB (400,000 samples), %ld KiB (200,000 stacks: %ld bytes a stack)\n",
 		base, many_samples, many_stacks,
@@ -138,20 +158,16 @@ static int write_tree(const char *raw, unsigned long n)
  */
 static void test_tree_memory(void)
 {
-	const char *bin = build_path("tprof-read");
-	const char *raw = build_path("unit/scale-tree.raw");
-	const char *out = build_path("unit/scale-tree.pb.gz");
+	struct scale_files f;
 	long base, big, per;
 
-	if (access(bin, X_OK)) {
-		SKIP("build/tprof-read (the optimised build) not built");
+	if (!scale_files(&f, "scale-tree"))
 		return;
-	}
-	CHECK_EQ(write_tree(raw, 1000), 0);
-	base = replay_rss_kb(bin, raw, out);
-	CHECK_EQ(write_tree(raw, 101000), 0);
-	big = replay_rss_kb(bin, raw, out);
-	unlink(raw);
+	CHECK_EQ(write_tree(f.raw, 1000), 0);
+	base = replay_rss_kb(f.bin, f.raw, f.out);
+	CHECK_EQ(write_tree(f.raw, 101000), 0);
+	big = replay_rss_kb(f.bin, f.raw, f.out);
+	unlink(f.raw);
 	CHECK(base > 0 && big > 0);
 	per = (big - base) * 1024 / 100000;
 	fprintf(stderr, "    peak RSS: %ld KiB (1,000 processes), %ld KiB (101,000: %ld bytes a process)\n",

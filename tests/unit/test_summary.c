@@ -116,15 +116,8 @@ static void lost_stream(struct sbuf *b, int variant, uint64_t *n,
 
 static void feed(struct profile *p, const struct sbuf *b)
 {
-	struct tprof_record r;
-	size_t off = 0;
-	long n;
-
 	profile__init(p);
-	while ((n = tprof_record_decode(b->p + off, b->len - off, &r)) > 0) {
-		profile__add(p, &r);
-		off += n;
-	}
+	profile_feed(p, b, false);
 	profile__finish(p);
 }
 
@@ -211,10 +204,9 @@ static void test_lost_agrees(void)
 		CHECK_EQ(sb_write(&b, raw), 0);
 		sb_free(&b);
 		unlink(pb);
-		CHECK_EQ(run_fmt(&out, "'%s' --input '%s' -o '%s' --report 2>&1",
-				 tprof_read_bin(), raw, pb), 0);
-		p = load_profile(pb);
-		CHECK(p != NULL);
+		CHECK_EQ(run_read(&out, "--input '%s' -o '%s' --report 2>&1",
+				  raw, pb), 0);
+		p = load_checked(pb);
 		if (!p) {
 			free(out);
 			continue;
@@ -240,7 +232,7 @@ static void test_lost_agrees(void)
 				v, cn, (unsigned long long)ln,
 				(unsigned long long)lw, rn, rw,
 				(unsigned long long)n, want, out ? out : "");
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pb_free(p);
 		free(out);
 	}
 }
@@ -612,20 +604,13 @@ static void test_folded_equals_pprof(void)
 	const char *cpu = build_path("unit/folded.cpu");
 	const char *off = build_path("unit/folded.off");
 	const char *ks = build_path("unit/folded-kallsyms");
-	FILE *fp;
 	PbProfile *p;
 
-	if (access(build_path("progs/inlines"), R_OK)) {
-		SKIP("test programs not built");
+	if (!need_file(build_path("progs/inlines"), "test programs not built"))
 		return;
-	}
-	fp = fopen(ks, "we");
-	CHECK(fp != NULL);
-	if (!fp)
+	if (write_text(ks, "ffffffff81000000 T _stext\nffffffff81000100 T do_syscall_64\n"
+		       "ffffffff81000200 T schedule\n"))
 		return;
-	fputs("ffffffff81000000 T _stext\nffffffff81000100 T do_syscall_64\n"
-	      "ffffffff81000200 T schedule\n", fp);
-	fclose(fp);
 	CHECK_EQ(folded_stream(raw), 0);
 	CHECK_EQ(write_as(raw, NULL, pb, ks), 0);
 	CHECK_EQ(write_as(raw, "folded", cpu, ks), 0);
@@ -634,8 +619,7 @@ static void test_folded_equals_pprof(void)
 	CHECK(output__format("pprof:cpu", NULL) == NULL);
 	CHECK(output__format("fold", NULL) == NULL);
 	CHECK(write_as(raw, "svg", cpu, ks) < 0);
-	p = load_profile(pb);
-	CHECK(p != NULL);
+	p = load_checked(pb);
 	if (!p)
 		return;
 	CHECK_EQ(p->n_sample_type, 3);	/* cpu, off_cpu, samples */
@@ -650,7 +634,7 @@ static void test_folded_equals_pprof(void)
 	CHECK(has_stack(off, "\ninl_worker;worker;cold_func;[sleeping] 40000000\n"));
 	CHECK(has_stack(off, "\ninl_worker;worker;cold_func;[uninterruptible] 20000000\n"));
 	CHECK(has_stack(off, "\n:7073;[lost] 10000000\n"));
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 }
 
 const struct unit_test summary_tests[] = {

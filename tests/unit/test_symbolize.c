@@ -184,25 +184,31 @@ static const char *const c_funcs[] = {
 	"hot_outer", "cold_func", "worker", "main", NULL,
 };
 
-static void test_c_vs_addr2line(void)
+/*
+ * file (bin, or bin's stripped copy) names c_funcs' addresses as
+ * addr2line does bin's, and leaf -> mid -> outer was seen as one
+ * location's inline chain.
+ */
+static void check_vs_addr2line(const char *bin, const char *file)
 {
-	const char *bin = build_path("progs/inlines");
 	size_t n, mismatch;
 	bool chain3;
 
-	if (access(bin, R_OK)) {
-		SKIP("build/progs/inlines not built");
-		return;
-	}
-	if (!have_cmd("addr2line")) {
-		SKIP("addr2line not installed (binutils)");
-		return;
-	}
-	n = compare_with_addr2line(bin, bin, c_funcs, &mismatch, &chain3);
+	n = compare_with_addr2line(bin, file, c_funcs, &mismatch, &chain3);
 	CHECK(n > 200);
 	CHECK_EQ(mismatch, 0);
-	/* leaf -> mid -> outer was seen as one location's inline chain */
 	CHECK(chain3);
+}
+
+static void test_c_vs_addr2line(void)
+{
+	const char *bin = build_path("progs/inlines");
+
+	if (!need_file(bin, "build/progs/inlines not built"))
+		return;
+	if (!need_cmd("addr2line", "addr2line not installed (binutils)"))
+		return;
+	check_vs_addr2line(bin, bin);
 }
 
 static void test_c_inline_chain_and_start_line(void)
@@ -296,22 +302,16 @@ static void test_c_debuglink(void)
 	const char *stripped = build_path("progs/inlines.stripped");
 	const struct sym_file_info *fi;
 	struct symbolizer *s;
-	size_t n, mismatch;
-	bool chain3;
 
-	if (access(stripped, R_OK) || access(build_path("progs/inlines.debug"), R_OK)) {
-		SKIP("build/progs/inlines.stripped not built");
+	if (!need_files("build/progs/inlines.stripped not built", stripped,
+			build_path("progs/inlines.debug"), NULL))
 		return;
-	}
 	s = symbolizer__new();
 	fi = symbolizer__file(s, stripped, NULL);
 	CHECK(fi->loaded);
 	CHECK(fi->has_dwarf);	/* found through .gnu_debuglink */
 	symbolizer__free(s);
-	n = compare_with_addr2line(bin, stripped, c_funcs, &mismatch, &chain3);
-	CHECK(n > 200);
-	CHECK_EQ(mismatch, 0);
-	CHECK(chain3);
+	check_vs_addr2line(bin, stripped);
 }
 
 static void test_plt(void)
@@ -322,10 +322,8 @@ static void test_plt(void)
 	char cmd[4200], *out = NULL;
 	unsigned long long addr = 0;
 
-	if (access(bin, R_OK)) {
-		SKIP("build/progs/inlines not built");
+	if (!need_file(bin, "build/progs/inlines not built"))
 		return;
-	}
 	/* start of .plt (or .plt.sec) from the section headers */
 	snprintf(cmd, sizeof(cmd),
 		 "objdump -h '%s' | awk '$2 ~ /^\\.plt/ {print $4; exit}'", bin);
@@ -415,22 +413,11 @@ static void test_kallsyms(void)
 	const char *mod = NULL;
 	struct ksyms *k;
 	char *out = NULL;
-	FILE *fp;
 
 	run_fmt(&out, "mkdir -p '%s'", build_path("unit/ks"));
 	free(out);
-	fp = fopen(path, "we");
-	CHECK(fp != NULL);
-	if (!fp)
+	if (write_text(path, text) || write_text(mpath, modules))
 		return;
-	fputs(text, fp);
-	fclose(fp);
-	fp = fopen(mpath, "we");
-	CHECK(fp != NULL);
-	if (!fp)
-		return;
-	fputs(modules, fp);
-	fclose(fp);
 	k = ksyms__load(path);
 	CHECK(k != NULL);
 	CHECK_STR(ksyms__lookup(k, 0xffffffff81000150ULL, &mod), "do_one");
@@ -527,8 +514,7 @@ static void test_kallsyms_long_names(void)
 		     tprof_read_bin(), raw, ks, pb);
 	CHECK_EQ(rc, 0);
 	free(out);
-	p = load_profile(pb);
-	CHECK(p != NULL);
+	p = load_checked(pb);
 	if (!p)
 		return;
 	for (i = 0; i < p->n_function; i++) {
@@ -541,7 +527,7 @@ static void test_kallsyms_long_names(void)
 	CHECK(seen_long);
 	CHECK(seen_after);
 	CHECK(!seen_bog);
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 }
 
 static void test_demangle(void)
@@ -576,10 +562,8 @@ static void test_cxx_names(void)
 	struct sym_frame fr[MAXF];
 	size_t i;
 
-	if (access(bin, R_OK)) {
-		SKIP("progs/cxxprog not built (g++)");
+	if (!need_file(bin, "progs/cxxprog not built (g++)"))
 		return;
-	}
 	s = symbolizer__new();
 	for (i = 0; i < sizeof(cxx_names) / sizeof(cxx_names[0]); i++) {
 		uint64_t a = cxx_sym(bin, cxx_names[i].mangled);
@@ -610,10 +594,8 @@ static void test_cxx_pprof_top(void)
 	char *maps, *out = NULL;
 	int i, st;
 
-	if (access(bin, R_OK)) {
-		SKIP("progs/cxxprog not built (g++)");
+	if (!need_file(bin, "progs/cxxprog not built (g++)"))
 		return;
-	}
 	circle = cxx_sym(bin, "_ZNK3geo6Circle4areaEm");
 	square = cxx_sym(bin, "_ZNK3geo6Square4areaEm");
 	maps = fake_maps(bin, base);
@@ -639,22 +621,18 @@ static void test_cxx_pprof_top(void)
 	sb_free(&b);
 	free(maps);
 	unlink(pb);
-	st = run_fmt(&out, "'%s' --input '%s' -o '%s' 2>&1", tprof_read_bin(), raw, pb);
+	st = run_read(&out, "--input '%s' -o '%s' 2>&1", raw, pb);
 	CHECK_EQ(st, 0);
 	free(out);
-	if (!have_cmd("go")) {
-		SKIP("go not installed: go tool pprof check skipped");
+	if (!need_cmd("go", "go not installed: go tool pprof check skipped"))
 		return;
-	}
 	st = run_fmt(&out, "go tool pprof -top -symbolize=none '%s' 2>&1", pb);
 	CHECK_EQ(st, 0);
 	/* spin() is inlined into both: their cumulative rows (one "area" of
 	 * 320ms before) */
-	CHECK(out && strstr(out, "163ms 50.94%  geo::Circle::area(unsigned long) const\n"));
-	CHECK(out && strstr(out, "157ms 49.06%  geo::Square::area(unsigned long) const\n"));
-	if (t_checks_failed)
-		fprintf(stderr, "%s", out ? out : "");
-	free(out);
+	CHECK_HAS(out, "163ms 50.94%  geo::Circle::area(unsigned long) const\n");
+	CHECK_HAS(out, "157ms 49.06%  geo::Square::area(unsigned long) const\n");
+	out_done(out);
 }
 
 const struct unit_test symbolize_tests[] = {

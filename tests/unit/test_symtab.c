@@ -181,10 +181,8 @@ static void test_symtab_node(void)
 {
 	const char *node = "/usr/bin/node";
 
-	if (access(node, R_OK)) {
-		SKIP("/usr/bin/node not installed (.ci/packages)");
+	if (!need_file(node, "/usr/bin/node not installed (.ci/packages)"))
 		return;
-	}
 	compare_file(node, 100, 30);
 }
 

@@ -702,7 +702,7 @@ static int shape_of(const char *raw, const char *mode, const char *leaf,
 				sh->whole += c;
 		}
 	}
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pb_free(p);
 	return 0;
 }
 
@@ -744,10 +744,8 @@ static void test_leaf(void)
 	static const char *const want[] = { "caller", "main", NULL };
 	struct shape sh;
 
-	if (!have_cmd("objdump")) {
-		SKIP("no objdump");
+	if (!need_cmd("objdump", "no objdump"))
 		return;
-	}
 	CHECK(frameless("progs/unwind", "hot_leaf"));
 	CHECK_EQ(record(&o, raw), 0);
 	/* the default: hybrid over 1024 bytes (HYBRID_SNAPSHOT_BYTES) */
@@ -941,10 +939,8 @@ static void test_redzone(void)
 	static const char *const want[] = { "hash_loop", "main", NULL };
 	struct shape sh;
 
-	if (access("/usr/lib/x86_64-linux-gnu/libcrypto.so.3", R_OK)) {
-		SKIP("no libcrypto.so.3 (Debian's libssl3)");
+	if (!need_file("/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "no libcrypto.so.3 (Debian's libssl3)"))
 		return;
-	}
 	/*
 	 * Its SHA extensions' code has CFI from sp alone: take the AVX2
 	 * code, which the guests' CPU (and Python's hashlib there) ran.
@@ -1228,10 +1224,8 @@ static void test_go(void)
 		SKIP("build/progs/goleaf not built (needs Go >= 1.21, e.g. golang-1.23-go)");
 		return;
 	}
-	if (!have_cmd("objdump")) {
-		SKIP("no objdump");
+	if (!need_cmd("objdump", "no objdump"))
 		return;
-	}
 	snprintf(raw, sizeof(raw), "%s", build_path("unit/unwind-go.raw"));
 	snprintf(hybrid, sizeof(hybrid), "%s", build_path("unit/goleaf-hybrid.pb.gz"));
 	snprintf(fp, sizeof(fp), "%s", build_path("unit/goleaf-fp.pb.gz"));
@@ -1310,10 +1304,8 @@ static void test_go_share(void)
 		SKIP("no go tool preprofile (Go >= 1.23, e.g. golang-1.23-go)");
 		return;
 	}
-	if (access("/proc/self/schedstat", R_OK)) {
-		SKIP("no /proc/PID/schedstat (CONFIG_SCHED_INFO): the recorder weighs samples by it");
+	if (!need_file("/proc/self/schedstat", "no /proc/PID/schedstat (CONFIG_SCHED_INFO): the recorder weighs samples by it"))
 		return;
-	}
 	snprintf(rt, sizeof(rt), "%s", build_path("unit/goleaf-rt.pb.gz"));
 	snprintf(arg, sizeof(arg), "-cpuprofile=%s", rt);
 	snprintf(raw, sizeof(raw), "%s", build_path("unit/unwind-go-all.raw"));

@@ -101,6 +101,20 @@ const char *modern_go(void)
 	return NULL;
 }
 
+int write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "we");
+	int ok;
+
+	CHECK(fp != NULL);
+	if (!fp)
+		return -1;
+	ok = fputs(text, fp) >= 0;
+	ok = !fclose(fp) && ok;
+	CHECK(ok);
+	return ok ? 0 : -1;
+}
+
 int run_capture(const char *cmd, char **out)
 {
 	size_t cap = 4096, n = 0;
@@ -131,6 +145,16 @@ int run_capture(const char *cmd, char **out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+void t_check_has(const char *file, int line, const char *expr, const char *s,
+		 const char *want)
+{
+	if (s && strstr(s, want))
+		return;
+	fprintf(stderr, "    %s:%d: %s does not hold \"%s\"\n", file, line,
+		expr, want);
+	t_checks_failed++;
+}
+
 const char *tprof_read_bin(void)
 {
 	const char *p = getenv("TPROF_READ");
@@ -138,15 +162,108 @@ const char *tprof_read_bin(void)
 	return p && *p ? p : build_path("tprof-read");
 }
 
-int run_fmt(char **out, const char *fmt, ...)
+/* run_fmt() of prefix and then fmt's arguments (vsnprintf) */
+static int run_vfmt(char **out, const char *prefix, const char *fmt,
+		    va_list ap)
 {
 	char cmd[16384];
+	size_t n = strlen(prefix);
+
+	if (n >= sizeof(cmd))
+		n = sizeof(cmd) - 1;
+	memcpy(cmd, prefix, n);
+	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	return run_capture(cmd, out);
+}
+
+int run_fmt(char **out, const char *fmt, ...)
+{
 	va_list ap;
+	int st;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	st = run_vfmt(out, "", fmt, ap);
 	va_end(ap);
-	return run_capture(cmd, out);
+	return st;
+}
+
+int run_read(char **out, const char *fmt, ...)
+{
+	char prefix[4200];
+	va_list ap;
+	int st;
+
+	snprintf(prefix, sizeof(prefix), "'%s' ", tprof_read_bin());
+	va_start(ap, fmt);
+	st = run_vfmt(out, prefix, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+int run_fake_read(char **out, const char *env, const char *preload,
+		  const char *dev, const char *fmt, ...)
+{
+	char prefix[16384];
+	va_list ap;
+	int st;
+
+	snprintf(prefix, sizeof(prefix),
+		 "%s%sASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s' '%s' --device '%s' ",
+		 env ? env : "", env ? " " : "",
+		 preload ? preload : build_path("unit/fakedev.so"),
+		 tprof_read_bin(), dev);
+	va_start(ap, fmt);
+	st = run_vfmt(out, prefix, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+void out_done(char *out)
+{
+	if (t_checks_failed && out)
+		fprintf(stderr, "%s", out);
+	free(out);
+}
+
+bool need_file(const char *path, const char *why)
+{
+	if (!access(path, R_OK))
+		return true;
+	SKIP(why);
+	return false;
+}
+
+bool need_files(const char *why, ...)
+{
+	const char *path;
+	bool ok = true;
+	va_list ap;
+
+	va_start(ap, why);
+	while (ok && (path = va_arg(ap, const char *)))
+		ok = need_file(path, why);
+	va_end(ap);
+	return ok;
+}
+
+bool need_cmd(const char *cmd, const char *why)
+{
+	if (have_cmd(cmd))
+		return true;
+	SKIP(why);
+	return false;
+}
+
+bool need_fakedev(const char *dev)
+{
+	FILE *fp;
+
+	if (!need_file(build_path("unit/fakedev.so"), "fakedev.so not built"))
+		return false;
+	fp = fopen(dev, "we");
+	if (fp)
+		fclose(fp);
+	return true;
 }
 
 void sb_free(struct sbuf *b)
@@ -206,14 +323,21 @@ void sb_session(struct sbuf *b, uint32_t pid, uint64_t period_ns,
 	sb_raw(b, &s, sizeof(s));
 }
 
+void sb_text_rec(struct sbuf *b, void *rec, size_t rec_size,
+		 unsigned int type, const char *text, size_t len,
+		 uint64_t time_ns)
+{
+	hdr(rec, type, rec_size + len, time_ns);
+	sb_raw(b, rec, rec_size);
+	sb_raw(b, text, len);
+	pad8(b);
+}
+
 void sb_maps(struct sbuf *b, uint32_t pid, uint64_t time_ns, const char *text)
 {
 	struct tprof_urec_maps m = { .pid = pid, .len = strlen(text) };
 
-	hdr(&m, TPROF_UREC_MAPS, sizeof(m) + m.len, time_ns);
-	sb_raw(b, &m, sizeof(m));
-	sb_raw(b, text, m.len);
-	pad8(b);
+	sb_text_rec(b, &m, sizeof(m), TPROF_UREC_MAPS, text, m.len, time_ns);
 }
 
 void sb_buildid(struct sbuf *b, uint32_t pid, uint32_t dev_major,

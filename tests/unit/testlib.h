@@ -43,6 +43,11 @@ extern const char *t_skip_reason;
 		}							\
 	} while (0)
 
+/* CHECK that the text s (NULL: none) holds want. */
+#define CHECK_HAS(s, want) t_check_has(__FILE__, __LINE__, #s, (s), (want))
+void t_check_has(const char *file, int line, const char *expr, const char *s,
+		 const char *want);
+
 /* Mark the running test skipped (return right after). */
 #define SKIP(reason) (t_skip_reason = (reason))
 
@@ -76,6 +81,8 @@ const char *modern_go(void);
  * (test_arm64.c); NULL with the running test skipped (no toolchain or
  * qemu-user, saying which) or failed (the cross-build) */
 const char *arm64_program(void);
+/* Write text to the file path (made or emptied); 0, or -1 (CHECKed). */
+int write_text(const char *path, const char *text);
 /* run a shell command, capture stdout (malloc'd); returns exit status */
 int run_capture(const char *cmd, char **out);
 /* run_capture() of a printf-formatted command */
@@ -83,6 +90,31 @@ int run_fmt(char **out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* $TPROF_READ, else build_path("tprof-read") */
 const char *tprof_read_bin(void);
+
+/* ---- shared setup: run tprof-read, show what it said ---- */
+/* run_fmt() of tprof_read_bin() with the printf-formatted arguments */
+int run_read(char **out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * run_fmt() of tprof-read live on the fake device dev: preload (NULL:
+ * unit/fakedev.so) LD_PRELOAD'ed, env (e.g. "FAKEDEV_ENDLESS=1") set,
+ * "--device dev" and then the printf-formatted arguments.
+ */
+int run_fake_read(char **out, const char *env, const char *preload,
+		  const char *dev, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Show out (what a command printed) on stderr if the running test failed;
+ * then free it. */
+void out_done(char *out);
+/* false, the running test skipped for why, where path is not readable */
+bool need_file(const char *path, const char *why);
+/* need_file() of each path of the NULL-terminated list, one why for all */
+bool need_files(const char *why, ...) __attribute__((sentinel));
+/* false, the running test skipped for why, where cmd is not on $PATH */
+bool need_cmd(const char *cmd, const char *why);
+/* The fake device for run_fake_read(): false (the running test skipped)
+ * where unit/fakedev.so is not built, else dev made an empty file. */
+bool need_fakedev(const char *dev);
 
 /* ---- record stream builder ---- */
 struct sbuf {
@@ -94,6 +126,13 @@ void sb_free(struct sbuf *b);
 void sb_raw(struct sbuf *b, const void *p, size_t n);
 void sb_session(struct sbuf *b, uint32_t pid, uint64_t period_ns,
 		uint64_t realtime_ns, uint64_t time_ns);
+/*
+ * A record of a fixed part rec (rec_size bytes, its header set here to
+ * type and time_ns) and then text[0..len), padded to 8 bytes.
+ */
+void sb_text_rec(struct sbuf *b, void *rec, size_t rec_size,
+		 unsigned int type, const char *text, size_t len,
+		 uint64_t time_ns);
 void sb_maps(struct sbuf *b, uint32_t pid, uint64_t time_ns,
 	     const char *text);
 /* a BUILDID record: file (dev, inode, path) has build-id bid[0..bid_len) */
