@@ -10,6 +10,17 @@ BW=$TPROF_BUILD/bench/bench-work
 TR=$TPROF_BUILD/tprof-read
 BENCH_OUT=$TPROF_OUT/bench
 mkdir -p "$BENCH_OUT"
+# No transparent huge pages. Debian's 6.1 runs THP "always": a thread's
+# glibc stack whose mapping ends within a page above a 2 MiB boundary
+# (address randomization: about 2 runs in 512 for each thread) takes a huge
+# page at its first touch, and that one fault zeroes 2 MiB twice
+# (init_on_alloc, then clear_huge_page): 4.5 million instructions, 8-9 ms
+# at icount shift=1, in the workload's own CPU time whoever profiles it
+# (the twins that differed by 8 ms in the run of 2026-12-05). 6.12 gives
+# MAP_STACK mappings no huge pages. Each run's thp_fault_alloc is in its
+# result line.
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+[ -w "$thp" ] && echo never > "$thp"
 BENCH_REPS=5 BENCH_CPU_MS=1000 BENCH_QUICK=0 BENCH_PERF=1 BENCH_BASE_KO=
 # shellcheck disable=SC1091
 [ -r "$TPROF_BUILD/bench/guest.conf" ] && . "$TPROF_BUILD/bench/guest.conf"
@@ -58,6 +69,11 @@ calibrate_units() {
 	echo $(( BENCH_CPU_MS * 1000000 * 100 / (ns > 0 ? ns : 1) + 1 )) | tee "$BENCH_OUT/units"
 }
 
+# huge pages allocated at a fault so far (none while THP is off, above)
+thp_faults() {
+	awk '$1 == "thp_fault_alloc" { print $2 }' /proc/vmstat
+}
+
 # irq_counts: "SOURCE: N" per line of /proc/interrupts, N over all CPUs
 irq_counts() {
 	awk '{ n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print $1, n }' \
@@ -97,6 +113,8 @@ measure() {
 	# extra CPU went that its twin did not spend (no IRQ time accounting:
 	# an interrupt's time is the interrupted task's)
 	irq_counts > "$d/irq0"
+	local thp0
+	thp0=$(thp_faults)
 	case $prof in
 	none) "$BW" run "$res" -- "${pin[@]}" "$@" > "$d/out" 2>&1 ;;
 	tprof) "$BW" run "$res" -- "${pin[@]}" "${pre[@]}" "$TR" -F "$hz" --report "${extra[@]}" \
@@ -119,6 +137,7 @@ measure() {
 	irq_counts | awk 'NR == FNR { a[$1] = $2; next }
 		{ d = $2 - a[$1]; sub(":", "", $1) } d > 0 { printf "irq_%s=%d\n", $1, d }' \
 		"$d/irq0" - >> "$res"
+	echo "thp_fault_alloc=$(( $(thp_faults) - thp0 ))" >> "$res"
 	unset BENCH_RESULT
 	BENCH_SEQ=$(( $(cat "$BENCH_OUT/seq" 2>/dev/null || echo 0) + 1 ))
 	echo "$BENCH_SEQ" > "$BENCH_OUT/seq"
