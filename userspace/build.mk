@@ -22,8 +22,9 @@ US_CLI_SRCS := $(filter-out tprof-read.c,$(patsubst userspace/%,%,$(sort $(wildc
 US_LIBS := -lprotobuf-c -ldw -lelf -ldebuginfod -lz -lstdc++
 # The release, from dkms.conf (packaging/version.sh): tprof-read --version.
 TPROF_PKG_VERSION := $(shell packaging/version.sh)
-# userspace/ first: kmod/ has headers of the same name (session.h); only
-# "uapi/tprof.h" is meant to come from there.
+# userspace/ first: kmod/ has headers of the same names (stack.h,
+# records.h, procs.h). Ours are included by their folder
+# ("live/device.h"); from kmod/ only "uapi/tprof.h" is meant to come.
 US_CPPFLAGS := -Iuserspace $(CPPFLAGS_COMMON) -I$(US_GEN) \
 	-DTPROF_READ_VERSION='"$(TPROF_PKG_VERSION)"'
 US_HDRS := $(wildcard userspace/*.h userspace/*/*.h) $(US_GEN)/profile.pb-c.h kmod/uapi/tprof.h

@@ -15,7 +15,7 @@ int main(int argc, char **argv)
 {
 	const struct unit_test *suites[] = {
 		records_tests, maps_tests, pprof_tests, symbolize_tests,
-		go_tests, e2e_tests, session_tests, utf8_tests, options_tests, output_tests,
+		go_tests, e2e_tests, device_tests, utf8_tests, options_tests, output_tests,
 		resolve_tests, jit_tests, debuginfod_tests,
 		scale_tests, nosym_tests, unwind_tests, symtab_tests,
 		object_tests, stream_tests, summary_tests, model_tests,

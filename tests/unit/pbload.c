@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "pbload.h"
+#include "lib/gzip.h"
 #include "model/profile.h"
 #include "output/pprof.h"
 #include "testlib.h"
@@ -20,7 +21,7 @@ PbProfile *load_profile(const char *path)
 	gz = read_whole(path, &gzlen);
 	if (!gz)
 		return NULL;
-	if (!pprof__gunzip(gz, gzlen, &raw, &rawlen))
+	if (!gzip__decompress(gz, gzlen, &raw, &rawlen))
 		p = perftools__profiles__profile__unpack(NULL, rawlen, raw);
 	free(gz);
 	free(raw);

@@ -42,6 +42,10 @@ static void test_perfmap_parse(void)
 	perfmap__add_text(&pm, 7, text, strlen(text));
 	CHECK_EQ(pm.n, 4);
 	CHECK_EQ(pm.bad_lines, 3);
+	/* indexed once the stream ends (profile__finish() seals it), not
+	 * at every add; an add after that indexes again (below) */
+	CHECK(!perfmap__lookup(&pm, 7, 0x1000));
+	perfmap__seal(&pm);
 	e = perfmap__lookup(&pm, 7, 0x1000);
 	CHECK(e && !strcmp(e->name, "JS:*hotLoop /app/x.js:3"));
 	/* the newer line wins where they overlap, the older one elsewhere */
@@ -61,7 +65,8 @@ static void test_perfmap_parse(void)
 	/* another pid's map names nothing of pid 7's */
 	CHECK(!perfmap__lookup(&pm, 8, 0x1000));
 	CHECK(perfmap__has(&pm, 7) && !perfmap__has(&pm, 8));
-	/* a later record (a rewritten file) wins over everything before */
+	/* a later record (a rewritten file, the exit stop's read) wins over
+	 * everything before */
 	perfmap__add_text(&pm, 7, "1000 100 rewritten\n", 19);
 	e = perfmap__lookup(&pm, 7, 0x1045);
 	CHECK(e && !strcmp(e->name, "rewritten"));

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/gzip.h"
 #include "lib/outfile.h"
 #include "output/pprof.h"
 #include "pbload.h"
@@ -87,14 +88,14 @@ static PbProfile *encode_decode(struct profile *prof, uint8_t **raw,
 	PbProfile *p;
 
 	CHECK_EQ(encode(prof, &o, raw, rawlen), 0);
-	CHECK_EQ(pprof__gzip(*raw, *rawlen, &gz, &gzlen), 0);
+	CHECK_EQ(gzip__compress(*raw, *rawlen, &gz, &gzlen), 0);
 	CHECK(gzlen > 10 && gz[0] == 0x1f && gz[1] == 0x8b);
-	CHECK_EQ(pprof__gunzip(gz, gzlen, &back, &backlen), 0);
+	CHECK_EQ(gzip__decompress(gz, gzlen, &back, &backlen), 0);
 	CHECK_EQ(backlen, *rawlen);
 	CHECK(!memcmp(back, *raw, backlen));
 	/* a truncated gzip stream is an error */
 	free(back);
-	CHECK(pprof__gunzip(gz, gzlen / 2, &back, &backlen) < 0);
+	CHECK(gzip__decompress(gz, gzlen / 2, &back, &backlen) < 0);
 	free(gz);
 	p = perftools__profiles__profile__unpack(NULL, *rawlen, *raw);
 	CHECK(p != NULL);

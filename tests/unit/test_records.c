@@ -9,6 +9,7 @@
 #include "lib/parse.h"
 #include "analyze/unwind.h"
 #include "model/profile.h"
+#include "output/write.h"
 #include "stream/records.h"
 #include "pbload.h"
 #include "testlib.h"
@@ -751,7 +752,69 @@ static void test_profile_ustack_pairing(void)
 	sb_free(&b);
 }
 
+/* Add the one record at the start of b; profile__add()'s answer. */
+static int add_first(struct profile *p, const struct sbuf *b)
+{
+	struct tprof_record r;
+
+	CHECK(tprof_record_decode(b->p, b->len, &r) > 0);
+	return profile__add(p, &r);
+}
+
+/*
+ * profile__finish() ends the samples: a SAMPLE, USTACK or UWALK after it is
+ * refused and counted nowhere, other records still count (a launch's exit
+ * stop reads the maps after it); output__write() takes a finished profile,
+ * once.
+ */
+static void test_profile_finish_refuses(void)
+{
+	uint64_t regs[TPROF_UREG_NR] = { 0 }, u[1] = { 0x401000 };
+	struct output_opts o = { .no_symbolize = true, .path = "/dev/null" };
+	unsigned char stack[16] = { 0 };
+	struct sbuf b = { 0 }, s = { 0 }, us = { 0 }, m = { 0 };
+	struct tprof_record r;
+	struct profile p;
+	uint64_t nrec;
+
+	profile__init(&p);
+	sb_session(&b, 5, 1000000, 1, 1);
+	sb_sample(&b, 5, 5, 1000000, 1000000, 10, 0, NULL, 1, u);
+	add_all(&p, &b);
+	/* unfinished: nothing is written, and one line says why */
+	CHECK_EQ(output__write(&p, &o), -EINVAL);
+	profile__finish(&p);
+	nrec = p.nrecords;
+	sb_sample(&s, 5, 5, 1000000, 1000000, 20, 0, NULL, 1, u);
+	CHECK_EQ(add_first(&p, &s), -EINVAL);
+	sb_sample_ustack(&us, 5, 5, TPROF_ABI_X86_64, 1000000, 30, 1, u, 0,
+			 regs, 16, stack, 16);
+	CHECK_EQ(add_first(&p, &us), -EINVAL);	/* its SAMPLE */
+	tprof_record_decode(us.p, us.len, &r);
+	CHECK(tprof_record_decode(us.p + r.hdr.size, us.len - r.hdr.size,
+				  &r) > 0);
+	CHECK_EQ(r.hdr.type, TPROF_REC_USTACK);
+	CHECK_EQ(profile__add(&p, &r), -EINVAL);
+	r.hdr.type = TPROF_REC_UWALK;	/* refused by type, before decoding */
+	CHECK_EQ(profile__add(&p, &r), -EINVAL);
+	CHECK_EQ(p.nrecords, nrec);
+	CHECK_EQ(p.sample_records, 1);
+	CHECK_EQ(p.last_time_ns, 10);
+	sb_maps(&m, 5, 40, "00400000-00401000 r-xp 00000000 08:01 7 /x\n");
+	CHECK_EQ(add_first(&p, &m), 0);
+	CHECK_EQ(p.nrecords, nrec + 1);
+	CHECK_EQ(output__write(&p, &o), 0);
+	/* the samples went to the first write: a second would be empty */
+	CHECK_EQ(output__write(&p, &o), -EINVAL);
+	profile__free(&p);
+	sb_free(&b);
+	sb_free(&s);
+	sb_free(&us);
+	sb_free(&m);
+}
+
 const struct unit_test records_tests[] = {
+	{ "records: after profile__finish() no part of a sample is taken, other records are; output__write() takes a finished profile, once", test_profile_finish_refuses },
 	{ "records: a stream starts with a SESSION of the versions this reader reads", test_stream_check },
 	{ "records: decode a valid stream", test_decode_valid },
 	{ "records: every truncation is 'need more', never a record", test_decode_truncated },

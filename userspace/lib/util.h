@@ -49,9 +49,10 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
 }
 
 /*
- * In n elements of elsz bytes, sorted by the uint64_t at offset koff of
- * each, the first of which has a key at most x: the index of the last one
- * whose key is at most x.
+ * In n >= 1 elements of elsz bytes, sorted by the uint64_t at offset koff
+ * of each, the first of which has a key at most x (the caller checks
+ * both): the index of the last one whose key is at most x. Without those
+ * it returns 0.
  */
 size_t last_at_most(const void *base, size_t n, size_t elsz, size_t koff,
 		    uint64_t x);

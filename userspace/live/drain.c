@@ -20,8 +20,8 @@
 
 #include "uapi/tprof.h"
 #include "lib/util.h"
+#include "live/device.h"
 #include "live/drain.h"
-#include "live/session.h"
 #include "stream/records.h"
 
 /* an empty device is polled again this often, to see stop and last */
@@ -344,7 +344,7 @@ static void *drain_main(void *arg)
 			c = d->spare[--d->nspare];
 			dst = c->bytes;
 		}
-		n = session__read(d->sess, dst, d->read_bytes);
+		n = device__read(d->sess, dst, d->read_bytes);
 		if (n > 0) {
 			read_maps(d, dst, n);
 			enqueue(d, c, dst, n);
@@ -381,7 +381,7 @@ static void free_memory(struct drain *d)
 	d->buf = NULL;
 }
 
-int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
+int drain__start(struct drain *d, struct device *sess, size_t read_bytes,
 		 size_t bound)
 {
 	sigset_t all, old;

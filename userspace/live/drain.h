@@ -17,7 +17,7 @@
 
 #include "lib/spsc.h"
 
-struct session;
+struct device;
 struct drain_chunk;
 struct drain_maps;
 
@@ -27,7 +27,7 @@ struct drain_maps;
 #define DRAIN_SPARE 8
 
 struct drain {
-	struct session *sess;
+	struct device *sess;
 	pthread_t thread;
 	bool on;			/* started: the loop reads through it */
 	bool running;
@@ -89,7 +89,7 @@ struct drain {
  * bound: the queue's most bytes; at the bound the thread waits, and the
  * rings fill as they would with a slow reader. 0 or -errno.
  */
-int drain__start(struct drain *d, struct session *sess, size_t read_bytes,
+int drain__start(struct drain *d, struct device *sess, size_t read_bytes,
 		 size_t bound);
 
 /*

@@ -223,7 +223,7 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 				       TPROF_RF_PROC_TOTALS))) {
 		/* nothing of it comes before we prove we may see it */
 		if (rec->hdr.flags & TPROF_RF_PROC_PENDING)
-			session__prove(&l->sess, (int)rec->u.proc.pid);
+			device__prove(&l->sess, (int)rec->u.proc.pid);
 		if (!l->drain.on)
 			recorder__maps(rc, (int)rec->u.proc.pid, false);
 	}
@@ -293,7 +293,7 @@ static ssize_t read_device(void *ctx, void *buf, size_t cap)
 {
 	struct live *l = ctx;
 	ssize_t n = l->drain.on ? drain__read(&l->drain, buf, cap) :
-		    session__read(&l->sess, buf, cap);
+		    device__read(&l->sess, buf, cap);
 
 	if (n < 0 && n != -EAGAIN)
 		pr_err("%s: read: %s", l->o->device, strerror(-n));
@@ -311,23 +311,23 @@ static ssize_t read_device(void *ctx, void *buf, size_t cap)
  */
 static int enable(struct live *l, struct tprof_ioc_enable *en)
 {
-	int ret = session__try_enable(&l->sess, en), ret2;
+	int ret = device__try_enable(&l->sess, en), ret2;
 	char why[160];
 
 	/* a module that predates chains in snapshots: in the SAMPLE */
 	if (ret == -EINVAL && (en->flags & TPROF_F_USTACK_CHAIN)) {
 		en->flags &= ~TPROF_F_USTACK_CHAIN;
-		ret = session__try_enable(&l->sess, en);
+		ret = device__try_enable(&l->sess, en);
 	}
 	/* a module that predates the red zone: snapshots from sp, as before */
 	if (ret == -EINVAL && (en->flags & TPROF_F_SNAPSHOT_BELOW)) {
 		en->flags &= ~TPROF_F_SNAPSHOT_BELOW;
-		ret = session__try_enable(&l->sess, en);
+		ret = device__try_enable(&l->sess, en);
 	}
 	/* CPython's larger rings (ring_bytes()), refused: the default ones */
 	if (ret == -ENOMEM && !l->o->ring_bytes && en->ring_bytes) {
 		en->ring_bytes = 0;
-		ret = session__try_enable(&l->sess, en);
+		ret = device__try_enable(&l->sess, en);
 		if (!ret)
 			pr_err("warning: pid %d: the module's default rings (%u KiB a CPU): CPython's %u KiB ones were refused (locked memory); busy threads may lose samples",
 			       en->pid, l->sess.info.default_ring_bytes >> 10,
@@ -348,7 +348,7 @@ static int enable(struct live *l, struct tprof_ioc_enable *en)
 		       TPROF_F_SNAPSHOT_BELOW | TPROF_F_USTACK_CHAIN);
 	en->snapshot_bytes = 0;
 	en->mem_fd = 0;
-	ret2 = session__try_enable(&l->sess, en);
+	ret2 = device__try_enable(&l->sess, en);
 	if (!ret2)
 		pr_err("pid %d: no user stack snapshots (%s): frame-pointer stacks only, as with --call-graph fp",
 		       en->pid, why);
@@ -356,7 +356,7 @@ static int enable(struct live *l, struct tprof_ioc_enable *en)
 	ret = ret2;
 out:
 	if (ret)
-		session__enable_failed(&l->sess, en, ret);
+		device__enable_failed(&l->sess, en, ret);
 	return ret;
 }
 
@@ -375,7 +375,7 @@ static void exec_failed(struct live *l, int err)
 static int start_target(struct live *l)
 {
 	const struct live_opts *o = l->o;
-	int ret = session__open(&l->sess, o->device), target = o->pid;
+	int ret = device__open(&l->sess, o->device), target = o->pid;
 
 	if (ret)
 		return ret;
@@ -567,12 +567,12 @@ static int begin(struct live *l)
 	int i, ret;
 
 	for (i = 0; i < o->ntperiods; i++) {
-		ret = session__set_thread_period(&l->sess, o->tperiods[i].tid,
-						 o->tperiods[i].period_ns);
+		ret = device__set_thread_period(&l->sess, o->tperiods[i].tid,
+						o->tperiods[i].period_ns);
 		if (ret) {
 			if (o->argv)
 				kill(l->launch.pid, SIGKILL);
-			session__disable(&l->sess);
+			device__disable(&l->sess);
 			return ret;
 		}
 	}
@@ -586,7 +586,7 @@ static int begin(struct live *l)
 	/* untraced: samples of the child before exec are tprof-read's own */
 	ret = launch__release(&l->launch);
 	if (ret) {
-		session__disable(&l->sess);
+		device__disable(&l->sess);
 		exec_failed(l, ret);
 	}
 	return ret;
@@ -765,7 +765,7 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 	struct profile *p = l->rc->prof;
 	uint64_t nprocs, ndropped;
 
-	session__disable(&l->sess);
+	device__disable(&l->sess);
 	/* nothing more comes after DISABLE: all of what is there */
 	drain__finish(&l->drain);
 	if (l->drain.maps_read || l->drain.maps_dropped)
@@ -780,7 +780,7 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 	if (l->grp.nrec)
 		group_flush(l);
 	recorder__perfmap(l->rc);
-	if (session__stats(&l->sess, &st.stats) == 0)
+	if (device__stats(&l->sess, &st.stats) == 0)
 		recorder__urec(l->rc, TPROF_UREC_STATS, &st, sizeof(st),
 			       NULL, 0);
 	recorder__end_line(l->rc);
@@ -831,7 +831,7 @@ int live__collect(struct live *l)
 		ret = finish(l, &sr, ret);
 	}
 	drain__free(&l->drain);
-	session__close(&l->sess);
+	device__close(&l->sess);
 	l->rc->maps_hook = NULL;
 	python_live__free(&l->py);
 	free(l->grp.buf);

@@ -11,11 +11,11 @@
 #include <stdint.h>
 
 #include "analyze/unwind.h"
+#include "live/device.h"
 #include "live/drain.h"
 #include "live/launch.h"
 #include "live/pywalk.h"
 #include "live/recorder.h"
-#include "live/session.h"
 
 #define LIVE_MAX_THREAD_PERIODS 256
 
@@ -45,7 +45,7 @@ struct live_opts {
 struct live {
 	const struct live_opts *o;
 	struct recorder *rc;
-	struct session sess;
+	struct device sess;
 	/* reads the device while the loop handles stops (live/drain.h) */
 	struct drain drain;
 	struct launch launch;

@@ -21,7 +21,7 @@
 #define MAX_THREADS	4096
 
 void python_live__init(struct python_live *pl, struct recorder *rc,
-		       struct session *sess, struct objects *objs)
+		       struct device *sess, struct objects *objs)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->rc = rc;
@@ -494,8 +494,8 @@ static void register_threads(struct python_live *pl, struct pyl_proc *p)
 				break;
 		if (j < p->nregs && p->regs[j].ts == t[i].ts)
 			continue;
-		if (session__set_uwalk_tid(pl->sess, p->pid, t[i].tid,
-					   t[i].ts))
+		if (device__set_uwalk_tid(pl->sess, p->pid, t[i].tid,
+					  t[i].ts))
 			continue;	/* gone, or not followed yet */
 		if (j == p->nregs) {
 			GROW(p->regs, p->capregs, p->nregs + 1);
@@ -527,12 +527,12 @@ static void install(struct python_live *pl, struct pyl_proc *p)
 	int ret;
 
 	py_layout__walk(&p->L, p->pid, p->tid_mode, p->tp_slot, &w, &pp);
-	ret = session__set_uwalk(pl->sess, &w);
+	ret = device__set_uwalk(pl->sess, &w);
 	/* a module before tails refuses them: the head alone, as before */
 	if (ret == -EINVAL && w.tail_frames) {
 		w.tail_frames = 0;
 		w.tail_skip = 0;
-		ret = session__set_uwalk(pl->sess, &w);
+		ret = device__set_uwalk(pl->sess, &w);
 	}
 	if (ret == -ESRCH) {	/* not a process of the session */
 		pr_debug("pid %d: no walk: not followed", p->pid);

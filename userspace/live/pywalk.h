@@ -16,9 +16,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "live/device.h"
 #include "live/pycode.h"
 #include "live/recorder.h"
-#include "live/session.h"
 #include "object/object.h"
 #include "object/pyelf.h"
 
@@ -76,7 +76,7 @@ struct pyl_file {
 
 struct python_live {
 	struct recorder *rc;
-	struct session *sess;
+	struct device *sess;
 	struct objects *objs;		/* the run's, else own */
 	struct objects *own;
 	struct pyl_proc *procs;
@@ -91,7 +91,7 @@ struct python_live {
 };
 
 void python_live__init(struct python_live *pl, struct recorder *rc,
-		       struct session *sess, struct objects *objs);
+		       struct device *sess, struct objects *objs);
 void python_live__free(struct python_live *pl);
 
 /* A new maps snapshot of pid (the newest, sn): an interpreter in it? */

@@ -74,8 +74,7 @@ void perfmap__add_text(struct perfmap *pm, int pid, const char *text,
 		}
 		s = eol + 1;
 	}
-	/* indexed as it grows: a lookup reads, whenever it comes */
-	if (pm->nindexed != pm->n)
+	if (pm->sealed && pm->nindexed != pm->n)
 		build_index(pm);
 }
 
@@ -122,14 +121,21 @@ static void build_index(struct perfmap *pm)
 	pm->nindexed = pm->n;
 }
 
+void perfmap__seal(struct perfmap *pm)
+{
+	pm->sealed = true;
+	if (pm->nindexed != pm->n)
+		build_index(pm);
+}
+
 const struct perfmap_entry *perfmap__lookup(const struct perfmap *pm,
 					    int pid, uint64_t addr)
 {
 	const struct perfmap_entry *best = NULL;
 	size_t lo = 0, hi;
 
-	/* one past the last entry of (pid, start <= addr) */
-	hi = pm->n;
+	/* one past the last indexed entry of (pid, start <= addr) */
+	hi = pm->nindexed;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const struct perfmap_entry *e = &pm->e[pm->bystart[mid]];

@@ -23,9 +23,10 @@ struct perfmap_entry {
 struct perfmap {
 	struct perfmap_entry *e;	/* in the order added */
 	size_t n, cap;
-	uint32_t *bystart;	/* e by (pid, start), rebuilt after adds */
+	uint32_t *bystart;	/* e by (pid, start): perfmap__seal() */
 	uint64_t *maxend;	/* running maximum of end along bystart */
 	size_t nindexed;
+	bool sealed;		/* indexed from now on, at every add */
 	uint64_t bad_lines;	/* not "START SIZE name": skipped */
 };
 
@@ -42,7 +43,16 @@ void perfmap__add_text(struct perfmap *pm, int pid, const char *text,
 /* Does pid have any entry? */
 bool perfmap__has(const struct perfmap *pm, int pid);
 
-/* The newest entry of pid covering addr, or NULL. */
+/*
+ * Index the entries for lookups, once they are (nearly) all there: at the
+ * stream's end (profile__finish()). An add after it (a launch's exit stop
+ * reads the map once more) indexes them again; one before it does not, so
+ * that a live session's reads, one a second, sort nothing.
+ */
+void perfmap__seal(struct perfmap *pm);
+
+/* The newest entry of pid covering addr, or NULL; only what
+ * perfmap__seal() indexed is found. */
 const struct perfmap_entry *perfmap__lookup(const struct perfmap *pm,
 					    int pid, uint64_t addr);
 

@@ -1,5 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tprof-read: aggregate a record stream into per-thread samples. */
+/*
+ * tprof-read: aggregate a record stream into per-thread samples.
+ *
+ * The stream's owner says when it ends, once: profile__finish(), from the
+ * replay at the input's end or the live loop after DISABLE. What still
+ * waits (a SAMPLE for its USTACK, samples for their PROC record) is added
+ * then, and no part of a sample is taken after it; other records still
+ * count (a launch's exit stop reads the maps later). The passes after it
+ * (resolve, symbolize, summary, encode) read the profile as const and take
+ * the aggregated samples with profile__take_samples().
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -674,6 +684,7 @@ struct agg_sample *profile__take_samples(struct profile *p, size_t *n)
 	struct agg_sample *s = p->samples;
 
 	*n = p->nsamples;
+	p->samples_taken = true;
 	p->samples = NULL;
 	p->nsamples = 0;
 	p->capsamples = 0;
@@ -716,6 +727,7 @@ void profile__finish(struct profile *p)
 		return;
 	flush_group(p);
 	release_waiting(p, true);
+	perfmap__seal(&p->jit);
 	p->finished = true;
 }
 
@@ -1104,6 +1116,11 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 {
 	record_fn fn;
 
+	/* the stream ended (profile__finish()): no part of a sample */
+	if (p->finished && (r->hdr.type == TPROF_REC_SAMPLE ||
+			    r->hdr.type == TPROF_REC_USTACK ||
+			    r->hdr.type == TPROF_REC_UWALK))
+		return -EINVAL;
 	p->nrecords++;
 	if (r->hdr.type < TPROF_UREC_BASE && r->hdr.time_ns) {
 		if (r->hdr.time_ns < p->first_time_ns)
@@ -1111,11 +1128,6 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		if (r->hdr.time_ns > p->last_time_ns)
 			p->last_time_ns = r->hdr.time_ns;
 	}
-	/* the stream ended (profile__finish()): no part of a sample */
-	if (p->finished && (r->hdr.type == TPROF_REC_SAMPLE ||
-			    r->hdr.type == TPROF_REC_USTACK ||
-			    r->hdr.type == TPROF_REC_UWALK))
-		return -EINVAL;
 	if (pair(p, r))
 		return 0;
 	fn = handler(r->hdr.type);

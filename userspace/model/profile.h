@@ -126,6 +126,8 @@ struct profile {
 	struct hindex sample_idx;
 	/* the stream ended (profile__finish()): no more samples */
 	bool finished;
+	/* handed over (profile__take_samples()): samples[] is empty */
+	bool samples_taken;
 
 	struct maps maps;
 	/* an MMAP record reused code addresses (maps__add_mmap()): the live
@@ -211,8 +213,9 @@ void profile__finish(struct profile *p);
 /*
  * The aggregated samples of a finished profile, handed over: the caller
  * owns the array and each sample's ips (profile__free_samples()), and
- * the profile has none from then on. Taken one at a time, the aggregated
- * stacks and the resolved ones are never whole in memory at once (a
+ * the profile has none from then on (samples_taken). The resolve pass
+ * frees each stack once it has made it locations, so the aggregated and
+ * the resolved stacks are never whole in memory at once (a
  * million-sample replay's peak).
  */
 struct agg_sample *profile__take_samples(struct profile *p, size_t *n);

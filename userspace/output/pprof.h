@@ -37,12 +37,4 @@ const char *pprof__state_name(uint32_t off_state);
 int pprof__encode(const struct profile *p, const struct resolved *r,
 		  const struct pprof_opts *o, uint8_t **out, size_t *outlen);
 
-/* gzip (RFC 1952) with zlib. 0 or -errno. */
-int pprof__gzip(const uint8_t *in, size_t len, uint8_t **out,
-		size_t *outlen);
-
-/* gunzip, for tests: 0 or -errno. */
-int pprof__gunzip(const uint8_t *in, size_t len, uint8_t **out,
-		  size_t *outlen);
-
 #endif /* _TPROF_PPROF_H */

@@ -7,6 +7,7 @@
 
 #include "analyze/resolve.h"
 #include "analyze/symbolize.h"
+#include "lib/gzip.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
 #include "output/folded.h"
@@ -91,7 +92,7 @@ static int encode(const struct output_format *f, const struct output_ctx *c,
 		*outlen = rawlen;
 		return ret;
 	}
-	ret = pprof__gzip(raw, rawlen, out, outlen);
+	ret = gzip__compress(raw, rawlen, out, outlen);
 	free(raw);
 	return ret;
 }
@@ -116,8 +117,10 @@ int output__write(struct profile *p, const struct output_opts *oo)
 		       output__format_list());
 		return -EINVAL;
 	}
-	if (!p->finished) {	/* a caller's bug: its samples would be cut */
-		pr_err("the profile was written before its stream ended");
+	/* a caller's bugs: samples would be cut, or missing */
+	if (!p->finished || p->samples_taken) {
+		pr_err(p->finished ? "the profile was written already" :
+				     "the profile was written before its stream ended");
 		return -EINVAL;
 	}
 	samples = profile__take_samples(p, &n);

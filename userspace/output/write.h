@@ -33,7 +33,10 @@ struct output_opts {
 	const char *format;
 };
 
-/* 0, or -errno after one line on stderr saying what failed. */
+/*
+ * Write the finished profile p (profile__finish()), once: the passes take
+ * its samples. 0, or -errno after one line on stderr saying what failed.
+ */
 int output__write(struct profile *p, const struct output_opts *o);
 
 #endif /* _TPROF_OUTPUT_WRITE_H */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "live/session.h"
+#include "live/device.h"
 #include "lib/util.h"
 
 /*
@@ -55,7 +55,7 @@ static void explain_denied(const char *dev, int err)
  * user_pac_mask know only the 64-byte form (-ENOTTY for the long one);
  * their fields read 0 then.
  */
-int session__info(int fd, struct tprof_ioc_info *info)
+int device__info(int fd, struct tprof_ioc_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	if (ioctl(fd, TPROF_IOC_INFO, info) == 0)
@@ -66,7 +66,7 @@ int session__info(int fd, struct tprof_ioc_info *info)
 	return ioctl(fd, TPROF_IOC_INFO_V1, info);
 }
 
-int session__open(struct session *s, const char *dev)
+int device__open(struct device *s, const char *dev)
 {
 	int ret;
 
@@ -83,7 +83,7 @@ int session__open(struct session *s, const char *dev)
 			pr_err("%s: %s", dev, strerror(errno));
 		return ret;
 	}
-	if (session__info(s->fd, &s->info)) {
+	if (device__info(s->fd, &s->info)) {
 		ret = -errno;
 		pr_err("%s: INFO: %s: not a tprof device or ABI mismatch",
 		       dev, strerror(errno));
@@ -139,7 +139,7 @@ static bool lockdown_confidentiality(void)
 	return strstr(buf, "[confidentiality]") != NULL;
 }
 
-void session__enable_why(struct session *s, struct enable_why *w, int pid)
+void device__enable_why(struct device *s, struct enable_why *w, int pid)
 {
 	struct rlimit rl;
 
@@ -147,7 +147,7 @@ void session__enable_why(struct session *s, struct enable_why *w, int pid)
 	w->own_not_dumpable = s->proof_err && runs_as_me(pid);
 	w->mem_proof_err = s->mem_proof_err;
 	/* the counts as they are now, not at open */
-	if (session__info(s->fd, &w->info))
+	if (device__info(s->fd, &w->info))
 		w->info = s->info;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
 		w->memlock_unlimited = rl.rlim_cur == RLIM_INFINITY;
@@ -201,9 +201,9 @@ static void explain_enomem(char *buf, size_t len, int err,
 		 (unsigned long long)in->user_locked_kb);
 }
 
-void session__explain_enable(char *buf, size_t len, int err,
-			     const struct tprof_ioc_enable *en,
-			     const struct enable_why *w)
+void device__explain_enable(char *buf, size_t len, int err,
+			    const struct tprof_ioc_enable *en,
+			    const struct enable_why *w)
 {
 	const struct tprof_ioc_info *in = &w->info;
 
@@ -279,7 +279,7 @@ void session__explain_enable(char *buf, size_t len, int err,
 	}
 }
 
-int session__try_enable(struct session *s, struct tprof_ioc_enable *en)
+int device__try_enable(struct device *s, struct tprof_ioc_enable *en)
 {
 	int ret;
 
@@ -302,28 +302,28 @@ int session__try_enable(struct session *s, struct tprof_ioc_enable *en)
 	return 0;
 }
 
-void session__enable_failed(struct session *s, struct tprof_ioc_enable *en,
-			    int err)
+void device__enable_failed(struct device *s, struct tprof_ioc_enable *en,
+			   int err)
 {
 	struct enable_why w;
 	char msg[1024];
 
-	session__enable_why(s, &w, en->pid);
-	session__explain_enable(msg, sizeof(msg), -err, en, &w);
+	device__enable_why(s, &w, en->pid);
+	device__explain_enable(msg, sizeof(msg), -err, en, &w);
 	pr_err("%s", msg);
 }
 
-int session__enable(struct session *s, struct tprof_ioc_enable *en)
+int device__enable(struct device *s, struct tprof_ioc_enable *en)
 {
-	int ret = session__try_enable(s, en);
+	int ret = device__try_enable(s, en);
 
 	if (ret)
-		session__enable_failed(s, en, ret);
+		device__enable_failed(s, en, ret);
 	return ret;
 }
 
-int session__set_thread_period(struct session *s, int tid,
-			       unsigned long long period_ns)
+int device__set_thread_period(struct device *s, int tid,
+			      unsigned long long period_ns)
 {
 	struct tprof_ioc_thread_period tp = { .tid = tid, .period_ns = period_ns };
 
@@ -338,20 +338,20 @@ int session__set_thread_period(struct session *s, int tid,
 	return 0;
 }
 
-int session__set_uwalk(struct session *s, const struct tprof_ioc_uwalk *w)
+int device__set_uwalk(struct device *s, const struct tprof_ioc_uwalk *w)
 {
 	return ioctl(s->fd, TPROF_IOC_SET_UWALK, w) ? -errno : 0;
 }
 
-int session__set_uwalk_tid(struct session *s, int pid, int tid,
-			   uint64_t addr)
+int device__set_uwalk_tid(struct device *s, int pid, int tid,
+			  uint64_t addr)
 {
 	struct tprof_ioc_uwalk_tid t = { .pid = pid, .tid = tid, .addr = addr };
 
 	return ioctl(s->fd, TPROF_IOC_SET_UWALK_TID, &t) ? -errno : 0;
 }
 
-ssize_t session__read(struct session *s, void *buf, size_t len)
+ssize_t device__read(struct device *s, void *buf, size_t len)
 {
 	ssize_t n;
 
@@ -363,7 +363,7 @@ ssize_t session__read(struct session *s, void *buf, size_t len)
 	return n;
 }
 
-int session__disable(struct session *s)
+int device__disable(struct device *s)
 {
 	if (!s->enabled)
 		return 0;
@@ -373,7 +373,7 @@ int session__disable(struct session *s)
 	return 0;
 }
 
-int session__prove(struct session *s, int pid)
+int device__prove(struct device *s, int pid)
 {
 	struct tprof_ioc_prove pv = { .pid = pid };
 	char path[64];
@@ -393,7 +393,7 @@ int session__prove(struct session *s, int pid)
 	return ret;
 }
 
-int session__stats(struct session *s, struct tprof_ioc_stats *st)
+int device__stats(struct device *s, struct tprof_ioc_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	if (!ioctl(s->fd, TPROF_IOC_STATS, st))
@@ -404,7 +404,7 @@ int session__stats(struct session *s, struct tprof_ioc_stats *st)
 	return -errno;
 }
 
-void session__close(struct session *s)
+void device__close(struct device *s)
 {
 	if (s && s->fd >= 0) {
 		close(s->fd);

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "lib/util.h"
+#include "live/device.h"
 #include "live/recorder.h"
-#include "live/session.h"
 #include "testlib.h"
 
 #define PID 1234
@@ -40,7 +40,7 @@ static const char *msg(int err, const struct tprof_ioc_enable *en,
 	static char buf[1024];
 
 	memset(buf, 'x', sizeof(buf));
-	session__explain_enable(buf, sizeof(buf), err, en, w);
+	device__explain_enable(buf, sizeof(buf), err, en, w);
 	CHECK(!strncmp(buf, "pid 1234: ", 10));
 	CHECK(!strchr(buf, '\n'));
 	CHECK(strlen(buf) < sizeof(buf) - 1);	/* not cut short */
@@ -212,27 +212,27 @@ static void test_other(void)
 /* A refusal of one's own process that gave no auxv proof: not dumpable. */
 static void test_own_not_dumpable(void)
 {
-	struct session s = { .fd = -1, .proof_err = EACCES };
+	struct device s = { .fd = -1, .proof_err = EACCES };
 	struct tprof_ioc_enable en = { .pid = getpid() };
 	struct enable_why w;
 	char buf[1024];
 
-	session__enable_why(&s, &w, getpid());
+	device__enable_why(&s, &w, getpid());
 	CHECK_EQ(w.own_not_dumpable, true);
-	session__explain_enable(buf, sizeof(buf), EPERM, &en, &w);
+	device__explain_enable(buf, sizeof(buf), EPERM, &en, &w);
 	CHECK(strstr(buf, "it runs as you but is not dumpable") != NULL);
 }
 
 /* Without a device, INFO falls back to the one read at open; rlimit is ours. */
 static void test_gather(void)
 {
-	struct session s = { .fd = -1 };
+	struct device s = { .fd = -1 };
 	struct enable_why w;
 	struct rlimit rl;
 
 	s.info.ring_kb_per_cpu = 516;
 	s.info.user_sessions = 3;
-	session__enable_why(&s, &w, getpid());
+	device__enable_why(&s, &w, getpid());
 	CHECK_EQ(w.own_not_dumpable, false);	/* no proof error recorded */
 	CHECK_EQ(w.info.ring_kb_per_cpu, 516);
 	CHECK_EQ(w.info.user_sessions, 3);
@@ -292,16 +292,16 @@ static void test_last_maps_index(void)
 	profile__free(&p);
 }
 
-const struct unit_test session_tests[] = {
-	{ "session: live mode finds 200,000 processes' last maps through an index, not a scan", test_last_maps_index },
-	{ "session: own process without proof is not dumpable", test_own_not_dumpable },
-	{ "session: ENOMEM names the locked-memory limit and how to raise it", test_enomem },
-	{ "session: the limit the module says refused ENABLE is named, whatever INFO says after", test_refused },
-	{ "session: EBUSY tells max_user_sessions from another session", test_ebusy },
-	{ "session: ENOSPC says all sessions are in use", test_enospc },
-	{ "session: EINVAL below the caller's period floor names it", test_floor },
-	{ "session: EPERM: ptrace/dumpable, or --kernel-stacks: CAP_PERFMON, lockdown", test_eperm },
-	{ "session: ESRCH, EINVAL, others", test_other },
-	{ "session: the explanation reads INFO (or the one from open) and ulimit -l", test_gather },
+const struct unit_test device_tests[] = {
+	{ "device: live mode finds 200,000 processes' last maps through an index, not a scan", test_last_maps_index },
+	{ "device: own process without proof is not dumpable", test_own_not_dumpable },
+	{ "device: ENOMEM names the locked-memory limit and how to raise it", test_enomem },
+	{ "device: the limit the module says refused ENABLE is named, whatever INFO says after", test_refused },
+	{ "device: EBUSY tells max_user_sessions from another session", test_ebusy },
+	{ "device: ENOSPC says all sessions are in use", test_enospc },
+	{ "device: EINVAL below the caller's period floor names it", test_floor },
+	{ "device: EPERM: ptrace/dumpable, or --kernel-stacks: CAP_PERFMON, lockdown", test_eperm },
+	{ "device: ESRCH, EINVAL, others", test_other },
+	{ "device: the explanation reads INFO (or the one from open) and ulimit -l", test_gather },
 	{ NULL, NULL },
 };
