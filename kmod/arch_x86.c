@@ -48,6 +48,12 @@ unsigned int tprof_arch_kernel_stack(struct pt_regs *regs,
 
 	if (regs)
 		ips[n++] = regs->ip;
+	/*
+	 * Without @regs, unwind_start() skips the frames whose stack
+	 * pointer is at or below @first_frame (ORC's __unwind_start(): "<="
+	 * on 6.1 and 6.12), the probe's own among them: it pushes nothing
+	 * below its frame record, so its sp is @first_frame exactly.
+	 */
 	for (unwind_start(&state, current, regs, regs ? NULL : first_frame);
 	     !unwind_done(&state);
 	     unwind_next_frame(&state)) {

@@ -108,7 +108,8 @@ extern struct tprof_cpu __percpu *tprof_cpus;
  */
 static __always_inline bool tprof_cpu_accounting(void)
 {
-	return !!this_cpu_read(tprof_cpus->task);
+	/* IRQs are off: no preempt count around the load (arm64's has) */
+	return !!__this_cpu_read(tprof_cpus->task);
 }
 
 void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
