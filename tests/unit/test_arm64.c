@@ -687,11 +687,11 @@ static void test_machine_record(void)
 	CHECK_EQ(p.machine.e_machine, 183);
 	CHECK_EQ(p.machine.user_pac_mask, PAC_MASK_48);
 	CHECK_EQ(p.nunknown, 0);
-	CHECK_EQ(p.nsamples, 1);
-	if (p.nsamples == 1) {
-		CHECK_EQ(p.samples[0].nr, 2);
-		CHECK_EQ(p.samples[0].ips[0], u[0]);
-		CHECK_EQ(p.samples[0].ips[1], u[2]);
+	CHECK_EQ(p.whole.nsamples, 1);
+	if (p.whole.nsamples == 1) {
+		CHECK_EQ(p.whole.samples[0].nr, 2);
+		CHECK_EQ(p.whole.samples[0].ips[0], u[0]);
+		CHECK_EQ(p.whole.samples[0].ips[1], u[2]);
 	}
 	profile__free(&p);
 	/* a header-only MACHINE is not a MACHINE record */

@@ -298,9 +298,9 @@ static void test_merge_311(void)
 	CHECK_EQ(p.py.st.mismatched, 0);
 	CHECK_EQ(p.py.st.extra_eval, 0);
 	CHECK_EQ(p.py.st.appended, 0);
-	CHECK_EQ(p.nsamples, 1);
-	CHECK(p.nsamples == 1 && p.samples[0].python &&
-	      p.samples[0].nr == 9);
+	CHECK_EQ(p.whole.nsamples, 1);
+	CHECK(p.whole.nsamples == 1 && p.whole.samples[0].python &&
+	      p.whole.samples[0].nr == 9);
 	profile__free(&p);
 	sb_free(&b);
 }
@@ -516,8 +516,8 @@ static void test_merge_pairing(void)
 	CHECK_EQ(p.ustack_orphans, 0);
 	CHECK_EQ(p.py.ncodes, 1);
 	CHECK_EQ(p.sample_records, 3);
-	CHECK(p.nsamples == 2 && p.samples[0].python &&
-	      !p.samples[1].python);
+	CHECK(p.whole.nsamples == 2 && p.whole.samples[0].python &&
+	      !p.whole.samples[1].python);
 	profile__free(&p);
 	sb_free(&b);
 }

@@ -318,6 +318,7 @@ static void test_profile_aggregation(void)
 	struct sbuf b = { 0 };
 	struct profile p;
 	struct tprof_record r;
+	const struct agg_thread *at;
 	struct thread_info *t;
 	size_t off = 0;
 	long n;
@@ -335,16 +336,19 @@ static void test_profile_aggregation(void)
 		CHECK_EQ(profile__add(&p, &r), 0);
 		off += n;
 	}
-	CHECK_EQ(p.nsamples, 4);
-	CHECK_EQ(p.samples[0].count, 2);
-	CHECK_EQ(p.samples[0].weight_ns, 2500);
-	CHECK_EQ(p.samples[1].period_ns, 2000);
-	CHECK_EQ(p.samples[2].tid, 11);
+	CHECK_EQ(p.whole.nsamples, 4);
+	CHECK_EQ(p.whole.samples[0].count, 2);
+	CHECK_EQ(p.whole.samples[0].weight_ns, 2500);
+	CHECK_EQ(p.whole.samples[1].period_ns, 2000);
+	CHECK_EQ(p.whole.samples[2].tid, 11);
 	CHECK_EQ(p.sample_records, 5);
 	CHECK_EQ(p.sample_weight_ns, 6500);
-	t = profile__thread(&p, 10);
-	CHECK_EQ(t->samples, 4);
-	CHECK_EQ(t->weight_ns, 5500);
+	at = agg__find_thread(&p.whole, 10);
+	CHECK(at != NULL);
+	if (at) {
+		CHECK_EQ(at->samples, 4);
+		CHECK_EQ(at->weight_ns, 5500);
+	}
 	t = profile__thread(&p, 11);
 	CHECK_STR(thread__comm_at(t, 5), "b");
 	CHECK_STR(thread__comm_at(t, 8), "renamed");
@@ -506,9 +510,9 @@ static void test_epochs(void)
 	CHECK_EQ(p.maps.snaps[1].epoch, 0);
 	CHECK_EQ(p.maps.snaps[2].epoch, 0);
 	CHECK_EQ(p.maps.snaps[3].epoch, 1);
-	CHECK_EQ(p.nsamples, 2);
-	CHECK_EQ(p.samples[0].count, 3);
-	CHECK_EQ(p.samples[1].count, 1);
+	CHECK_EQ(p.whole.nsamples, 2);
+	CHECK_EQ(p.whole.samples[0].count, 3);
+	CHECK_EQ(p.whole.samples[1].count, 1);
 	profile__free(&p);
 	sb_free(&b);
 }
@@ -745,7 +749,7 @@ static void test_profile_ustack_pairing(void)
 	 * the others keep the chain as it came, and the THREAD record at 40
 	 * starts a comm generation: three stacks
 	 */
-	CHECK_EQ(p.nsamples, 3);
+	CHECK_EQ(p.whole.nsamples, 3);
 	CHECK_EQ(unwinder__stats(uw)->samples, 1);
 	unwinder__free(uw);
 	profile__free(&p);

@@ -131,7 +131,7 @@ static void check_summary(const struct sbuf *b, uint64_t n, uint64_t w)
 	size_t i;
 
 	feed(&p, b);
-	summary__compute(&s, &p);
+	summary__compute(&s, &p, &p.whole);
 	CHECK_EQ(s.lost.samples, n);
 	CHECK_EQ(s.lost.weight_ns, w);
 	for (i = 0; i < s.nlost_entries; i++) {

@@ -221,7 +221,7 @@ void resolve__run(struct resolved *r, const struct profile *p,
 		free(samples[i].ips);
 		samples[i].ips = NULL;
 	}
-	profile__free_samples(samples, n);
+	agg__free_samples(samples, n);
 	pyframes__free(pf);
 	free(locs);
 }

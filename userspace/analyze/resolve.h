@@ -76,9 +76,10 @@ struct resolved {
 struct ksyms;
 
 /*
- * Resolve n aggregated samples of p (finished: profile__finish()), taken
- * from it with profile__take_samples(): resolve owns them and frees each
- * stack once it has made it locations, then the array. p is only read.
+ * Resolve n aggregated samples of p, taken from an agg with
+ * agg__take_samples() (the whole session's once p is finished, a window's
+ * while the stream goes on): resolve owns them and frees each stack once
+ * it has made it locations, then the array. p is only read.
  * ksyms (or NULL): the kernel's symbols, which tell an arm64 kernel link
  * register that is the caller from a stale one (TPROF_RF_KERNEL_LR).
  */

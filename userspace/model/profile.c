@@ -28,12 +28,6 @@ struct comm_index {
 	struct timeline all, execs;	/* seq: index into comms */
 };
 
-struct proc_totals_cache {
-	uint64_t nrecords, sample_records, nthreads, nprocs;
-	bool valid;
-	struct proc_totals *t;		/* parallel to profile.procs */
-};
-
 /*
  * One sample waiting for its process's PROC record (profile.h): its SAMPLE,
  * USTACK and UWALK records, each kept by hold() (bytes NULL: absent).
@@ -60,6 +54,7 @@ void profile__init(struct profile *p)
 	maps__init(&p->maps);
 	perfmap__init(&p->jit);
 	python__init(&p->py);
+	agg__init(&p->whole, 0, UINT64_MAX);
 	p->first_time_ns = UINT64_MAX;
 }
 
@@ -83,17 +78,11 @@ void profile__free(struct profile *p)
 		free(p->threads[i].comms);
 		comm_index_free(p->threads[i].cidx);
 	}
-	if (p->ptc)
-		free(p->ptc->t);
-	free(p->ptc);
-	for (i = 0; i < p->nsamples; i++)
-		free(p->samples[i].ips);
+	agg__free(&p->whole);
 	free(p->threads);
-	free(p->samples);
 	free(p->procs);
 	hindex_free(&p->proc_idx);
 	hindex_free(&p->thread_idx);
-	hindex_free(&p->sample_idx);
 	maps__free(&p->maps);
 	perfmap__free(&p->jit);
 	python__free(&p->py);
@@ -161,21 +150,7 @@ struct proc_info *profile__proc(struct profile *p, int pid)
 	return pi;
 }
 
-static void add_totals(struct proc_totals *pt, const struct thread_info *t)
-{
-	pt->threads++;
-	pt->samples += t->samples;
-	pt->weight_ns = sat_add(pt->weight_ns, t->weight_ns);
-	if (t->have_stat) {
-		pt->on_cpu_ns = sat_add(pt->on_cpu_ns, t->stat.on_cpu_ns);
-		pt->lost_weight_ns = sat_add(pt->lost_weight_ns,
-					     t->stat.lost_weight_ns);
-	} else {
-		pt->exact = false;
-	}
-}
-
-static const struct proc_info *find_proc(const struct profile *p, int pid)
+const struct proc_info *profile__find_proc(const struct profile *p, int pid)
 {
 	struct hiter it = { 0 };
 	uint32_t item;
@@ -185,60 +160,6 @@ static const struct proc_info *find_proc(const struct profile *p, int pid)
 		if (p->procs[item - 1].pid == pid)
 			return &p->procs[item - 1];
 	return NULL;
-}
-
-/*
- * Every process's totals in one pass, unless nothing changed since. The
- * cache is no part of the profile's value: it is kept through a const
- * profile (no profile is defined const), made on first use so that a
- * profile that is never asked costs nothing.
- */
-static void fill_totals(const struct profile *p)
-{
-	struct proc_totals_cache *c = p->ptc;
-	size_t i;
-
-	if (!c)
-		c = ((struct profile *)p)->ptc = xcalloc(1, sizeof(*c));
-	if (c->valid && c->nrecords == p->nrecords &&
-	    c->sample_records == p->sample_records &&
-	    c->nthreads == p->nthreads && c->nprocs == p->nprocs)
-		return;
-	free(c->t);
-	c->t = xcalloc(p->nprocs + 1, sizeof(*c->t));
-	for (i = 0; i < p->nprocs; i++)
-		c->t[i].exact = true;
-	for (i = 0; i < p->nthreads; i++) {
-		const struct thread_info *t = &p->threads[i];
-		const struct proc_info *pi = find_proc(p, t->pid);
-
-		if (pi)
-			add_totals(&c->t[pi - p->procs], t);
-	}
-	c->nrecords = p->nrecords;
-	c->sample_records = p->sample_records;
-	c->nthreads = p->nthreads;
-	c->nprocs = p->nprocs;
-	c->valid = true;
-}
-
-void profile__proc_totals(const struct profile *p, int pid,
-			  struct proc_totals *pt)
-{
-	const struct proc_info *pi = find_proc(p, pid);
-	size_t i;
-
-	if (pi) {
-		fill_totals(p);
-		*pt = p->ptc->t[pi - p->procs];
-		return;
-	}
-	/* not a process of the stream: its threads, if any */
-	memset(pt, 0, sizeof(*pt));
-	pt->exact = true;
-	for (i = 0; i < p->nthreads; i++)
-		if (p->threads[i].pid == pid)
-			add_totals(pt, &p->threads[i]);
 }
 
 const char *profile__proc_end(const struct proc_info *pi, char *buf,
@@ -502,7 +423,7 @@ static bool awaits_proc(const struct profile *p, int pid)
 	for (depth = 0; depth < WAITING_MAX_DEPTH; depth++) {
 		if (pid == (int)p->session.pid)
 			return false;
-		pi = find_proc(p, pid);
+		pi = profile__find_proc(p, pid);
 		if (!pi || (!pi->joined && !pi->dropped))
 			return true;
 		if (pi->dropped || pi->ppid <= 0)
@@ -589,83 +510,38 @@ static void add_sample_now(struct profile *p, const struct tprof_record *sr,
 	const struct tprof_rec_sample *s = &r->u.sample;
 	uint64_t ips[TPROF_MAX_KERNEL_FRAMES + TPROF_MAX_USER_FRAMES +
 		     TPROF_UWALK_MAX_FRAMES];
-	uint32_t epoch = maps__epoch_at(&p->maps, r->hdr.time_ns);
-	uint32_t gen = comm_gen(find_thread(p, s->tid), r->hdr.time_ns);
-	struct hiter it = { 0 };
-	struct agg_sample *a;
+	struct agg_sample a = {
+		.pid = s->pid, .tid = s->tid, .period_ns = s->period_ns,
+		.nr_kernel = s->nr_kernel, .abi = s->abi,
+		.off_state = s->off_state, .ips = ips,
+		.snap_epoch = maps__epoch_at(&p->maps, r->hdr.time_ns),
+		.comm_gen = comm_gen(find_thread(p, s->tid), r->hdr.time_ns),
+		.first_time_ns = r->hdr.time_ns,
+		.weight_ns = s->weight_ns, .count = 1,
+		.exiting = r->hdr.flags & TPROF_RF_EXITING,
+		.kernel_lr = (r->hdr.flags & TPROF_RF_KERNEL_LR) &&
+			     s->nr_kernel > 1,
+	};
 	struct thread_info *t;
-	uint32_t nr, item;
-	bool trunc, exiting = r->hdr.flags & TPROF_RF_EXITING, py;
-	bool thread_exit = exiting && (r->hdr.flags & TPROF_RF_THREAD_EXIT);
-	bool kernel_lr = (r->hdr.flags & TPROF_RF_KERNEL_LR) &&
-			 s->nr_kernel > 1;
-	uint64_t h;
 
-	nr = sample_ips(p, r, us, ips, &trunc);
-	py = merge_python(p, r, uw, ips, &nr, ARRAY_SIZE(ips));
-	h = hash_bytes(ips, (size_t)nr * 8,
-		       hash_u64(((uint64_t)s->tid << 32) ^ s->nr_kernel) ^
-		       hash_u64(s->period_ns ^ trunc ^
-				(uint64_t)s->off_state << 1 ^
-				(uint64_t)exiting << 40 ^
-				(uint64_t)py << 41 ^
-				(uint64_t)thread_exit << 42 ^
-				(uint64_t)kernel_lr << 43) ^
-		       hash_u64(((uint64_t)epoch << 32) ^ gen));
-	while (hindex_next(&p->sample_idx, h, &it, &item)) {
-		a = &p->samples[item - 1];
-		if (a->tid == (int)s->tid && a->period_ns == s->period_ns &&
-		    a->off_state == s->off_state && a->nr == nr && a->nr_kernel == s->nr_kernel &&
-		    a->snap_epoch == epoch && a->comm_gen == gen &&
-		    a->truncated == trunc && a->exiting == exiting &&
-		    a->thread_exit == thread_exit && a->python == py &&
-		    a->kernel_lr == kernel_lr &&
-		    !memcmp(a->ips, ips, (size_t)nr * 8))
-			goto found;
-	}
-	GROW(p->samples, p->capsamples, p->nsamples + 1);
-	a = &p->samples[p->nsamples++];
-	memset(a, 0, sizeof(*a));
-	a->pid = s->pid;
-	a->tid = s->tid;
-	a->period_ns = s->period_ns;
-	a->nr = nr;
-	a->nr_kernel = s->nr_kernel;
-	a->abi = s->abi;
-	a->off_state = s->off_state;
-	a->snap_epoch = epoch;
-	a->comm_gen = gen;
-	a->truncated = trunc;
-	a->exiting = exiting;
-	a->thread_exit = thread_exit;
-	a->kernel_lr = kernel_lr;
-	a->python = py;
-	a->first_time_ns = r->hdr.time_ns;
-	a->ips = xmalloc((size_t)nr * 8 + 1);
-	memcpy(a->ips, ips, (size_t)nr * 8);
-	hindex_put(&p->sample_idx, h, p->nsamples);
-found:
-	if (r->hdr.time_ns < a->first_time_ns)
-		a->first_time_ns = r->hdr.time_ns;
-	a->weight_ns = sat_add(a->weight_ns, s->weight_ns);
-	a->count++;
-
+	a.thread_exit = a.exiting && (r->hdr.flags & TPROF_RF_THREAD_EXIT);
+	a.nr = sample_ips(p, r, us, ips, &a.truncated);
+	a.python = merge_python(p, r, uw, ips, &a.nr, ARRAY_SIZE(ips));
+	/* its thread and process first: a sink may look them up */
 	t = profile__thread(p, s->tid);
 	t->pid = s->pid;
 	if (!p->nprocs || p->procs[p->nprocs - 1].pid != (int)s->pid)
 		profile__proc(p, (int)s->pid);
+	if (p->sink.sample)
+		p->sink.sample(p->sink.ctx, p, &a, r->hdr.time_ns);
+	else
+		agg__add(&p->whole, &a, r->hdr.time_ns);
 	p->sample_records++;
 	p->sample_weight_ns = sat_add(p->sample_weight_ns, s->weight_ns);
 	if (s->off_state) {
-		t->off_samples++;
-		t->off_weight_ns = sat_add(t->off_weight_ns, s->weight_ns);
 		p->off_records++;
 		p->off_weight_ns = sat_add(p->off_weight_ns, s->weight_ns);
-		return;
 	}
-	t->period_ns = s->period_ns;
-	t->samples++;
-	t->weight_ns = sat_add(t->weight_ns, s->weight_ns);
 }
 
 /* A sample: now, or once its process's PROC record came (profile.h). */
@@ -681,24 +557,20 @@ static void add_sample(struct profile *p, const struct tprof_record *sr,
 
 struct agg_sample *profile__take_samples(struct profile *p, size_t *n)
 {
-	struct agg_sample *s = p->samples;
-
-	*n = p->nsamples;
-	p->samples_taken = true;
-	p->samples = NULL;
-	p->nsamples = 0;
-	p->capsamples = 0;
-	hindex_free(&p->sample_idx);
-	return s;
+	return agg__take_samples(&p->whole, n);
 }
 
-void profile__free_samples(struct agg_sample *s, size_t n)
+void profile__set_sink(struct profile *p, const struct profile_sink *sink)
 {
-	size_t i;
+	if (sink)
+		p->sink = *sink;
+	else
+		memset(&p->sink, 0, sizeof(p->sink));
+}
 
-	for (i = 0; s && i < n; i++)
-		free(s[i].ips);
-	free(s);
+void profile__seal(struct profile *p)
+{
+	perfmap__seal(&p->jit);
 }
 
 /*
@@ -727,7 +599,7 @@ void profile__finish(struct profile *p)
 		return;
 	flush_group(p);
 	release_waiting(p, true);
-	perfmap__seal(&p->jit);
+	profile__seal(p);
 	p->finished = true;
 }
 
@@ -920,6 +792,13 @@ static int on_lost(struct profile *p, const struct tprof_record *r)
 	p->lost_samples = sat_add(p->lost_samples, l->lost_samples);
 	p->lost_weight_ns = sat_add(p->lost_weight_ns, l->lost_weight_ns);
 	p->lost_records = sat_add(p->lost_records, l->lost_records);
+	if (p->sink.sample) {
+		if (p->sink.lost)
+			p->sink.lost(p->sink.ctx, p, r->hdr.time_ns,
+				     l->lost_samples, l->lost_weight_ns);
+	} else {
+		agg__add_lost(&p->whole, l->lost_samples, l->lost_weight_ns);
+	}
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/agg.h"
 #include "model/maps.h"
 #include "model/perfmap.h"
 #include "model/pyrecords.h"
@@ -42,12 +43,10 @@ struct thread_info {
 	struct comm_change *comms;	/* in arrival order */
 	uint32_t ncomms, capcomms;
 	struct comm_index *cidx;	/* NULL while there are few */
-	uint64_t period_ns;		/* last seen */
-	uint64_t samples, weight_ns;	/* delivered SAMPLE records */
+	/* its delivered samples are counted in an agg (model/agg.h) */
 	bool have_stat, exited, have_off;
 	struct tprof_rec_thread_stat stat;
-	/* off-CPU (TPROF_F_OFF_CPU): delivered samples, the exact totals */
-	uint64_t off_samples, off_weight_ns;
+	/* off-CPU (TPROF_F_OFF_CPU): the exact totals */
 	struct tprof_rec_thread_off off;
 };
 
@@ -67,34 +66,19 @@ struct proc_info {
 };
 
 /*
- * Aggregation key: (stack, tid, period, epoch). The epoch (snapshots that
- * dropped or replaced a mapping, and comm changes of the thread, before the
- * sample) keeps samples of the same addresses apart when they may mean
- * different code: the resolve pass (resolve.c) looks each group up at its
- * own time.
+ * Where a live agent's samples go instead of the whole session's agg: each
+ * open window's own (model/agg.h), while pairing, unwinding and the maps
+ * stay one.
  */
-struct agg_sample {
-	int pid, tid;
-	uint64_t period_ns;
-	uint32_t nr_kernel, nr;	/* ips[0..nr_kernel) kernel, then user */
-	uint32_t snap_epoch, comm_gen;
-	uint64_t *ips;
-	uint64_t first_time_ns;
-	uint64_t weight_ns, count;
-	uint32_t abi;
-	uint32_t off_state;	/* TPROF_OFF_* of an off-CPU sample, else 0 */
-	/* unwound from a snapshot and cut short: "[truncated]" at the root */
-	bool truncated;
-	/* taken in do_exit() (TPROF_RF_EXITING): "[process exit]" at the
-	 * root, where the user stack is gone, or "[thread exit]" when only
-	 * this thread was leaving (TPROF_RF_THREAD_EXIT) */
-	bool exiting, thread_exit;
-	/* ips[1] is the interrupted kernel link register (arm64,
-	 * TPROF_RF_KERNEL_LR): resolve keeps it where it is the caller */
-	bool kernel_lr;
-	/* Python frames merged in (model/pymerge.c): user ips with
-	 * py_frame_ip() are python.frames; in other stacks nothing is */
-	bool python;
+struct profile_sink {
+	void *ctx;
+	/* each sample once, as the whole-session aggregation would get it:
+	 * s->ips valid during the call only */
+	void (*sample)(void *ctx, const struct profile *p,
+		       const struct agg_sample *s, uint64_t time_ns);
+	/* each LOST record (NULL: not wanted) */
+	void (*lost)(void *ctx, const struct profile *p, uint64_t time_ns,
+		     uint64_t samples, uint64_t weight_ns);
 };
 
 struct profile {
@@ -121,13 +105,11 @@ struct profile {
 	uint64_t throttles;
 	struct tprof_rec_throttle throttle;
 
-	struct agg_sample *samples;
-	size_t nsamples, capsamples;
-	struct hindex sample_idx;
+	/* the whole session's samples, unless a sink takes them */
+	struct agg whole;
+	struct profile_sink sink;	/* sink.sample NULL: none */
 	/* the stream ended (profile__finish()): no more samples */
 	bool finished;
-	/* handed over (profile__take_samples()): samples[] is empty */
-	bool samples_taken;
 
 	struct maps maps;
 	/* an MMAP record reused code addresses (maps__add_mmap()): the live
@@ -139,7 +121,7 @@ struct profile {
 	char *kallsyms, *modules;
 	size_t kallsyms_len, modules_len;
 
-	/* from LOST records */
+	/* from LOST records, the whole session's (a sink's too) */
 	uint64_t lost_samples, lost_weight_ns, lost_records;
 	bool have_stats;
 	struct tprof_ioc_stats stats;
@@ -184,14 +166,13 @@ struct profile {
 	uint64_t ustack_missing;	/* SAMPLEs whose USTACK did not follow */
 	uint64_t ustack_orphans;	/* USTACKs with no SAMPLE before them */
 
+	/* the session's counts, a sink's samples too (the progress line,
+	 * an agent's metrics); what the outputs say comes from an agg */
 	uint64_t nrecords, nunknown, sample_records, sample_weight_ns;
 	/* of them, off-CPU samples (TPROF_RF_OFF_CPU) */
 	uint64_t off_records, off_weight_ns;
 	/* addresses outside every known mapping (triggers a re-snapshot) */
 	uint64_t unmapped;
-	/* profile__proc_totals() of every process, from one pass over the
-	 * threads, until the profile changes */
-	struct proc_totals_cache *ptc;
 };
 
 void profile__init(struct profile *p);
@@ -211,22 +192,36 @@ int profile__add(struct profile *p, const struct tprof_record *r);
  */
 void profile__finish(struct profile *p);
 /*
- * The aggregated samples of a finished profile, handed over: the caller
- * owns the array and each sample's ips (profile__free_samples()), and
- * the profile has none from then on (samples_taken). The resolve pass
- * frees each stack once it has made it locations, so the aggregated and
- * the resolved stacks are never whole in memory at once (a
- * million-sample replay's peak).
+ * NULL (the default): the profile aggregates the whole session itself
+ * (p->whole). Set (a copy is kept): samples go to the sink only, nothing
+ * of them accumulates in the profile (an agent runs for months); set it
+ * before the first sample, or whole holds what came before.
+ */
+void profile__set_sink(struct profile *p, const struct profile_sink *sink);
+/*
+ * Ready the shared model for a pass over a window while the stream goes
+ * on: index what profile__finish() would (the perf maps' JIT names). An
+ * agent calls it before each output__encode(); the profile still takes
+ * records, and a later add indexes again.
+ */
+void profile__seal(struct profile *p);
+/*
+ * The whole session's samples of a finished profile, handed over
+ * (agg__take_samples() of p->whole): the caller owns the array and each
+ * sample's ips (agg__free_samples()). The resolve pass frees each stack
+ * once it has made it locations, so the aggregated and the resolved
+ * stacks are never whole in memory at once (a million-sample replay's
+ * peak).
  */
 struct agg_sample *profile__take_samples(struct profile *p, size_t *n);
-/* Free what profile__take_samples() handed over (ips already freed: NULL). */
-void profile__free_samples(struct agg_sample *s, size_t n);
 struct thread_info *profile__thread(struct profile *p, int tid);
 /* The thread of tid, or NULL: adds none. */
 const struct thread_info *profile__find_thread(const struct profile *p,
 					       int tid);
 /* The process of pid, added if new. */
 struct proc_info *profile__proc(struct profile *p, int pid);
+/* The process of pid, or NULL: adds none. */
+const struct proc_info *profile__find_proc(const struct profile *p, int pid);
 /* The target's pid: the SESSION record's, else the first process seen. */
 /*
  * A process tree's counts, the one rule for --report and the comments:
@@ -244,17 +239,6 @@ void profile__proc_counts(const struct profile *p, uint64_t *procs,
 bool profile__has_tree(const struct profile *p, uint64_t *procs,
 		       uint64_t *dropped);
 int profile__target(const struct profile *p);
-/* A process's threads, summed: O(1) a call (one pass over the threads
- * for all processes, again only after the profile changed). */
-struct proc_totals {
-	uint64_t threads, samples, weight_ns;
-	uint64_t on_cpu_ns;	/* the kernel's exact total (THREAD_EXIT/STAT) */
-	uint64_t lost_weight_ns;
-	bool exact;		/* every thread had its exact total */
-};
-
-void profile__proc_totals(const struct profile *p, int pid,
-			  struct proc_totals *pt);
 /* "exit 0", "killed by SIGKILL", "denied: ...", "not followed", "running" */
 const char *profile__proc_end(const struct proc_info *pi, char *buf,
 			      size_t len);

@@ -20,12 +20,20 @@
 
 struct summary;
 
+/* A window of a live session (an agent's request), output__encode()'s. */
+struct output_window {
+	uint64_t t0_ns, t1_ns;	/* [t0, t1), CLOCK_MONOTONIC (records' time) */
+	uint64_t realtime_ns;	/* CLOCK_REALTIME at t0: time_nanos */
+};
+
 struct output_ctx {
 	const struct profile *p;
 	const struct resolved *r;
 	const struct summary *s;
 	uint64_t default_period_ns;	/* when the stream has no session */
 	const char *value;	/* "NAME:VALUE"'s VALUE, else values[0] */
+	/* NULL: the whole session; else the window s is of */
+	const struct output_window *window;
 };
 
 struct output_format {

@@ -462,12 +462,14 @@ static void add_lost(struct builder *b)
 	}
 }
 
-/* Threads by sampled CPU, most first; ties in stream order. */
-static const struct profile *cmp_threads_p;
+/* Threads by sampled CPU, most first; ties in the summary's order. */
+static const struct summary *cmp_threads_s;
 static int cmp_thread_weight(const void *a, const void *b)
 {
-	const struct thread_info *x = &cmp_threads_p->threads[*(const size_t *)a];
-	const struct thread_info *y = &cmp_threads_p->threads[*(const size_t *)b];
+	const struct thread_summary *x =
+		&cmp_threads_s->threads[*(const size_t *)a];
+	const struct thread_summary *y =
+		&cmp_threads_s->threads[*(const size_t *)b];
 
 	if (x->weight_ns != y->weight_ns)
 		return x->weight_ns > y->weight_ns ? -1 : 1;
@@ -479,21 +481,21 @@ static int cmp_thread_weight(const void *a, const void *b)
  * the most sampled CPU (go tool pprof prints every comment in its header:
  * 10,000 threads made 10,087 lines).
  */
-static bool *threads_to_comment(const struct profile *p)
+static bool *threads_to_comment(const struct summary *s)
 {
-	bool *show = xcalloc(p->nthreads + 1, sizeof(*show));
+	bool *show = xcalloc(s->nthreads + 1, sizeof(*show));
 	size_t *order, i;
 
-	if (p->nthreads <= MAX_THREAD_COMMENTS) {
-		for (i = 0; i < p->nthreads; i++)
+	if (s->nthreads <= MAX_THREAD_COMMENTS) {
+		for (i = 0; i < s->nthreads; i++)
 			show[i] = true;
 		return show;
 	}
-	order = xcalloc(p->nthreads, sizeof(*order));
-	for (i = 0; i < p->nthreads; i++)
+	order = xcalloc(s->nthreads, sizeof(*order));
+	for (i = 0; i < s->nthreads; i++)
 		order[i] = i;
-	cmp_threads_p = p;
-	qsort(order, p->nthreads, sizeof(*order), cmp_thread_weight);
+	cmp_threads_s = s;
+	qsort(order, s->nthreads, sizeof(*order), cmp_thread_weight);
 	for (i = 0; i < MAX_THREAD_COMMENTS; i++)
 		show[order[i]] = true;
 	free(order);
@@ -515,7 +517,7 @@ static void add_proc_comments(struct builder *b)
 	comment(b, "tprof: %llu processes, %llu not followed, %llu denied",
 		(unsigned long long)nprocs, (unsigned long long)ndropped,
 		(unsigned long long)p->procs_denied);
-	for (i = 0; i < p->nprocs && i < MAX_PROC_COMMENTS; i++) {
+	for (i = 0; i < b->s->nprocs && i < MAX_PROC_COMMENTS; i++) {
 		const struct proc_summary *ps = &b->s->procs[i];
 		const struct proc_info *pi = ps->pi;
 		const char *name = profile__proc_name(p, pi->pid, UINT64_MAX);
@@ -529,21 +531,32 @@ static void add_proc_comments(struct builder *b)
 			fmt_ns(t2, sizeof(t2), ps->t.on_cpu_ns) : "?",
 			profile__proc_end(pi, end, sizeof(end)));
 	}
-	if (p->nprocs > MAX_PROC_COMMENTS)
+	if (b->s->nprocs > MAX_PROC_COMMENTS)
 		comment(b, "tprof: %zu more processes; tprof-read --report lists all",
-			p->nprocs - MAX_PROC_COMMENTS);
+			b->s->nprocs - MAX_PROC_COMMENTS);
 }
 
-/* A thread's off-CPU totals and its time in the session (THREAD_OFF). */
-static void add_off_comment(struct builder *b, const struct thread_info *t)
+/*
+ * A thread's off-CPU totals and its time in the session (THREAD_OFF); a
+ * window's sampled time alone (THREAD_OFF is cumulative).
+ */
+static void add_off_comment(struct builder *b,
+			    const struct thread_summary *ts)
 {
+	const struct thread_info *t = ts->t;
 	const struct tprof_rec_thread_off *o = &t->off;
 	char w[32], s[32], d[32], r[32], q[32], on[32], span[32];
 	uint64_t end = o->hdr.time_ns;
 
+	if (b->s->window) {
+		comment(b, "tid %d off-CPU samples=%llu sampled=%s", t->tid,
+			(unsigned long long)ts->off_samples,
+			fmt_ns(w, sizeof(w), ts->off_weight_ns));
+		return;
+	}
 	comment(b, "tid %d off-CPU samples=%llu sampled=%s exact: sleeping=%s uninterruptible=%s runnable=%s irq=%s on-CPU=%s span=%s",
-		t->tid, (unsigned long long)t->off_samples,
-		fmt_ns(w, sizeof(w), t->off_weight_ns),
+		t->tid, (unsigned long long)ts->off_samples,
+		fmt_ns(w, sizeof(w), ts->off_weight_ns),
 		fmt_ns(s, sizeof(s), o->sleeping_ns),
 		fmt_ns(d, sizeof(d), o->blocked_ns),
 		fmt_ns(r, sizeof(r), o->runnable_ns),
@@ -553,26 +566,46 @@ static void add_off_comment(struct builder *b, const struct thread_info *t)
 		       end > o->begin_ns ? end - o->begin_ns : 0));
 }
 
+/* A window's span, and whether the module ended the session in it. */
+static void add_window_comments(struct builder *b)
+{
+	const struct output_window *w = b->o->window;
+	const struct profile *p = b->p;
+	uint64_t denied = p->denied_rec.hdr.time_ns;
+	char t1[32];
+
+	comment(b, "tprof: window [%llu, %llu) ns CLOCK_MONOTONIC, %s: samples, sampled CPU and lost in it; no exact CPU (the module's totals are cumulative)",
+		(unsigned long long)w->t0_ns, (unsigned long long)w->t1_ns,
+		fmt_ns(t1, sizeof(t1), w->t1_ns - w->t0_ns));
+	if (p->denied && denied >= w->t0_ns && denied < w->t1_ns)
+		comment(b, "tprof: the module ended the session in this window: pid %u became non-profilable: %s",
+			p->denied_rec.pid,
+			tprof_denied_reason(p->denied_rec.reason));
+}
+
 static void add_comments(struct builder *b)
 {
 	const struct profile *p = b->p;
+	const struct summary *s = b->s;
 	char t1[32], t2[32], t3[32], t4[32];
-	bool *show = threads_to_comment(p);
+	bool *show = threads_to_comment(s);
 	size_t i;
 
 	comment(b, "tprof: pid %u, default period %s, %llu samples, %llu lost",
 		p->session.pid,
 		fmt_ns(t1, sizeof(t1), p->session.period_ns ?
 		       p->session.period_ns : b->o->default_period_ns),
-		(unsigned long long)b->s->records,
-		(unsigned long long)b->s->lost.samples);
-	if (p->denied)
+		(unsigned long long)s->records,
+		(unsigned long long)s->lost.samples);
+	if (s->window)
+		add_window_comments(b);
+	else if (p->denied)
 		comment(b, "tprof: the module ended the session after %s: pid %u became non-profilable: %s",
 			fmt_ns(t1, sizeof(t1), profile__denied_after_ns(p)),
 			p->denied_rec.pid,
 			tprof_denied_reason(p->denied_rec.reason));
-	for (i = 0; i < p->nthreads; i++) {
-		const struct thread_summary *ts = &b->s->threads[i];
+	for (i = 0; i < s->nthreads; i++) {
+		const struct thread_summary *ts = &s->threads[i];
 		const struct thread_info *t = ts->t;
 		uint64_t period = ts->period_ns;
 		const char *comm = thread__comm_at(t, UINT64_MAX);
@@ -587,15 +620,15 @@ static void add_comments(struct builder *b)
 		comment(b, "tid %d %s period=%s samples=%llu sampled=%s exact=%s lost=%llu",
 			t->tid, *comm ? comm : "-",
 			period ? fmt_ns(t1, sizeof(t1), period) : "?",
-			(unsigned long long)t->samples,
-			fmt_ns(t2, sizeof(t2), t->weight_ns), t3,
+			(unsigned long long)ts->samples,
+			fmt_ns(t2, sizeof(t2), ts->weight_ns), t3,
 			(unsigned long long)ts->lost.samples);
 		if (t->have_off)
-			add_off_comment(b, t);
+			add_off_comment(b, ts);
 	}
-	if (p->nthreads > MAX_THREAD_COMMENTS)
+	if (s->nthreads > MAX_THREAD_COMMENTS)
 		comment(b, "tprof: %zu more threads with less sampled CPU; tprof-read --report lists all %zu",
-			p->nthreads - MAX_THREAD_COMMENTS, p->nthreads);
+			s->nthreads - MAX_THREAD_COMMENTS, s->nthreads);
 	free(show);
 	add_proc_comments(b);
 }
@@ -714,14 +747,15 @@ int pprof__encode(const struct profile *p, const struct resolved *r,
 	size_t i, len;
 
 	if (!b.s) {
-		summary__compute(&own, p);
+		summary__compute(&own, p, &p->whole);
 		b.s = &own;
 	}
 	perftools__profiles__profile__init(pr);
 	str(&b, "");	/* string_table[0] must be "" */
 	b.map_ids = xcalloc(p->maps.nall + 1, sizeof(*b.map_ids));
 
-	b.nval = (p->session.flags & TPROF_F_OFF_CPU) || p->off_records ? 3 : 2;
+	b.nval = (p->session.flags & TPROF_F_OFF_CPU) || b.s->off_samples ?
+		 3 : 2;
 	pr->n_sample_type = b.nval;
 	pr->sample_type = xmalloc(b.nval * sizeof(*pr->sample_type));
 	/*
@@ -745,14 +779,21 @@ int pprof__encode(const struct profile *p, const struct resolved *r,
 
 	order_mappings(&b);
 
-	if (p->have_session)
-		pr->time_nanos = p->session.realtime_ns;
-	start_mono = p->have_session && p->session.hdr.time_ns ?
-		     p->session.hdr.time_ns : p->first_time_ns;
-	end_mono = p->end_time_ns > p->last_time_ns ? p->end_time_ns :
-						      p->last_time_ns;
-	if (start_mono != UINT64_MAX && end_mono > start_mono)
-		pr->duration_nanos = clamp_i64(&b, end_mono - start_mono);
+	if (o->window) {
+		pr->time_nanos = clamp_i64(&b, o->window->realtime_ns);
+		pr->duration_nanos = clamp_i64(&b, o->window->t1_ns -
+						   o->window->t0_ns);
+	} else {
+		if (p->have_session)
+			pr->time_nanos = p->session.realtime_ns;
+		start_mono = p->have_session && p->session.hdr.time_ns ?
+			     p->session.hdr.time_ns : p->first_time_ns;
+		end_mono = p->end_time_ns > p->last_time_ns ?
+			   p->end_time_ns : p->last_time_ns;
+		if (start_mono != UINT64_MAX && end_mono > start_mono)
+			pr->duration_nanos = clamp_i64(&b, end_mono -
+							   start_mono);
+	}
 	pr->period = clamp_i64(&b, pr->period);
 	if (b.clamped)
 		pr_err("warning: %llu values of the profile past 2^63-1 (bogus weights or times in the stream) written as 2^63-1",
@@ -786,7 +827,7 @@ static int encode_format(const struct output_ctx *c, uint8_t **out,
 			 size_t *outlen)
 {
 	struct pprof_opts o = { .default_period_ns = c->default_period_ns,
-				.summary = c->s };
+				.summary = c->s, .window = c->window };
 
 	return pprof__encode(c->p, c->r, &o, out, outlen);
 }

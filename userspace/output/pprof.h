@@ -21,7 +21,10 @@ struct summary;
 
 struct pprof_opts {
 	uint64_t default_period_ns;	/* used when the stream has no session */
-	const struct summary *summary;	/* NULL: computed here */
+	const struct summary *summary;	/* NULL: computed here, of p->whole */
+	/* NULL: the whole session; else the window the summary is of:
+	 * its span and start (time_nanos, duration_nanos, comments) */
+	const struct output_window *window;
 };
 
 /* The "pprof" format (output/format.h): gzipped by the caller. */

@@ -30,7 +30,7 @@ const char *report__loss_line(const struct profile *p)
 	struct summary s;
 	uint64_t all, lost;
 
-	summary__compute(&s, p);
+	summary__compute(&s, p, &p->whole);
 	all = s.weight_ns + s.off_weight_ns + s.lost.weight_ns;
 	lost = s.lost.samples;
 	if (lost)
@@ -151,7 +151,7 @@ static void report_procs(const struct profile *p, const struct summary *s)
  * kernel's exact totals), their sum against the thread's time in the
  * session, and the sampled off-CPU time against the exact one.
  */
-static void report_off(const struct profile *p)
+static void report_off(const struct summary *sm)
 {
 	char on[32], s[32], d[32], r[32], q[32], sum[32], span[32], w[32];
 	size_t i;
@@ -159,8 +159,9 @@ static void report_off(const struct profile *p)
 	fprintf(stderr, "%8s %-16s %12s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
 		"TID", "COMM", "ON-CPU", "SLEEPING", "UNINTERR", "RUNNABLE",
 		"IRQ", "SUM", "LIFETIME", "SUM%", "OFF-SAMPLED", "ERROR%");
-	for (i = 0; i < p->nthreads; i++) {
-		const struct thread_info *t = &p->threads[i];
+	for (i = 0; i < sm->nthreads; i++) {
+		const struct thread_summary *ts = &sm->threads[i];
+		const struct thread_info *t = ts->t;
 		const struct tprof_rec_thread_off *o = &t->off;
 		const char *comm = thread__comm_at(t, UINT64_MAX);
 		uint64_t oncpu = t->have_stat ? t->stat.on_cpu_ns : 0;
@@ -178,7 +179,7 @@ static void report_off(const struct profile *p)
 		if (life)
 			snprintf(pct, sizeof(pct), "%.2f",
 				 (double)all * 100.0 / (double)life);
-		if (summary__error_pct(t->off_weight_ns, o->lost_weight_ns,
+		if (summary__error_pct(ts->off_weight_ns, o->lost_weight_ns,
 				       sampled_off, &e))
 			snprintf(err, sizeof(err), "%+.2f", e);
 		fprintf(stderr, "%8d %-16s %12s %12s %12s %12s %12s %12s %12s %7s %12s %8s\n",
@@ -190,11 +191,11 @@ static void report_off(const struct profile *p)
 			fmt_ns(q, sizeof(q), o->irq_ns),
 			fmt_ns(sum, sizeof(sum), all),
 			fmt_ns(span, sizeof(span), life), pct,
-			fmt_ns(w, sizeof(w), t->off_weight_ns), err);
+			fmt_ns(w, sizeof(w), ts->off_weight_ns), err);
 	}
 	fprintf(stderr, "off-CPU: %llu samples, %s sampled\n",
-		(unsigned long long)p->off_records,
-		fmt_ns(w, sizeof(w), p->off_weight_ns));
+		(unsigned long long)sm->off_samples,
+		fmt_ns(w, sizeof(w), sm->off_weight_ns));
 }
 
 /* Python: how many samples got their Python frames, and the module's
@@ -224,7 +225,7 @@ void report__write(const struct profile *p)
 	struct summary s;
 	size_t i;
 
-	summary__compute(&s, p);
+	summary__compute(&s, p, &p->whole);
 	fprintf(stderr, "%8s %-16s %10s %9s %12s %12s %8s %7s\n", "TID", "COMM",
 		"PERIOD", "SAMPLES", "SAMPLED", "EXACT", "ERROR%", "LOST");
 	for (i = 0; i < s.nthreads; i++) {
@@ -234,7 +235,7 @@ void report__write(const struct profile *p)
 		char err[16] = "-";
 		double pct;
 
-		if (ts->exact && summary__error_pct(t->weight_ns,
+		if (ts->exact && summary__error_pct(ts->weight_ns,
 						    ts->lost.weight_ns,
 						    ts->on_cpu_ns, &pct))
 			snprintf(err, sizeof(err), "%+.2f", pct);
@@ -242,8 +243,8 @@ void report__write(const struct profile *p)
 			t->tid, *comm ? comm : "-",
 			ts->period_ns ? fmt_ns(b1, sizeof(b1), ts->period_ns) :
 			"-",
-			(unsigned long long)t->samples,
-			fmt_ns(b2, sizeof(b2), t->weight_ns),
+			(unsigned long long)ts->samples,
+			fmt_ns(b2, sizeof(b2), ts->weight_ns),
 			ts->exact ? fmt_ns(b3, sizeof(b3), ts->on_cpu_ns) : "-",
 			err, (unsigned long long)ts->lost.samples);
 	}
@@ -262,8 +263,8 @@ void report__write(const struct profile *p)
 		fprintf(stderr, "throttled: %s\n", report__throttle_line(p));
 	if (p->py.st.walks || p->py.st.orphans)
 		report_python(p);
-	if ((p->session.flags & TPROF_F_OFF_CPU) || p->off_records)
-		report_off(p);
+	if ((p->session.flags & TPROF_F_OFF_CPU) || s.off_samples)
+		report_off(&s);
 	report_procs(p, &s);
 	summary__free(&s);
 }

@@ -9,9 +9,12 @@
 #include "lib/util.h"
 #include "output/summary.h"
 
-uint64_t summary__thread_period(const struct thread_info *t)
+uint64_t summary__thread_period(const struct thread_info *t,
+				const struct agg_thread *at)
 {
-	return t->have_stat ? t->stat.period_ns : t->period_ns;
+	if (t->have_stat)
+		return t->stat.period_ns;
+	return at ? at->period_ns : 0;
 }
 
 bool summary__error_pct(uint64_t sampled_ns, uint64_t lost_ns,
@@ -99,14 +102,14 @@ static void lost_entries(struct summary *s, const struct profile *p)
 {
 	size_t cap = 0, i;
 
-	for (i = 0; i < p->nthreads; i++) {
+	for (i = 0; !s->window && i < p->nthreads; i++) {
 		const struct thread_info *t = &p->threads[i];
 
 		if (t->have_stat && t->stat.lost_samples)
 			add_entry(s, &cap, t, false, t->stat.period_ns,
 				  t->stat.lost_samples, t->stat.lost_weight_ns);
 	}
-	for (i = 0; i < p->nthreads; i++) {
+	for (i = 0; !s->window && i < p->nthreads; i++) {
 		const struct thread_info *t = &p->threads[i];
 
 		if (t->have_off && t->off.lost_samples)
@@ -120,50 +123,119 @@ static void lost_entries(struct summary *s, const struct profile *p)
 			  s->lost.weight_ns - s->by_threads.weight_ns);
 }
 
-/* Each process's threads summed (the model's one pass, cached). */
-static void proc_tables(struct summary *s, const struct profile *p)
+/* A thread's share of its process's totals. */
+static void add_totals(struct proc_totals *pt, const struct thread_summary *ts)
 {
-	size_t i;
-
-	s->nprocs = p->nprocs;
-	s->procs = xcalloc(p->nprocs + 1, sizeof(*s->procs));
-	for (i = 0; i < p->nprocs; i++) {
-		s->procs[i].pi = &p->procs[i];
-		profile__proc_totals(p, p->procs[i].pid, &s->procs[i].t);
+	pt->threads++;
+	pt->samples += ts->samples;
+	pt->weight_ns = sat_add(pt->weight_ns, ts->weight_ns);
+	if (ts->exact) {
+		pt->on_cpu_ns = sat_add(pt->on_cpu_ns, ts->on_cpu_ns);
+		pt->lost_weight_ns = sat_add(pt->lost_weight_ns,
+					     ts->lost.weight_ns);
+	} else {
+		pt->exact = false;
 	}
 }
 
-void summary__compute(struct summary *s, const struct profile *p)
+/*
+ * Each process's threads summed, in one pass over the thread summaries:
+ * every process of the session, or a window's with threads in it.
+ */
+static void proc_tables(struct summary *s, const struct profile *p)
+{
+	struct proc_summary *all = xcalloc(p->nprocs + 1, sizeof(*all));
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nprocs; i++) {
+		all[i].pi = &p->procs[i];
+		all[i].t.exact = true;
+	}
+	for (i = 0; i < s->nthreads; i++) {
+		const struct proc_info *pi =
+			profile__find_proc(p, s->threads[i].t->pid);
+
+		if (pi)
+			add_totals(&all[pi - p->procs].t, &s->threads[i]);
+	}
+	for (i = 0; i < p->nprocs; i++)
+		if (!s->window || all[i].t.threads)
+			all[n++] = all[i];
+	s->procs = all;
+	s->nprocs = n;
+}
+
+/* A thread's line: its samples in a, and (whole session) its exact CPU. */
+static void thread_summary(struct thread_summary *ts,
+			   const struct thread_info *t,
+			   const struct agg_thread *at, bool window)
+{
+	ts->t = t;
+	if (at) {
+		ts->samples = at->samples;
+		ts->weight_ns = at->weight_ns;
+		ts->off_samples = at->off_samples;
+		ts->off_weight_ns = at->off_weight_ns;
+	}
+	ts->period_ns = summary__thread_period(t, at);
+	ts->exact = !window && t->have_stat;
+	if (ts->exact) {
+		ts->on_cpu_ns = t->stat.on_cpu_ns;
+		ts->lost.samples = t->stat.lost_samples;
+		ts->lost.weight_ns = t->stat.lost_weight_ns;
+	}
+}
+
+/* Every thread of the session, or a window's with samples in it. */
+static void thread_tables(struct summary *s, const struct profile *p,
+			  const struct agg *a)
 {
 	size_t i;
 
-	memset(s, 0, sizeof(*s));
-	s->records = p->sample_records;
-	s->samples = p->sample_records - p->off_records;
-	s->weight_ns = p->sample_weight_ns - p->off_weight_ns;
-	s->off_samples = p->off_records;
-	s->off_weight_ns = p->off_weight_ns;
-
-	s->ring = ring_lost(p);
-	s->by_threads = threads_lost(p);
-	s->lost = summary__lost(p);
-	lost_entries(s, p);
-
-	s->nthreads = p->nthreads;
-	s->threads = xcalloc(p->nthreads + 1, sizeof(*s->threads));
-	for (i = 0; i < p->nthreads; i++) {
-		const struct thread_info *t = &p->threads[i];
-		struct thread_summary *ts = &s->threads[i];
-
-		ts->t = t;
-		ts->period_ns = summary__thread_period(t);
-		ts->exact = t->have_stat;
-		if (t->have_stat) {
-			ts->on_cpu_ns = t->stat.on_cpu_ns;
-			ts->lost.samples = t->stat.lost_samples;
-			ts->lost.weight_ns = t->stat.lost_weight_ns;
-		}
+	if (!s->window) {
+		s->nthreads = p->nthreads;
+		s->threads = xcalloc(p->nthreads + 1, sizeof(*s->threads));
+		for (i = 0; i < p->nthreads; i++)
+			thread_summary(&s->threads[i], &p->threads[i],
+				       agg__find_thread(a, p->threads[i].tid),
+				       false);
+		return;
 	}
+	s->threads = xcalloc(a->nthreads + 1, sizeof(*s->threads));
+	for (i = 0; i < a->nthreads; i++) {
+		/* made by the sample that made at (profile.c) */
+		const struct thread_info *t =
+			profile__find_thread(p, a->threads[i].tid);
+
+		if (t)
+			thread_summary(&s->threads[s->nthreads++], t,
+				       &a->threads[i], true);
+	}
+}
+
+void summary__compute(struct summary *s, const struct profile *p,
+		      const struct agg *a)
+{
+	memset(s, 0, sizeof(*s));
+	s->window = !agg__whole(a);
+	s->records = a->sample_records;
+	s->samples = a->sample_records - a->off_records;
+	s->weight_ns = a->sample_weight_ns - a->off_weight_ns;
+	s->off_samples = a->off_records;
+	s->off_weight_ns = a->off_weight_ns;
+
+	if (s->window) {
+		/* cumulative records say nothing of a window (summary.h) */
+		s->ring.samples = a->lost_samples;
+		s->ring.weight_ns = a->lost_weight_ns;
+		s->lost = s->ring;
+	} else {
+		s->ring = ring_lost(p);
+		s->by_threads = threads_lost(p);
+		s->lost = summary__lost(p);
+	}
+	lost_entries(s, p);
+	thread_tables(s, p, a);
 	proc_tables(s, p);
 }
 

@@ -31,6 +31,12 @@
  * A thread's period is the one its THREAD_EXIT/THREAD_STAT record gives
  * (the period at its end), else that of its last delivered sample; 0 when
  * neither is known.
+ *
+ * A window (an agg that is not the whole session, model/agg.h) is told
+ * from its own samples and LOST records alone: STATS, THREAD_EXIT/STAT
+ * and THREAD_OFF are cumulative since ENABLE (the module writes
+ * THREAD_STAT only at DISABLE), so a window has no exact CPU and no
+ * per-thread loss; its ring loss is the LOST records in it.
  */
 #ifndef _TPROF_OUTPUT_SUMMARY_H
 #define _TPROF_OUTPUT_SUMMARY_H
@@ -39,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/agg.h"
 #include "model/profile.h"
 
 struct lost_count {
@@ -55,19 +62,29 @@ struct lost_entry {
 
 struct thread_summary {
 	const struct thread_info *t;
+	/* its delivered samples in the agg (on-CPU, then off-CPU) */
+	uint64_t samples, weight_ns, off_samples, off_weight_ns;
 	uint64_t period_ns;	/* the rule above; 0: unknown */
 	bool exact;		/* THREAD_EXIT/STAT gave its exact CPU */
 	uint64_t on_cpu_ns;	/* exact, when exact */
 	struct lost_count lost;	/* on-CPU, from THREAD_EXIT/STAT */
 };
 
-/* A process's threads summed: the model's profile__proc_totals(). */
+/* A process's threads summed, from the thread summaries. */
+struct proc_totals {
+	uint64_t threads, samples, weight_ns;
+	uint64_t on_cpu_ns;	/* the kernel's exact total (THREAD_EXIT/STAT) */
+	uint64_t lost_weight_ns;
+	bool exact;		/* every thread had its exact total */
+};
+
 struct proc_summary {
 	const struct proc_info *pi;
 	struct proc_totals t;
 };
 
 struct summary {
+	bool window;		/* of a window, not the whole session */
 	/* delivered SAMPLE records: all, and the on-CPU ones */
 	uint64_t records;
 	uint64_t samples, weight_ns;
@@ -81,14 +98,21 @@ struct summary {
 	struct lost_entry *lost_entries;
 	size_t nlost_entries;
 
-	struct thread_summary *threads;	/* parallel to profile.threads */
+	/* the whole session: parallel to profile.threads and
+	 * profile.procs; a window: those with samples in it, in the
+	 * agg's order and the profile's */
+	struct thread_summary *threads;
 	size_t nthreads;
-	struct proc_summary *procs;	/* parallel to profile.procs */
+	struct proc_summary *procs;
 	size_t nprocs;
 };
 
-/* Compute everything once: O(threads + processes). */
-void summary__compute(struct summary *s, const struct profile *p);
+/*
+ * Compute everything once, for the samples of a (p->whole, or a window's
+ * agg of p): O(threads + processes).
+ */
+void summary__compute(struct summary *s, const struct profile *p,
+		      const struct agg *a);
 void summary__free(struct summary *s);
 
 /*
@@ -97,8 +121,9 @@ void summary__free(struct summary *s);
  */
 struct lost_count summary__lost(const struct profile *p);
 
-/* The period rule above, for one thread. */
-uint64_t summary__thread_period(const struct thread_info *t);
+/* The period rule above, for one thread (at: its counts, or NULL). */
+uint64_t summary__thread_period(const struct thread_info *t,
+				const struct agg_thread *at);
 
 /*
  * Sampled against exact, in percent: (sampled + lost - exact) / exact.

@@ -10,6 +10,7 @@
 #include "lib/gzip.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
+#include "object/ksyms.h"
 #include "output/folded.h"
 #include "output/format.h"
 #include "output/pprof.h"
@@ -97,59 +98,96 @@ static int encode(const struct output_format *f, const struct output_ctx *c,
 	return ret;
 }
 
-int output__write(struct profile *p, const struct output_opts *oo)
+struct ksyms *output__ksyms(const struct profile *p, const char *path,
+			   bool given)
 {
-	struct output_ctx c = { .default_period_ns = TPROF_DEFAULT_PERIOD_NS };
-	struct symbolize_opts no = { .view = { .root = oo->root,
-						.live = oo->live } };
-	const struct output_format *f;
-	uint8_t *bytes = NULL;
-	struct objects *own = NULL;
+	/* the session's own symbols, unless told otherwise: this host's
+	 * may be another boot's (KASLR) */
+	if (p->kallsyms && !given)
+		return ksyms__load_text(p->kallsyms, p->kallsyms_len,
+					p->modules, p->modules_len);
+	return ksyms__load(path);
+}
+
+int output__encode(const struct profile *p, struct agg *a,
+		   const struct output_window *w,
+		   const struct output_env *env, uint8_t **bytes, size_t *len)
+{
+	struct output_ctx c = { .default_period_ns = TPROF_DEFAULT_PERIOD_NS,
+				.window = w };
+	struct symbolize_opts so = {
+		.objs = env->objects, .sym = env->sym, .ksyms = env->ksyms,
+		.view = { .root = env->root, .live = env->live },
+	};
+	const struct output_format *f = output__format(env->format, &c.value);
 	struct agg_sample *samples;
 	struct resolved res;
 	struct summary sum;
-	size_t len = 0, n, i;
+	size_t n;
 	int ret;
 
-	f = output__format(oo->format, &c.value);
 	if (!f) {
-		pr_err("--format: unknown format '%s' (%s)", oo->format,
+		pr_err("--format: unknown format '%s' (%s)", env->format,
 		       output__format_list());
 		return -EINVAL;
 	}
+	/* a caller's bugs: a window told as the session, or encoded twice */
+	if (!env->objects || !w != agg__whole(a) || a->taken) {
+		pr_err("output: %s", !env->objects ? "no objects to read" :
+		       a->taken ? "the samples were encoded already" :
+		       "a window's span and its aggregation disagree");
+		return -EINVAL;
+	}
+	samples = agg__take_samples(a, &n);
+	/* profile -> resolve -> symbolize -> summary -> encode, as passes */
+	resolve__run(&res, p, samples, n, env->ksyms);
+	symbolize__run(&res, p, &so);
+	summary__compute(&sum, p, a);
+	c.p = p;
+	c.r = &res;
+	c.s = &sum;
+	ret = encode(f, &c, bytes, len);
+	if (ret)
+		pr_err("encoding the profile: %s", strerror(-ret));
+	summary__free(&sum);
+	resolve__free(&res);
+	return ret;
+}
+
+/* Does any of a's samples have kernel frames (kallsyms worth a read)? */
+static bool has_kernel(const struct agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nsamples; i++)
+		if (a->samples[i].nr_kernel)
+			return true;
+	return false;
+}
+
+int output__write(struct profile *p, const struct output_opts *oo)
+{
+	struct output_env env = { .root = oo->root, .live = oo->live,
+				  .format = oo->format };
+	struct objects *own = NULL;
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	int ret;
+
 	/* a caller's bugs: samples would be cut, or missing */
-	if (!p->finished || p->samples_taken) {
+	if (!p->finished || p->whole.taken) {
 		pr_err(p->finished ? "the profile was written already" :
 				     "the profile was written before its stream ended");
 		return -EINVAL;
 	}
-	samples = profile__take_samples(p, &n);
-	no.objs = oo->objects ? oo->objects : (own = objects__new());
+	env.objects = oo->objects ? oo->objects : (own = objects__new());
 	if (!oo->no_symbolize) {
-		no.sym = symbolizer__new_on(no.objs);
-		for (i = 0; i < n; i++)
-			if (samples[i].nr_kernel)
-				break;
-		/* the session's own symbols, unless told otherwise: this
-		 * host's may be another boot's (KASLR) */
-		if (i < n && p->kallsyms && !oo->kallsyms_given)
-			no.ksyms = ksyms__load_text(p->kallsyms,
-						    p->kallsyms_len,
-						    p->modules,
-						    p->modules_len);
-		else if (i < n)
-			no.ksyms = ksyms__load(oo->kallsyms);
+		env.sym = symbolizer__new_on(env.objects);
+		if (has_kernel(&p->whole))
+			env.ksyms = output__ksyms(p, oo->kallsyms,
+						  oo->kallsyms_given);
 	}
-	/* profile -> resolve -> symbolize -> encode, as separate passes */
-	resolve__run(&res, p, samples, n, no.ksyms);
-	symbolize__run(&res, p, &no);
-	summary__compute(&sum, p);
-	c.p = p;
-	c.r = &res;
-	c.s = &sum;
-	ret = encode(f, &c, &bytes, &len);
-	summary__free(&sum);
-	resolve__free(&res);
+	ret = output__encode(p, &p->whole, NULL, &env, &bytes, &len);
 	if (!ret) {
 		if (!oo->path || !strcmp(oo->path, "-"))
 			ret = write_all(oo->fd, bytes, len);
@@ -158,12 +196,10 @@ int output__write(struct profile *p, const struct output_opts *oo)
 		if (ret)
 			pr_err("%s: write: %s", oo->path ? oo->path : "stdout",
 			       strerror(-ret));
-	} else {
-		pr_err("encoding the profile: %s", strerror(-ret));
 	}
 	free(bytes);
-	symbolizer__free(no.sym);
+	symbolizer__free(env.sym);
 	objects__free(own);
-	ksyms__free(no.ksyms);
+	ksyms__free(env.ksyms);
 	return ret;
 }
