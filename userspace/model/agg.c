@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "model/agg.h"
-#include "model/grow.h"
+#include "model/idtable.h"
 
 void agg__init(struct agg *a, uint64_t t0_ns, uint64_t t1_ns)
 {
@@ -69,34 +69,18 @@ static struct agg_sample *sample_of(struct agg *a, const struct agg_sample *s)
 	return k;
 }
 
-static struct agg_thread *thread_of(struct agg *a, int tid)
+static struct agg_thread *thread_of(const struct agg *a, int tid, bool add)
 {
-	uint64_t h = hash_u64((uint32_t)tid);
-	struct hiter it = { 0 };
-	struct agg_thread *t;
-	uint32_t item;
+	struct agg *w = (struct agg *)a;	/* written only with add */
 
-	while (hindex_next(&a->thread_idx, h, &it, &item))
-		if (a->threads[item - 1].tid == tid)
-			return &a->threads[item - 1];
-	GROW_UNTOUCHED(a->threads, a->capthreads, a->nthreads + 1);
-	t = &a->threads[a->nthreads++];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	hindex_put(&a->thread_idx, h, a->nthreads);
-	return t;
+	return IDTABLE_GET(w->threads, w->nthreads, w->capthreads,
+			   w->thread_idx, tid, tid, hash_u64((uint32_t)tid),
+			   add);
 }
 
 const struct agg_thread *agg__find_thread(const struct agg *a, int tid)
 {
-	struct hiter it = { 0 };
-	uint32_t item;
-
-	while (hindex_next(&a->thread_idx, hash_u64((uint32_t)tid), &it,
-			   &item))
-		if (a->threads[item - 1].tid == tid)
-			return &a->threads[item - 1];
-	return NULL;
+	return thread_of(a, tid, false);
 }
 
 int agg__add(struct agg *a, const struct agg_sample *s, uint64_t time_ns)
@@ -118,7 +102,7 @@ int agg__add(struct agg *a, const struct agg_sample *s, uint64_t time_ns)
 	if (time_ns > a->last_time_ns)
 		a->last_time_ns = time_ns;
 
-	t = thread_of(a, s->tid);
+	t = thread_of(a, s->tid, true);
 	t->pid = s->pid;
 	a->sample_records++;
 	a->sample_weight_ns = sat_add(a->sample_weight_ns, s->weight_ns);

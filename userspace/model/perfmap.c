@@ -121,11 +121,16 @@ static void build_index(struct perfmap *pm)
 	pm->nindexed = pm->n;
 }
 
+void perfmap__index(struct perfmap *pm)
+{
+	if (pm->nindexed != pm->n)
+		build_index(pm);
+}
+
 void perfmap__seal(struct perfmap *pm)
 {
 	pm->sealed = true;
-	if (pm->nindexed != pm->n)
-		build_index(pm);
+	perfmap__index(pm);
 }
 
 const struct perfmap_entry *perfmap__lookup(const struct perfmap *pm,

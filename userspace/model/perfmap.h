@@ -50,6 +50,11 @@ bool perfmap__has(const struct perfmap *pm, int pid);
  * that a live session's reads, one a second, sort nothing.
  */
 void perfmap__seal(struct perfmap *pm);
+/*
+ * Index the entries now, without sealing: a pass over a window while the
+ * stream goes on (profile__index()); later adds wait for the next call.
+ */
+void perfmap__index(struct perfmap *pm);
 
 /* The newest entry of pid covering addr, or NULL; only what
  * perfmap__seal() indexed is found. */

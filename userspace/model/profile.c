@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 
 #include "lib/buildid.h"
-#include "model/grow.h"
+#include "model/idtable.h"
 #include "model/profile.h"
 #include "model/timeline.h"
 
@@ -97,69 +97,45 @@ void profile__free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-struct thread_info *profile__thread(struct profile *p, int tid)
+/* The thread of tid; with add, added if new (else NULL). */
+static struct thread_info *thread_of(const struct profile *p, int tid,
+				     bool add)
 {
-	uint64_t h = hash_u64((uint32_t)tid);
-	struct hiter it = { 0 };
-	uint32_t item;
-	struct thread_info *t;
+	struct profile *w = (struct profile *)p;	/* written only with add */
 
-	while (hindex_next(&p->thread_idx, h, &it, &item))
-		if (p->threads[item - 1].tid == tid)
-			return &p->threads[item - 1];
-	GROW_UNTOUCHED(p->threads, p->capthreads, p->nthreads + 1);
-	t = &p->threads[p->nthreads++];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	hindex_put(&p->thread_idx, h, p->nthreads);
-	return t;
+	return IDTABLE_GET(w->threads, w->nthreads, w->capthreads,
+			   w->thread_idx, tid, tid, hash_u64((uint32_t)tid),
+			   add);
 }
 
-static struct thread_info *find_thread(struct profile *p, int tid)
+struct thread_info *profile__thread(struct profile *p, int tid)
 {
-	struct hiter it = { 0 };
-	uint32_t item;
-
-	while (hindex_next(&p->thread_idx, hash_u64((uint32_t)tid), &it, &item))
-		if (p->threads[item - 1].tid == tid)
-			return &p->threads[item - 1];
-	return NULL;
+	return thread_of(p, tid, true);
 }
 
 const struct thread_info *profile__find_thread(const struct profile *p,
 					       int tid)
 {
-	return find_thread((struct profile *)p, tid);
+	return thread_of(p, tid, false);
+}
+
+/* The process of pid; with add, added if new (else NULL). */
+static struct proc_info *proc_of(const struct profile *p, int pid, bool add)
+{
+	struct profile *w = (struct profile *)p;	/* written only with add */
+
+	return IDTABLE_GET(w->procs, w->nprocs, w->capprocs, w->proc_idx, pid,
+			   pid, hash_u64((uint32_t)pid ^ 0x9e3779b9U), add);
 }
 
 struct proc_info *profile__proc(struct profile *p, int pid)
 {
-	uint64_t h = hash_u64((uint32_t)pid ^ 0x9e3779b9U);
-	struct hiter it = { 0 };
-	struct proc_info *pi;
-	uint32_t item;
-
-	while (hindex_next(&p->proc_idx, h, &it, &item))
-		if (p->procs[item - 1].pid == pid)
-			return &p->procs[item - 1];
-	GROW_UNTOUCHED(p->procs, p->capprocs, p->nprocs + 1);
-	pi = &p->procs[p->nprocs++];
-	memset(pi, 0, sizeof(*pi));
-	pi->pid = pid;
-	hindex_put(&p->proc_idx, h, p->nprocs);
-	return pi;
+	return proc_of(p, pid, true);
 }
 
 const struct proc_info *profile__find_proc(const struct profile *p, int pid)
 {
-	struct hiter it = { 0 };
-	uint32_t item;
-
-	while (hindex_next(&p->proc_idx, hash_u64((uint32_t)pid ^ 0x9e3779b9U),
-			   &it, &item))
-		if (p->procs[item - 1].pid == pid)
-			return &p->procs[item - 1];
-	return NULL;
+	return proc_of(p, pid, false);
 }
 
 const char *profile__proc_end(const struct proc_info *pi, char *buf,
@@ -515,7 +491,8 @@ static void add_sample_now(struct profile *p, const struct tprof_record *sr,
 		.nr_kernel = s->nr_kernel, .abi = s->abi,
 		.off_state = s->off_state, .ips = ips,
 		.snap_epoch = maps__epoch_at(&p->maps, r->hdr.time_ns),
-		.comm_gen = comm_gen(find_thread(p, s->tid), r->hdr.time_ns),
+		.comm_gen = comm_gen(profile__find_thread(p, s->tid),
+				     r->hdr.time_ns),
 		.first_time_ns = r->hdr.time_ns,
 		.weight_ns = s->weight_ns, .count = 1,
 		.exiting = r->hdr.flags & TPROF_RF_EXITING,
@@ -568,9 +545,9 @@ void profile__set_sink(struct profile *p, const struct profile_sink *sink)
 		memset(&p->sink, 0, sizeof(p->sink));
 }
 
-void profile__seal(struct profile *p)
+void profile__index(struct profile *p)
 {
-	perfmap__seal(&p->jit);
+	perfmap__index(&p->jit);
 }
 
 /*
@@ -599,7 +576,7 @@ void profile__finish(struct profile *p)
 		return;
 	flush_group(p);
 	release_waiting(p, true);
-	profile__seal(p);
+	perfmap__seal(&p->jit);
 	p->finished = true;
 }
 

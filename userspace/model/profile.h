@@ -200,11 +200,12 @@ void profile__finish(struct profile *p);
 void profile__set_sink(struct profile *p, const struct profile_sink *sink);
 /*
  * Ready the shared model for a pass over a window while the stream goes
- * on: index what profile__finish() would (the perf maps' JIT names). An
- * agent calls it before each output__encode(); the profile still takes
- * records, and a later add indexes again.
+ * on: index what profile__finish() would (the perf maps' JIT names), so
+ * the JIT code of the window is named. An agent calls it before each
+ * output__encode(); the profile still takes records, and what comes
+ * after waits for the next call (a live session's reads sort nothing).
  */
-void profile__seal(struct profile *p);
+void profile__index(struct profile *p);
 /*
  * The whole session's samples of a finished profile, handed over
  * (agg__take_samples() of p->whole): the caller owns the array and each

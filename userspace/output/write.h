@@ -61,7 +61,7 @@ int output__write(struct profile *p, const struct output_opts *o);
 /*
  * The pprof (or other --format) bytes of window w's aggregation a (w
  * NULL: a is p->whole, as output__write() encodes it), from a profile
- * that may still be fed (not finished): call profile__seal(p) first, so
+ * that may still be fed (not finished): call profile__index(p) first, so
  * that JIT names added since are found. Consumes a's stacks (resolve
  * frees them); the caller still calls agg__free(a). 0 or -errno, after
  * one line on stderr.
