@@ -14,8 +14,11 @@
  * ring is -EAGAIN (after 1 ms, as a poll would wait), and EOF once
  * disabled and read to its end. FAKERING_MAPS_DELAY_US: every open of a
  * /proc/PID/maps takes that long (a slow ptrace stop's maps read, as under
- * TCG). At exit: "fakering: produced N delivered N dropped N maps N"
- * (the delayed maps opens).
+ * TCG). FAKERING_RESTAMP: each record read carries the time it was
+ * produced (hdr.time_ns, CLOCK_MONOTONIC), the first time a read could
+ * find it, as the module stamps a record on its commit: a watermark
+ * claim can be checked exactly. At exit: "fakering: produced N delivered
+ * N dropped N maps N" (the delayed maps opens).
  */
 /* _GNU_SOURCE (RTLD_NEXT) comes from CPPFLAGS_COMMON */
 #include <dlfcn.h>
@@ -82,6 +85,23 @@ static int learn(int fd)
 	return nrecs ? 0 : -1;
 }
 
+/* When record k (from 0, over all produced) was: produced() counts it. */
+static uint64_t produced_at(uint64_t k)
+{
+	uint64_t rate = env_u64("FAKERING_RATE");
+
+	return start_ns + ((k + 1) * 1000000000ULL + rate - 1) / rate;
+}
+
+static void restamp(unsigned char *rec, uint64_t k)
+{
+	struct tprof_rec_hdr h;
+
+	memcpy(&h, rec, sizeof(h));
+	h.time_ns = produced_at(k);
+	memcpy(rec, &h, sizeof(h));
+}
+
 static ssize_t ring_read(int fd, unsigned char *buf, size_t n)
 {
 	uint64_t now = mono_ns(), avail, cap = env_u64("FAKERING_RECORDS");
@@ -103,6 +123,8 @@ static ssize_t ring_read(int fd, unsigned char *buf, size_t n)
 		if (pread(fd, buf + i * rec_size, rec_size,
 			  (off_t)(src * rec_size)) != rec_size)
 			break;
+		if (getenv("FAKERING_RESTAMP"))
+			restamp(buf + i * rec_size, delivered + dropped + i);
 	}
 	delivered += i;
 	pthread_mutex_unlock(&lock);

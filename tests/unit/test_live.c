@@ -2,8 +2,12 @@
 /*
  * Unit tests: the live loop against a fake ring (fakering.so before
  * fakedev.so) that fills at a steady rate and drops what is not read in
- * time. The count of drops is the fake ring's, not tprof-read's.
+ * time. The count of drops is the fake ring's, not tprof-read's. An
+ * agent's hooks in the loop and the consumed-to watermark, checked against
+ * the fake ring's stamps.
  */
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,6 +18,9 @@
 
 #include "testlib.h"
 #include "lib/spsc.h"
+#include "live/loop.h"
+#include "live/recorder.h"
+#include "model/profile.h"
 
 /* a device file of n SAMPLE records of one size, of a process that is not */
 static int ring_file(const char *dev, int n)
@@ -358,10 +365,259 @@ static void test_spsc_race(void)
 		free(pool[--npool]);
 }
 
+/* ---- an agent's hooks in the loop, and the consumed-to watermark ---- */
+
+/*
+ * The test below runs the loop in this program, re-run (hooks_child())
+ * with the fake ring LD_PRELOAD'ed, attached to itself; this is its name,
+ * which the re-run is told to run alone.
+ */
+#define HOOKS_TEST "live: hooks in the loop"
+#define MS 1000000ULL
+
+struct hooks_run {
+	struct live *l;
+	bool idle;			/* the idle scenario, else busy */
+	int pipe[2];
+	uint64_t start;			/* the first tick (the setup before it
+					 * reads this program's maps) */
+	pthread_t writer;
+	int ticks, fast_ticks, late_ticks;
+	uint64_t last_w;
+	bool w_back, w_ahead;		/* went back, past now */
+	/* the idle scenario: the pipe, written by pipe_writer() */
+	_Atomic uint64_t written_at;
+	uint64_t woke_at, stop_w;
+	short revents;
+	bool stopped;
+	/* the handed records (the recorder's tap) */
+	uint64_t samples, early, first_sample_ns;
+};
+
+static int hooks_fds(void *ctx, struct pollfd *pfd, int room)
+{
+	struct hooks_run *r = ctx;
+
+	if (room < 1)
+		return 0;
+	pfd[0].fd = r->pipe[0];
+	pfd[0].events = POLLIN;
+	return 1;
+}
+
+/* the idle scenario's first 300 ms: 5 ms waits (the loop's are 100) */
+static int hooks_timeout(void *ctx)
+{
+	struct hooks_run *r = ctx;
+
+	return r->idle && (!r->start ||
+			   now_ns(CLOCK_MONOTONIC) - r->start < 300 * MS) ?
+	       5 : -1;
+}
+
+static void *pipe_writer(void *arg);
+
+static void hooks_tick(void *ctx, const struct pollfd *pfd, int n,
+		       uint64_t now, uint64_t w)
+{
+	struct hooks_run *r = ctx;
+	char junk[16];
+
+	if (!r->start) {
+		r->start = now;
+		if (r->idle)
+			CHECK_EQ(pthread_create(&r->writer, NULL, pipe_writer,
+						r), 0);
+	}
+	if (r->stopped) {
+		r->late_ticks++;
+		return;
+	}
+	r->ticks++;
+	if (now - r->start < 300 * MS)
+		r->fast_ticks++;
+	r->w_back |= w < r->last_w;
+	r->w_ahead |= w > now;
+	r->last_w = w;
+	if (n == 1 && pfd[0].revents) {
+		r->revents |= pfd[0].revents;
+		if (read(r->pipe[0], junk, sizeof(junk)) > 0 && !r->woke_at)
+			r->woke_at = now;
+	}
+	/* busy: a slow agent (an encode), the drain thread's queue grows
+	 * while the device runs dry between its reads */
+	if (!r->idle) {
+		const struct timespec ts = { 0, 3 * MS };
+
+		nanosleep(&ts, NULL);
+	}
+	/* idle: 250 ms after the pipe woke it; busy: after 600 ms */
+	if ((r->idle && r->woke_at && now - r->woke_at > 250 * MS) ||
+	    (!r->idle && now - r->start > 600 * MS)) {
+		r->stop_w = w;
+		r->stopped = true;
+		live__stop(r->l);
+	}
+}
+
+/* Each record handed over: a SAMPLE's time is never before the watermark. */
+static void hooks_tap(void *ctx, const struct tprof_record *rec)
+{
+	struct hooks_run *r = ctx;
+
+	if (rec->hdr.type != TPROF_REC_SAMPLE)
+		return;
+	if (!r->samples++)
+		r->first_sample_ns = rec->hdr.time_ns;
+	/* the loop's, and the drain's own (live/drain.h) */
+	if (rec->hdr.time_ns < r->l->consumed_to_ns ||
+	    (r->l->drain.on &&
+	     rec->hdr.time_ns < drain__consumed_to(&r->l->drain)))
+		r->early++;
+}
+
+/* The idle scenario: the pipe written 400 ms after the first tick, when
+ * the loop waits (its own 100 ms, the next record 500 ms away). */
+static void *pipe_writer(void *arg)
+{
+	struct hooks_run *r = arg;
+	const struct timespec ts = { 0, 400 * MS };
+
+	nanosleep(&ts, NULL);
+	atomic_store(&r->written_at, now_ns(CLOCK_MONOTONIC));
+	if (write(r->pipe[1], "w", 1) != 1)
+		atomic_store(&r->written_at, 0);
+	return NULL;
+}
+
+/*
+ * The re-run: a session of this process on the fake ring (FAKERING_RESTAMP:
+ * each record stamped when the ring first holds it), with hooks.
+ */
+static void hooks_child(const char *scenario)
+{
+	struct hooks_run r = { .idle = !strcmp(scenario, "idle") };
+	const struct live_hooks h = {
+		.ctx = &r, .fds = hooks_fds, .tick = hooks_tick,
+		.timeout_ms = hooks_timeout,
+	};
+	struct live_opts o = {
+		.pid = getpid(), .device = getenv("TPROF_TEST_HOOKS_DEV"),
+		.duration_s = 20, .call_graph = UNWIND_FP,
+	};
+	struct profile prof;
+	struct recorder rc;
+	struct live l;
+	int ret;
+
+	CHECK_EQ(pipe(r.pipe), 0);
+	profile__init(&prof);
+	recorder__init(&rc, &prof);
+	rc.tap = hooks_tap;
+	rc.tap_ctx = &r;
+	live__init(&l, &o, &rc);
+	l.hooks = &h;
+	r.l = &l;
+	ret = live__collect(&l);
+	if (r.idle && r.start)
+		pthread_join(r.writer, NULL);
+	CHECK_EQ(ret, 0);
+	/* live__stop() ended it, as -d would: DISABLE, STATS, finished */
+	CHECK(r.stopped);
+	CHECK_EQ(r.late_ticks, 0);
+	CHECK(now_ns(CLOCK_MONOTONIC) - r.start < 10000 * MS);
+	CHECK(prof.finished);
+	CHECK(prof.have_stats);
+	/* the watermark: monotonic, never past now, never past a record
+	 * not yet handed over, and close behind the time it is read */
+	CHECK(!r.w_back);
+	CHECK(!r.w_ahead);
+	CHECK_EQ(r.early, 0);
+	CHECK(r.samples > 0);
+	CHECK(r.stop_w >= r.first_sample_ns);
+	if (r.idle) {
+		uint64_t wr = atomic_load(&r.written_at);
+
+		/* 5 ms waits for 300 ms: ~60 passes (the loop's own 100 ms
+		 * and a record each 500 ms: 5) */
+		CHECK(r.fast_ticks >= 20);
+		/* the pipe was polled and woke the loop (its own wait is
+		 * 100 ms, the next record up to 500 ms away) */
+		CHECK(r.revents & POLLIN);
+		CHECK(wr && r.woke_at >= wr && r.woke_at - wr < 30 * MS);
+		/* idle: past the write (250 ms before the stop) */
+		CHECK(r.stop_w > wr);
+	} else {
+		CHECK(r.samples > 1000);
+		CHECK(r.stop_w > r.start + 300 * MS);
+	}
+	fprintf(stderr, "    %s: %d ticks (%d in 300 ms), %llu samples, watermark %.1f ms before the stop, pipe woke it after %.2f ms\n",
+		scenario, r.ticks, r.fast_ticks,
+		(unsigned long long)r.samples,
+		(now_ns(CLOCK_MONOTONIC) - r.stop_w) / 1e6,
+		r.woke_at ? (r.woke_at - atomic_load(&r.written_at)) / 1e6 :
+		-1.0);
+	recorder__free(&rc);
+	profile__free(&prof);
+	close(r.pipe[0]);
+	close(r.pipe[1]);
+}
+
+/*
+ * The agent's side of the loop (live/loop.h: struct live_hooks), in this
+ * program re-run on the fake ring: idle (2 records a second), the hook's
+ * pipe and timeout wake the loop, and the watermark comes within
+ * milliseconds of now; busy (5000 a second), with the drain thread and
+ * without (the loop's own reads), no SAMPLE is handed over stamped before
+ * the watermark. Each ends by live__stop() in a tick, finished.
+ */
+static void test_live_hooks(void)
+{
+	static const char *const runs[][2] = {
+		{ "idle", "FAKERING_RATE=2" },
+		{ "busy", "FAKERING_RATE=5000" },
+		{ "busy", "FAKERING_RATE=5000 TPROF_READ_DRAIN=0" },
+	};
+	const char *scenario = getenv("TPROF_TEST_HOOKS");
+	char self[PATH_MAX], dev[PATH_MAX], *out = NULL;
+	ssize_t n;
+	size_t i;
+
+	if (scenario) {
+		hooks_child(scenario);
+		return;
+	}
+	if (!have_fakes())
+		return;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	CHECK(n > 0);
+	if (n <= 0)
+		return;
+	self[n] = '\0';
+	/* a copy: build_path()'s buffers are reused */
+	snprintf(dev, sizeof(dev), "%s", build_path("unit/tprof-fakedev-hooks"));
+	CHECK_EQ(ring_file(dev, 64), 0);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		CHECK_EQ(run_fmt(&out, "TPROF_TEST_HOOKS=%s TPROF_TEST_HOOKS_DEV='%s' %s FAKERING_RECORDS=100000 FAKERING_RESTAMP=1 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 LD_PRELOAD='%s %s' '%s' '%s' 2>&1",
+				 runs[i][0], dev, runs[i][1],
+				 build_path("unit/fakering.so"),
+				 build_path("unit/fakedev.so"), self,
+				 HOOKS_TEST), 0);
+		CHECK(out && strstr(out, "1 passed, 0 failed"));
+		if (t_checks_failed || getenv("TPROF_TEST_VERBOSE"))
+			fprintf(stderr, "%s %s:\n%s", runs[i][0], runs[i][1],
+				out ? out : "");
+		free(out);
+		out = NULL;
+	}
+	unlink(dev);
+}
+
 const struct unit_test live_tests[] = {
 	{ "live: ptrace stops that take 600 ms each lose no record of a ring that holds 300 ms (the drain thread)", test_live_stops_lose_nothing },
 	{ "live: a session that loses samples says so in one line, with the fake ring's count and the share; --report agrees", test_live_loss_is_loud },
 	{ "live: the drain thread's list appends and frees while its taker is stopped holding a node; order kept, the held node not freed (lib/spsc.h)", test_spsc_never_waits },
 	{ "live: the drain thread's list with both threads at it and nodes reused: 200,000 read whole and in order", test_spsc_race },
+	{ HOOKS_TEST ": a pipe and a timeout wake its ticks, live__stop() ends the session finished; the consumed-to watermark is monotonic, never past a SAMPLE not yet handed over (drain thread and the loop's own reads), and idle within ms of now", test_live_hooks },
 	{ NULL, NULL },
 };

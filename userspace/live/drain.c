@@ -337,6 +337,8 @@ static void *drain_main(void *arg)
 		struct pollfd pfd = { .fd = d->sess->fd, .events = POLLIN };
 		struct drain_chunk *c = NULL;
 		unsigned char *dst = d->buf;
+		/* before the read: an empty device was empty after it */
+		uint64_t before = now_ns(CLOCK_MONOTONIC);
 		ssize_t n;
 
 		reclaim(d);
@@ -361,6 +363,8 @@ static void *drain_main(void *arg)
 			end_with(d, false, (int)n);
 			break;
 		}
+		/* after every chunk read before it was appended */
+		atomic_store(&d->empty_at_ns, before);
 		if (last) {
 			wake(d);
 			break;
@@ -397,6 +401,7 @@ int drain__start(struct drain *d, struct device *sess, size_t read_bytes,
 	atomic_init(&d->stop, false);
 	atomic_init(&d->eof, false);
 	atomic_init(&d->err, 0);
+	atomic_init(&d->empty_at_ns, 0);
 	spsc__init(&d->chunks);
 	spsc__init(&d->maps);
 	/* before ENABLE: nothing waits for the thread yet */
@@ -527,6 +532,7 @@ static size_t read_queued(struct drain *d, unsigned char *buf, size_t cap,
 
 ssize_t drain__read(struct drain *d, void *buf, size_t cap)
 {
+	uint64_t empty_at;
 	char junk[64];
 	size_t got;
 	bool more, eof;
@@ -534,9 +540,11 @@ ssize_t drain__read(struct drain *d, void *buf, size_t cap)
 
 	while (read(d->wake[0], junk, sizeof(junk)) > 0)
 		;
-	/* before the queue: what the thread appended before it ended */
+	/* before the queue: what the thread appended before it ended, or
+	 * before it found the device empty */
 	eof = atomic_load(&d->eof);
 	err = atomic_load(&d->err);
+	empty_at = atomic_load(&d->empty_at_ns);
 	got = read_queued(d, buf, cap, &more);
 	if (got) {
 		atomic_fetch_sub(&d->queued, got);
@@ -545,9 +553,17 @@ ssize_t drain__read(struct drain *d, void *buf, size_t cap)
 	/* queued since, or a record larger than cap: the caller's */
 	if (more || spsc__peek(&d->chunks))
 		return -EAGAIN;
+	/* nothing left: all that was read before empty_at was returned */
+	if (empty_at > d->consumed_to_ns)
+		d->consumed_to_ns = empty_at;
 	if (err)
 		return err;
 	return eof ? 0 : -EAGAIN;
+}
+
+uint64_t drain__consumed_to(const struct drain *d)
+{
+	return d->consumed_to_ns;
 }
 
 void drain__finish(struct drain *d)

@@ -59,6 +59,16 @@ struct drain {
 	_Atomic int err;		/* a read's -errno, else 0 */
 	/* a byte written on each new chunk: the loop polls the read end */
 	int wake[2];
+	/*
+	 * The consumed-to watermark (drain__consumed_to()). empty_at_ns is
+	 * the thread's: the CLOCK_MONOTONIC time it took before its last
+	 * read that found every ring empty. An atomic, not the lock: the
+	 * thread takes no lock the loop takes (above). consumed_to_ns is
+	 * the loop's: empty_at_ns as drain__read() last saw it with the
+	 * queue empty.
+	 */
+	_Atomic uint64_t empty_at_ns;
+	uint64_t consumed_to_ns;
 	/* the device's reads: at most this many bytes each, all the rings
 	 * hold at most (drain__start()) */
 	size_t read_bytes;
@@ -129,6 +139,28 @@ bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
  * stream and everything was taken, or the device's read error.
  */
 ssize_t drain__read(struct drain *d, void *buf, size_t cap);
+
+/*
+ * The consumed-to watermark, CLOCK_MONOTONIC ns (the clock of the
+ * records' hdr.time_ns: the module's ktime_get_mono_fast_ns()), 0 until
+ * the first: every record the module
+ * committed to its ring before it has been returned by drain__read(), so
+ * a stream reader (which parses each read before the next) has handed it
+ * on. It is the time the thread took before a read that found every ring
+ * empty (the device's -EAGAIN: tprof_rings_read() looks at each CPU's
+ * ring, so each was empty at some instant after it), and it becomes this
+ * value when drain__read() returns -EAGAIN with nothing taken and nothing
+ * left: everything read before that read has been returned. Monotonic.
+ * A record is stamped a little before its commit, on its CPU with IRQs
+ * off (a SAMPLE before its group's snapshot and walk are copied:
+ * microseconds, the module's sample_path_ns), so one stamped just before
+ * the watermark may still come. Idle, the thread looks at the empty
+ * device every DRAIN_POLL_MS (20 ms), so the watermark lags about that
+ * behind the time the loop reads it; a device that is never empty
+ * (the thread always behind the rings, or waiting for room at its bound)
+ * leaves it where it was. The loop's thread.
+ */
+uint64_t drain__consumed_to(const struct drain *d);
 
 /*
  * After DISABLE: the thread reads what the rings still hold, until the

@@ -288,13 +288,36 @@ static int on_record(void *ctx, const struct tprof_record *rec)
 	return 0;
 }
 
+/*
+ * The device said -EAGAIN (through the drain's queue or itself): every
+ * record it committed before t was read, and the stream reader parsed
+ * each read before this one. A record held (a Python group, the
+ * profile's SAMPLE or USTACK waiting for the rest of its group) keeps
+ * the watermark where it was: the device's reads end at a group's end
+ * (kmod/ring.c: tprof_ring_unit()), so none is held here, but a stream
+ * that broke a group must not pass it.
+ */
+static void consumed_to(struct live *l, uint64_t t)
+{
+	const struct profile *p = l->rc->prof;
+
+	if (!l->grp.nrec && !p->have_pending && !p->have_pending_us &&
+	    t > l->consumed_to_ns)
+		l->consumed_to_ns = t;
+}
+
 /* the device's records: from the drain thread's queue (live/drain.h) */
 static ssize_t read_device(void *ctx, void *buf, size_t cap)
 {
 	struct live *l = ctx;
+	/* the loop's own read: the rings were empty after this */
+	uint64_t before = l->drain.on ? 0 : now_ns(CLOCK_MONOTONIC);
 	ssize_t n = l->drain.on ? drain__read(&l->drain, buf, cap) :
 		    device__read(&l->sess, buf, cap);
 
+	if (n == -EAGAIN)
+		consumed_to(l, l->drain.on ? drain__consumed_to(&l->drain) :
+			    before);
 	if (n < 0 && n != -EAGAIN)
 		pr_err("%s: read: %s", l->o->device, strerror(-n));
 	return n;
@@ -666,9 +689,38 @@ static bool tree_done(const struct live *l)
 	return true;
 }
 
+/* The hook's descriptors after the loop's two in pfd: how many. */
+static int hook_fds(struct live *l, struct pollfd *pfd)
+{
+	const struct live_hooks *h = l->hooks;
+	int n = h && h->fds ? h->fds(h->ctx, pfd, LIVE_HOOK_FDS) : 0, i;
+
+	if (n < 0)
+		n = 0;
+	if (n > LIVE_HOOK_FDS)
+		n = LIVE_HOOK_FDS;
+	for (i = 0; i < n; i++)
+		pfd[i].revents = 0;
+	return n;
+}
+
+/* The poll()'s wait: the loop's, or the hook's if shorter. */
+static int hook_timeout(const struct live *l, int ms)
+{
+	const struct live_hooks *h = l->hooks;
+	int own = h && h->timeout_ms ? h->timeout_ms(h->ctx) : -1;
+
+	return own >= 0 && (ms < 0 || own < ms) ? own : ms;
+}
+
+void live__stop(struct live *l)
+{
+	l->stop = true;
+}
+
 /*
- * Poll and read until the module's end of stream, -d, a stop (attach) or
- * the target's end without one. 0 or a read's error.
+ * Poll and read until the module's end of stream, -d, a stop (attach),
+ * live__stop() or the target's end without one. 0 or a read's error.
  */
 static int run(struct live *l, struct stream_reader *sr,
 	       const struct tprof_ioc_enable *en)
@@ -681,12 +733,14 @@ static int run(struct live *l, struct stream_reader *sr,
 	if (o->duration_s)
 		deadline = start + (uint64_t)(o->duration_s * 1e9);
 	while (!sr->eof) {
-		struct pollfd pfd[2] = {
+		/* the device (or the drain's queue), the signals, the hook's */
+		struct pollfd pfd[2 + LIVE_HOOK_FDS] = {
 			{ .fd = l->drain.on ? drain__wake_fd(&l->drain) :
 				l->sess.fd, .events = POLLIN },
 			{ .fd = sig_pipe[0], .events = POLLIN },
 		};
 		uint64_t now;
+		int nh;
 
 		if (o->argv && !l->launch.exited &&
 		    launch__poll(&l->launch, on_launch_stop, l))
@@ -697,7 +751,7 @@ static int run(struct live *l, struct stream_reader *sr,
 			pass_stop_on(l);
 		}
 		now = now_ns(CLOCK_MONOTONIC);
-		if (deadline && now >= deadline)
+		if (l->stop || (deadline && now >= deadline))
 			break;
 		/* the module reports EOF after the target (and, with
 		 * children, the last process of its tree) exits and is
@@ -717,9 +771,11 @@ static int run(struct live *l, struct stream_reader *sr,
 			recorder__perfmap(l->rc);
 		/* interpreters waiting for their initialisation */
 		python_live__poll(&l->py);
-		if (poll(pfd, sig_pipe[0] >= 0 ? 2 : 1,
-			 python_live__poll_ms(&l->py, 100)) < 0 &&
-		    errno != EINTR) {
+		nh = hook_fds(l, pfd + 2);
+		/* a descriptor of -1 (no signal pipe) is left out by poll() */
+		if (poll(pfd, nh ? 2 + nh : sig_pipe[0] >= 0 ? 2 : 1,
+			 hook_timeout(l, python_live__poll_ms(&l->py, 100))) <
+		    0 && errno != EINTR) {
 			pr_err("poll: %s", strerror(errno));
 			break;
 		}
@@ -728,6 +784,10 @@ static int run(struct live *l, struct stream_reader *sr,
 		ret = stream__pump(sr);
 		if (ret)
 			return ret;
+		if (l->hooks && l->hooks->tick)
+			l->hooks->tick(l->hooks->ctx, pfd + 2, nh,
+				       now_ns(CLOCK_MONOTONIC),
+				       l->consumed_to_ns);
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef _TPROF_LIVE_LOOP_H
 #define _TPROF_LIVE_LOOP_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -42,6 +43,56 @@ struct live_opts {
 	unsigned int snapshot_bytes;	/* 0: the mode's default */
 };
 
+/* the most descriptors a hook's fds() may add to the loop's poll() */
+#define LIVE_HOOK_FDS 256
+
+/*
+ * Another program's work inside the live loop's thread (the profiling
+ * agent's HTTP server and time windows): its descriptors in the loop's
+ * poll(), a call after each pass, a limit on the wait. Each pass of the
+ * loop calls fds() and timeout_ms() before its poll(), then reads what
+ * the device has (the stream reader's records through the recorder), then
+ * tick(). Every callback may be NULL. A hook with no descriptors whose
+ * timeout_ms() says -1 changes nothing in the loop.
+ */
+struct live_hooks {
+	void *ctx;
+	/* append the hook's fds (events set) to pfd, at most room
+	 * (LIVE_HOOK_FDS); returns how many */
+	int (*fds)(void *ctx, struct pollfd *pfd, int room);
+	/*
+	 * After each pass of the loop (its poll() returned, the stream
+	 * pumped): revents of the hook's fds are in pfd as it appended
+	 * them (cleared before the poll()). now_ns: CLOCK_MONOTONIC, taken
+	 * after the pump. consumed_to_ns: the loop's consumed-to watermark,
+	 * CLOCK_MONOTONIC ns (the records' hdr.time_ns), never past now_ns,
+	 * monotonic, 0 until the first: every record the module committed
+	 * to its ring before it has been handed to the recorder
+	 * (recorder__add(): the profile, then the tap), none is held in
+	 * the loop (a Python group) or the profile (a SAMPLE or USTACK
+	 * waiting for the rest of its group). It moves when a read finds
+	 * the device empty and nothing queued, with the bounds of
+	 * drain__consumed_to() (live/drain.h): a record is stamped
+	 * microseconds before its commit (so one stamped just before the
+	 * watermark may still come: keep a few ms of slack); idle, the
+	 * drain thread looks at the device every 20 ms, so the watermark
+	 * lags now_ns by about 20 ms (without the drain thread, the loop's
+	 * own read: by the time since its last pass); a loop behind the
+	 * drain thread (its queue not empty) or a device never empty
+	 * leaves it where it was until it catches up. A sample the profile
+	 * holds for its process's PROC record (profile.h: waiting) was
+	 * handed over but is aggregated only when that record comes: a
+	 * child's PROC record is committed before its first sample, so it
+	 * was read by then, unless it was lost (a full ring): then the
+	 * sample comes at the waiting list's bound or profile__finish().
+	 */
+	void (*tick)(void *ctx, const struct pollfd *pfd, int n,
+		     uint64_t now_ns, uint64_t consumed_to_ns);
+	/* the most the loop may wait in poll(), ms; -1: no limit of its
+	 * own (the loop's is 100 ms) */
+	int (*timeout_ms)(void *ctx);
+};
+
 struct live {
 	const struct live_opts *o;
 	struct recorder *rc;
@@ -66,6 +117,12 @@ struct live {
 		unsigned int nrec;
 		int pid;
 	} grp;
+	/* set after live__init(), before live__collect() (NULL: none,
+	 * tprof-read) */
+	const struct live_hooks *hooks;
+	bool stop;			/* live__stop() */
+	/* the watermark tick() gets (struct live_hooks) */
+	uint64_t consumed_to_ns;
 };
 
 void live__init(struct live *l, const struct live_opts *o,
@@ -76,5 +133,13 @@ void live__init(struct live *l, const struct live_opts *o,
  * every record through rc. 0, or -errno after one line on stderr.
  */
 int live__collect(struct live *l);
+
+/*
+ * Ends the session from a hook: the loop stops as at -d's deadline
+ * (DISABLE, drain, STATS, profile__finish()), before its next poll();
+ * live__collect() then returns. In launch mode it waits for the
+ * command's end, as after -d.
+ */
+void live__stop(struct live *l);
 
 #endif /* _TPROF_LIVE_LOOP_H */

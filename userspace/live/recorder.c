@@ -80,6 +80,8 @@ void recorder__add(struct recorder *rc, const struct tprof_record *rec)
 	if (profile__add(rc->prof, rec))
 		pr_debug("inconsistent %s record ignored",
 			 tprof_record_type_name(rec->hdr.type));
+	if (rc->tap)
+		rc->tap(rc->tap_ctx, rec);
 	if (rec->hdr.type == TPROF_REC_DENIED)
 		note_denied(rc, &rec->u.denied);
 }

@@ -42,6 +42,10 @@ struct recorder {
 	 * records (CPython found in it, live/pywalk.h) */
 	void (*maps_hook)(void *ctx, int pid, const struct maps_snapshot *sn);
 	void *maps_ctx;
+	/* each record, the device's and ours, after the profile took it
+	 * (the agent's: LOST and THROTTLE by time, PROC_EXIT); NULL: none */
+	void (*tap)(void *ctx, const struct tprof_record *rec);
+	void *tap_ctx;
 	bool denied_noted;		/* the DENIED line was printed */
 	bool line_shown;		/* a progress line is on the terminal */
 };
@@ -53,7 +57,8 @@ void recorder__free(struct recorder *rc);
 
 /*
  * Every record, the device's, a saved stream's or ours: --save-raw, then
- * the profile. A DENIED record is said on stderr (once for the target).
+ * the profile, then the tap. A DENIED record is said on stderr (once for
+ * the target).
  */
 void recorder__add(struct recorder *rc, const struct tprof_record *rec);
 
