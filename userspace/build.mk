@@ -17,7 +17,10 @@ US_LAYERS := lib stream model object analyze output live
 US_LIB_SRCS := $(foreach l,$(US_LAYERS),$(patsubst userspace/%,%,$(sort $(wildcard userspace/$(l)/*.c))))
 # the CLI's own files, at userspace/ root above every layer (options.c);
 # tprof-read.c, with main(), is linked into the program alone
-US_CLI_SRCS := $(filter-out tprof-read.c,$(patsubst userspace/%,%,$(sort $(wildcard userspace/*.c))))
+US_CLI_SRCS := $(filter-out tprof-read.c tprof-agent.c,$(patsubst userspace/%,%,$(sort $(wildcard userspace/*.c))))
+# tprof-agent: its own folder above the reader's layers, and main()
+AGENT_SRCS := $(patsubst userspace/%,%,$(sort $(wildcard userspace/agent/*.c))) tprof-agent.c
+AGENT_LIBS := -lmicrohttpd
 # -lstdc++: __cxa_demangle (demangle.c)
 US_LIBS := -lprotobuf-c -ldw -lelf -ldebuginfod -lz -lstdc++
 # The release, from dkms.conf (packaging/version.sh): tprof-read --version.
@@ -36,7 +39,7 @@ us_objs = $(addprefix $(1)/,$(US_LIB_SRCS:.c=.o) $(US_CLI_SRCS:.c=.o)) \
 .PHONY: userspace userspace-werror fuzz layers
 .SECONDARY:
 
-userspace: $(BUILD)/tprof-read
+userspace: $(BUILD)/tprof-read $(BUILD)/tprof-agent
 
 $(US_GEN)/profile.pb-c.c $(US_GEN)/profile.pb-c.h: $(PPROF_PROTO_DIR)/profile.proto
 	@mkdir -p $(US_GEN)
@@ -57,6 +60,9 @@ $(BUILD)/us/options.o $(BUILD)/us-san/options.o: dkms.conf
 $(BUILD)/tprof-read: $(BUILD)/us/tprof-read.o $(call us_objs,$(BUILD)/us)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(US_LIBS)
 
+$(BUILD)/tprof-agent: $(addprefix $(BUILD)/us/,$(AGENT_SRCS:.c=.o)) $(call us_objs,$(BUILD)/us)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(US_LIBS) $(AGENT_LIBS)
+
 # sanitizer flavour (unit tests): $(BUILD)/us-san
 $(BUILD)/us-san/%.o: userspace/%.c $(US_HDRS)
 	@mkdir -p $(@D)
@@ -66,6 +72,8 @@ $(BUILD)/us-san/profile.pb-c.o: $(US_GEN)/profile.pb-c.c $(US_GEN)/profile.pb-c.
 	$(CC) $(US_CPPFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 $(BUILD)/tprof-read-san: $(BUILD)/us-san/tprof-read.o $(call us_objs,$(BUILD)/us-san)
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS)
+$(BUILD)/tprof-agent-san: $(addprefix $(BUILD)/us-san/,$(AGENT_SRCS:.c=.o)) $(call us_objs,$(BUILD)/us-san)
+	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS) $(AGENT_LIBS)
 
 # -Werror flavour for `make check`: every userspace and unit-test source
 # (tests/progs/*_arm64.c are arm64 programs: the unit test that cross-builds
@@ -83,7 +91,7 @@ userspace-werror: $(US_GEN)/profile.pb-c.h
 # the layer rule (US_LAYERS) and no include cycles, in the reader and the
 # module
 layers:
-	python3 tests/tools/check-layers.py userspace $(US_LAYERS)
+	python3 tests/tools/check-layers.py userspace $(US_LAYERS) agent
 	python3 tests/tools/check-layers.py kmod
 
 # libFuzzer on the CLI's pass order (stream reader, aggregation,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tprof-read: the command line: options, their checks, --help. */
+/* tprof-read and tprof-agent: the command lines: options, their checks, --help. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -90,7 +90,8 @@ enum {
 	OPT_PERIOD = 256, OPT_THREAD_PERIOD, OPT_KERNEL, OPT_REPORT, OPT_INPUT,
 	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
 	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD, OPT_CALL_GRAPH, OPT_CHILDREN,
-	OPT_NO_CHILDREN, OPT_MODE, OPT_OFF_PERIOD, OPT_FORMAT,
+	OPT_NO_CHILDREN, OPT_MODE, OPT_OFF_PERIOD, OPT_FORMAT, OPT_LISTEN,
+	OPT_MAX_SECONDS,
 };
 
 static const struct option long_opts[] = {
@@ -123,12 +124,12 @@ static const struct option long_opts[] = {
 };
 
 /* --version: this release, the module ABI it speaks, and the loaded module. */
-static void print_version(void)
+static void print_version(const char *prog)
 {
 	char loaded[64] = "";
 	FILE *f;
 
-	printf("tprof-read %s (tprof.ko ABI %d)\n", TPROF_READ_VERSION,
+	printf("%s %s (tprof.ko ABI %d)\n", prog, TPROF_READ_VERSION,
 	       TPROF_ABI_VERSION);
 	f = fopen("/sys/module/tprof/version", "r");
 	if (f && fgets(loaded, sizeof(loaded), f)) {
@@ -425,7 +426,7 @@ int options__parse(struct options *o, int argc, char **argv)
 			fputs(argp_usage, stdout);
 			exit(0);
 		case OPT_VERSION:
-			print_version();
+			print_version("tprof-read");
 			exit(0);
 		default:
 			fputs("Try 'tprof-read --help'.\n", stderr);
@@ -435,4 +436,131 @@ int options__parse(struct options *o, int argc, char **argv)
 	if (optind < argc)
 		o->live.argv = argv + optind;
 	return check_combination(o);
+}
+
+/* ---- tprof-agent ---- */
+
+static const char *agent_usage =
+"Usage: tprof-agent [options] -p PID\n"
+"\n"
+"Profile a process and its children continuously (tprof.ko) and serve\n"
+"windows of the session over HTTP, as Go's net/http/pprof does:\n"
+"  GET /debug/pprof/profile?seconds=N   gzipped pprof of the next N seconds\n"
+"                                       (default 30): CPU time\n"
+"  GET /debug/pprof/wall?seconds=N      the same with off-CPU time (--mode wall)\n"
+"  GET /debug/pprof/                    an index\n"
+"  GET /metrics                         Prometheus text: samples, losses, the\n"
+"                                       agent's memory, files and scrapes\n"
+"Any number of scrapers share one session: a request costs no sampling.\n"
+"\n"
+"      --listen ADDR:PORT     where to serve (default 127.0.0.1:6060; [::1]:PORT;\n"
+"                             port 0: any free one). Profiles hold paths and\n"
+"                             symbol names: serve beyond loopback only behind\n"
+"                             a proxy that authenticates (README)\n"
+"      --max-seconds N        the longest window a request may ask (default 300)\n"
+"  -p, --pid PID              the process to follow, until it exits or\n"
+"                             SIGINT/SIGTERM\n"
+"      --no-children          the process alone, not what it forks\n"
+"      --mode MODE            cpu (default) or wall (also off-CPU time)\n"
+"      --off-cpu-period DURATION  off-CPU sampling period (default: the\n"
+"                             CPU period)\n"
+"  -F, --frequency HZ         samples per second of each thread's CPU time\n"
+"                             (default 1000)\n"
+"      --period DURATION      the same as a period: 250us, 1ms, ...\n"
+"      --kernel-stacks        include kernel frames (root or CAP_PERFMON)\n"
+"      --max-frames N         user stack depth (default 127, at most 512)\n"
+"      --call-graph MODE      hybrid[=BYTES] (default), dwarf[=BYTES] or fp\n"
+"                             (tprof-read(1))\n"
+"      --ring-bytes N         per-CPU ring size: a power of two, 4096 to 64M\n"
+"      --no-symbolize         leave addresses for pprof to symbolize\n"
+"      --device PATH          default /dev/tprof\n"
+"  -v, --verbose              debug output on stderr\n"
+"  -h, --help                 this help\n"
+"      --version              print the version\n"
+"\n"
+"Example:\n"
+"  tprof-agent -p $(pidof server) &\n"
+"  go tool pprof -top http://127.0.0.1:6060/debug/pprof/profile?seconds=10\n";
+
+static const struct option agent_long_opts[] = {
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "max-seconds", required_argument, NULL, OPT_MAX_SECONDS },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "off-cpu-period", required_argument, NULL, OPT_OFF_PERIOD },
+	{ "frequency", required_argument, NULL, 'F' },
+	{ "period", required_argument, NULL, OPT_PERIOD },
+	{ "kernel-stacks", no_argument, NULL, OPT_KERNEL },
+	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
+	{ "ring-bytes", required_argument, NULL, OPT_RING },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "no-symbolize", no_argument, NULL, OPT_NO_SYM },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ 0 },
+};
+
+int options__parse_agent(struct agent_options *o, int argc, char **argv)
+{
+	unsigned long long v;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->live.device = TPROF_DEVICE;
+	o->live.call_graph = UNWIND_HYBRID;
+	o->live.children = 1;
+	o->listen = "127.0.0.1:6060";
+	o->max_seconds = 300;
+	while ((c = getopt_long(argc, argv, "p:F:vh", agent_long_opts,
+				NULL)) != -1) {
+		ret = parse_live(&o->live, c, optarg);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
+		switch (c) {
+		case OPT_LISTEN:
+			o->listen = optarg;
+			break;
+		case OPT_MAX_SECONDS:
+			if (parse_uint(optarg, 86400, &v) || !v) {
+				pr_err("--max-seconds %s: 1..86400", optarg);
+				return -EINVAL;
+			}
+			o->max_seconds = v;
+			break;
+		case OPT_NO_SYM:
+			o->no_symbolize = true;
+			break;
+		case 'v':
+			tprof_verbose++;
+			break;
+		case 'h':
+			fputs(agent_usage, stdout);
+			exit(0);
+		case OPT_VERSION:
+			print_version("tprof-agent");
+			exit(0);
+		default:
+			fputs("Try 'tprof-agent --help'.\n", stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		pr_err("%s: unexpected argument (see --help)", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->live.pid) {
+		pr_err("need -p PID (see --help)");
+		return -EINVAL;
+	}
+	if (o->live.mode == LIVE_OFF_CPU) {
+		pr_err("--mode off-cpu: the agent serves cpu or wall (its /debug/pprof/wall has the off-CPU time)");
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tprof-read: the command line: options, their checks, --help. */
+/* tprof-read and tprof-agent: the command lines: options, their checks, --help. */
 #ifndef _TPROF_OPTIONS_H
 #define _TPROF_OPTIONS_H
 
@@ -26,5 +26,16 @@ struct options {
  * exit 0; 0, or -EINVAL after one line on stderr (exit status 2).
  */
 int options__parse(struct options *o, int argc, char **argv);
+
+/* tprof-agent's command line: a live session's options and its own. */
+struct agent_options {
+	struct live_opts live;		/* -p, and how it samples */
+	const char *listen;		/* ADDR:PORT */
+	unsigned int max_seconds;	/* the longest window a request gets */
+	bool no_symbolize;
+};
+
+/* As options__parse(), for tprof-agent. */
+int options__parse_agent(struct agent_options *o, int argc, char **argv);
 
 #endif /* _TPROF_OPTIONS_H */

@@ -18,6 +18,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q
 	apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"
+	# prometheus is here for promtool: its server must not run beside the
+	# tests (a machine with systemd starts it at install)
+	if printf '%s\n' "${missing[@]}" | grep -qx prometheus &&
+		command -v systemctl > /dev/null; then
+		systemctl disable --now prometheus > /dev/null 2>&1 || true
+	fi
 fi
 # Go >= 1.21 (PGO tests) is in bookworm-backports. Reach it through a private
 # sources file instead of changing the machine's apt configuration.

@@ -15,7 +15,7 @@ int tprof_verbose;
 
 static void oom(void)
 {
-	fputs("tprof-read: out of memory\n", stderr);
+	fprintf(stderr, "%s: out of memory\n", pr_prog);
 	exit(1);
 }
 
@@ -77,11 +77,13 @@ void grow(void **arr, size_t *cap, size_t need, size_t elsz)
 	*cap = ncap;
 }
 
+const char *pr_prog = "tprof-read";
+
 void pr_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("tprof-read: ", stderr);
+	fprintf(stderr, "%s: ", pr_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -94,7 +96,7 @@ void pr_debug(const char *fmt, ...)
 
 	if (!tprof_verbose)
 		return;
-	fputs("tprof-read: debug: ", stderr);
+	fprintf(stderr, "%s: debug: ", pr_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

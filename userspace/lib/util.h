@@ -39,6 +39,8 @@ int file_read_all(const char *path, char **text, size_t *len);
 /* /proc/PID/maps by file_read_all() */
 int proc_maps_read(int pid, char **text, size_t *len);
 
+/* the program that speaks in pr_err()'s lines ("tprof-read") */
+extern const char *pr_prog;
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof-agent: /metrics. The session's counts come from the shared model
+ * (every record the reader consumed), the agent's own from procfs and
+ * getrusage(): what an operator needs to see that nothing grows and that
+ * no sample went missing uncounted.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "agent/metrics.h"
+#include "lib/util.h"
+
+struct text {
+	char *buf;
+	size_t len, cap;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < t->cap - t->len)
+			break;
+		t->cap = t->cap * 2 + 256;
+		t->buf = xrealloc(t->buf, t->cap);
+	}
+	t->len += n;
+}
+
+/* One metric without labels: its HELP, TYPE and value. */
+static void metric(struct text *t, const char *name, const char *type,
+		   const char *help, double v)
+{
+	put(t, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name,
+	    type, name, v);
+}
+
+static double resident_bytes(void)
+{
+	unsigned long size, res;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int n = f ? fscanf(f, "%lu %lu", &size, &res) : 0;
+
+	if (f)
+		fclose(f);
+	return n == 2 ? (double)res * sysconf(_SC_PAGESIZE) : 0;
+}
+
+static double open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	double n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* not the directory's own */
+}
+
+char *metrics__text(const struct profile *p, const struct windows *ws,
+		    size_t *len)
+{
+	struct text t = { .cap = 4096 };
+	uint64_t procs = 0, threads = 0;
+	struct rusage ru;
+	size_t i;
+
+	t.buf = xmalloc(t.cap);
+	for (i = 0; i < p->nprocs; i++)
+		procs += !p->procs[i].exited && !p->procs[i].denied &&
+			 !p->procs[i].dropped;
+	for (i = 0; i < p->nthreads; i++)
+		threads += !p->threads[i].exited;
+	metric(&t, "tprof_records_total", "counter",
+	       "Records the reader consumed from the module.",
+	       (double)p->nrecords);
+	metric(&t, "tprof_samples_total", "counter",
+	       "Samples the module delivered (on- and off-CPU).",
+	       (double)p->sample_records);
+	metric(&t, "tprof_sampled_seconds_total", "counter",
+	       "Time the delivered samples stand for.",
+	       p->sample_weight_ns / 1e9);
+	metric(&t, "tprof_lost_samples_total", "counter",
+	       "Samples the module dropped (full rings, LOST records).",
+	       (double)p->lost_samples);
+	metric(&t, "tprof_lost_seconds_total", "counter",
+	       "Time the dropped samples stood for.",
+	       p->lost_weight_ns / 1e9);
+	metric(&t, "tprof_throttles_total", "counter",
+	       "Times the module stretched the periods (THROTTLE records).",
+	       (double)p->throttles);
+	metric(&t, "tprof_followed_processes", "gauge",
+	       "Processes followed now.", (double)procs);
+	metric(&t, "tprof_followed_threads", "gauge",
+	       "Threads seen that have not exited.", (double)threads);
+	metric(&t, "tprof_windows_open", "gauge",
+	       "Profile requests waiting for their window to end.",
+	       (double)ws->nopen);
+	metric(&t, "tprof_profiles_served_total", "counter",
+	       "Profiles answered.", (double)ws->served);
+	metric(&t, "tprof_profiles_failed_total", "counter",
+	       "Profile requests answered with an error after their window.",
+	       (double)ws->failed);
+	metric(&t, "tprof_window_late_samples_total", "counter",
+	       "Samples that came after their window was answered.",
+	       (double)ws->late_samples);
+	put(&t, "# HELP tprof_profile_encode_seconds Time to resolve, symbolize and encode a window's profile.\n"
+	    "# TYPE tprof_profile_encode_seconds summary\n"
+	    "tprof_profile_encode_seconds_sum %.17g\n"
+	    "tprof_profile_encode_seconds_count %llu\n",
+	    ws->encode_ns / 1e9, (unsigned long long)ws->encodes);
+	metric(&t, "process_resident_memory_bytes", "gauge",
+	       "Resident memory of the agent.", resident_bytes());
+	metric(&t, "process_open_fds", "gauge",
+	       "Open file descriptors of the agent.", open_fds());
+	if (!getrusage(RUSAGE_SELF, &ru))
+		metric(&t, "process_cpu_seconds_total", "counter",
+		       "CPU time of the agent (user and system).",
+		       ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	*len = t.len;
+	return t.buf;
+}
