@@ -482,30 +482,31 @@ static const char *agent_usage =
 "  tprof-agent -p $(pidof server) &\n"
 "  go tool pprof -top http://127.0.0.1:6060/debug/pprof/profile?seconds=10\n";
 
-static const struct option agent_long_opts[] = {
-	{ "listen", required_argument, NULL, OPT_LISTEN },
-	{ "max-seconds", required_argument, NULL, OPT_MAX_SECONDS },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "children", no_argument, NULL, OPT_CHILDREN },
-	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "off-cpu-period", required_argument, NULL, OPT_OFF_PERIOD },
-	{ "frequency", required_argument, NULL, 'F' },
-	{ "period", required_argument, NULL, OPT_PERIOD },
-	{ "kernel-stacks", no_argument, NULL, OPT_KERNEL },
-	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
-	{ "ring-bytes", required_argument, NULL, OPT_RING },
-	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-	{ "no-symbolize", no_argument, NULL, OPT_NO_SYM },
-	{ "device", required_argument, NULL, OPT_DEVICE },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ 0 },
+/* tprof-read's options that tprof-agent takes too, and its own two. */
+static const char *const agent_shared[] = {
+	"pid", "children", "no-children", "mode", "off-cpu-period",
+	"frequency", "period", "kernel-stacks", "max-frames", "ring-bytes",
+	"call-graph", "no-symbolize", "device", "verbose", "help", "version",
 };
+
+static void agent_options_table(struct option *t)
+{
+	size_t i, j, n = 0;
+
+	t[n++] = (struct option){ "listen", required_argument, NULL,
+				  OPT_LISTEN };
+	t[n++] = (struct option){ "max-seconds", required_argument, NULL,
+				  OPT_MAX_SECONDS };
+	for (i = 0; long_opts[i].name; i++)
+		for (j = 0; j < ARRAY_SIZE(agent_shared); j++)
+			if (!strcmp(long_opts[i].name, agent_shared[j]))
+				t[n++] = long_opts[i];
+	t[n] = (struct option){ 0 };
+}
 
 int options__parse_agent(struct agent_options *o, int argc, char **argv)
 {
+	struct option opts[ARRAY_SIZE(long_opts) + 2];
 	unsigned long long v;
 	int c, ret;
 
@@ -515,8 +516,8 @@ int options__parse_agent(struct agent_options *o, int argc, char **argv)
 	o->live.children = 1;
 	o->listen = "127.0.0.1:6060";
 	o->max_seconds = 300;
-	while ((c = getopt_long(argc, argv, "p:F:vh", agent_long_opts,
-				NULL)) != -1) {
+	agent_options_table(opts);
+	while ((c = getopt_long(argc, argv, "p:F:vh", opts, NULL)) != -1) {
 		ret = parse_live(&o->live, c, optarg);
 		if (ret < 0)
 			return ret;

@@ -253,8 +253,11 @@ int main(int argc, char **argv)
 	a.env.live = true;
 	if (!a.o.no_symbolize)
 		a.env.sym = symbolizer__new_on(a.objects);
-	if (http__start(&a.http, a.o.listen, routes, &a))
+	ret = http__start(&a.http, a.o.listen, routes, &a);
+	if (ret) {
+		err = ret == -EINVAL ? 2 : 1;	/* a bad --listen is usage */
 		goto out;
+	}
 	fprintf(stderr, "tprof-agent: pid %d: serving http://%s/debug/pprof/ (port %u)\n",
 		a.o.live.pid, a.o.listen, http__port(a.http));
 	ret = live__collect(&a.live);

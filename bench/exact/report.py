@@ -28,6 +28,18 @@ PEER = {
         "perf-switch:",
         "off-CPU: perf with a callchain at every switch, its usual recipe"),
 }
+# where a row's ratio compares unequal work, what differs (exp, variant)
+WORK_NOTES = {
+    ("switch-self", "tprof:--call-graph_fp"):
+        "perf does less: it swaps the two threads' inherited contexts at "
+        "each switch, so its task-clock event runs on and a period counts "
+        "the process's CPU time; tprof reads each thread's runtime and "
+        "arms the timer for its own budget",
+    ("sample depth=120", "tprof:--call-graph_dwarf"):
+        "tprof does more: it follows the frame-pointer chain past the "
+        "snapshot (its reader joins it to the CFI's frames); perf stops "
+        "at the snapshot's end",
+}
 NAMES = {
     "none": "unprofiled",
     "tprof:--call-graph_fp": "tprof `--call-graph fp`",
@@ -133,6 +145,8 @@ def table(runs, exp):
                 if pe > 0 else "peer costs nothing"
             if peer[1]:
                 notes.append(peer[1])
+            if (exp, v) in WORK_NOTES:
+                notes.append(WORK_NOTES[(exp, v)])
         per = ""
         smp = [num(rr[k], "samples") for k in sorted(rr)]
         lost = [num(rr[k], "lost") for k in sorted(rr)]

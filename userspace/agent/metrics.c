@@ -73,53 +73,81 @@ static double open_fds(void)
 	return n - 1;	/* not the directory's own */
 }
 
+/* Processes followed now: not exited, denied or left out. */
+static double live_procs(const struct profile *p)
+{
+	double n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		n += !p->procs[i].exited && !p->procs[i].denied &&
+		     !p->procs[i].dropped;
+	return n;
+}
+
+static double live_threads(const struct profile *p)
+{
+	double n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nthreads; i++)
+		n += !p->threads[i].exited;
+	return n;
+}
+
+/* The session's and the windows' counts. */
+static void put_counts(struct text *t, const struct profile *p,
+		       const struct windows *ws)
+{
+	const struct { const char *name, *type, *help; double v; } m[] = {
+		{ "tprof_records_total", "counter",
+		  "Records the reader consumed from the module.", p->nrecords },
+		{ "tprof_samples_total", "counter",
+		  "Samples the module delivered (on- and off-CPU).",
+		  p->sample_records },
+		{ "tprof_sampled_seconds_total", "counter",
+		  "Time the delivered samples stand for.",
+		  p->sample_weight_ns / 1e9 },
+		{ "tprof_lost_samples_total", "counter",
+		  "Samples the module dropped (full rings, LOST records).",
+		  p->lost_samples },
+		{ "tprof_lost_seconds_total", "counter",
+		  "Time the dropped samples stood for.",
+		  p->lost_weight_ns / 1e9 },
+		{ "tprof_throttles_total", "counter",
+		  "Times the module stretched the periods (THROTTLE records).",
+		  p->throttles },
+		{ "tprof_followed_processes", "gauge",
+		  "Processes followed now.", live_procs(p) },
+		{ "tprof_followed_threads", "gauge",
+		  "Threads seen that have not exited.", live_threads(p) },
+		{ "tprof_windows_open", "gauge",
+		  "Profile requests waiting for their window to end.",
+		  ws->nopen },
+		{ "tprof_profiles_served_total", "counter",
+		  "Profiles answered.", ws->served },
+		{ "tprof_profiles_failed_total", "counter",
+		  "Profile requests answered with an error after their window.",
+		  ws->failed },
+		{ "tprof_window_late_samples_total", "counter",
+		  "Samples that came after their window was answered.",
+		  ws->late_samples },
+	};
+
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(m); i++)
+		metric(t, m[i].name, m[i].type, m[i].help, m[i].v);
+}
+
 char *metrics__text(const struct profile *p, const struct windows *ws,
 		    size_t *len)
 {
 	struct text t = { .cap = 4096 };
-	uint64_t procs = 0, threads = 0;
 	struct rusage ru;
-	size_t i;
 
 	t.buf = xmalloc(t.cap);
-	for (i = 0; i < p->nprocs; i++)
-		procs += !p->procs[i].exited && !p->procs[i].denied &&
-			 !p->procs[i].dropped;
-	for (i = 0; i < p->nthreads; i++)
-		threads += !p->threads[i].exited;
-	metric(&t, "tprof_records_total", "counter",
-	       "Records the reader consumed from the module.",
-	       (double)p->nrecords);
-	metric(&t, "tprof_samples_total", "counter",
-	       "Samples the module delivered (on- and off-CPU).",
-	       (double)p->sample_records);
-	metric(&t, "tprof_sampled_seconds_total", "counter",
-	       "Time the delivered samples stand for.",
-	       p->sample_weight_ns / 1e9);
-	metric(&t, "tprof_lost_samples_total", "counter",
-	       "Samples the module dropped (full rings, LOST records).",
-	       (double)p->lost_samples);
-	metric(&t, "tprof_lost_seconds_total", "counter",
-	       "Time the dropped samples stood for.",
-	       p->lost_weight_ns / 1e9);
-	metric(&t, "tprof_throttles_total", "counter",
-	       "Times the module stretched the periods (THROTTLE records).",
-	       (double)p->throttles);
-	metric(&t, "tprof_followed_processes", "gauge",
-	       "Processes followed now.", (double)procs);
-	metric(&t, "tprof_followed_threads", "gauge",
-	       "Threads seen that have not exited.", (double)threads);
-	metric(&t, "tprof_windows_open", "gauge",
-	       "Profile requests waiting for their window to end.",
-	       (double)ws->nopen);
-	metric(&t, "tprof_profiles_served_total", "counter",
-	       "Profiles answered.", (double)ws->served);
-	metric(&t, "tprof_profiles_failed_total", "counter",
-	       "Profile requests answered with an error after their window.",
-	       (double)ws->failed);
-	metric(&t, "tprof_window_late_samples_total", "counter",
-	       "Samples that came after their window was answered.",
-	       (double)ws->late_samples);
+	put_counts(&t, p, ws);
 	put(&t, "# HELP tprof_profile_encode_seconds Time to resolve, symbolize and encode a window's profile.\n"
 	    "# TYPE tprof_profile_encode_seconds summary\n"
 	    "tprof_profile_encode_seconds_sum %.17g\n"
