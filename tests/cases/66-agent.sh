@@ -6,9 +6,9 @@
 # pprof's parser (lab/pprofsum). Truth is the kernel's own accounting of
 # each worker, read from its zombie by "tree-a wrap" (tests/progs/tree.c):
 #  - a worker that runs wholly inside a window: its CPU in the profile
-#    within 1% of the kernel's, its hot function within 2% of its own CPU
-#    clock there, and the same in a second scraper's window over the same
-#    time (one session for both);
+#    within 1% of the kernel's, most of its samples in its hot function
+#    by name, and the same in a second scraper's window over the same
+#    time (one session for both: curl and go tool pprof);
 #  - a worker that ran before the window: not in it;
 #  - duration_nanos is the window asked for;
 #  - a scraper that hangs up mid-window costs nothing: the agent serves
@@ -62,21 +62,24 @@ run_work() {
 metric() { curl -s "$U/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 
 run_work 1 || fail "agent: worker 1 did not finish"
-# Two scrapers at once, then worker 2 inside their windows (12 s: its
-# 1.5 s of CPU take a few seconds of a TCG guest).
+# Two scrapers at once, curl and Go's own client (go tool pprof, which
+# fetches ?seconds=N as it does from a Go server), then worker 2 inside
+# their windows (12 s: its 1.5 s of CPU take a few seconds of a TCG guest).
 curl -s -D h1.txt -o w1.pb.gz "$U/debug/pprof/profile?seconds=12" &
 c1=$!
-curl -s -o w2.pb.gz "$U/debug/pprof/profile?seconds=12" &
+HOME=$PWD PPROF_TMPDIR=$PWD go tool pprof -proto "$U/debug/pprof/profile?seconds=12" > w2.pb.gz 2> go.err &
 c2=$!
 for _ in $(seq 100); do [ "$(metric tprof_windows_open)" = 2 ] && break; sleep 0.1; done
 run_work 2 || fail "agent: worker 2 did not finish"
 wait $c1; s1=$?
 wait $c2; s2=$?
-save agent.err w1.pb.gz w2.pb.gz h1.txt
-if [ $s1 = 0 ] && [ $s2 = 0 ] && grep -q '^HTTP/1.1 200' h1.txt &&
+save agent.err w1.pb.gz w2.pb.gz h1.txt go.err
+if [ $s1 = 0 ] && grep -q '^HTTP/1.1 200' h1.txt &&
 	grep -qi '^Content-Type: application/octet-stream' h1.txt; then
-	ok "agent: two scrapes of ?seconds=12 at once: 200, application/octet-stream"
-else fail "agent: two scrapes: curl $s1 $s2"; sed 's/^/    /' h1.txt agent.err | tail -20; fi
+	ok "agent: curl's ?seconds=12: 200, application/octet-stream"
+else fail "agent: curl's scrape: curl $s1"; sed 's/^/    /' h1.txt agent.err | tail -20; fi
+if [ $s2 = 0 ] && [ -s w2.pb.gz ]; then ok "agent: go tool pprof's ?seconds=12 at the same time: a profile"
+else fail "agent: go tool pprof: status $s2"; sed 's/^/    /' go.err | tail; fi
 read -r _ pid1 _ < work.1.txt
 read -r _ pid2 inhot2 < work.2.txt
 cpu2=$(awk '$1 == "tree-a" { v = $2 } END { print v }' tree.log)
@@ -86,12 +89,18 @@ save w1.sum w2.sum tree.log
 got1=$(sumval w1.sum pid "$pid2"); got2=$(sumval w2.sum pid "$pid2")
 hot1=$(sumval w1.sum func hot_a)
 if within "$got1" "$cpu2" 1 && within "$got2" "$cpu2" 1; then
-	ok "agent: worker 2 (pid $pid2) in both windows: $got1 and $got2 ns, kernel $cpu2 ns ($(diffpct "$got1" "$cpu2"), $(diffpct "$got2" "$cpu2"))"
+	ok "agent: worker 2 (pid $pid2) in both windows (curl's, go tool pprof's): $got1 and $got2 ns, kernel $cpu2 ns ($(diffpct "$got1" "$cpu2"), $(diffpct "$got2" "$cpu2"))"
 else fail "agent: worker 2 (pid $pid2): windows $got1 and $got2 ns, kernel $cpu2 ns ($(diffpct "$got1" "$cpu2"))"; sed 's/^/    /' w1.sum | head -20; fi
-# the worker's own CPU clock around its hot loop (the rest is its exec
-# and exit); a sample's weight at the loop's edges may be the neighbour's
-if within "$hot1" "$inhot2" 2; then ok "agent: its hot_a by name: $hot1 ns, its CPU clock in it $inhot2 ns ($(diffpct "$hot1" "$inhot2"))"
-else fail "agent: its hot_a by name: $hot1 ns, its CPU clock in it $inhot2 ns ($(diffpct "$hot1" "$inhot2"))"; fi
+# Its hot function by name, by count of samples: a weight holds the CPU
+# time since the thread's last sample, and a host that stalls a TCG vCPU
+# for seconds charges that whole stall to the one sample after it
+# (3.2 s in one sample under __run_exit_handlers, on 6.12-rt with four
+# guests on two CPUs); 53 checks weights by function, on exact-sized runs
+nhot=$(awk -F'\t' '$1 == "tidfunc" && $3 == "hot_a" { print $5 }' w1.sum)
+nall=$(awk -F'\t' -v p="$pid2" '$1 == "pid" && $2 == p { print $4 }' w1.sum)
+if [ "${nhot:-0}" -gt 0 ] && [ $((nhot * 100)) -ge $((${nall:-1} * 70)) ]; then
+	ok "agent: its hot_a by name: $nhot of its $nall samples ($hot1 ns; its CPU clock there $inhot2 ns)"
+else fail "agent: its hot_a by name: ${nhot:-0} of its $nall samples"; sed 's/^/    /' w1.sum | head; fi
 n1=$(sumval w1.sum pid "$pid1")
 if [ "$n1" = 0 ] && [ -n "$pid1" ]; then ok "agent: worker 1 (pid $pid1), done before the window, is not in it"
 else fail "agent: worker 1 (pid $pid1), done before the window: $n1 ns in it"; fi
@@ -135,6 +144,31 @@ if grep -q '^text/plain; version=0.0.4' ctype.txt && [ "${served:-0}" -ge 4 ] &&
 else fail "agent: /metrics: served $served, samples $samples"; sed 's/^/    /' metrics.txt | head -40; fi
 if command -v promtool > /dev/null; then
 	check "agent: promtool check metrics passes on /metrics" promtool check metrics < metrics.txt
+fi
+
+# Prometheus itself scrapes the agent, and its query API has the series.
+if command -v prometheus > /dev/null; then
+	printf 'global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: tprof\n    static_configs:\n      - targets: ["127.0.0.1:%s"]\n' "$port" > prom.yml
+	prometheus --config.file=prom.yml --storage.tsdb.path=tsdb \
+		--web.listen-address=127.0.0.1:0 > prom.log 2>&1 &
+	prom=$!
+	pport=
+	for _ in $(seq 300); do
+		pport=$(sed -n 's/.*Listening on.*127.0.0.1:\([0-9][0-9]*\).*/\1/p' prom.log | head -1)
+		[ -n "$pport" ] && break
+		sleep 0.2
+	done
+	val=
+	for _ in $(seq 120); do
+		val=$(curl -s "http://127.0.0.1:$pport/api/v1/query?query=tprof_samples_total" |
+			sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
+		[ -n "$val" ] && break
+		sleep 0.5
+	done
+	kill $prom; wait $prom 2> /dev/null
+	save prom.log
+	if [ "${val:-0}" -gt 1000 ]; then ok "agent: Prometheus scraped /metrics: its query API gives tprof_samples_total $val"
+	else fail "agent: Prometheus (port ${pport:-none}): no tprof_samples_total from its query API"; tail -5 prom.log | sed 's/^/    /'; fi
 fi
 
 # The target's end: a window still open is answered with what it holds.
