@@ -21,6 +21,14 @@ mkdir -p "$BENCH_OUT"
 # result line.
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 [ -w "$thp" ] && echo never > "$thp"
+# No address randomization either: where the stacks, heap and libraries
+# land changes a run's instruction count (page-crossing copies, alignment
+# paths), so a row's twins differed with the layout: unprofiled Python
+# 398.9 or 405.0 ms, under tprof 425.4-430.9 ms in one 6.12 boot; with
+# randomize_va_space=0, 404.95 and 425.79-425.85 ms. Every run then gets
+# the same layout (one sample of it, not an average over layouts).
+aslr=/proc/sys/kernel/randomize_va_space
+[ -w "$aslr" ] && echo 0 > "$aslr"
 BENCH_REPS=5 BENCH_CPU_MS=1000 BENCH_QUICK=0 BENCH_PERF=1 BENCH_BASE_KO=
 # shellcheck disable=SC1091
 [ -r "$TPROF_BUILD/bench/guest.conf" ] && . "$TPROF_BUILD/bench/guest.conf"
@@ -109,6 +117,16 @@ measure() {
 	[ -n "${BENCH_PIN:-}" ] && pin=(taskset -c "$BENCH_PIN")
 	local pre=()
 	[ "${BENCH_PATH_TIMING:-0}" = 1 ] && pre=(env "LD_PRELOAD=$TPROF_BUILD/bench/path-timing.so")
+	# Settle first. A per-task perf event (perf record's, a run or two
+	# back) turns on perf's context-switch hooks (the perf_sched_events
+	# static key: __perf_event_task_sched_in/out at every switch, about 100
+	# instructions); freeing the last one turns them off only through a
+	# delayed work, HZ (1 s) later, on a CFS kworker that a SCHED_FIFO
+	# workload starves until it ends. A run started within that second
+	# (an unprofiled ping-pong after a perf run: 378.7 against 373.2 ms,
+	# 6.1) pays perf's hooks at every switch; an idle guest's 2 s lets the
+	# work run (a guest clock under icount sleep=off leaps over idle).
+	sleep 2
 	# the guest's interrupts over the run, by source: where a run's
 	# extra CPU went that its twin did not spend (no IRQ time accounting:
 	# an interrupt's time is the interrupted task's)
