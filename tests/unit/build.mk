@@ -32,6 +32,7 @@ $(BUILD)/unit/fakering.so: tests/unit/fakering.c tests/unit/fakecommon.h kmod/ua
 
 # $(BUILD)/tprof-read: test_scale.c measures the optimised build's memory
 unit: $(BUILD)/unit/unit-tests $(BUILD)/tprof-read-san $(BUILD)/tprof-read \
+		$(BUILD)/tprof-agent-san \
 		$(BUILD)/unit/fakedev.so $(BUILD)/unit/fakering.so progs
 	TPROF_BUILD=$(abspath $(BUILD)) TPROF_ROOT=$(CURDIR) \
 	TPROF_READ=$(abspath $(BUILD))/tprof-read-san \

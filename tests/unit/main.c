@@ -10,6 +10,7 @@ extern const struct unit_test python_live_tests[];
 extern const struct unit_test pylines_tests[], python_merge_tests[];
 extern const struct unit_test arm64_tests[];
 extern const struct unit_test live_tests[];
+extern const struct unit_test agent_tests[];
 extern const struct unit_test agg_tests[];
 
 int main(int argc, char **argv)
@@ -22,6 +23,7 @@ int main(int argc, char **argv)
 		object_tests, stream_tests, summary_tests, model_tests,
 		python_live_tests,
 		pylines_tests, python_merge_tests, arm64_tests, live_tests,
+		agent_tests,
 		agg_tests,
 	};
 	int passed = 0, failed = 0, skipped = 0;
