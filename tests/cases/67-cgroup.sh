@@ -39,7 +39,7 @@ cleanup() {
 	echo 0 > $D/cgroup.freeze 2>/dev/null
 	kill -9 "${pids[@]}" 2>/dev/null
 	sleep 0.5
-	wait 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
 	rmdir $D/sub $D 2>/dev/null
 	[ $mounted = 1 ] && umount $CG
 }
@@ -151,8 +151,12 @@ fi
 # ---- refusals, one line each ----
 freeze 0
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# /dev/tprof opened up, as the udev rule does for group tprof
+mode=$(stat -c %a /dev/tprof)
+chmod 0666 /dev/tprof
 as_nobody "$TR" --cgroup $D -d 1 -o /tmp/nobody-cg.pb.gz > /dev/null 2> unpriv.err
 st=$?
+chmod "$mode" /dev/tprof
 if [ $st != 0 ] && [ "$(wc -l < unpriv.err)" = 1 ] &&
 	grep -q "needs root or CAP_PERFMON" unpriv.err && grep -q "Operation not permitted" unpriv.err; then
 	ok "cgroup: unprivileged --cgroup is refused (EPERM) with one line"
