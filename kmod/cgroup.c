@@ -38,7 +38,6 @@
 
 #include "cgroup.h"
 #include "children.h"
-#include "probes.h"
 #include "records.h"
 #include "session.h"
 #include "tprof.h"
@@ -51,15 +50,12 @@ unsigned int tprof_cgroup_sessions;
  * @fd: an fd of a cgroup v2 directory.
  *
  * Context: process.
- * Return: 0, -EBADF (not a cgroup v2 directory) or -EOPNOTSUPP (moves
- *	cannot be watched on this kernel).
+ * Return: 0 or -EBADF (not a cgroup v2 directory).
  */
 int tprof_cgroup_resolve(struct tprof_session *s, int fd)
 {
 	struct cgroup *cgrp;
 
-	if (!tprof_probes_have_cgroup())
-		return -EOPNOTSUPP;
 	cgrp = cgroup_get_from_fd(fd);
 	if (IS_ERR(cgrp))
 		return PTR_ERR(cgrp);

@@ -214,6 +214,7 @@ void tprof_session_stop(struct tprof_session *s)
 	if (st != TPROF_ACTIVE)
 		goto out_unlock;
 	tprof_session_unpublish(s);
+	tprof_cgroup_published(s, false);
 	synchronize_rcu();
 	tprof_sampler_stop(s, tprof_thread_exited);
 	if (s->cgrp)
@@ -388,6 +389,8 @@ static int tprof_enable_publish_cgroup(struct tprof_session *s,
 	ret = tprof_session_publish(s, &e->refused);
 	if (ret)
 		goto err_put_cgroup;
+	/* before the walk: the fork and attach probes look from here on */
+	tprof_cgroup_published(s, true);
 	tprof_enable_start(s, w);
 	mutex_unlock(&tprof_sessions_mutex);
 	return 0;
@@ -556,7 +559,9 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 			goto err_free;
 	}
 	if (e.flags & TPROF_F_CGROUP) {
-		ret = tprof_cgroup_resolve(s, e.cgroup_fd);
+		/* moves must be seen: else -EOPNOTSUPP */
+		ret = tprof_probes_have_cgroup() ?
+		      tprof_cgroup_resolve(s, e.cgroup_fd) : -EOPNOTSUPP;
 		/* the processes are followed as a tree's are */
 		e.flags |= TPROF_F_CHILDREN;
 	} else {

@@ -12,7 +12,6 @@
 #include <linux/sched/task.h>
 #include <linux/timekeeping.h>
 
-#include "cgroup.h"
 #include "session.h"
 #include "tprof.h"
 
@@ -314,7 +313,6 @@ int tprof_session_publish(struct tprof_session *s, u32 *refused)
 	smp_store_release(&s->state, TPROF_ACTIVE);
 	rcu_assign_pointer(tprof_active[free], s);
 	WRITE_ONCE(tprof_active_mask, tprof_active_mask | BIT(free));
-	tprof_cgroup_published(s, true);
 	return 0;
 }
 
@@ -327,7 +325,6 @@ void tprof_session_unpublish(struct tprof_session *s)
 {
 	lockdep_assert_held(&tprof_sessions_mutex);
 	WRITE_ONCE(s->state, TPROF_STOPPING);
-	tprof_cgroup_published(s, false);
 	RCU_INIT_POINTER(tprof_active[s->idx], NULL);
 	WRITE_ONCE(tprof_active_mask, tprof_active_mask & ~BIT(s->idx));
 	s->idx = -1;
