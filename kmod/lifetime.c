@@ -17,6 +17,7 @@
 #include <linux/uaccess.h>
 
 #include "budget.h"
+#include "cgroup.h"
 #include "children.h"
 #include "lifetime.h"
 #include "probes.h"
@@ -122,6 +123,13 @@ static void tprof_session_stop_work(struct work_struct *work)
 
 	if (tprof_session_exit_pending(s))
 		tprof_session_check_exits(s);
+	/* processes moved into a cgroup session: their running threads */
+	if (test_and_clear_bit(TPROF_S_KICK, &s->bits)) {
+		mutex_lock(&tprof_sessions_mutex);
+		if (tprof_session_state(s) == TPROF_ACTIVE)
+			tprof_sampler_start(s);
+		mutex_unlock(&tprof_sessions_mutex);
+	}
 	if (test_bit(TPROF_S_STOP_REQ, &s->bits))
 		tprof_session_stop(s);
 }
@@ -164,6 +172,7 @@ static void tprof_session_free(struct tprof_session *s)
 	tprof_threads_free(&s->threads);
 	tprof_uwalk_free_all(s);
 	tprof_procs_free(&s->procs);
+	tprof_cgroup_release(s);
 	if (s->tgid)
 		put_pid(s->tgid);
 	if (s->pid_ns)
@@ -205,8 +214,11 @@ void tprof_session_stop(struct tprof_session *s)
 	if (st != TPROF_ACTIVE)
 		goto out_unlock;
 	tprof_session_unpublish(s);
+	tprof_cgroup_published(s, false);
 	synchronize_rcu();
 	tprof_sampler_stop(s, tprof_thread_exited);
+	if (s->cgrp)
+		tprof_probes_put_cgroup();
 	tprof_probes_put();
 	tprof_threads_emit_stats(s);
 	tprof_rings_flush_lost(&s->rings);
@@ -234,8 +246,16 @@ static int tprof_enable_check(const struct tprof_ioc_enable *e)
 	if (e->flags & ~TPROF_F_ALL)
 		return -EINVAL;
 	/* refused..limit_kb are out only: a retry may pass them back */
-	if (e->pid <= 0 || e->__pad)
+	if (e->__pad || e->__pad2)
 		return -EINVAL;
+	/* a cgroup's processes need no proof: root only (policy.c) */
+	if (e->flags & TPROF_F_CGROUP) {
+		if (e->pid || e->cgroup_fd < 0 ||
+		    (e->flags & (TPROF_F_AUXV_PROOF | TPROF_F_MEM_PROOF)))
+			return -EINVAL;
+	} else if (e->pid <= 0 || e->cgroup_fd) {
+		return -EINVAL;
+	}
 	if (!(e->flags & TPROF_F_AUXV_PROOF) && e->auxv_fd)
 		return -EINVAL;
 	if (!(e->flags & TPROF_F_MEM_PROOF) && e->mem_fd)
@@ -321,7 +341,9 @@ static void tprof_enable_start(struct tprof_session *s, struct tprof_walk *w)
 
 	lockdep_assert_held(&tprof_sessions_mutex);
 	tprof_procs_emit_existing(s);
-	if (s->flags & TPROF_F_CHILDREN)
+	if (s->cgrp)
+		tprof_cgroup_join_existing(s, w);
+	else if (s->flags & TPROF_F_CHILDREN)
 		tprof_children_join_existing(s, w);
 	tprof_sampler_start(s);
 	schedule_delayed_work(&s->tick, msecs_to_jiffies(TPROF_TICK_MS));
@@ -346,6 +368,43 @@ static void tprof_enable_start(struct tprof_session *s, struct tprof_walk *w)
 }
 
 /*
+ * A TPROF_F_CGROUP session's probes, publish and start: no target to
+ * check (its caller is privileged), the cgroup's moves watched before
+ * publish. Context: process, s->lock held.
+ */
+static int tprof_enable_publish_cgroup(struct tprof_session *s,
+				       struct tprof_ioc_enable *e,
+				       struct tprof_walk *w)
+{
+	int ret;
+
+	mutex_lock(&tprof_sessions_mutex);
+	ret = tprof_probes_get();
+	if (ret)
+		goto out_unlock;
+	ret = tprof_probes_get_cgroup();
+	if (ret)
+		goto err_put_probes;
+	s->start_ns = ktime_get_ns();
+	ret = tprof_session_publish(s, &e->refused);
+	if (ret)
+		goto err_put_cgroup;
+	/* before the walk: the fork and attach probes look from here on */
+	tprof_cgroup_published(s, true);
+	tprof_enable_start(s, w);
+	mutex_unlock(&tprof_sessions_mutex);
+	return 0;
+
+err_put_cgroup:
+	tprof_probes_put_cgroup();
+err_put_probes:
+	tprof_probes_put();
+out_unlock:
+	mutex_unlock(&tprof_sessions_mutex);
+	return ret;
+}
+
+/*
  * The target's side of the permission check, probes, publish and start,
  * with the target's exec_update_lock held for read (as mm_access() checks):
  * an exec either completed before (its new mm fails the proof) or
@@ -363,6 +422,8 @@ static int tprof_enable_publish(struct tprof_session *s,
 	struct task_struct *task;
 	int ret;
 
+	if (s->cgrp)
+		return tprof_enable_publish_cgroup(s, e, w);
 	task = get_pid_task(s->tgid, PIDTYPE_TGID);
 	if (!task)
 		return -ESRCH;
@@ -429,11 +490,13 @@ static int tprof_enable_write_out(void __user *uarg,
 				  const struct tprof_ioc_enable *e, bool out)
 {
 	const size_t off = offsetof(struct tprof_ioc_enable, refused);
+	const size_t end = offsetofend(struct tprof_ioc_enable, limit_kb);
 
 	if (!out)
 		return 0;
+	/* within what the oldest caller passed (TPROF_SIZEOF_IOC_ENABLE_V1) */
 	if (copy_to_user((u8 __user *)uarg + off, (const u8 *)e + off,
-			 sizeof(*e) - off))
+			 end - off))
 		return -EFAULT;
 	return 0;
 }
@@ -466,7 +529,8 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 
 	if (get_user(usize, (const u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < sizeof(e) || usize > PAGE_SIZE)
+	/* an older caller's struct: its missing fields are 0 */
+	if (usize < TPROF_SIZEOF_IOC_ENABLE_V1 || usize > PAGE_SIZE)
 		return -EINVAL;
 	ret = copy_struct_from_user(&e, sizeof(e), uarg, usize);
 	if (ret)
@@ -485,8 +549,7 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 		return ret;
 	}
 
-	ret = tprof_policy_caller(&s->grant, file,
-				  e.flags & TPROF_F_KERNEL_STACK);
+	ret = tprof_policy_caller(&s->grant, file, e.flags);
 	if (ret)
 		goto err_free;
 	/* the user's sampling budget, which all its sessions share */
@@ -495,7 +558,15 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 		if (ret)
 			goto err_free;
 	}
-	ret = tprof_enable_resolve(s, e.pid);
+	if (e.flags & TPROF_F_CGROUP) {
+		/* moves must be seen: else -EOPNOTSUPP */
+		ret = tprof_probes_have_cgroup() ?
+		      tprof_cgroup_resolve(s, e.cgroup_fd) : -EOPNOTSUPP;
+		/* the processes are followed as a tree's are */
+		e.flags |= TPROF_F_CHILDREN;
+	} else {
+		ret = tprof_enable_resolve(s, e.pid);
+	}
 	if (ret)
 		goto err_free;
 	/* Early, before charging: publish checks again under the mutex. */
@@ -548,7 +619,7 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	ret = tprof_procs_alloc(&s->procs, e.flags & TPROF_F_CHILDREN);
 	if (ret)
 		goto err_free;
-	ret = tprof_enable_root(s);
+	ret = s->cgrp ? 0 : tprof_enable_root(s);
 	if (ret)
 		goto err_free;
 	if (e.flags & TPROF_F_CHILDREN) {
@@ -576,6 +647,7 @@ err_free:
 	tprof_rings_free(&s->rings);
 	tprof_threads_free(&s->threads);
 	tprof_procs_free(&s->procs);
+	tprof_cgroup_release(s);
 	tprof_policy_release(&s->grant);
 	memset(&s->grant, 0, sizeof(s->grant));
 	s->max_kernel_frames = 0;

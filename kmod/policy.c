@@ -92,10 +92,12 @@ unsigned int tprof_policy_ring_kb_per_cpu(void)
  * @g: grant to fill.
  * @file: the session's file: its opener's creds decide privilege, as
  *	perf_event_open() decides it on the caller's.
- * @kernel_stacks: TPROF_F_KERNEL_STACK asked for.
+ * @flags: ENABLE's TPROF_F_*.
  *
  * Kernel stacks need CAP_PERFMON and no lockdown of kernel confidentiality
- * (perf's LOCKDOWN_PERF). An unprivileged session's user is pinned for the
+ * (perf's LOCKDOWN_PERF). A cgroup's processes (TPROF_F_CGROUP) need
+ * CAP_PERFMON: they come with no proof that the caller may ptrace them,
+ * as perf -G asks for CPU-wide rights. An unprivileged session's user is pinned for the
  * session limits, the locked-memory charge and the sampling budget: the
  * user who opened @file, whom /dev/tprof's permission let in, not the
  * ioctl's caller, so that a process of that user which took on subordinate
@@ -105,13 +107,14 @@ unsigned int tprof_policy_ring_kb_per_cpu(void)
  * opener's behalf. Context: process.
  * Return: 0, -EPERM or the lockdown LSM's error.
  */
-int tprof_policy_caller(struct tprof_grant *g, struct file *file,
-			bool kernel_stacks)
+int tprof_policy_caller(struct tprof_grant *g, struct file *file, u32 flags)
 {
 	int ret;
 
 	g->privileged = tprof_policy_privileged(file);
-	if (kernel_stacks) {
+	if ((flags & TPROF_F_CGROUP) && !g->privileged)
+		return -EPERM;
+	if (flags & TPROF_F_KERNEL_STACK) {
 		if (!g->privileged)
 			return -EPERM;
 		ret = security_locked_down(LOCKDOWN_PERF);

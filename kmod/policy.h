@@ -49,8 +49,7 @@ struct tprof_grant {
 	unsigned long locked_pages;
 };
 
-int tprof_policy_caller(struct tprof_grant *g, struct file *file,
-			bool kernel_stacks);
+int tprof_policy_caller(struct tprof_grant *g, struct file *file, u32 flags);
 int tprof_policy_target(struct tprof_grant *g, struct task_struct *task,
 			const struct tprof_ioc_enable *e);
 int tprof_policy_charge(struct tprof_grant *g, unsigned long bytes,

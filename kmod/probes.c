@@ -4,7 +4,9 @@
  * kprobe on perf_event_mmap()) and their registration, and the records
  * only a probe writes (EXEC, MMAP); the lifecycle records they share with
  * the session's start and stop are records.c's. With TPROF_F_CHILDREN the fork
- * probe (and ENABLE, for the descendants already there) adds processes.
+ * probe (and ENABLE, for the descendants already there) adds processes;
+ * with TPROF_F_CGROUP the fork probe and one on cgroup_attach_task
+ * (cgroup.c) add and remove them.
  *
  * The sched tracepoints are not exported to modules; they are found with
  * for_each_kernel_tracepoint() (as lttng-modules and falco do) and the
@@ -37,6 +39,7 @@
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
+#include "cgroup.h"
 #include "offcpu.h"
 #include "policy.h"
 #include "probes.h"
@@ -60,8 +63,7 @@
  * proof for the parent does not stand for it (@s->inherit), or its parent
  * is pending itself.
  */
-static void tprof_probe_fork(void *data, struct task_struct *parent,
-			     struct task_struct *child)
+static void tprof_fork_one(struct task_struct *child)
 {
 	struct tprof_proc *pr, *cpr;
 	struct tprof_session *s;
@@ -82,7 +84,8 @@ static void tprof_probe_fork(void *data, struct task_struct *parent,
 		/* a pending process's threads: at its proof (children.c) */
 		if (may == TPROF_REPORT_YES)
 			tprof_emit_thread(s, pr->vpid, vtid, child->comm, 0);
-	} else if (s->flags & TPROF_F_CHILDREN) {
+	} else if ((s->flags & TPROF_F_CHILDREN) && !s->cgrp) {
+		/* a cgroup session's children: by their cgroup (below) */
 		pending = may == TPROF_REPORT_PENDING || !READ_ONCE(s->inherit);
 		cpr = tprof_proc_join(s, child, pr->vpid, 0, pending);
 		/* its mappings are copies of its parent's (dup_mmap()) */
@@ -93,6 +96,20 @@ static void tprof_probe_fork(void *data, struct task_struct *parent,
 	}
 out:
 	local_irq_restore(flags);
+}
+
+/*
+ * sched_process_fork: the parent's session first (its threads, its tree's
+ * children), then, while a cgroup session exists, the cgroup sessions a
+ * new process was forked into (cgroup.c): after the first, so that a
+ * process tree's session keeps its children.
+ */
+static void tprof_probe_fork(void *data, struct task_struct *parent,
+			     struct task_struct *child)
+{
+	tprof_fork_one(child);
+	if (unlikely(tprof_cgroup_any()) && thread_group_leader(child))
+		tprof_cgroup_fork(parent, child);
 }
 
 static s32 tprof_exit_code(struct task_struct *p)
@@ -324,6 +341,21 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 }
 
 /*
+ * cgroup_attach_task: after @task's process (@threadgroup) or @task alone
+ * was moved to @dst_cgrp, any hierarchy. Context: process, cgroup_mutex
+ * and the tracepoint's path lock held (IRQs off but on PREEMPT_RT),
+ * preemption off. Registered only while a cgroup session exists.
+ */
+static void tprof_probe_cgroup_attach(void *data, struct cgroup *dst_cgrp,
+				      const char *path,
+				      struct task_struct *task,
+				      bool threadgroup)
+{
+	if (tprof_cgroup_any())
+		tprof_cgroup_attach(task, threadgroup);
+}
+
+/*
  * current's process mapped what ptrace's access refuses: in every session
  * that has it, its samples look each page up before reading it from now
  * on (TPROF_P_GUARDED), set before the mapping can hold anything (the
@@ -499,6 +531,13 @@ static struct tprof_tp tprof_tps[] = {
 /* Published sessions; protected by tprof_sessions_mutex (session.h). */
 static unsigned int tprof_tp_users;
 
+/*
+ * cgroup_attach_task, for TPROF_F_CGROUP sessions alone (NULL: none can
+ * be made), and the sessions that use it; tprof_sessions_mutex.
+ */
+static struct tracepoint *tprof_tp_attach;
+static unsigned int tprof_attach_users;
+
 static void tprof_tp_lookup(struct tracepoint *tp, void *priv)
 {
 	unsigned int i;
@@ -506,6 +545,44 @@ static void tprof_tp_lookup(struct tracepoint *tp, void *priv)
 	for (i = 0; i < ARRAY_SIZE(tprof_tps); i++)
 		if (!strcmp(tp->name, tprof_tps[i].name))
 			tprof_tps[i].tp = tp;
+	if (!strcmp(tp->name, "cgroup_attach_task"))
+		tprof_tp_attach = tp;
+}
+
+/* Can this kernel's cgroup moves be watched? */
+bool tprof_probes_have_cgroup(void)
+{
+	return tprof_tp_attach;
+}
+
+/* Context: process, tprof_sessions_mutex held. Return: 0 or -errno. */
+int tprof_probes_get_cgroup(void)
+{
+	int ret;
+
+	lockdep_assert_held(&tprof_sessions_mutex);
+	if (!tprof_tp_attach)
+		return -EOPNOTSUPP;
+	if (tprof_attach_users++)
+		return 0;
+	ret = tracepoint_probe_register(tprof_tp_attach,
+					tprof_probe_cgroup_attach, NULL);
+	if (ret) {
+		pr_err("registering cgroup_attach_task: %d\n", ret);
+		tprof_attach_users--;
+	}
+	return ret;
+}
+
+/* Context: process, tprof_sessions_mutex held; waits for the probe. */
+void tprof_probes_put_cgroup(void)
+{
+	lockdep_assert_held(&tprof_sessions_mutex);
+	if (--tprof_attach_users)
+		return;
+	tracepoint_probe_unregister(tprof_tp_attach, tprof_probe_cgroup_attach,
+				    NULL);
+	tracepoint_synchronize_unregister();
 }
 
 int tprof_probes_init(void)

@@ -204,6 +204,10 @@ static void tprof_arm(struct tprof_cpu *c, u64 cpu, u64 clk)
 	hrtimer_start(&c->timer, ns_to_ktime(rem), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
+						 struct pt_regs *regs,
+						 bool last);
+
 /* Context: hardirq (HARD timer, also on PREEMPT_RT). */
 static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 {
@@ -219,6 +223,17 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 	    tprof_session_state(c->sess) != TPROF_ACTIVE ||
 	    (c->sess->flags & TPROF_F_NO_CPU_SAMPLES))
 		return HRTIMER_NORESTART;
+	/*
+	 * Its process moved out of a cgroup session (cgroup.c): its time
+	 * there ended with the move, which another CPU saw; its accounting
+	 * ends here, at most a period later, not at its next switch-out.
+	 */
+	if (unlikely(c->sess->cgrp && !c->exiting &&
+		     test_bit(TPROF_P_DENIED, &t->proc->bits))) {
+		tprof_sched_out_regs(c, tprof_runtime_now(c, U64_MAX, NULL),
+				     get_irq_regs(), false);
+		return HRTIMER_NORESTART;
+	}
 	cpu = tprof_thread_cpu(c, tprof_runtime_now(c, tprof_timer_until(c), &clk));
 	/*
 	 * With a reschedule pending, the scheduler may end this slice at the

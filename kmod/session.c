@@ -80,6 +80,29 @@ struct tprof_session *tprof_session_next(struct task_struct *p,
 }
 
 /**
+ * tprof_session_next_cgroup() - the next active TPROF_F_CGROUP session.
+ * @i: the session index to start at; set past the one returned.
+ *
+ * Context: preemption or IRQs off (fork and attach probes).
+ * Return: the session or NULL.
+ */
+struct tprof_session *tprof_session_next_cgroup(unsigned int *i)
+{
+	unsigned long mask = READ_ONCE(tprof_active_mask);
+
+	for (; (*i = find_next_bit(&mask, TPROF_MAX_SESSIONS, *i)) <
+	     TPROF_MAX_SESSIONS; (*i)++) {
+		struct tprof_session *s = rcu_dereference_sched(tprof_active[*i]);
+
+		if (!s || !s->cgrp || tprof_session_state(s) != TPROF_ACTIVE)
+			continue;
+		(*i)++;
+		return s;
+	}
+	return NULL;
+}
+
+/**
  * tprof_session_find_parked() - the active session that parked @p, which
  *	gives its slot back (tprof_thread_unpark()).
  * @p: a thread past its exit probe (PF_EXITING), being switched in.
@@ -257,7 +280,7 @@ int tprof_session_publish(struct tprof_session *s, u32 *refused)
 	int i, free = -1;
 
 	lockdep_assert_held(&tprof_sessions_mutex);
-	if (tprof_session_other_has(s, s->tgid)) {
+	if (s->tgid && tprof_session_other_has(s, s->tgid)) {
 		*refused = TPROF_REFUSED_TARGET_BUSY;
 		return -EBUSY;
 	}
@@ -348,11 +371,12 @@ void tprof_session_emit_denied(struct tprof_session *s, u32 vpid, u32 reason)
 
 /*
  * @pr leaves the session (PROC_EXIT or DENIED); the session stops after
- * its last process. Context: any.
+ * its last process, unless it follows a cgroup (which may fill again).
+ * Context: any.
  */
 void tprof_session_leave(struct tprof_session *s, struct tprof_proc *pr)
 {
-	if (tprof_proc_leave(&s->procs, pr))
+	if (tprof_proc_leave(&s->procs, pr) && !s->cgrp)
 		tprof_session_request_stop(s);
 }
 

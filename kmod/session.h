@@ -21,6 +21,7 @@
 #include "ring.h"
 #include "threads.h"
 
+struct cgroup;
 struct tprof_budget;
 
 struct pid;
@@ -50,6 +51,7 @@ enum tprof_state {
 /* Events, in tprof_session.bits. */
 #define TPROF_S_STOP_REQ	1	/* stop_work is to stop the session */
 #define TPROF_S_EXIT_PENDING	2	/* a process is group dead, not seen gone */
+#define TPROF_S_KICK		3	/* stop_work is to start running joiners */
 
 /**
  * struct tprof_session - per-open-file state.
@@ -57,10 +59,11 @@ enum tprof_state {
  *	tprof_sessions_mutex.
  * @state: enum tprof_state.
  * @bits: TPROF_S_* events.
- * @tgid: the target process (get_pid()).
+ * @tgid: the target process (get_pid()); NULL with TPROF_F_CGROUP.
+ * @cgrp: with TPROF_F_CGROUP, the subtree's root (a reference); else NULL.
  * @pid_ns: the namespace ids are reported in (the ENABLE caller's).
  * @vpid: target tgid in @pid_ns.
- * @flags: TPROF_F_* from ENABLE.
+ * @flags: TPROF_F_* from ENABLE (TPROF_F_CGROUP adds TPROF_F_CHILDREN).
  * @grant: what ENABLE allowed (privilege, the target's ids) and charged.
  * @inherit: with TPROF_F_CHILDREN, a process forked by an admitted one is
  *	admitted too: the session is privileged, or its caller is an
@@ -94,6 +97,7 @@ struct tprof_session {
 	unsigned long bits;
 
 	struct pid *tgid;
+	struct cgroup *cgrp;
 	struct pid_namespace *pid_ns;
 	u32 vpid;
 	u32 flags;
@@ -149,6 +153,7 @@ struct tprof_session *tprof_session_next(struct task_struct *p,
 
 struct tprof_session *tprof_session_find(struct task_struct *p,
 					 struct tprof_proc **pp);
+struct tprof_session *tprof_session_next_cgroup(unsigned int *i);
 
 struct task_struct *tprof_task_get(struct pid_namespace *ns, pid_t nr,
 				   enum pid_type type);

@@ -20,6 +20,7 @@
 
 static const char *argp_usage =
 "Usage: tprof-read [options] -p PID\n"
+"       tprof-read [options] --cgroup PATH\n"
 "       tprof-read [options] -- CMD [ARGS...]\n"
 "       tprof-read [options] --input FILE\n"
 "\n"
@@ -35,6 +36,10 @@ static const char *argp_usage =
 "                             (with -p: and the ones it has); the default with\n"
 "                             -- CMD\n"
 "      --no-children          the target process alone\n"
+"      --cgroup PATH          every process of a cgroup v2 directory and\n"
+"                             its subtree: those there, forked or moved in\n"
+"                             (one moved out stops being sampled); until -d\n"
+"                             expires or SIGINT/SIGTERM; root or CAP_PERFMON\n"
 "      --mode MODE            what is sampled: cpu (default), off-cpu (where\n"
 "                             threads wait: asleep, in uninterruptible I/O,\n"
 "                             or preempted; -sample_index=off_cpu) or wall\n"
@@ -81,6 +86,8 @@ static const char *argp_usage =
 "Examples:\n"
 "  tprof-read -p 1234 -d 10 -o cpu.pb.gz     # 10 s of a running process\n"
 "  tprof-read -o cpu.pb.gz -- make -j8       # a whole build\n"
+"  tprof-read --cgroup /sys/fs/cgroup/system.slice/nginx.service -d 30 \\\n"
+"      -o nginx.pb.gz                        # a service, by its cgroup\n"
 "  tprof-read -F 4000 --report -o go.pb.gz -- ./server\n"
 "  tprof-read --mode wall -p 1234 -d 10 -o wall.pb.gz\n"
 "  go tool pprof -sample_index=off_cpu -top wall.pb.gz\n"
@@ -91,7 +98,7 @@ enum {
 	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
 	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD, OPT_CALL_GRAPH, OPT_CHILDREN,
 	OPT_NO_CHILDREN, OPT_MODE, OPT_OFF_PERIOD, OPT_FORMAT, OPT_LISTEN,
-	OPT_MAX_SECONDS,
+	OPT_MAX_SECONDS, OPT_CGROUP,
 };
 
 static const struct option long_opts[] = {
@@ -114,6 +121,7 @@ static const struct option long_opts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "off-cpu-period", required_argument, NULL, OPT_OFF_PERIOD },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -334,6 +342,9 @@ static int parse_live(struct live_opts *l, int c, char *arg)
 	case OPT_NO_CHILDREN:
 		l->children = 0;
 		return 0;
+	case OPT_CGROUP:
+		l->cgroup = arg;
+		return 0;
 	default:
 		return parse_sampling(l, c, arg);
 	}
@@ -381,8 +392,13 @@ static int parse_output(struct options *o, int c, char *arg)
 /* What the options say together: one mode, nothing --input ignores. */
 static int check_combination(const struct options *o)
 {
-	if (!!o->live.pid + !!o->live.argv + !!o->input != 1) {
-		pr_err("need exactly one of -p PID, -- CMD, or --input FILE (see --help)");
+	if (!!o->live.pid + !!o->live.argv + !!o->live.cgroup + !!o->input !=
+	    1) {
+		pr_err("need exactly one of -p PID, --cgroup PATH, -- CMD, or --input FILE (see --help)");
+		return -EINVAL;
+	}
+	if (o->live.cgroup && o->live.children >= 0) {
+		pr_err("--cgroup follows the cgroup's processes: --children and --no-children do not apply");
 		return -EINVAL;
 	}
 	/* an option that would change nothing is a mistake worth a stop */

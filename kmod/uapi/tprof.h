@@ -108,11 +108,14 @@ struct tprof_ioc_info {
  * copied, not in user memory again (what perf's dwarf mode skips).
  */
 #define TPROF_F_USTACK_CHAIN	0x200U
+/* the processes of a cgroup v2 subtree (@cgroup_fd), not @pid's tree */
+#define TPROF_F_CGROUP		0x400U
 #define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF | \
 				 TPROF_F_PATH_TIMING | TPROF_F_USER_SNAPSHOT | \
 				 TPROF_F_MEM_PROOF | TPROF_F_CHILDREN | \
 				 TPROF_F_OFF_CPU | TPROF_F_NO_CPU_SAMPLES | \
-				 TPROF_F_SNAPSHOT_BELOW | TPROF_F_USTACK_CHAIN)
+				 TPROF_F_SNAPSHOT_BELOW | TPROF_F_USTACK_CHAIN | \
+				 TPROF_F_CGROUP)
 
 /*
  * x86-64's red zone: a leaf may keep data in the 128 bytes below sp, and
@@ -171,9 +174,32 @@ struct tprof_ioc_info {
  * (only with TPROF_F_OFF_CPU) arms no CPU-time timer: CPU time is still
  * accounted exactly, and not sampled.
  *
+ * With TPROF_F_CGROUP (CAP_PERFMON or CAP_SYS_ADMIN only, as perf -G) the
+ * session follows the processes of a cgroup v2 subtree instead of @pid's
+ * tree (@pid must be 0, no proofs): @cgroup_fd is an open directory of
+ * the cgroup2 filesystem, its root for the subtree. Every process whose
+ * main thread is in the subtree at ENABLE joins (PROC with
+ * TPROF_RF_PROC_EXISTING); so does every process forked into it later
+ * (PROC, from its first instruction, CLONE_INTO_CGROUP included), and
+ * every process moved into it (PROC with TPROF_RF_PROC_MOVED; a thread
+ * running then is accounted from a moment later, its next switch-in at
+ * the latest). A process moved out of it leaves with a DENIED record
+ * (TPROF_DENIED_CGROUP): none of its samples after the move, its
+ * accounting up to at most one period after it (THREAD_STAT, THREAD_EXIT).
+ * One that moves back in is not followed again by this session. A
+ * process another session follows is not taken. The session implies
+ * TPROF_F_CHILDREN (records, TPROF_MAX_PROCS) but does not end when its
+ * last process leaves: an empty cgroup may fill again; only DISABLE or
+ * close ends it. Membership is by process, as cgroup.procs moves
+ * processes: a thread moved alone (threaded cgroups) counts where its
+ * main thread is.
+ *
  * Errors: -EPERM (no privilege or proof; target not dumpable; kernel stacks
  * without CAP_PERFMON or under lockdown; snapshots without CAP_PERFMON or
- * TPROF_F_MEM_PROOF), -ESRCH (no such process), -EBUSY
+ * TPROF_F_MEM_PROOF; TPROF_F_CGROUP without CAP_PERFMON), -EBADF
+ * (TPROF_F_CGROUP: @cgroup_fd is not an open cgroup v2 directory),
+ * -EOPNOTSUPP (TPROF_F_CGROUP on a kernel whose cgroup_attach_task
+ * tracepoint the module cannot find), -ESRCH (no such process), -EBUSY
  * (another session profiles the target, or the caller's user holds
  * max_user_sessions unprivileged sessions), -ENOSPC (no free session; the
  * module keeps some for privileged callers only), -ENOMEM (an unprivileged session's rings,
@@ -181,7 +207,8 @@ struct tprof_ioc_info {
  * nr_rings less what the user holds already; or no memory), -EINVAL.
  * @size: sizeof(struct tprof_ioc_enable) as the caller knows it.
  * @flags: TPROF_F_*; unknown bits -EINVAL.
- * @pid: target thread-group id in the caller's pid namespace.
+ * @pid: target thread-group id in the caller's pid namespace; 0 with
+ *	TPROF_F_CGROUP.
  * @auxv_fd: with TPROF_F_AUXV_PROOF, an fd of /proc/@pid/auxv opened by
  *	the caller (procfs grants it only after a PTRACE_MODE_READ check);
  *	otherwise must be 0.
@@ -214,6 +241,11 @@ struct tprof_ioc_info {
  *	processes: other sessions, io_uring, perf buffers), and the limit
  *	(the caller's RLIMIT_MEMLOCK plus ring_kb_per_cpu per possible CPU),
  *	in KiB.
+ * @cgroup_fd: with TPROF_F_CGROUP, an fd of a cgroup v2 directory
+ *	(open(path, O_RDONLY | O_DIRECTORY)); otherwise must be 0.
+ * @__pad2: zero.
+ * The fields from @cgroup_fd on are new: ENABLE takes a struct of
+ * TPROF_SIZEOF_IOC_ENABLE_V1 bytes (all older callers) as one with them 0.
  */
 struct tprof_ioc_enable {
 	__u32 size;
@@ -232,7 +264,12 @@ struct tprof_ioc_enable {
 	__u32 need_kb;
 	__u32 held_kb;
 	__u32 limit_kb;
+	__s32 cgroup_fd;
+	__u32 __pad2;
 };
+
+/* struct tprof_ioc_enable up to @limit_kb: the least ENABLE accepts. */
+#define TPROF_SIZEOF_IOC_ENABLE_V1	72
 
 /* struct tprof_ioc_enable.refused: the limit that refused an ENABLE */
 #define TPROF_REFUSED_MEMLOCK		1 /* -ENOMEM: the user's locked memory */
@@ -1046,6 +1083,8 @@ struct tprof_rec_mmap {
  * would leave a reader's own count short.
  */
 #define TPROF_RF_PROC_TOTALS		0x10U
+/* TPROF_F_CGROUP: it joined when it was moved into the cgroup subtree */
+#define TPROF_RF_PROC_MOVED		0x20U
 
 /**
  * struct tprof_rec_proc - a process joined a TPROF_F_CHILDREN session
@@ -1093,6 +1132,7 @@ struct tprof_rec_proc_exit {
 #define TPROF_DENIED_DUMPABLE	2
 #define TPROF_DENIED_PTRACE	3
 #define TPROF_DENIED_LABEL	4
+#define TPROF_DENIED_CGROUP	5
 
 /**
  * struct tprof_rec_denied - a process of an unprivileged session stopped
@@ -1100,7 +1140,9 @@ struct tprof_rec_proc_exit {
  *	descendant at ENABLE was not (TPROF_F_CHILDREN); no SAMPLE, THREAD,
  *	EXEC, MMAP or PROC record of it follows. Accounting records
  *	(THREAD_EXIT, THREAD_STAT, LOST) may. Without TPROF_F_CHILDREN, or
- *	for its last process, the session ends.
+ *	for its last process, the session ends (not a TPROF_F_CGROUP one).
+ *	In a TPROF_F_CGROUP session it also says that a process moved out
+ *	of the subtree (TPROF_DENIED_CGROUP).
  * @hdr: type TPROF_REC_DENIED.
  * @pid: thread-group id.
  * @reason: TPROF_DENIED_*.
@@ -1116,7 +1158,7 @@ struct tprof_rec_denied {
  * contract (kmod/dev.c and userspace), for 32- and 64-bit builds.
  */
 #define TPROF_SIZEOF_IOC_INFO		80
-#define TPROF_SIZEOF_IOC_ENABLE		72
+#define TPROF_SIZEOF_IOC_ENABLE		80
 #define TPROF_SIZEOF_IOC_THREAD_PERIOD	16
 #define TPROF_SIZEOF_IOC_STATS		224
 #define TPROF_SIZEOF_IOC_UWALK		120

@@ -966,6 +966,17 @@ static int t_errors(void)
 	ok(enable_e(fd, &e) == -EINVAL, "errors: auxv_fd without AUXV_PROOF EINVAL");
 	E0(); e.pid = 0;
 	ok(enable_e(fd, &e) == -EINVAL, "errors: pid 0 EINVAL");
+	E0(); e.cgroup_fd = 3;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: cgroup_fd without CGROUP EINVAL");
+	E0(); e.flags = TPROF_F_CGROUP;
+	ok(enable_e(fd, &e) == -EINVAL, "errors: CGROUP with a pid EINVAL");
+	E0(); e.pid = 0; e.flags = TPROF_F_CGROUP; e.cgroup_fd = 9999;
+	ok(enable_e(fd, &e) == -EBADF, "errors: CGROUP with a bad fd EBADF");
+	afd = open("/tmp", O_RDONLY | O_DIRECTORY);
+	E0(); e.pid = 0; e.flags = TPROF_F_CGROUP; e.cgroup_fd = afd;
+	ok(afd >= 0 && enable_e(fd, &e) == -EBADF,
+	   "errors: CGROUP with a directory that is not cgroup2 EBADF");
+	close(afd);
 	E0(); e.pid = -5;
 	ok(enable_e(fd, &e) == -EINVAL, "errors: negative pid EINVAL");
 	fflush(stdout);
@@ -1011,6 +1022,14 @@ static int t_errors(void)
 	ok(ret == -EBUSY && e.refused == TPROF_REFUSED_TARGET_BUSY,
 	   "errors: ENABLE of a profiled process EBUSY, and it says so (refused %u)",
 	   e.refused);
+	close(fd2);
+	/* a caller that predates cgroup_fd: its struct ends at limit_kb */
+	fd2 = dev_open();
+	E0(); e.size = TPROF_SIZEOF_IOC_ENABLE_V1;
+	ret = enable_e(fd2, &e);
+	ok(ret == -EBUSY && e.refused == TPROF_REFUSED_TARGET_BUSY,
+	   "errors: a %u-byte struct (before cgroup_fd) gets as far as publish (EBUSY, refused %u)",
+	   TPROF_SIZEOF_IOC_ENABLE_V1, e.refused);
 	close(fd2);
 	child_go(&c);
 	for (i = 0; i < 100; i++) {

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "live/drain.h"
 #include "live/loop.h"
@@ -114,6 +116,7 @@ void live__init(struct live *l, const struct live_opts *o,
 	l->o = o;
 	l->rc = rc;
 	l->sess.fd = -1;
+	l->cgroup_fd = -1;
 	l->snap_gap_ns = SNAP_GAP_MIN_NS;
 }
 
@@ -326,6 +329,66 @@ static ssize_t read_device(void *ctx, void *buf, size_t cap)
 /* ---- from open to ENABLE ---- */
 
 /*
+ * --cgroup PATH: its directory, open, for ENABLE's cgroup_fd; one line
+ * and -errno when it is not a cgroup v2 directory.
+ */
+static int open_cgroup(struct live *l)
+{
+	const char *path = l->o->cgroup;
+	struct statfs sf;
+	int ret;
+
+	l->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (l->cgroup_fd < 0) {
+		ret = -errno;
+		pr_err("--cgroup %s: %s", path, strerror(errno));
+		return ret;
+	}
+	if (fstatfs(l->cgroup_fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		pr_err("--cgroup %s: not a cgroup v2 directory (mount -t cgroup2 none /sys/fs/cgroup)",
+		       path);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+/* ENABLE of a --cgroup session returned ret: one line if it failed. */
+static int enable_cgroup(struct live *l, const struct tprof_ioc_enable *en,
+			 int ret)
+{
+	const char *path = l->o->cgroup;
+
+	switch (ret) {
+	case 0:
+		break;
+	case -EPERM:
+	case -EACCES:
+		pr_err("--cgroup %s: %s: profiling a cgroup needs root or CAP_PERFMON",
+		       path, strerror(-ret));
+		break;
+	case -EBADF:
+		pr_err("--cgroup %s: not a cgroup v2 directory", path);
+		break;
+	case -EINVAL:
+		if (en->period_ns && l->sess.info.min_period_ns &&
+		    en->period_ns < l->sess.info.min_period_ns)
+			pr_err("--cgroup %s: the period is below what tprof.ko allows", path);
+		else
+			pr_err("--cgroup %s: %s (a tprof.ko without cgroup targets? or a setting out of range)",
+			       path, strerror(-ret));
+		break;
+	case -EOPNOTSUPP:
+		pr_err("--cgroup %s: this kernel's cgroup moves cannot be watched (no cgroup_attach_task tracepoint)",
+		       path);
+		break;
+	default:
+		device__enable_failed(&l->sess, (struct tprof_ioc_enable *)en,
+				      ret);
+	}
+	return ret;
+}
+
+/*
  * ENABLE. The default mode asks for stack snapshots but does not need
  * them: when they are refused (a module that predates them says -EINVAL;
  * no ptrace-attach access, e.g. Yama's ptrace_scope, -EPERM), one line
@@ -336,6 +399,15 @@ static int enable(struct live *l, struct tprof_ioc_enable *en)
 {
 	int ret = device__try_enable(&l->sess, en), ret2;
 	char why[160];
+
+	if (en->flags & TPROF_F_CGROUP) {
+		/* the same fallbacks, for an older module's refusals */
+		if (ret == -EINVAL && (en->flags & TPROF_F_USTACK_CHAIN)) {
+			en->flags &= ~TPROF_F_USTACK_CHAIN;
+			ret = device__try_enable(&l->sess, en);
+		}
+		return enable_cgroup(l, en, ret);
+	}
 
 	/* a module that predates chains in snapshots: in the SAMPLE */
 	if (ret == -EINVAL && (en->flags & TPROF_F_USTACK_CHAIN)) {
@@ -398,8 +470,10 @@ static void exec_failed(struct live *l, int err)
 static int start_target(struct live *l)
 {
 	const struct live_opts *o = l->o;
-	int ret = device__open(&l->sess, o->device), target = o->pid;
+	int ret = o->cgroup ? open_cgroup(l) : 0, target = o->pid;
 
+	if (!ret)
+		ret = device__open(&l->sess, o->device);
 	if (ret)
 		return ret;
 	setup_signals();
@@ -441,6 +515,8 @@ static int start_target(struct live *l)
  */
 static bool target_cpython(const struct live *l, char *what, size_t len)
 {
+	if (l->o->cgroup)	/* no one target */
+		return false;
 	return pytarget__pid(l->rc->target, what, len) ||
 	       (l->o->argv && pytarget__command(l->o->argv[0], what, len));
 }
@@ -494,6 +570,12 @@ static void enable_request(const struct live *l, struct tprof_ioc_enable *en)
 	en->pid = l->rc->target;
 	if (o->children > 0 || (o->children < 0 && o->argv))
 		en->flags |= TPROF_F_CHILDREN;
+	/* a cgroup's processes, followed as a tree's (PROC records) */
+	if (o->cgroup) {
+		en->flags |= TPROF_F_CGROUP | TPROF_F_CHILDREN;
+		en->cgroup_fd = l->cgroup_fd;
+		en->pid = 0;
+	}
 	en->period_ns = o->period_ns;
 	if (o->mode != LIVE_CPU) {
 		en->flags |= TPROF_F_OFF_CPU;
@@ -524,7 +606,8 @@ static void open_proofs(struct live *l, struct tprof_ioc_enable *en,
 {
 	char path[64];
 
-	if (geteuid() == 0)
+	/* no proof stands for a cgroup: root or CAP_PERFMON alone */
+	if (geteuid() == 0 || l->o->cgroup)
 		return;
 	/* procfs hands this out only after a ptrace-read check */
 	snprintf(path, sizeof(path), "/proc/%d/auxv", en->pid);
@@ -599,7 +682,9 @@ static int begin(struct live *l)
 			return ret;
 		}
 	}
-	recorder__maps(l->rc, l->rc->target, true);
+	/* a cgroup's processes: their maps at their PROC records */
+	if (!o->cgroup)
+		recorder__maps(l->rc, l->rc->target, true);
 	if (!o->argv)
 		return 0;
 	if (l->launch.at_exec) {
@@ -759,8 +844,8 @@ static int run(struct live *l, struct stream_reader *sr,
 		if (exited_at && now - exited_at > 2000000000ULL &&
 		    (!(en->flags & TPROF_F_CHILDREN) || tree_done(l)))
 			break;
-		if (!o->argv && kill(l->rc->target, 0) && errno == ESRCH &&
-		    !exited_at)
+		if (!o->argv && !o->cgroup && kill(l->rc->target, 0) &&
+		    errno == ESRCH && !exited_at)
 			exited_at = now;
 		if (now - last_progress > 500000000ULL) {
 			progress(l, start);
@@ -892,6 +977,9 @@ int live__collect(struct live *l)
 	}
 	drain__free(&l->drain);
 	device__close(&l->sess);
+	if (l->cgroup_fd >= 0)
+		close(l->cgroup_fd);
+	l->cgroup_fd = -1;
 	l->rc->maps_hook = NULL;
 	python_live__free(&l->py);
 	free(l->grp.buf);

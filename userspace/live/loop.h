@@ -26,6 +26,7 @@ enum live_mode { LIVE_CPU, LIVE_OFF_CPU, LIVE_WALL };
 struct live_opts {
 	int pid;			/* attach */
 	char **argv;			/* launch */
+	const char *cgroup;		/* --cgroup: a cgroup v2 directory */
 	const char *device;
 	double duration_s;		/* 0: until the end */
 	uint64_t period_ns;		/* 0: the module's default */
@@ -97,6 +98,7 @@ struct live {
 	const struct live_opts *o;
 	struct recorder *rc;
 	struct device sess;
+	int cgroup_fd;			/* --cgroup's directory, or -1 */
 	/* reads the device while the loop handles stops (live/drain.h) */
 	struct drain drain;
 	struct launch launch;

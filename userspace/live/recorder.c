@@ -52,6 +52,12 @@ static void note_denied(struct recorder *rc, const struct tprof_rec_denied *rd)
 {
 	const struct tprof_rec_denied *d = &rc->prof->denied_rec;
 
+	/* a cgroup session's process moved out: -v says so */
+	if (rd->reason == TPROF_DENIED_CGROUP) {
+		pr_debug("pid %u left the cgroup; nothing more of it is recorded",
+			 rd->pid);
+		return;
+	}
 	/* a descendant's: the rest of the tree goes on */
 	if ((int)rd->pid != profile__target(rc->prof)) {
 		/* its name may come later: records of two CPUs interleave */

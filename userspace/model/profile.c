@@ -400,6 +400,9 @@ static bool awaits_proc(const struct profile *p, int pid)
 		if (pid == (int)p->session.pid)
 			return false;
 		pi = profile__find_proc(p, pid);
+		/* a cgroup's processes join by themselves: no tree above */
+		if (!pi && depth && (p->session.flags & TPROF_F_CGROUP))
+			return false;
 		if (!pi || (!pi->joined && !pi->dropped))
 			return true;
 		if (pi->dropped || pi->ppid <= 0)
@@ -734,7 +737,9 @@ static int add_denied(struct profile *p, const struct tprof_record *r)
 	pi->denied = true;
 	pi->denied_reason = r->u.denied.reason;
 	pi->denied_ns = r->hdr.time_ns;
-	p->procs_denied++;
+	/* moved out of a cgroup session's cgroup: it left, nobody refused */
+	if (r->u.denied.reason != TPROF_DENIED_CGROUP)
+		p->procs_denied++;
 	if (!p->denied && (int)r->u.denied.pid == profile__target(p)) {
 		p->denied = true;
 		p->denied_rec = r->u.denied;

@@ -63,6 +63,8 @@ const char *tprof_denied_reason(unsigned int reason)
 		return "you may not ptrace it (Yama's ptrace_scope, an LSM, or its capabilities)";
 	case TPROF_DENIED_LABEL:
 		return "its security label changed (an LSM domain change: SELinux setcon, AppArmor change_profile or change_hat)";
+	case TPROF_DENIED_CGROUP:
+		return "it moved out of the profiled cgroup";
 	default:
 		return "the module no longer lets you profile it";
 	}

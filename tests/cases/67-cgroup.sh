@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 600
+# Cgroup targets (issue 34): tprof-read --cgroup DIR samples every process
+# of a cgroup v2 subtree: a 4-thread program in a child cgroup, a shell
+# loop that starts short processes, a process moved in after the start,
+# one moved out mid-way. The cgroup is frozen (cgroup.freeze) while the
+# session starts and ends, so that the truth is exact: the cgroup's own
+# cpu.stat usage_usec over the session for the total, each process's
+# threads' sum_exec_runtime (/proc/PID/task/*/schedstat) read while it is
+# frozen or stopped (SIGSTOP around each move) for the processes. Checks:
+#  - the profile's total within 3% of usage_usec's delta (edges: up to a
+#    period per thread, and the short processes' first budgets);
+#  - the program, the moved-in process (from its move) and the moved-out
+#    one (up to its move: its samples stop there) within 2% plus a few
+#    periods of their CPU time inside;
+#  - a spinner outside the cgroup is not in the profile;
+#  - an unprivileged --cgroup and a directory that is not a cgroup v2 one
+#    are refused with one line each.
+. "$TPROF_ROOT/tests/cases/lib.sh"
+
+B=$TPROF_BUILD
+TR=$B/tprof-read
+SUM=$B/lab/pprofsum
+[ -x "$TR" ] && [ -x "$B/progs/tree-a" ] && [ -x "$B/lab/lab-work" ] ||
+	{ skip "cgroup: build/tprof-read, progs or lab-work missing"; exit 0; }
+[ -x "$SUM" ] || { skip "cgroup: pprofsum not built (make lab)"; exit 0; }
+
+CG=/sys/fs/cgroup
+mounted=0
+if ! grep -q "^[^ ]* $CG cgroup2 " /proc/mounts; then
+	mount -t cgroup2 none $CG || { skip "cgroup: cannot mount cgroup2 at $CG"; exit 0; }
+	mounted=1
+fi
+D=$CG/tprof67
+mkdir -p $D/sub || { skip "cgroup: cannot make $D"; exit 0; }
+pids=()
+cleanup() {
+	echo 0 > $D/cgroup.freeze 2>/dev/null
+	kill -9 "${pids[@]}" 2>/dev/null
+	sleep 0.5
+	wait "${pids[@]}" 2>/dev/null
+	rmdir $D/sub $D 2>/dev/null
+	[ $mounted = 1 ] && umount $CG
+}
+trap cleanup EXIT
+
+# start_in DIR CMD...: CMD in cgroup DIR from its first instruction
+start_in() {
+	local dir=$1
+	shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@" &
+	pids+=($!)
+}
+# a process's CPU time so far (ns): its threads' sum_exec_runtime
+cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
+usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' $D/cpu.stat; }
+# freeze 1|0: freeze or thaw the cgroup and wait until it is so
+freeze() {
+	local i
+	echo "$1" > $D/cgroup.freeze
+	for i in $(seq 1500); do
+		grep -q "^frozen $1" $D/cgroup.events && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+long=100000000
+start_in $D/sub env LAB_TRUTH=/dev/null "$B/lab/lab-work" shares $long
+P=${pids[-1]}
+start_in $D sh -c "while :; do $B/progs/tree-b work 20 > /dev/null; done"
+L=${pids[-1]}
+start_in $D "$B/progs/tree-a" work $long
+O=${pids[-1]}
+start_in $CG "$B/progs/tree-c" work $long
+M=${pids[-1]}
+start_in $CG "$B/progs/tree-c" work $long
+X=${pids[-1]}
+sleep 1
+
+freeze 1 || { fail "cgroup: $D does not freeze"; exit 0; }
+u0=$(usage_ns); o0=$(cpu_of $O); p0=$(cpu_of $P)
+"$TR" -v --report -o cg.pb.gz --cgroup $D 2> cg.err &
+trp=$!
+for i in $(seq 600); do
+	grep -q "session enabled" cg.err && break
+	kill -0 $trp 2>/dev/null || break
+	sleep 0.1
+done
+if ! grep -q "session enabled" cg.err; then
+	fail "cgroup: tprof-read --cgroup $D did not start"
+	tail -5 cg.err | sed 's/^/    /'
+	kill -9 $trp 2>/dev/null
+	exit 0
+fi
+freeze 0
+sleep 2
+# moved in while stopped: its CPU from here is inside
+kill -STOP $M
+m0=$(cpu_of $M)
+echo $M > $D/cgroup.procs
+kill -CONT $M
+sleep 2
+# moved out while stopped: its CPU up to here was inside
+kill -STOP $O
+o1=$(cpu_of $O)
+echo $O > $CG/cgroup.procs
+kill -CONT $O
+sleep 2
+freeze 1 || fail "cgroup: $D does not freeze at the end"
+u1=$(usage_ns); m1=$(cpu_of $M); p1=$(cpu_of $P)
+kill -INT $trp
+wait $trp
+st=$?
+save cg.pb.gz cg.err
+"$SUM" cg.pb.gz > cg.sum 2>&1
+save cg.sum
+
+if [ $st = 0 ] && [ -s cg.pb.gz ]; then ok "cgroup: tprof-read --cgroup exits 0 at SIGINT"
+else fail "cgroup: tprof-read --cgroup exits 0 (status $st)"; grep -v '^ *[0-9]' cg.err | tail -10 | sed 's/^/    /'; fi
+
+got=$(sumval cg.sum total)
+ru=$((u1 - u0))
+if within "$got" "$ru" 3; then ok "cgroup: profile total $got ns, the cgroup's usage_usec delta $ru ns ($(diffpct "$got" "$ru"))"
+else fail "cgroup: profile total $got ns, the cgroup's usage_usec delta $ru ns ($(diffpct "$got" "$ru"))"; grep '^pid' cg.sum | sed 's/^/    /' | head -20; fi
+
+# name PID TRUTH: a process's profile against its CPU time inside; 4 ms of
+# slack for each of P's 4 threads' edges, 2 ms for the others
+proc_check() {
+	local name=$1 pid=$2 truth=$3 slack=$4 v
+	v=$(sumval cg.sum pid "$pid")
+	if within "$v" "$truth" 2 "$slack"; then ok "cgroup: $name (pid $pid): profile $v ns, its CPU inside $truth ns ($(diffpct "$v" "$truth"))"
+	else fail "cgroup: $name (pid $pid): profile $v ns, its CPU inside $truth ns ($(diffpct "$v" "$truth"))"; fi
+}
+proc_check "4 threads in a child cgroup" $P $((p1 - p0)) 16000000
+proc_check "moved in after the start" $M $((m1 - m0)) 4000000
+proc_check "moved out mid-way, none after" $O $((o1 - o0)) 4000000
+x=$(sumval cg.sum pid "$X")
+if [ "$x" = 0 ]; then ok "cgroup: a process outside the cgroup is not in the profile"
+else fail "cgroup: a process outside the cgroup has $x ns in the profile"; fi
+n=$(awk -F'\t' '$1 == "pid" { n++ } END { print n + 0 }' cg.sum)
+if [ "$n" -ge 6 ] && grep -q "processes: .*, 0 not followed, 0 denied" cg.err &&
+	! grep -q "non-profilable" cg.err; then
+	ok "cgroup: the loop's short processes are in it ($n pids), none denied, no line for the move out"
+else
+	fail "cgroup: pids in the profile $n (want >= 6), the process table line: $(grep '^processes:' cg.err)"
+	grep -i "profilable\|left" cg.err | head -5 | sed 's/^/    /'
+fi
+
+# ---- refusals, one line each ----
+freeze 0
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# /dev/tprof opened up, as the udev rule does for group tprof
+mode=$(stat -c %a /dev/tprof)
+chmod 0666 /dev/tprof
+as_nobody "$TR" --cgroup $D -d 1 -o /tmp/nobody-cg.pb.gz > /dev/null 2> unpriv.err
+st=$?
+chmod "$mode" /dev/tprof
+if [ $st != 0 ] && [ "$(wc -l < unpriv.err)" = 1 ] &&
+	grep -q "needs root or CAP_PERFMON" unpriv.err && grep -q "Operation not permitted" unpriv.err; then
+	ok "cgroup: unprivileged --cgroup is refused (EPERM) with one line"
+else
+	fail "cgroup: unprivileged --cgroup: status $st, $(wc -l < unpriv.err) lines"
+	sed 's/^/    /' unpriv.err | head -5
+fi
+"$TR" --cgroup /tmp -d 1 -o /tmp/notcg.pb.gz > /dev/null 2> notcg.err
+st=$?
+if [ $st != 0 ] && [ "$(wc -l < notcg.err)" = 1 ] && grep -q "not a cgroup v2 directory" notcg.err; then
+	ok "cgroup: --cgroup /tmp is refused with one line"
+else
+	fail "cgroup: --cgroup /tmp: status $st"; sed 's/^/    /' notcg.err | head -5
+fi
+exit 0
