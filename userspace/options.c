@@ -458,8 +458,10 @@ int options__parse(struct options *o, int argc, char **argv)
 
 static const char *agent_usage =
 "Usage: tprof-agent [options] -p PID\n"
+"       tprof-agent [options] --cgroup PATH\n"
 "\n"
-"Profile a process and its children continuously (tprof.ko) and serve\n"
+"Profile a process and its children, or a cgroup's processes, continuously\n"
+"(tprof.ko) and serve\n"
 "windows of the session over HTTP, as Go's net/http/pprof does:\n"
 "  GET /debug/pprof/profile?seconds=N   gzipped pprof of the next N seconds\n"
 "                                       (default 30): CPU time\n"
@@ -476,6 +478,10 @@ static const char *agent_usage =
 "      --max-seconds N        the longest window a request may ask (default 300)\n"
 "  -p, --pid PID              the process to follow, until it exits or\n"
 "                             SIGINT/SIGTERM\n"
+"      --cgroup PATH          every process of a cgroup v2 directory and\n"
+"                             below, those that join it later too, until\n"
+"                             SIGINT/SIGTERM (root or CAP_PERFMON): a\n"
+"                             systemd unit's or a container's\n"
 "      --no-children          the process alone, not what it forks\n"
 "      --mode MODE            cpu (default) or wall (also off-CPU time)\n"
 "      --off-cpu-period DURATION  off-CPU sampling period (default: the\n"
@@ -500,7 +506,7 @@ static const char *agent_usage =
 
 /* tprof-read's options that tprof-agent takes too, and its own two. */
 static const char *const agent_shared[] = {
-	"pid", "children", "no-children", "mode", "off-cpu-period",
+	"pid", "cgroup", "children", "no-children", "mode", "off-cpu-period",
 	"frequency", "period", "kernel-stacks", "max-frames", "ring-bytes",
 	"call-graph", "no-symbolize", "device", "verbose", "help", "version",
 };
@@ -571,10 +577,13 @@ int options__parse_agent(struct agent_options *o, int argc, char **argv)
 		pr_err("%s: unexpected argument (see --help)", argv[optind]);
 		return -EINVAL;
 	}
-	if (!o->live.pid) {
-		pr_err("need -p PID (see --help)");
+	if (!!o->live.pid + !!o->live.cgroup != 1) {
+		pr_err("need exactly one of -p PID or --cgroup PATH (see --help)");
 		return -EINVAL;
 	}
+	/* a cgroup session follows the cgroup's processes, not a tree */
+	if (o->live.cgroup)
+		o->live.children = -1;
 	if (o->live.mode == LIVE_OFF_CPU) {
 		pr_err("--mode off-cpu: the agent serves cpu or wall (its /debug/pprof/wall has the off-CPU time)");
 		return -EINVAL;

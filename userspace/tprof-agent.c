@@ -133,6 +133,17 @@ static void on_metrics(void *ctx, struct http_req *q)
 		    len, NULL);
 }
 
+/* -p's pid or --cgroup's path, as text (the index page, the first line) */
+static const char *target_name(struct agent *a)
+{
+	static char pid[16];
+
+	if (a->o.live.cgroup)
+		return a->o.live.cgroup;
+	snprintf(pid, sizeof(pid), "%d", a->o.live.pid);
+	return pid;
+}
+
 static void on_index(void *ctx, struct http_req *q)
 {
 	struct agent *a = ctx;
@@ -141,13 +152,14 @@ static void on_index(void *ctx, struct http_req *q)
 
 	n = snprintf(page, 2048,
 		     "<html><head><title>tprof-agent</title></head><body>\n"
-		     "<p>tprof-agent: pid %d%s, %s time, one session for every request.</p>\n"
+		     "<p>tprof-agent: %s %s%s, %s time, one session for every request.</p>\n"
 		     "<ul>\n"
 		     "<li><a href=\"profile?seconds=30\">profile</a>: CPU time of the next N seconds (?seconds=N, at most %u)</li>\n"
 		     "%s"
 		     "<li><a href=\"/metrics\">/metrics</a>: the session's counts, Prometheus text</li>\n"
 		     "</ul>\n</body></html>\n",
-		     a->o.live.pid, a->o.live.children ? " and its children" : "",
+		     a->o.live.cgroup ? "cgroup" : "pid", target_name(a),
+		     a->o.live.children > 0 ? " and its children" : "",
 		     a->o.live.mode == LIVE_WALL ? "on- and off-CPU" : "CPU",
 		     a->o.max_seconds,
 		     a->o.live.mode == LIVE_WALL ?
@@ -258,8 +270,9 @@ int main(int argc, char **argv)
 		err = ret == -EINVAL ? 2 : 1;	/* a bad --listen is usage */
 		goto out;
 	}
-	fprintf(stderr, "tprof-agent: pid %d: serving http://%s/debug/pprof/ (port %u)\n",
-		a.o.live.pid, a.o.listen, http__port(a.http));
+	fprintf(stderr, "tprof-agent: %s %s: serving http://%s/debug/pprof/ (port %u)\n",
+		a.o.live.cgroup ? "cgroup" : "pid", target_name(&a), a.o.listen,
+		http__port(a.http));
 	ret = live__collect(&a.live);
 	/* the session is over: what the windows hold is all they get */
 	close_due(&a, mono_ns(), UINT64_MAX, true);

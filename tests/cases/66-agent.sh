@@ -184,3 +184,58 @@ else wait $agent; st=$?; wait $c4
 		ok "agent: the target exited: the open window answered (200), the agent exited 0"
 	else fail "agent: at the target's end: agent status $st, window $(cat code4.txt)"; sed 's/^/    /' agent.err | tail; fi
 fi
+
+# --cgroup: a service's processes by their cgroup (a systemd unit's, a
+# container's). The same target shell, moved into a cgroup of its own
+# before the agent starts; a worker inside the window is in it within 1%
+# of the kernel's accounting; SIGTERM ends the agent (a cgroup session has
+# no end of its own) with 0.
+CG=/sys/fs/cgroup
+grep -q "^[^ ]* $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG 2> /dev/null
+D=$CG/tprof66
+if ! mkdir -p $D 2> /dev/null; then
+	skip "agent --cgroup: no cgroup v2 here"
+	exit 0
+fi
+rm -f done.* work.*.txt
+TREE_LOG=$PWD/tree.log bash -c 'exec 3<>cmd; n=0
+	while read -r what <&3; do
+		[ "$what" = quit ] && exit 0
+		n=$((n + 1))
+		'"$B"'/progs/tree-a wrap '"$B"'/progs/tree-a work 1500 > work.$n.txt
+		echo done > done.$n
+	done' &
+target=$!
+echo $target > $D/cgroup.procs
+"$AG" --cgroup $D --listen 127.0.0.1:0 2> agent2.err &
+agent=$!
+port=
+for _ in $(seq 100); do
+	port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' agent2.err)
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+U=http://127.0.0.1:$port
+curl -s -o c1.pb.gz "$U/debug/pprof/profile?seconds=10" &
+c1=$!
+for _ in $(seq 100); do [ "$(metric tprof_windows_open)" = 1 ] && break; sleep 0.1; done
+run_work 1 || fail "agent --cgroup: the worker did not finish"
+wait $c1
+read -r _ pidc _ < work.1.txt
+cpuc=$(awk '$1 == "tree-a" { v = $2 } END { print v }' tree.log)
+"$SUM" c1.pb.gz > c1.sum 2>&1
+gotc=$(sumval c1.sum pid "$pidc")
+save agent2.err c1.sum
+if [ -n "$port" ] && within "$gotc" "$cpuc" 1; then
+	ok "agent --cgroup $D: the worker (pid $pidc) in the window: $gotc ns, kernel $cpuc ns ($(diffpct "$gotc" "$cpuc"))"
+else fail "agent --cgroup: worker $pidc: $gotc ns, kernel $cpuc ns (port ${port:-none})"; sed 's/^/    /' agent2.err | tail -5; fi
+echo quit > cmd
+wait $target
+kill -TERM $agent
+for _ in $(seq 150); do kill -0 $agent 2>/dev/null || break; sleep 0.2; done
+if kill -0 $agent 2>/dev/null; then fail "agent --cgroup: still running 30 s after SIGTERM"; kill -9 $agent
+else wait $agent; st=$?
+	if [ $st = 0 ]; then ok "agent --cgroup: SIGTERM ends it with 0"
+	else fail "agent --cgroup: exit $st at SIGTERM"; sed 's/^/    /' agent2.err | tail; fi
+fi
+rmdir $D 2> /dev/null
