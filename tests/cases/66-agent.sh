@@ -32,23 +32,30 @@ ip link set lo up 2> /dev/null || busybox ifconfig lo 127.0.0.1 up
 # The target: a shell that runs a worker (1.5 s of CPU in hot_a) per line
 # of its fifo, each under "wrap", which logs the worker's CPU when reaped.
 mkfifo cmd
-TREE_LOG=$PWD/tree.log bash -c 'exec 3<>cmd; n=0
-	while read -r what <&3; do
-		[ "$what" = quit ] && exit 0
-		n=$((n + 1))
-		'"$B"'/progs/tree-a wrap '"$B"'/progs/tree-a work 1500 > work.$n.txt
-		echo done > done.$n
-	done' &
-target=$!
+start_target() {
+	TREE_LOG=$PWD/tree.log bash -c 'exec 3<>cmd; n=0
+		while read -r what <&3; do
+			[ "$what" = quit ] && exit 0
+			n=$((n + 1))
+			'"$B"'/progs/tree-a wrap '"$B"'/progs/tree-a work 1500 > work.$n.txt
+			echo done > done.$n
+		done' &
+	target=$!
+}
+# wait_port FILE: the agent's port from its first line in FILE
+wait_port() {
+	port=
+	for _ in $(seq 100); do
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$1")
+		[ -n "$port" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+start_target
 "$AG" -p $target --listen 127.0.0.1:0 2> agent.err &
 agent=$!
-port=
-for _ in $(seq 100); do
-	port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' agent.err)
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-if [ -z "$port" ]; then
+if ! wait_port agent.err; then
 	fail "agent: no port on stderr"; sed 's/^/    /' agent.err; kill $target $agent 2>/dev/null; exit 0
 fi
 ok "agent: tprof-agent -p $target serves on 127.0.0.1:$port"
@@ -95,10 +102,12 @@ else fail "agent: worker 2 (pid $pid2): windows $got1 and $got2 ns, kernel $cpu2
 # time since the thread's last sample, and a host that stalls a TCG vCPU
 # for seconds charges that whole stall to the one sample after it
 # (3.2 s in one sample under __run_exit_handlers, on 6.12-rt with four
-# guests on two CPUs); 53 checks weights by function, on exact-sized runs
+# guests on two CPUs), and a loaded host stretches the worker's start
+# (dl_main, execve: 32% of its samples on 6.1 with three guests on two
+# CPUs); 53 checks weights by function, on exact-sized runs
 nhot=$(awk -F'\t' '$1 == "tidfunc" && $3 == "hot_a" { print $5 }' w1.sum)
 nall=$(awk -F'\t' -v p="$pid2" '$1 == "pid" && $2 == p { print $4 }' w1.sum)
-if [ "${nhot:-0}" -gt 0 ] && [ $((nhot * 100)) -ge $((${nall:-1} * 70)) ]; then
+if [ "${nhot:-0}" -gt 0 ] && [ $((nhot * 100)) -ge $((${nall:-1} * 50)) ]; then
 	ok "agent: its hot_a by name: $nhot of its $nall samples ($hot1 ns; its CPU clock there $inhot2 ns)"
 else fail "agent: its hot_a by name: ${nhot:-0} of its $nall samples"; sed 's/^/    /' w1.sum | head; fi
 n1=$(sumval w1.sum pid "$pid1")
@@ -198,23 +207,11 @@ if ! mkdir -p $D 2> /dev/null; then
 	exit 0
 fi
 rm -f done.* work.*.txt
-TREE_LOG=$PWD/tree.log bash -c 'exec 3<>cmd; n=0
-	while read -r what <&3; do
-		[ "$what" = quit ] && exit 0
-		n=$((n + 1))
-		'"$B"'/progs/tree-a wrap '"$B"'/progs/tree-a work 1500 > work.$n.txt
-		echo done > done.$n
-	done' &
-target=$!
+start_target
 echo $target > $D/cgroup.procs
 "$AG" --cgroup $D --listen 127.0.0.1:0 2> agent2.err &
 agent=$!
-port=
-for _ in $(seq 100); do
-	port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' agent2.err)
-	[ -n "$port" ] && break
-	sleep 0.1
-done
+wait_port agent2.err
 U=http://127.0.0.1:$port
 curl -s -o c1.pb.gz "$U/debug/pprof/profile?seconds=10" &
 c1=$!
