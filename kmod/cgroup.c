@@ -209,6 +209,9 @@ void tprof_cgroup_fork(struct task_struct *parent, struct task_struct *child)
 	unsigned long flags;
 	unsigned int i = 0;
 
+	/* no program's: a root cgroup's kthreadd forks kernel threads */
+	if (child->flags & PF_KTHREAD)
+		return;
 	/* linked and in its cgroup before this: pairs with ENABLE's */
 	smp_mb();
 	rcu_read_lock();
@@ -219,6 +222,17 @@ void tprof_cgroup_fork(struct task_struct *parent, struct task_struct *child)
 		pr = tprof_cgroup_join(s, child, 0, false);
 		if (!pr)
 			continue;
+		/*
+		 * Moved out between the look and the claim? cgroup_post_fork()
+		 * made it movable before this probe runs, and the move's probe
+		 * found no slot then. The second look, as ENABLE's walk does:
+		 * pairs with the move's.
+		 */
+		smp_mb();
+		if (!tprof_cgroup_has(s, child)) {
+			tprof_session_deny(s, pr, TPROF_DENIED_CGROUP);
+			continue;
+		}
 		tprof_emit_thread(s, pr->vpid,
 				  __task_pid_nr_ns(child, PIDTYPE_PID,
 						   s->pid_ns),
