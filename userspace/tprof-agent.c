@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agent/http.h"
 #include "agent/metrics.h"
@@ -41,13 +40,6 @@ struct agent {
 	bool ksyms_tried;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* ---- the model's sink ---- */
 
@@ -102,7 +94,7 @@ static void open_window(struct agent *a, struct http_req *q, bool cpu_only)
 
 	if (window_seconds(a, q, &seconds))
 		return;
-	windows__open(&a->ws, q, mono_ns(), seconds, cpu_only);
+	windows__open(&a->ws, q, now_ns(CLOCK_MONOTONIC), seconds, cpu_only);
 }
 
 static void on_profile(void *ctx, struct http_req *q)
@@ -190,7 +182,7 @@ static int hook_timeout(void *ctx)
 {
 	struct agent *a = ctx;
 	int h = http__timeout_ms(a->http);
-	int w = windows__timeout_ms(&a->ws, mono_ns());
+	int w = windows__timeout_ms(&a->ws, now_ns(CLOCK_MONOTONIC));
 
 	if (h < 0)
 		return w;
@@ -275,7 +267,7 @@ int main(int argc, char **argv)
 		http__port(a.http));
 	ret = live__collect(&a.live);
 	/* the session is over: what the windows hold is all they get */
-	close_due(&a, mono_ns(), UINT64_MAX, true);
+	close_due(&a, now_ns(CLOCK_MONOTONIC), UINT64_MAX, true);
 	http__stop(a.http);
 	err = ret ? 1 : 0;
 out:

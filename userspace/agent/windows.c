@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agent/windows.h"
 #include "lib/util.h"
@@ -20,16 +19,14 @@ static uint64_t grace_ns(unsigned int seconds)
 	return q < 1000000000ULL ? q : 1000000000ULL;
 }
 
-void windows__open(struct windows *ws, struct http_req *q, uint64_t now_ns,
+void windows__open(struct windows *ws, struct http_req *q, uint64_t t0_ns,
 		   unsigned int seconds, bool cpu_only)
 {
 	struct window *w = xcalloc(1, sizeof(*w));
-	struct timespec rt;
 
-	clock_gettime(CLOCK_REALTIME, &rt);
-	w->w.t0_ns = now_ns;
-	w->w.t1_ns = now_ns + (uint64_t)seconds * 1000000000ULL;
-	w->w.realtime_ns = (uint64_t)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
+	w->w.t0_ns = t0_ns;
+	w->w.t1_ns = t0_ns + (uint64_t)seconds * 1000000000ULL;
+	w->w.realtime_ns = now_ns(CLOCK_REALTIME);
 	w->deadline_ns = w->w.t1_ns + grace_ns(seconds);
 	w->q = q;
 	w->cpu_only = cpu_only;
@@ -74,13 +71,6 @@ void windows__lost(struct windows *ws, uint64_t time_ns, uint64_t samples,
 			agg__add_lost(&w->agg, samples, weight_ns);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* Encode w's profile and answer its request; w is freed. */
 static void close_one(struct windows *ws, struct window *w,
@@ -91,7 +81,7 @@ static void close_one(struct windows *ws, struct window *w,
 		"Content-Disposition", "attachment; filename=\"profile\"",
 		NULL,
 	};
-	uint64_t t = mono_ns();
+	uint64_t t = now_ns(CLOCK_MONOTONIC);
 	uint8_t *bytes = NULL;
 	size_t len = 0;
 	unsigned int k;
@@ -101,7 +91,7 @@ static void close_one(struct windows *ws, struct window *w,
 		w->w.t1_ns = end_ns > w->w.t0_ns ? end_ns : w->w.t0_ns;
 	ret = output__encode(p, &w->agg, &w->w, env, &bytes, &len);
 	agg__free(&w->agg);
-	ws->last_encode_ns = mono_ns() - t;
+	ws->last_encode_ns = now_ns(CLOCK_MONOTONIC) - t;
 	ws->encode_ns += ws->last_encode_ns;
 	ws->encodes++;
 	if (ret) {

@@ -43,8 +43,8 @@ struct windows {
 	uint64_t last_encode_ns;
 };
 
-/* A window of the next @seconds from @now_ns, answered to q. */
-void windows__open(struct windows *ws, struct http_req *q, uint64_t now_ns,
+/* A window of the next @seconds from @t0_ns, answered to q. */
+void windows__open(struct windows *ws, struct http_req *q, uint64_t t0_ns,
 		   unsigned int seconds, bool cpu_only);
 /* The session's sink: a sample and a LOST record (model/profile.h). */
 void windows__sample(struct windows *ws, const struct agg_sample *s,
