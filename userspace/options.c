@@ -21,6 +21,7 @@
 static const char *argp_usage =
 "Usage: tprof-read [options] -p PID\n"
 "       tprof-read [options] --cgroup PATH\n"
+"       tprof-read [options] --all\n"
 "       tprof-read [options] -- CMD [ARGS...]\n"
 "       tprof-read [options] --input FILE\n"
 "\n"
@@ -40,6 +41,8 @@ static const char *argp_usage =
 "                             its subtree: those there, forked or moved in\n"
 "                             (one moved out stops being sampled); until -d\n"
 "                             expires or SIGINT/SIGTERM; root or CAP_PERFMON\n"
+"      --all                  every process (not kernel threads): --cgroup of\n"
+"                             the cgroup v2 root; root or CAP_PERFMON\n"
 "      --mode MODE            what is sampled: cpu (default), off-cpu (where\n"
 "                             threads wait: asleep, in uninterruptible I/O,\n"
 "                             or preempted; -sample_index=off_cpu) or wall\n"
@@ -98,7 +101,7 @@ enum {
 	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
 	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD, OPT_CALL_GRAPH, OPT_CHILDREN,
 	OPT_NO_CHILDREN, OPT_MODE, OPT_OFF_PERIOD, OPT_FORMAT, OPT_LISTEN,
-	OPT_MAX_SECONDS, OPT_CGROUP,
+	OPT_MAX_SECONDS, OPT_CGROUP, OPT_ALL,
 };
 
 static const struct option long_opts[] = {
@@ -122,6 +125,7 @@ static const struct option long_opts[] = {
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "all", no_argument, NULL, OPT_ALL },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "off-cpu-period", required_argument, NULL, OPT_OFF_PERIOD },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -345,6 +349,9 @@ static int parse_live(struct live_opts *l, int c, char *arg)
 	case OPT_CGROUP:
 		l->cgroup = arg;
 		return 0;
+	case OPT_ALL:
+		l->all = true;
+		return 0;
 	default:
 		return parse_sampling(l, c, arg);
 	}
@@ -389,16 +396,46 @@ static int parse_output(struct options *o, int c, char *arg)
 	}
 }
 
+/*
+ * --all: a cgroup session of the root of the cgroup v2 hierarchy this
+ * process sees (every process in it, and in its namespace, as the module
+ * follows a cgroup's subtree), so the session is --cgroup's; 0 or -errno
+ * with one line.
+ */
+static int resolve_all(struct live_opts *l)
+{
+	static char root[PATH_MAX];
+	int ret;
+
+	if (!l->all)
+		return 0;
+	if (l->cgroup) {
+		pr_err("--all and --cgroup %s: give one of them", l->cgroup);
+		return -EINVAL;
+	}
+	ret = cgroup2_root(root, sizeof(root));
+	if (ret) {
+		pr_err("--all: %s",
+		       ret == -ENOENT ? "no cgroup v2 hierarchy is mounted (mount -t cgroup2 none /sys/fs/cgroup)"
+				      : strerror(-ret));
+		return ret;
+	}
+	l->cgroup = root;
+	return 0;
+}
+
 /* What the options say together: one mode, nothing --input ignores. */
 static int check_combination(const struct options *o)
 {
 	if (!!o->live.pid + !!o->live.argv + !!o->live.cgroup + !!o->input !=
 	    1) {
-		pr_err("need exactly one of -p PID, --cgroup PATH, -- CMD, or --input FILE (see --help)");
+		pr_err("need exactly one of -p PID, --cgroup PATH, --all, -- CMD, or --input FILE (see --help)");
 		return -EINVAL;
 	}
 	if (o->live.cgroup && o->live.children >= 0) {
-		pr_err("--cgroup follows the cgroup's processes: --children and --no-children do not apply");
+		pr_err("%s: --children and --no-children do not apply",
+		       o->live.all ? "--all follows every process"
+				   : "--cgroup follows the cgroup's processes");
 		return -EINVAL;
 	}
 	/* an option that would change nothing is a mistake worth a stop */
@@ -451,7 +488,8 @@ int options__parse(struct options *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		o->live.argv = argv + optind;
-	return check_combination(o);
+	ret = resolve_all(&o->live);
+	return ret ? ret : check_combination(o);
 }
 
 /* ---- tprof-agent ---- */
@@ -459,6 +497,7 @@ int options__parse(struct options *o, int argc, char **argv)
 static const char *agent_usage =
 "Usage: tprof-agent [options] -p PID\n"
 "       tprof-agent [options] --cgroup PATH\n"
+"       tprof-agent [options] --all\n"
 "\n"
 "Profile a process and its children, or a cgroup's processes, continuously\n"
 "(tprof.ko) and serve\n"
@@ -482,6 +521,8 @@ static const char *agent_usage =
 "                             below, those that join it later too, until\n"
 "                             SIGINT/SIGTERM (root or CAP_PERFMON): a\n"
 "                             systemd unit's or a container's\n"
+"      --all                  every process (not kernel threads), root or\n"
+"                             CAP_PERFMON\n"
 "      --no-children          the process alone, not what it forks\n"
 "      --mode MODE            cpu (default) or wall (also off-CPU time)\n"
 "      --off-cpu-period DURATION  off-CPU sampling period (default: the\n"
@@ -506,7 +547,7 @@ static const char *agent_usage =
 
 /* tprof-read's options that tprof-agent takes too, and its own two. */
 static const char *const agent_shared[] = {
-	"pid", "cgroup", "children", "no-children", "mode", "off-cpu-period",
+	"pid", "cgroup", "all", "children", "no-children", "mode", "off-cpu-period",
 	"frequency", "period", "kernel-stacks", "max-frames", "ring-bytes",
 	"call-graph", "no-symbolize", "device", "verbose", "help", "version",
 };
@@ -577,8 +618,11 @@ int options__parse_agent(struct agent_options *o, int argc, char **argv)
 		pr_err("%s: unexpected argument (see --help)", argv[optind]);
 		return -EINVAL;
 	}
+	ret = resolve_all(&o->live);
+	if (ret)
+		return ret;
 	if (!!o->live.pid + !!o->live.cgroup != 1) {
-		pr_err("need exactly one of -p PID or --cgroup PATH (see --help)");
+		pr_err("need exactly one of -p PID, --cgroup PATH or --all (see --help)");
 		return -EINVAL;
 	}
 	/* a cgroup session follows the cgroup's processes, not a tree */

@@ -125,6 +125,14 @@ static void on_metrics(void *ctx, struct http_req *q)
 		    len, NULL);
 }
 
+/* what kind of target: pid, cgroup, all (of the cgroup v2 root) */
+static const char *target_kind(const struct agent *a)
+{
+	if (a->o.live.all)
+		return "all";
+	return a->o.live.cgroup ? "cgroup" : "pid";
+}
+
 /* -p's pid or --cgroup's path, as text (the index page, the first line) */
 static const char *target_name(struct agent *a)
 {
@@ -150,7 +158,7 @@ static void on_index(void *ctx, struct http_req *q)
 		     "%s"
 		     "<li><a href=\"/metrics\">/metrics</a>: the session's counts, Prometheus text</li>\n"
 		     "</ul>\n</body></html>\n",
-		     a->o.live.cgroup ? "cgroup" : "pid", target_name(a),
+		     target_kind(a), target_name(a),
 		     a->o.live.children > 0 ? " and its children" : "",
 		     a->o.live.mode == LIVE_WALL ? "on- and off-CPU" : "CPU",
 		     a->o.max_seconds,
@@ -263,7 +271,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fprintf(stderr, "tprof-agent: %s %s: serving http://%s/debug/pprof/ (port %u)\n",
-		a.o.live.cgroup ? "cgroup" : "pid", target_name(&a), a.o.listen,
+		target_kind(&a), target_name(&a), a.o.listen,
 		http__port(a.http));
 	ret = live__collect(&a.live);
 	/* the session is over: what the windows hold is all they get */

@@ -27,6 +27,9 @@ PEER = {
     "tprof:--call-graph_fp_--mode_wall": (
         "perf-switch:",
         "off-CPU: perf with a callchain at every switch, its usual recipe"),
+    "tprof": ("perf", ""),
+    "tprof-cg": ("perf-cg", "the idle process in a cgroup: tprof "
+                 "`--cgroup`, perf `-a -G`"),
 }
 # where a row's ratio compares unequal work, what differs (exp, variant)
 WORK_NOTES = {
@@ -52,6 +55,10 @@ NAMES = {
     "perf-switch:": "perf `-g` + `-e sched:sched_switch`",
     "pyspy:": "py-spy `record -r 1000`",
     "cprofile:": "cProfile",
+    "tprof": "tprof (`-- CMD`)",
+    "perf": "perf `-g -- CMD`",
+    "tprof-cg": "tprof `--cgroup`",
+    "perf-cg": "perf `-a -G`",
 }
 EXPS = [
     ("sample depth=30", "Per sample, 30 frames deep, 1 kHz"),

@@ -189,8 +189,12 @@ have_perf() { [ "$BENCH_PERF" != 0 ] && command -v perf > /dev/null && perf reco
 # (default: an unrelated sleeping process) in the background, pinned to CPUS
 # (default 0, where the ping-pongs run: under single-threaded TCG a profiler
 # waking on another vCPU would stretch the ping-pong's CPU time while it
-# waits its turn). bg_stop ends it.
-bg_pid=
+# waits its turn). bg_stop ends it. PROF tprof-cg and perf-cg follow a
+# cgroup (BG_CG) that holds CMD instead: tprof-read --cgroup, and perf's
+# own cgroup recipe, system-wide events with -G (perf's cgroup switch
+# hook then runs at every switch between cgroups).
+BG_CG=/sys/fs/cgroup/tprof-bench-bg
+bg_pid='' bg_cmd=''
 bg_start() {
 	local prof=$1 cpus=${2:-0}
 	shift 2 2> /dev/null || shift $#
@@ -200,6 +204,22 @@ bg_start() {
 	tprof) taskset -c "$cpus" "$TR" -o /tmp/bg.pb.gz -- "$@" > /tmp/bg.log 2>&1 & ;;
 	perf) taskset -c "$cpus" perf record -e task-clock -c 1000000 -g -o /tmp/bg.data -- \
 		"$@" > /tmp/bg.log 2>&1 & ;;
+	tprof-cg|perf-cg)
+		grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts ||
+			mount -t cgroup2 none /sys/fs/cgroup
+		mkdir -p "$BG_CG"
+		taskset -c "$cpus" sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' \
+			"$BG_CG" "$@" &
+		bg_cmd=$!
+		if [ "$prof" = tprof-cg ]; then
+			taskset -c "$cpus" "$TR" -o /tmp/bg.pb.gz --cgroup "$BG_CG" > /tmp/bg.log 2>&1 &
+		else
+			taskset -c "$cpus" perf record -e task-clock -c 1000000 -g -a \
+				-G "${BG_CG#/sys/fs/cgroup/}" -o /tmp/bg.data > /tmp/bg.log 2>&1 &
+		fi
+		bg_pid=$!
+		sleep 2
+		return ;;
 	esac
 	bg_pid=$!
 	# until the profiler has started its target
@@ -218,8 +238,13 @@ bg_stop() {
 	# shellcheck disable=SC2086
 	[ -n "$kids" ] && kill $kids 2> /dev/null
 	wait "$bg_pid" 2> /dev/null
+	if [ -n "$bg_cmd" ]; then
+		kill "$bg_cmd" 2> /dev/null
+		wait "$bg_cmd" 2> /dev/null
+		rmdir "$BG_CG" 2> /dev/null
+	fi
 	rm -f /tmp/bg.pb.gz /tmp/bg.data /tmp/bg.log
-	bg_pid=
+	bg_pid='' bg_cmd=''
 }
 
 # Timer operations per context switch, counted exactly with tracefs hist

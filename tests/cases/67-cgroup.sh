@@ -16,7 +16,11 @@
 #    periods of their CPU time inside;
 #  - a spinner outside the cgroup is not in the profile;
 #  - an unprivileged --cgroup and a directory that is not a cgroup v2 one
-#    are refused with one line each.
+#    are refused with one line each;
+#  - --all (the cgroup v2 root's session): a process there at the start in
+#    the root cgroup and one started later in a child cgroup, each within
+#    2% of its CPU inside (stopped at the edges), other processes too; an
+#    unprivileged --all refused with one line.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -161,7 +165,16 @@ mode=$(stat -c %a /dev/tprof)
 chmod 0666 /dev/tprof
 as_nobody "$TR" --cgroup $D -d 1 -o /tmp/nobody-cg.pb.gz > /dev/null 2> unpriv.err
 st=$?
+as_nobody "$TR" --all -d 1 -o /tmp/nobody-all.pb.gz > /dev/null 2> unpriv-all.err
+st_all=$?
 chmod "$mode" /dev/tprof
+if [ $st_all != 0 ] && [ "$(wc -l < unpriv-all.err)" = 1 ] &&
+	grep -q "^tprof-read: --all: Operation not permitted: profiling every process needs root or CAP_PERFMON" unpriv-all.err; then
+	ok "all: unprivileged --all is refused (EPERM) with one line"
+else
+	fail "all: unprivileged --all: status $st_all, $(wc -l < unpriv-all.err) lines"
+	sed 's/^/    /' unpriv-all.err | head -5
+fi
 if [ $st != 0 ] && [ "$(wc -l < unpriv.err)" = 1 ] &&
 	grep -q "needs root or CAP_PERFMON" unpriv.err && grep -q "Operation not permitted" unpriv.err; then
 	ok "cgroup: unprivileged --cgroup is refused (EPERM) with one line"
@@ -175,5 +188,51 @@ if [ $st != 0 ] && [ "$(wc -l < notcg.err)" = 1 ] && grep -q "not a cgroup v2 di
 	ok "cgroup: --cgroup /tmp is refused with one line"
 else
 	fail "cgroup: --cgroup /tmp: status $st"; sed 's/^/    /' notcg.err | head -5
+fi
+
+# ---- --all: every process, there at the start (A, in the root cgroup) or
+# started later (B, in a child cgroup); each stopped (SIGSTOP) at the
+# session's edges, so its CPU inside is exact ----
+pids=()
+start_in $CG "$B/progs/tree-c" work $long
+A=${pids[-1]}
+sleep 0.5
+kill -STOP $A
+a0=$(cpu_of $A)
+"$TR" -v -o all.pb.gz --all 2> all.err &
+trp=$!
+for i in $(seq 600); do
+	grep -q "session enabled" all.err && break
+	kill -0 $trp 2>/dev/null || break
+	sleep 0.1
+done
+kill -CONT $A
+start_in $D/sub "$B/progs/tree-b" work $long
+Bp=${pids[-1]}
+sleep 2
+kill -STOP $A $Bp
+a1=$(cpu_of $A); b1=$(cpu_of $Bp)
+kill -INT $trp
+wait $trp
+st=$?
+kill -9 $A $Bp 2>/dev/null
+save all.pb.gz all.err
+"$SUM" all.pb.gz > all.sum 2>&1
+save all.sum
+if [ $st = 0 ] && grep -q "session enabled" all.err; then
+	ok "all: tprof-read --all exits 0 at SIGINT"
+	proc_check2() {
+		local name=$1 pid=$2 truth=$3 v
+		v=$(sumval all.sum pid "$pid")
+		if within "$v" "$truth" 2 4000000; then ok "all: $name (pid $pid): profile $v ns, its CPU inside $truth ns ($(diffpct "$v" "$truth"))"
+		else fail "all: $name (pid $pid): profile $v ns, its CPU inside $truth ns ($(diffpct "$v" "$truth"))"; fi
+	}
+	proc_check2 "there at the start, root cgroup" $A $((a1 - a0))
+	proc_check2 "started later, child cgroup" $Bp "$b1"
+	n=$(awk -F'\t' '$1 == "pid" { n++ } END { print n + 0 }' all.sum)
+	if [ "$n" -ge 3 ]; then ok "all: $n processes in the profile"
+	else fail "all: $n processes in the profile (want >= 3)"; fi
+else
+	fail "all: tprof-read --all (status $st)"; tail -5 all.err | sed 's/^/    /'
 fi
 exit 0

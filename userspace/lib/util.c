@@ -2,6 +2,7 @@
 /* tprof-read: small shared helpers (allocation, hashing, logging). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,4 +310,54 @@ int proc_maps_read(int pid, char **text, size_t *len)
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	return file_read_all(path, text, len);
+}
+
+/* mountinfo's octal escapes (\040 a space, \011, \012, \134) undone */
+static void unescape_octal(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+int cgroup2_root(char *buf, size_t len)
+{
+	char *text, *line, *save = NULL;
+	size_t n;
+	int ret = file_read_all("/proc/self/mountinfo", &text, &n);
+
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - TYPE ... */
+		char root[PATH_MAX], mnt[PATH_MAX];
+		const char *dash = strstr(line, " - ");
+
+		if (!dash || strncmp(dash + 3, "cgroup2 ", 8) ||
+		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
+		    strcmp(root, "/"))
+			continue;
+		unescape_octal(mnt);
+		if (strlen(mnt) >= len) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		strcpy(buf, mnt);
+		ret = 0;
+		break;
+	}
+	free(text);
+	return ret;
 }

@@ -363,8 +363,12 @@ static int enable_cgroup(struct live *l, const struct tprof_ioc_enable *en,
 		break;
 	case -EPERM:
 	case -EACCES:
-		pr_err("--cgroup %s: %s: profiling a cgroup needs root or CAP_PERFMON",
-		       path, strerror(-ret));
+		if (l->o->all)
+			pr_err("--all: %s: profiling every process needs root or CAP_PERFMON",
+			       strerror(-ret));
+		else
+			pr_err("--cgroup %s: %s: profiling a cgroup needs root or CAP_PERFMON",
+			       path, strerror(-ret));
 		break;
 	case -EBADF:
 		pr_err("--cgroup %s: not a cgroup v2 directory", path);

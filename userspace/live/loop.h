@@ -27,6 +27,7 @@ struct live_opts {
 	int pid;			/* attach */
 	char **argv;			/* launch */
 	const char *cgroup;		/* --cgroup: a cgroup v2 directory */
+	bool all;			/* --all: cgroup is the root's */
 	const char *device;
 	double duration_s;		/* 0: until the end */
 	uint64_t period_ns;		/* 0: the module's default */
