@@ -137,7 +137,8 @@ static bool tprof_cgroup_taken(struct tprof_session *s, struct task_struct *p)
  * process forked or moved in later joins in its probe); a process moved
  * out between the test and the claim, which the attach probe may have
  * looked for before the claim, is tested again after it. Past
- * TPROF_MAX_PROCS the rest are only counted (one PROC record). The THREAD
+ * the table's limit (cgroup_procs_bits, procs.c) the rest are only
+ * counted (one PROC record). The THREAD
  * records come after, out of the RCU section, a process at a time.
  * Context: process, tprof_sessions_mutex held, after publish.
  */
@@ -157,7 +158,7 @@ void tprof_cgroup_join_existing(struct tprof_session *s, struct tprof_walk *w)
 		if ((g->flags & PF_KTHREAD) || !tprof_cgroup_has(s, g) ||
 		    tprof_session_other_has(s, task_tgid(g)))
 			continue;
-		if (ngot >= TPROF_MAX_PROCS ||
+		if (ngot >= s->procs.max ||
 		    READ_ONCE(s->procs.used) >= s->procs.max) {
 			dropped++;
 			continue;

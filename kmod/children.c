@@ -36,12 +36,15 @@
 /* Parents looked at to tell the caller an ancestor of the target, at most. */
 #define TPROF_ANCESTRY_MAX	65536
 
-/* Context: process. Return: 0 or -ENOMEM (charged to the caller). */
-int tprof_walk_alloc(struct tprof_walk *w)
+/*
+ * @max: the processes the walk may claim (the session's table's limit).
+ * Context: process. Return: 0 or -ENOMEM (charged to the caller).
+ */
+int tprof_walk_alloc(struct tprof_walk *w, u32 max)
 {
 	w->seen = kvcalloc(BITS_TO_LONGS(PID_MAX_LIMIT), sizeof(long),
 			   GFP_KERNEL_ACCOUNT);
-	w->got = kvcalloc(TPROF_MAX_PROCS, sizeof(*w->got), GFP_KERNEL_ACCOUNT);
+	w->got = kvcalloc(max, sizeof(*w->got), GFP_KERNEL_ACCOUNT);
 	if (w->seen && w->got)
 		return 0;
 	tprof_walk_free(w);
@@ -190,7 +193,7 @@ void tprof_children_join_existing(struct tprof_session *s,
 		if (tprof_session_other_has(s, task_tgid(g)))
 			continue;
 		__set_bit(nr, w->seen);
-		if (ngot >= TPROF_MAX_PROCS ||
+		if (ngot >= s->procs.max ||
 		    READ_ONCE(s->procs.used) >= s->procs.max) {
 			dropped++;
 			continue;

@@ -19,7 +19,7 @@ struct tprof_walk {
 	struct pid **got;
 };
 
-int tprof_walk_alloc(struct tprof_walk *w);
+int tprof_walk_alloc(struct tprof_walk *w, u32 max);
 void tprof_walk_free(struct tprof_walk *w);
 bool tprof_children_inherit(struct tprof_session *s);
 void tprof_children_join_existing(struct tprof_session *s,

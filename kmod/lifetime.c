@@ -521,6 +521,7 @@ static int tprof_enable_write_out(void __user *uarg,
 int tprof_session_enable(struct tprof_session *s, struct file *file,
 			 void __user *uarg, bool out)
 {
+	enum tprof_procs_kind kind;
 	struct tprof_walk w = {};
 	struct tprof_ioc_enable e;
 	u32 usize, ring_bytes;
@@ -602,11 +603,14 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 		s->off_period_ns = e.off_cpu_period_ns ? e.off_cpu_period_ns :
 				   s->period_ns;
 	ring_bytes = e.ring_bytes ? e.ring_bytes : TPROF_DEFAULT_RING_BYTES;
+	/* a cgroup's table may hold the machine's processes (procs.c) */
+	kind = (e.flags & TPROF_F_CGROUP) ? TPROF_PROCS_CGROUP :
+	       (e.flags & TPROF_F_CHILDREN) ? TPROF_PROCS_TREE : TPROF_PROCS_ONE;
 	/* The rings and the thread table: what the session pins until close. */
 	ret = tprof_policy_charge(&s->grant, (unsigned long)ring_bytes *
 				  num_possible_cpus() +
 				  tprof_threads_bytes(e.flags & TPROF_F_OFF_CPU) +
-				  tprof_procs_bytes(e.flags & TPROF_F_CHILDREN),
+				  tprof_procs_bytes(kind),
 				  &e);
 	if (ret)
 		goto err_free;
@@ -616,14 +620,14 @@ int tprof_session_enable(struct tprof_session *s, struct file *file,
 	ret = tprof_threads_alloc(&s->threads, e.flags & TPROF_F_OFF_CPU);
 	if (ret)
 		goto err_free;
-	ret = tprof_procs_alloc(&s->procs, e.flags & TPROF_F_CHILDREN);
+	ret = tprof_procs_alloc(&s->procs, kind);
 	if (ret)
 		goto err_free;
 	ret = s->cgrp ? 0 : tprof_enable_root(s);
 	if (ret)
 		goto err_free;
 	if (e.flags & TPROF_F_CHILDREN) {
-		ret = tprof_walk_alloc(&w);
+		ret = tprof_walk_alloc(&w, s->procs.max);
 		if (ret)
 			goto err_free;
 		s->inherit = tprof_children_inherit(s);

@@ -8,13 +8,15 @@
  * accounted (PROC_EXIT, written unless it was denied); then stop_work
  * retires it, and reuses it only after an RCU grace period, so that a
  * probe that found it never sees another process's fields. Slots are
- * preallocated: the fork probe cannot allocate, and past TPROF_MAX_PROCS
- * it counts what it could not follow.
+ * preallocated: the fork probe cannot allocate, and past its table's
+ * limit (TPROF_MAX_PROCS for a tree) it counts what it could not follow.
  */
 #include <linux/bitops.h>
 #include <linux/cred.h>
 #include <linux/hash.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -28,10 +30,44 @@
 #define TPROF_PROCS_BITS	11
 static_assert(TPROF_MAX_PROCS * 2 <= (1U << TPROF_PROCS_BITS));
 
-/* What a session's table takes (charged with its rings). */
-unsigned long tprof_procs_bytes(bool children)
+/*
+ * A cgroup session's table (TPROF_F_CGROUP, root only): its cgroup may be
+ * the root, every process of a busy machine. At most half its slots used.
+ */
+static unsigned int cgroup_procs_bits = 14;
+module_param(cgroup_procs_bits, uint, 0444);
+MODULE_PARM_DESC(cgroup_procs_bits,
+		 "log2 of a cgroup session's process slots, half of them used (11..20, default 14: 8192 processes)");
+
+static unsigned int tprof_procs_bits(enum tprof_procs_kind kind)
 {
-	return sizeof(struct tprof_proc) << (children ? TPROF_PROCS_BITS : 1);
+	switch (kind) {
+	case TPROF_PROCS_TREE:
+		return TPROF_PROCS_BITS;
+	case TPROF_PROCS_CGROUP:
+		return clamp(cgroup_procs_bits, TPROF_PROCS_BITS, 20U);
+	default:
+		return 1;
+	}
+}
+
+/* What a session's table takes (charged with its rings). */
+unsigned long tprof_procs_bytes(enum tprof_procs_kind kind)
+{
+	return sizeof(struct tprof_proc) << tprof_procs_bits(kind);
+}
+
+/* Processes a session of @kind holds at once, at most. */
+u32 tprof_procs_max(enum tprof_procs_kind kind)
+{
+	switch (kind) {
+	case TPROF_PROCS_TREE:
+		return TPROF_MAX_PROCS;
+	case TPROF_PROCS_CGROUP:
+		return 1U << (tprof_procs_bits(kind) - 1);
+	default:
+		return 1;
+	}
 }
 
 /* Live processes of all tables per bucket (tprof_procs_anywhere()). */
@@ -45,10 +81,10 @@ static void tprof_procs_filter_add(u32 nr, int d)
 }
 
 /* Context: process. Return: 0 or -ENOMEM. */
-int tprof_procs_alloc(struct tprof_procs *pt, bool children)
+int tprof_procs_alloc(struct tprof_procs *pt, enum tprof_procs_kind kind)
 {
-	pt->bits = children ? TPROF_PROCS_BITS : 1;
-	pt->max = children ? TPROF_MAX_PROCS : 1;
+	pt->bits = tprof_procs_bits(kind);
+	pt->max = tprof_procs_max(kind);
 	pt->used = 0;
 	atomic_set(&pt->live, 0);
 	atomic_set(&pt->joined, 0);

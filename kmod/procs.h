@@ -77,7 +77,8 @@ struct tprof_proc {
  * lengthen their probe sequences): the sched_switch probe's cost at every
  * switch of the system. A bucket holds PID_MAX_LIMIT >>
  * TPROF_PROCS_FILTER_BITS = 128 tgids, each in at most TPROF_MAX_SESSIONS
- * tables. 1024 processes take at most 3% of the buckets.
+ * tables. 1024 processes take at most 3% of the buckets (a cgroup
+ * session of the whole machine fills more: then most switches concern it).
  */
 #define TPROF_PROCS_FILTER_BITS	15
 
@@ -134,8 +135,20 @@ static inline bool tprof_proc_owned(const struct tprof_proc *p)
 				       BIT(TPROF_P_PENDING)));
 }
 
-unsigned long tprof_procs_bytes(bool children);
-int tprof_procs_alloc(struct tprof_procs *pt, bool children);
+/*
+ * What a session follows, which sizes its table: its target alone, a
+ * process tree (TPROF_MAX_PROCS at once), or a cgroup's processes (the
+ * cgroup_procs_bits module parameter: a cgroup can be the whole machine).
+ */
+enum tprof_procs_kind {
+	TPROF_PROCS_ONE,
+	TPROF_PROCS_TREE,
+	TPROF_PROCS_CGROUP,
+};
+
+unsigned long tprof_procs_bytes(enum tprof_procs_kind kind);
+u32 tprof_procs_max(enum tprof_procs_kind kind);
+int tprof_procs_alloc(struct tprof_procs *pt, enum tprof_procs_kind kind);
 void tprof_procs_free(struct tprof_procs *pt);
 struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid);
 struct tprof_proc *tprof_procs_claim(struct tprof_procs *pt, struct pid *tgid,

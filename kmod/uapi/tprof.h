@@ -188,7 +188,9 @@ struct tprof_ioc_info {
  * accounting up to at most one period after it (THREAD_STAT, THREAD_EXIT).
  * One that moves back in is not followed again by this session. A
  * process another session follows is not taken. The session implies
- * TPROF_F_CHILDREN (records, TPROF_MAX_PROCS) but does not end when its
+ * TPROF_F_CHILDREN (its records; its process limit is the module's
+ * cgroup_procs_bits parameter's, 8192 by default, not TPROF_MAX_PROCS: a
+ * cgroup may be the whole machine) but does not end when its
  * last process leaves: an empty cgroup may fill again; only DISABLE or
  * close ends it. Membership is by process, as cgroup.procs moves
  * processes: a thread moved alone (threaded cgroups) counts where its

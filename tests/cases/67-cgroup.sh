@@ -44,7 +44,7 @@ cleanup() {
 	kill -9 "${pids[@]}" 2>/dev/null
 	sleep 0.5
 	wait "${pids[@]}" 2>/dev/null
-	rmdir $D/sub $D 2>/dev/null
+	rmdir $D/many $D/sub $D 2>/dev/null
 	[ $mounted = 1 ] && umount $CG
 }
 trap cleanup EXIT
@@ -159,6 +159,9 @@ fi
 # thawed, they took 45 s of the refusals' vCPUs on a CI host
 kill -9 "${pids[@]}" 2>/dev/null
 wait "${pids[@]}" 2>/dev/null
+# empty now: thawed, so that what starts in it below runs (a cgroup made
+# under a frozen one, and a process moved into one, are frozen too)
+freeze 0
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 # /dev/tprof opened up, as the udev rule does for group tprof
 mode=$(stat -c %a /dev/tprof)
@@ -188,6 +191,35 @@ if [ $st != 0 ] && [ "$(wc -l < notcg.err)" = 1 ] && grep -q "not a cgroup v2 di
 	ok "cgroup: --cgroup /tmp is refused with one line"
 else
 	fail "cgroup: --cgroup /tmp: status $st"; sed 's/^/    /' notcg.err | head -5
+fi
+
+# ---- more processes than a tree's limit (1024): a cgroup session's
+# table holds 8192 (tprof.ko's cgroup_procs_bits); 6.12 only (short=) ----
+if [ "${CASE_SHORT:-0}" != 1 ]; then
+	mkdir -p $D/many
+	"$TR" -v --report -o many.pb.gz --cgroup $D/many > /dev/null 2> many.err &
+	trp=$!
+	for i in $(seq 600); do
+		grep -q "session enabled" many.err && break
+		kill -0 $trp 2>/dev/null || break
+		sleep 0.1
+	done
+	# 1100 children forked into it, all alive at once, then killed
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' $D/many \
+		"$B/progs/tree-a" wide 1100 > many.out
+	kill -INT $trp
+	wait $trp
+	st=$?
+	save many.err
+	procs=$(sed -n 's/^processes: \([0-9]*\), \([0-9]*\) not followed, \([0-9]*\) denied$/\1 \2 \3/p' many.err)
+	if [ $st = 0 ] && [ "$(cat many.out)" = "wide 1100" ] && [ "$procs" = "1101 0 0" ] &&
+		! grep -q "were not followed" many.err; then
+		ok "cgroup: 1101 processes at once (a tree's limit is 1024): every one followed, no warning"
+	else
+		fail "cgroup: 1101 processes at once: processes, not followed, denied: '$procs' (want 1101 0 0), status $st, $(cat many.out)"
+		grep -v '^ *[0-9]' many.err | tail -5 | sed 's/^/    /'
+	fi
+	rmdir $D/many 2>/dev/null
 fi
 
 # ---- --all: every process, there at the start (A, in the root cgroup) or

@@ -941,8 +941,11 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 		pr_err("warning: %s", report__throttle_line(p));
 	profile__proc_counts(p, &nprocs, &ndropped);
 	if (ndropped)
-		pr_err("warning: %llu processes of the tree were not followed: more than %d at once (the module's limit)",
-		       (unsigned long long)ndropped, TPROF_MAX_PROCS);
+		pr_err(l->o->cgroup ?
+		       "warning: %llu processes of the cgroup were not followed: more than the module's limit at once (tprof.ko's cgroup_procs_bits: %d by default)" :
+		       "warning: %llu processes of the tree were not followed: more than %d at once (the module's limit)",
+		       (unsigned long long)ndropped,
+		       l->o->cgroup ? 8192 : TPROF_MAX_PROCS);
 	while (l->o->argv && !launch__poll(&l->launch, on_launch_stop, l)) {
 		struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN };
 
