@@ -22,7 +22,7 @@ DEB_CROSS ?= arm64
 .PHONY: install uninstall deb pkg-test
 
 install: userspace
-	PREFIX=$(PREFIX) packaging/install.sh $(BUILD)/tprof-read
+	PREFIX=$(PREFIX) packaging/install.sh $(BUILD)/tprof-read $(BUILD)/tprof-agent
 
 uninstall:
 	PREFIX=$(PREFIX) packaging/uninstall.sh

@@ -3,13 +3,18 @@
 # `sudo make install`: register tprof.ko with DKMS and build and install it for
 # every kernel that has headers, install tprof-read and its man page, the udev
 # rule (/dev/tprof root:tprof 0660), the tprof group and a modules-load.d
-# entry. Never loads the module. `make uninstall` (uninstall.sh) undoes all.
-#   install.sh TPROF_READ_BINARY
+# entry; tprof-agent (PREFIX/sbin), tprof-agent(8), its systemd unit
+# (SYSCONFDIR/systemd/system, disabled) and its options
+# (SYSCONFDIR/default/tprof-agent, kept when it exists: the admin's).
+# Never loads the module, never enables or starts the unit. `make uninstall`
+# (uninstall.sh) undoes all.
+#   install.sh TPROF_READ_BINARY [TPROF_AGENT_BINARY]
 # Environment: PREFIX (/usr/local), KVERS (kernels; default: all with headers),
 # LOAD_AT_BOOT (1: install the modules-load.d entry), SYSCONFDIR (/etc).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=${1:?usage: install.sh TPROF_READ_BINARY}
+bin=${1:?usage: install.sh TPROF_READ_BINARY [TPROF_AGENT_BINARY]}
+agent=${2:-$(dirname "$bin")/tprof-agent}
 PREFIX=${PREFIX:-/usr/local}
 SYSCONFDIR=${SYSCONFDIR:-/etc}
 LOAD_AT_BOOT=${LOAD_AT_BOOT:-1}
@@ -21,6 +26,7 @@ die() { echo "install: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "run as root (sudo make install)"
 command -v dkms >/dev/null || die "dkms not found: apt-get install dkms"
 [ -x "$bin" ] || die "$bin not built (make userspace)"
+[ -x "$agent" ] || die "$agent not built (make userspace)"
 if dpkg-query -W -f='${Status}' tprof-dkms 2>/dev/null | grep -q ' installed'; then
 	die "the tprof-dkms package is installed: use apt, or remove it first"
 fi
@@ -66,6 +72,20 @@ done
 # 4. The tool and its man page.
 install -D -m 0755 "$bin" "$PREFIX/bin/tprof-read"
 install -D -m 0644 "$root/docs/tprof-read.1" "$PREFIX/share/man/man1/tprof-read.1"
+install -D -m 0755 "$agent" "$PREFIX/sbin/tprof-agent"
+install -D -m 0644 "$root/docs/tprof-agent.8" "$PREFIX/share/man/man8/tprof-agent.8"
+# The unit runs this PREFIX's agent; disabled until the admin enables it.
+mkdir -p "$SYSCONFDIR/systemd/system"
+sed "s|^ExecStart=/usr/sbin/tprof-agent |ExecStart=$PREFIX/sbin/tprof-agent |" \
+	"$root/packaging/systemd/tprof-agent.service" \
+	> "$SYSCONFDIR/systemd/system/tprof-agent.service"
+chmod 0644 "$SYSCONFDIR/systemd/system/tprof-agent.service"
+if [ -e "$SYSCONFDIR/default/tprof-agent" ]; then
+	echo "install: $SYSCONFDIR/default/tprof-agent kept (yours)"
+else
+	install -D -m 0644 "$root/packaging/default/tprof-agent" "$SYSCONFDIR/default/tprof-agent"
+fi
+[ -d /run/systemd/system ] && systemctl daemon-reload || true
 
 # 5. udev rule and boot-time loading.
 install -D -m 0644 "$root/packaging/udev/60-tprof.rules" \
@@ -83,6 +103,8 @@ if command -v udevadm >/dev/null && [ -d /run/udev ]; then
 fi
 
 echo "install: tprof $ver installed; load it with: sudo modprobe tprof"
+echo "install: the agent's service is disabled: set its target in $SYSCONFDIR/default/tprof-agent," \
+     "then: systemctl enable --now tprof-agent"
 if [ -d /sys/firmware/efi ] && command -v mokutil >/dev/null &&
    mokutil --sb-state 2>/dev/null | grep -q enabled; then
 	echo "install: Secure Boot is on: enroll DKMS's key once with" \

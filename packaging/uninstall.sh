@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # `sudo make uninstall`: remove every trace of `make install`: all tprof
 # versions from DKMS (modules, build trees, /usr/src/tprof-*), tprof-read, its
-# man page, the udev rule, the modules-load.d entry and the tprof group. The
-# module is unloaded first if it is loaded.
+# man page, the udev rule, the modules-load.d entry and the tprof group;
+# tprof-agent, its man page, unit (stopped and disabled first) and options.
+# The module is unloaded first if it is loaded.
 # Environment: PREFIX (/usr/local), SYSCONFDIR (/etc), KEEP_GROUP (1: keep it).
 set -euo pipefail
 PREFIX=${PREFIX:-/usr/local}
@@ -14,6 +15,15 @@ die() { echo "uninstall: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "run as root (sudo make uninstall)"
 if dpkg-query -W -f='${Status}' tprof-dkms 2>/dev/null | grep -q ' installed'; then
 	die "the tprof-dkms package is installed: remove it with apt (apt purge tprof-dkms tprof-tools)"
+fi
+
+unit=$SYSCONFDIR/systemd/system/tprof-agent.service
+if [ -e "$unit" ]; then
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now tprof-agent.service || true
+	else	# no systemd running: its enable links, by hand
+		rm -f "$SYSCONFDIR"/systemd/system/*.wants/tprof-agent.service
+	fi
 fi
 
 if [ -d /sys/module/tprof ]; then
@@ -37,7 +47,13 @@ done
 
 rm -f "$PREFIX/bin/tprof-read" "$PREFIX/share/man/man1/tprof-read.1" \
 	"$SYSCONFDIR/udev/rules.d/60-tprof.rules" \
-	"$SYSCONFDIR/modules-load.d/tprof.conf"
+	"$SYSCONFDIR/modules-load.d/tprof.conf" \
+	"$PREFIX/sbin/tprof-agent" "$PREFIX/share/man/man8/tprof-agent.8" \
+	"$unit"
+# The options are tprof-tools' conffile when that package is installed alone.
+dpkg-query -S "$SYSCONFDIR/default/tprof-agent" >/dev/null 2>&1 ||
+	rm -f "$SYSCONFDIR/default/tprof-agent"
+[ -d /run/systemd/system ] && systemctl daemon-reload || true
 if command -v udevadm >/dev/null && [ -d /run/udev ]; then
 	udevadm control --reload || true
 fi

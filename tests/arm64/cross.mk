@@ -33,7 +33,7 @@ endif
 ifneq ($(GO_MODERN),)
 A64_PROGS += $(A64)/progs/goprog-modern $(A64)/progs/goleaf
 endif
-A64_ALL := $(A64)/tprof-read $(A64)/kmod-tests/tprof-ktest \
+A64_ALL := $(A64)/tprof-read $(A64)/tprof-agent $(A64)/kmod-tests/tprof-ktest \
 	$(A64)/kmod-tests/stacktarget64 $(A64)/kmod-tests/secret \
 	$(A64)/kmod-tests/uwalktarget $(A64_PROGS) \
 	$(A64)/lab/lab-work $(A64)/lab/pprofsum $(A64)/bin/go $(A64)/bin/pprof
@@ -59,6 +59,9 @@ $(A64)/us/profile.pb-c.o: $(US_GEN)/profile.pb-c.c $(US_GEN)/profile.pb-c.h
 $(A64)/us/options.o: dkms.conf
 $(A64)/tprof-read: $(A64)/us/tprof-read.o $(call us_objs,$(A64)/us)
 	$(A64_CC) $(USER_CFLAGS) -o $@ $^ $(US_LIBS)
+# tprof-agent: the same objects, with libmicrohttpd:arm64 from the sysroot
+$(A64)/tprof-agent: $(addprefix $(A64)/us/,$(AGENT_SRCS:.c=.o)) $(call us_objs,$(A64)/us)
+	$(A64_CC) $(USER_CFLAGS) -o $@ $^ $(US_LIBS) $(AGENT_LIBS)
 
 # ---- tests/kmod/build.mk's programs, 64-bit only (no -m32 on arm64)
 $(A64)/kmod-tests/tprof-ktest: $(KT_DEPS) | $(A64_ROOT)/usr/bin/aarch64-linux-gnu-gcc-12

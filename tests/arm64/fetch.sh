@@ -88,6 +88,11 @@ cross_pkgs=(binutils-aarch64-linux-gnu cpp-12-aarch64-linux-gnu
 	libc6-arm64-cross libc6-dev-arm64-cross linux-libc-dev-arm64-cross
 	g++-12-aarch64-linux-gnu libstdc++-12-dev-arm64-cross libstdc++6-arm64-cross)
 get aapt "${arm64_pkgs[@]}"
+# tprof-agent's HTTP library for the cross build: its header, libmicrohttpd.so
+# and .pc, alone. libmicrohttpd-dev Depends: libgnutls28-dev, whose closure
+# (nettle-dev, libgmp-dev, libp11-kit-dev, ...) nothing here compiles against;
+# libmicrohttpd12 and what it links (libgnutls30) come with the root below.
+get aapt libmicrohttpd-dev
 get hostapt "${cross_pkgs[@]}"
 
 # ---- the arm64 lane's userland: the guest's root and the cross sysroot ----
@@ -103,7 +108,7 @@ get hostapt "${cross_pkgs[@]}"
 rootfs_pkgs=(bash coreutils dash grep sed mawk findutils gzip procps
 	util-linux mount kmod base-passwd python3-minimal libpython3.11-stdlib
 	libstdc++6 libdw1 libelf1 libprotobuf-c1 zlib1g libzstd1 libdebuginfod1
-	libdw-dev libelf-dev libprotobuf-c-dev zlib1g-dev libdebuginfod-dev
+	libmicrohttpd12 libdw-dev libelf-dev libprotobuf-c-dev zlib1g-dev libdebuginfod-dev
 	linux-perf usr-is-merged usrmerge-)
 fix_rootfs() {
 	local d f n

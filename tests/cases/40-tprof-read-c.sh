@@ -183,4 +183,63 @@ wait $tr; st=$?
 wait $pid 2>/dev/null
 if [ $st = 0 ] && [ $SECONDS -lt 30 ] && gzip -t exit.pb.gz; then ok "attach: ends when the target exits (${SECONDS}s)"
 else fail "attach: ends when the target exits ($st after ${SECONDS}s)"; sed 's/^/    /' exit.err | head; fi
+# ---- arm64: tprof-agent starts, serves /metrics and one 2 s window ----
+# 66-agent.sh (2 min on x86-64) proves the agent's windows exact there; on
+# arm64 (its cross build, libmicrohttpd:arm64) this shows it works at all:
+# a spinning shell followed, /metrics counting its samples, a 2 s window
+# whose CPU for it is no more than the kernel's count over a span around
+# the request (/proc/PID/stat, 10 ms ticks) and at least a quarter of
+# the window. The guest's arm64 root has no curl: HTTP/1.0 through bash's
+# /dev/tcp (python3's urllib took 5-7 s to start under TCG).
+AG=$B/tprof-agent
+if [ "$(uname -m)" = aarch64 ] && [ -x "$AG" ]; then
+	ip link set lo up 2>/dev/null || busybox ifconfig lo 127.0.0.1 up
+	# get PATH: the body on stdout, the status line in http.status; bash
+	# reads a socket byte by byte, so cat gets the body whole
+	get() {
+		local line
+		exec 3<>"/dev/tcp/127.0.0.1/$port" || return
+		printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$1" >&3
+		IFS= read -r line <&3
+		printf '%s\n' "${line%$'\r'}" > http.status
+		while IFS= read -r line <&3 && [ "$line" != $'\r' ]; do :; done
+		cat <&3
+		exec 3<&-
+	}
+	cpu_ns() { awk '{ printf "%.0f\n", ($14 + $15) * 10000000 }' "/proc/$1/stat"; }
+	(exec bash -c 'while :; do :; done') &
+	spin=$!
+	"$AG" -p $spin --listen 127.0.0.1:0 2> agent.err &
+	ag=$!
+	port=
+	for _ in $(seq 300); do
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' agent.err)
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	n=$(get /metrics 2>&1 | awk '$1 == "tprof_samples_total" { print $2 }')
+	if [ -n "$port" ] && [ "${n:-0}" -gt 0 ]; then
+		ok "arm64 agent: tprof-agent -p $spin serves /metrics on port $port: tprof_samples_total $n"
+	else
+		fail "arm64 agent: /metrics on port '$port' counts samples (got '${n:-}', $(cat http.status 2>/dev/null))"
+		sed 's/^/    /' agent.err | head
+	fi
+	c0=$(cpu_ns $spin)
+	get "/debug/pprof/profile?seconds=2" > agent.pb.gz 2> agent.get
+	c1=$(cpu_ns $spin)
+	"$B/lab/pprofsum" agent.pb.gz > agent.sum 2>&1
+	got=$(sumval agent.sum pid $spin)
+	if grep -q ' 200 ' http.status && [ "${got:-0}" -gt 500000000 ] &&
+		[ "$got" -le $((c1 - c0 + 20000000)) ]; then
+		ok "arm64 agent: a 2 s window: the spinner's $got ns, the kernel's $((c1 - c0)) ns around the request"
+	else
+		fail "arm64 agent: a 2 s window ($(cat http.status)): the spinner's ${got:-none} ns, the kernel's $((c1 - c0)) ns around the request"
+		sed 's/^/    /' agent.get agent.sum agent.err | head -n 20
+	fi
+	kill -TERM $ag
+	wait $ag
+	check "arm64 agent: SIGTERM ends it with 0" test $? = 0
+	kill $spin
+	wait $spin 2>/dev/null
+fi
 exit 0

@@ -4,8 +4,9 @@
 # each kernel of tests/kernels (and, cross, for the first arm64 row); `make
 # deb` builds the .debs (tprof-tools for arm64 too, checked under
 # qemu-aarch64); `apt install` of them builds and installs the module for
-# every installed kernel; purge, and `make install` + `make uninstall`, leave
-# no trace. Never loads a module.
+# every installed kernel, and tprof-agent's service disabled (systemd-analyze
+# verify); purge, and `make install` + `make uninstall`, leave no trace.
+# Never loads a module.
 # Needs root and a host with no tprof installed; leaves it as it found it.
 #   run.sh [dkms] [deb] [apt] [make]      (default: all four, in this order)
 # Environment: BUILD (build), DEB_OUT ($BUILD/deb), DEB_CROSS (arm64; empty:
@@ -110,7 +111,15 @@ dirty() {
 		 /usr/lib/modules-load.d/tprof.conf /etc/modules-load.d/tprof.conf \
 		 /usr/bin/tprof-read /usr/local/bin/tprof-read \
 		 /usr/share/man/man1/tprof-read.1.gz \
-		 /usr/local/share/man/man1/tprof-read.1; do
+		 /usr/local/share/man/man1/tprof-read.1 \
+		 /usr/sbin/tprof-agent /usr/local/sbin/tprof-agent \
+		 /usr/share/man/man8/tprof-agent.8.gz \
+		 /usr/local/share/man/man8/tprof-agent.8 \
+		 /lib/systemd/system/tprof-agent.service \
+		 /etc/systemd/system/tprof-agent.service \
+		 /etc/systemd/system/*.wants/tprof-agent.service \
+		 /var/lib/systemd/deb-systemd-helper-enabled/*tprof-agent* \
+		 /etc/default/tprof-agent; do
 		[ -e "$f" ] && echo "$f"
 	done
 	getent group tprof >/dev/null && echo "group tprof"
@@ -319,8 +328,39 @@ deb_depends_on() {
 }
 man_clean() {
 	local w
-	w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l docs/tprof-read.1 2>&1 >/dev/null)
+	w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "${1:-docs/tprof-read.1}" 2>&1 >/dev/null)
 	[ -z "$w" ] || { echo "$w"; return 1; }
+}
+# deb_conffile DEB FILE: FILE is one of DEB's conffiles (dpkg keeps an
+# admin's changes on upgrade and removes it on purge only).
+deb_conffile() {
+	dpkg-deb -I "$1" conffiles | grep -qxF "$2"
+}
+# unit_verified UNIT: systemd-analyze verify finds nothing to say of it (a
+# file check: it needs no running systemd). The man page is checked apart.
+unit_verified() {
+	local out
+	out=$(systemd-analyze verify --man=no "$1" 2>&1) || { echo "$out"; return 1; }
+	[ -z "$out" ] || { echo "$out"; return 1; }
+}
+# unit_disabled UNIT-NAME: not enabled (no .wants link), not started.
+unit_disabled() {
+	local st
+	st=$(systemctl --root=/ is-enabled "$1" 2>&1)
+	[ "$st" = disabled ] || { echo "systemctl --root=/ is-enabled $1: $st"; return 1; }
+	! ls /etc/systemd/system/*.wants/"$1" 2>/dev/null
+}
+# agent_no_target BIN UNIT: the unit's ExecStart with the installed
+# /etc/default/tprof-agent, whose target is empty, is a usage error (exit 2,
+# which RestartPreventExitStatus keeps from restarting), said in one line.
+agent_no_target() {
+	local out rc=0
+	out=$(set -a; eval "$(sed -n 's/^Environment=//p' "$2")"
+		. /etc/default/tprof-agent
+		eval "$(sed -n 's/^ExecStart=//p' "$2")" 2>&1) || rc=$?
+	echo "exit $rc: $out"
+	[ $rc = 2 ] && grep -q '^RestartPreventExitStatus=2$' "$2" &&
+		grep -q '^tprof-agent: need exactly one of -p PID or --cgroup PATH' <<<"$out"
 }
 # deb_same_depends AMD64_DEB ARM64_DEB: the arm64 package depends on the
 # same packages as the amd64 one (dpkg-shlibdeps on the cross build's
@@ -338,7 +378,11 @@ deb_arm64_runs() {
 	v=$(qemu-aarch64 -L "$a64_cache/root" "$tmp/arm64/usr/bin/tprof-read" --version) ||
 		return
 	echo "$v"
-	grep -qE "^tprof-read $ver \(tprof.ko ABI [0-9]+\)$" <<<"$v"
+	grep -qE "^tprof-read $ver \(tprof.ko ABI [0-9]+\)$" <<<"$v" || return
+	v=$(qemu-aarch64 -L "$a64_cache/root" "$tmp/arm64/usr/sbin/tprof-agent" --version) ||
+		return
+	echo "$v"
+	grep -qE "^tprof-agent $ver \(tprof.ko ABI [0-9]+\)$" <<<"$v"
 }
 # deb_arm64 AMD64_TOOLS_DEB: the cross-built tprof-tools.
 deb_arm64() {
@@ -348,15 +392,16 @@ deb_arm64() {
 	check "tprof-tools arm64: Architecture arm64" \
 		test "$(dpkg-deb -f "$deb" Architecture)" = arm64
 	check "tprof-tools arm64: Depends $(dpkg-deb -f "$deb" Depends)" \
-		deb_depends_on "$deb" libc6 libdw1 libelf1 libprotobuf-c1 zlib1g
+		deb_depends_on "$deb" libc6 libdw1 libelf1 libprotobuf-c1 zlib1g libmicrohttpd12
 	check "tprof-tools arm64 depends on what the amd64 one does, each versioned" \
 		deb_same_depends "$1" "$deb"
 	rm -rf "$tmp/arm64"
 	dpkg-deb -x "$deb" "$tmp/arm64"
-	check "tprof-tools arm64: /usr/bin/tprof-read is an AArch64 ELF" \
-		elf_machine "$tmp/arm64/usr/bin/tprof-read" AArch64
+	check "tprof-tools arm64: /usr/bin/tprof-read and /usr/sbin/tprof-agent are AArch64 ELFs" \
+		elf_machine "$tmp/arm64/usr/bin/tprof-read" AArch64 &&
+		elf_machine "$tmp/arm64/usr/sbin/tprof-agent" AArch64
 	if command -v qemu-aarch64 >/dev/null; then
-		check "tprof-tools arm64: tprof-read --version is $ver under qemu-aarch64 (libraries: $a64_cache/root)" \
+		check "tprof-tools arm64: tprof-read and tprof-agent --version are $ver under qemu-aarch64 (libraries: $a64_cache/root)" \
 			deb_arm64_runs
 	else
 		skip "tprof-tools arm64 runs: no qemu-aarch64 (qemu-user)"
@@ -383,8 +428,18 @@ sec_deb() {
 		deb_depends_on "$dkms_deb" dkms adduser
 	check "tprof-tools ships tprof-read and its man page" \
 		deb_has "$tools_deb" ./usr/bin/tprof-read ./usr/share/man/man1/tprof-read.1.gz
+	check "tprof-tools ships tprof-agent, tprof-agent(8), its unit and /etc/default/tprof-agent" \
+		deb_has "$tools_deb" ./usr/sbin/tprof-agent ./usr/share/man/man8/tprof-agent.8.gz \
+		./lib/systemd/system/tprof-agent.service ./etc/default/tprof-agent
+	check "tprof-tools: /etc/default/tprof-agent is a conffile" \
+		deb_conffile "$tools_deb" /etc/default/tprof-agent
+	check "tprof-tools: Depends $(dpkg-deb -f "$tools_deb" Depends)" \
+		deb_depends_on "$tools_deb" libc6 libdw1 libelf1 libprotobuf-c1 zlib1g libmicrohttpd12
+	check "tprof-tools ships no debug files (no dwz multifile)" \
+		bash -c "! dpkg-deb -c '$tools_deb' | grep -F ./usr/lib/debug"
 	if command -v man >/dev/null; then
-		check "tprof-read(1) formats without warnings" man_clean
+		check "tprof-read(1) formats without warnings" man_clean docs/tprof-read.1
+		check "tprof-agent(8) formats without warnings" man_clean docs/tprof-agent.8
 	else
 		skip "tprof-read(1) formats without warnings: man-db not installed"
 	fi
@@ -449,6 +504,22 @@ installed_in_guests() {
 	done
 }
 
+# agent_unit UNIT BIN: the installed unit, disabled, verified, and its
+# ExecStart runs BIN, which refuses the default file's empty target.
+agent_unit() {
+	check "$1 and /etc/default/tprof-agent installed" files_exist "$1" /etc/default/tprof-agent
+	check "tprof-agent.service is not enabled nor started by the installation" \
+		unit_disabled tprof-agent.service
+	check "$1: ExecStart runs $2" grep -q "^ExecStart=$2 " "$1"
+	if command -v systemd-analyze >/dev/null; then
+		check "systemd-analyze verify $1 says nothing" unit_verified "$1"
+	else
+		skip "systemd-analyze verify $1: no systemd-analyze (package systemd)"
+	fi
+	check "the unit's ExecStart with the installed defaults (no target): exit 2, one line" \
+		agent_no_target "$2" "$1"
+}
+
 # ---- apt: install the .debs, DKMS builds for every kernel, purge ---------
 sec_apt() {
 	local debs
@@ -468,11 +539,18 @@ sec_apt() {
 		files_exist /lib/udev/rules.d/60-tprof.rules /usr/lib/modules-load.d/tprof.conf
 	check "/usr/bin/tprof-read --version is $ver, with the module ABI it speaks" \
 		grep -qE "^tprof-read $ver \(tprof.ko ABI [0-9]+\)$" <(/usr/bin/tprof-read --version)
+	check "/usr/sbin/tprof-agent --version is $ver" \
+		grep -qE "^tprof-agent $ver \(tprof.ko ABI [0-9]+\)$" <(/usr/sbin/tprof-agent --version)
 	if grep -qs '^path-exclude=/usr/share/man' /etc/dpkg/dpkg.cfg.d/*; then
-		skip "man page installed: dpkg excludes /usr/share/man on this host"
+		skip "man pages installed: dpkg excludes /usr/share/man on this host"
 	else
-		check "man page installed" files_exist /usr/share/man/man1/tprof-read.1.gz
+		check "man pages installed" files_exist /usr/share/man/man1/tprof-read.1.gz \
+			/usr/share/man/man8/tprof-agent.8.gz
 	fi
+	agent_unit /lib/systemd/system/tprof-agent.service /usr/sbin/tprof-agent
+	check "dpkg lists /etc/default/tprof-agent as tprof-tools' conffile" \
+		grep -q '^ /etc/default/tprof-agent ' \
+		<(dpkg-query -W -f='${Conffiles}\n' tprof-tools)
 	check "the module was not loaded by the installation" test ! -d /sys/module/tprof
 	installed_in_guests
 	# Reinstalling (what an upgrade does) rebuilds for every kernel.
@@ -498,6 +576,9 @@ sec_make() {
 		files_exist /usr/local/bin/tprof-read /usr/local/share/man/man1/tprof-read.1 \
 		/etc/udev/rules.d/60-tprof.rules /etc/modules-load.d/tprof.conf
 	check "make install: group tprof exists, a system group" system_group tprof
+	check "make install: tprof-agent and tprof-agent(8)" \
+		files_exist /usr/local/sbin/tprof-agent /usr/local/share/man/man8/tprof-agent.8
+	agent_unit /etc/systemd/system/tprof-agent.service /usr/local/sbin/tprof-agent
 	# Over itself for one kernel: the registration is replaced whole
 	# (dkms remove --all), and each kernel's build was proven above.
 	check "make install again, over itself (log: $log/make-install2.log)" \

@@ -162,3 +162,64 @@ else
 	fail "the refusal says why in one line, naming group tprof (got: $(cat other.err))"
 fi
 check "no profile written for the non-member" test ! -e u/other.pb.gz
+
+# ---- tprof-agent as tprof-agent.service would run it -----------------------
+# The guest has no systemd: run the unit's ExecStartPre and ExecStart lines
+# from the installed unit, with its Environment= and the installed
+# /etc/default/tprof-agent, under its CapabilityBoundingSet and
+# NoNewPrivileges (setpriv), the target set as an admin would: a spinning
+# shell's pid. Then /metrics, one 2 s window, SIGTERM: exit 0. About 5 s.
+unit=/lib/systemd/system/tprof-agent.service
+ip link set lo up 2> /dev/null || busybox ifconfig lo 127.0.0.1 up
+(exec bash -c 'while :; do :; done') &
+spinner=$!
+trap 'umount /etc/passwd /etc/group; stop_udevd
+	kill "$victim" "$spinner" "$agent" 2>/dev/null' EXIT
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' |
+	sed 's/cap_/+/g; s/ /,/g')
+pre=$(sed -n 's/^ExecStartPre=+//p' "$unit")
+start=$(sed -n 's/^ExecStart=//p' "$unit")
+check "the unit's ExecStartPre ($pre) succeeds with the module loaded" $pre
+(
+	eval "export $(sed -n 's/^Environment=//p' "$unit")"
+	set -a
+	. /etc/default/tprof-agent
+	set +a
+	TPROF_AGENT_TARGET="-p $spinner"
+	eval "exec setpriv --no-new-privs --bounding-set -all,$caps $start"
+) 2> agent.err &
+agent=$!
+. /etc/default/tprof-agent
+U=http://$TPROF_AGENT_LISTEN
+for _ in $(seq 100); do
+	grep -q serving agent.err && break
+	sleep 0.1
+done
+if grep -qxF "tprof-agent: pid $spinner: serving $U/debug/pprof/ (port ${U##*:})" agent.err; then
+	ok "the unit's ExecStart, /etc/default/tprof-agent and -p $spinner: $(head -n1 agent.err)"
+else
+	fail "the unit's ExecStart serves at $U (caps $caps): $(cat agent.err)"
+fi
+curl -s -m 5 "$U/metrics" > metrics.txt
+samples=$(awk '$1 == "tprof_samples_total" { print $2 }' metrics.txt)
+check "its /metrics counts samples of the spinner (tprof_samples_total ${samples:-absent})" \
+	test "${samples:-0}" -gt 0
+# The window's CPU for the spinner: at least a quarter of the window, and
+# no more than the kernel counted for it around the request (/proc/PID/stat,
+# 10 ms ticks).
+cpu_ms() { awk '{ printf "%.0f\n", ($14 + $15) * 10 }' "/proc/$1/stat"; }
+c0=$(cpu_ms "$spinner")
+code=$(curl -s -m 10 -o w.pb.gz -w '%{http_code}' "$U/debug/pprof/profile?seconds=2")
+c1=$(cpu_ms "$spinner")
+go tool pprof -top -unit=ms w.pb.gz > wtop.txt 2>&1
+got=$(sed -n 's/.* of \([0-9]*\)ms total.*/\1/p' wtop.txt | head -n1)
+if [ "$code" = 200 ] && [ "${got:-0}" -ge 500 ] && [ "$got" -le $((c1 - c0 + 20)) ]; then
+	ok "a 2 s window from it: 200, the spinner's ${got} ms, the kernel's $((c1 - c0)) ms around the request"
+else
+	fail "a 2 s window from it: HTTP $code, the spinner's ${got:-no} ms, the kernel's $((c1 - c0)) ms around the request"
+	sed 's/^/    /' wtop.txt agent.err 2>/dev/null | head -n 20
+fi
+kill -TERM "$agent"
+wait "$agent"
+check "SIGTERM ends it with 0 (as systemctl stop does)" test $? = 0
+kill "$spinner"
