@@ -22,6 +22,18 @@
  * sched_waking fires at every wakeup of the machine; a wakeup of a task
  * of no followed process costs one load of the filter word, as the
  * switch probe's.
+ *
+ * Not yet: the waker's user stack (issue 35). It can only be read here,
+ * in the waker's context (its mm, its task_pt_regs(); the fp walk's
+ * copies are pagefault-disabled, as in the timer's hardirq). To take it
+ * at most once per wait that will be sampled, the probe would compare
+ * the wakee's off-CPU clock plus the time since its switch-out with its
+ * next sample point; a wait that crosses its point only in its wakeup
+ * latency (after this probe) would have none, and be counted so. The
+ * stack would go to the waker's CPU's ring at once, as its own record
+ * keyed by the wakee's tid and a per-thread wait number that the WAKER
+ * record repeats (no per-thread buffer of frames), for the reader to
+ * join.
  */
 #include <linux/lockdep.h>
 #include <linux/pid.h>

@@ -26,7 +26,8 @@
 #    writer's tid nor its comm is anywhere in the profile; root's session
 #    on the same pair names the writer (the labels are the rule's doing).
 # Off-CPU period 100 us (the unprivileged floor): a wait's sampled time is
-# within a period of its own.
+# within a period of its own. 30-34 s on 6.12 under TCG; the short rows
+# (6.1, 6.12-rt: CASE_SHORT) run half the waits (90 s on 6.12-rt in full).
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
 B=$TPROF_BUILD
@@ -43,6 +44,9 @@ cleanup() {
 }
 trap cleanup EXIT
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# waits of each run: pipe, mutex, sleep, fifo
+np=300 nm=60 ns=100 nf=200
+[ "${CASE_SHORT:-0}" = 1 ] && np=150 nm=30 ns=50 nf=100
 rt=0
 [ -e /sys/kernel/realtime ] && [ "$(cat /sys/kernel/realtime)" = 1 ] && rt=1
 
@@ -74,7 +78,7 @@ by() {
 share() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(b > 0 && a >= b * p / 100) }'; }
 
 # ---- pipe: a producer thread wakes the consumer ----
-if run pipe -- "$P" pipe 300 2000; then
+if run pipe -- "$P" pipe $np 2000; then
 	read -r _ prod cons wait slept n < <(grep '^pipe ' pipe.txt)
 	by pipe waker_tid consumer_read
 	by pipe waker_comm consumer_read
@@ -92,7 +96,7 @@ if run pipe -- "$P" pipe 300 2000; then
 fi
 
 # ---- mutex: two holders release, each from its own function ----
-if run mutex -- "$P" mutex 60 10000 20000; then
+if run mutex -- "$P" mutex $nm 10000 20000; then
 	by mutex waker_tid lock_wait
 	by mutex waker_kind lock_wait
 	while read -r _ htid hwait _ hcount; do
@@ -111,7 +115,7 @@ if run mutex -- "$P" mutex 60 10000 20000; then
 fi
 
 # ---- sleep: the timer ends it ----
-if run sleep -- "$P" sleep 100 2000; then
+if run sleep -- "$P" sleep $ns 2000; then
 	read -r _ stid wait slept n < <(grep '^sleep ' sleep.txt)
 	by sleep waker_kind sleep_wait
 	by sleep waker_tid sleep_wait
@@ -152,10 +156,10 @@ trust() {
 	shift
 	rm -f fifo
 	mkfifo -m 0666 fifo
-	"$P" fifo-write "$PWD/fifo" 200 2000 > "$name.w" &
+	"$P" fifo-write "$PWD/fifo" $nf 2000 > "$name.w" &
 	writer=$!
 	"$@" "$TR" --mode off-cpu --off-cpu-period 100us -o "$PWD/$name.pb.gz" \
-		-- "$P" fifo-read "$PWD/fifo" 200 > "$name.txt" 2> "$name.err"
+		-- "$P" fifo-read "$PWD/fifo" $nf > "$name.txt" 2> "$name.err"
 	st=$?
 	wait "$writer"
 	writer=
