@@ -50,6 +50,9 @@ static_assert(offsetof(struct tprof_ioc_stats, uwalks) ==
 	      TPROF_SIZEOF_IOC_STATS_V1);
 static_assert(offsetof(struct tprof_ioc_stats, uread_samples) ==
 	      TPROF_SIZEOF_IOC_STATS_V2);
+static_assert(offsetof(struct tprof_ioc_stats, wakers) ==
+	      TPROF_SIZEOF_IOC_STATS_V3);
+static_assert(sizeof(struct tprof_rec_waker) == TPROF_SIZEOF_REC_WAKER);
 
 /* Context: process. The limits an unprivileged caller meets, and its use. */
 /* INFO answers with as much as the caller's size in cmd has room for. */
@@ -84,17 +87,18 @@ static long tprof_ioctl_info(struct file *file, void __user *arg,
 
 /*
  * STATS' user-read counts (uread_*, stack.c), after what
- * tprof_session_stats() wrote. Context: process, s->lock held, the
- * session not IDLE (its table is there).
+ * tprof_session_stats() wrote (the fields after them are its own).
+ * Context: process, s->lock held, the session not IDLE (its table is
+ * there).
  */
 static int tprof_stats_uread(struct tprof_session *s, void __user *uarg)
 {
 	const size_t off = offsetof(struct tprof_ioc_stats, uread_samples);
+	const size_t end = offsetof(struct tprof_ioc_stats, wakers);
 	struct tprof_ioc_stats st = {};
 
 	tprof_uread_stats(s->procs.uread, &st);
-	if (copy_to_user((u8 __user *)uarg + off, (u8 *)&st + off,
-			 sizeof(st) - off))
+	if (copy_to_user((u8 __user *)uarg + off, (u8 *)&st + off, end - off))
 		return -EFAULT;
 	return 0;
 }
@@ -129,7 +133,8 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 * not in cmd. ENABLE's _IOWR form (TPROF_IOC_ENABLE) says what
 	 * refused it, the first modules' _IOW form (TPROF_IOC_ENABLE_V1) does
 	 * not. STATS answers with as much as the caller's size in cmd has
-	 * room for: all of it, or TPROF_IOC_STATS_V1's or _V2's older part.
+	 * room for: all of it, or TPROF_IOC_STATS_V1's, _V2's or _V3's older
+	 * part.
 	 */
 	if (_IOC_TYPE(cmd) != TPROF_IOC_MAGIC ||
 	    (_IOC_NR(cmd) == _IOC_NR(TPROF_IOC_ENABLE) ||
@@ -138,6 +143,7 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 					     cmd == TPROF_IOC_STATS ||
 					     cmd == TPROF_IOC_STATS_V1 ||
 					     cmd == TPROF_IOC_STATS_V2 ||
+					     cmd == TPROF_IOC_STATS_V3 ||
 					     cmd == TPROF_IOC_PROVE ||
 					     cmd == TPROF_IOC_SET_UWALK_TID ||
 					     cmd == TPROF_IOC_SET_THREAD_PERIOD)))
@@ -162,7 +168,8 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case _IOC_NR(TPROF_IOC_STATS):
 		ret = tprof_session_stats(s, uarg, _IOC_SIZE(cmd));
-		if (!ret && cmd == TPROF_IOC_STATS)
+		if (!ret && (cmd == TPROF_IOC_STATS ||
+			     cmd == TPROF_IOC_STATS_V3))
 			ret = tprof_stats_uread(s, uarg);
 		break;
 	case _IOC_NR(TPROF_IOC_PROVE):

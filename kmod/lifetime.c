@@ -26,6 +26,7 @@
 #include "session.h"
 #include "tprof.h"
 #include "uwalk.h"
+#include "wakers.h"
 
 /* Reader wakeup period while data is pending (irq_work covers bursts). */
 #define TPROF_TICK_MS	50
@@ -219,6 +220,8 @@ void tprof_session_stop(struct tprof_session *s)
 	tprof_sampler_stop(s, tprof_thread_exited);
 	if (s->cgrp)
 		tprof_probes_put_cgroup();
+	if (s->off_period_ns)
+		tprof_wakers_put();
 	tprof_probes_put();
 	tprof_threads_emit_stats(s);
 	tprof_rings_flush_lost(&s->rings);
@@ -391,6 +394,8 @@ static int tprof_enable_publish_cgroup(struct tprof_session *s,
 		goto err_put_cgroup;
 	/* before the walk: the fork and attach probes look from here on */
 	tprof_cgroup_published(s, true);
+	if (s->off_period_ns)
+		tprof_wakers_get();
 	tprof_enable_start(s, w);
 	mutex_unlock(&tprof_sessions_mutex);
 	return 0;
@@ -447,6 +452,8 @@ static int tprof_enable_publish(struct tprof_session *s,
 		tprof_probes_put();
 		goto out_unlock;
 	}
+	if (s->off_period_ns)
+		tprof_wakers_get();
 	tprof_enable_start(s, w);
 out_unlock:
 	mutex_unlock(&tprof_sessions_mutex);

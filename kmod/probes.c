@@ -51,6 +51,7 @@
 #include "threads.h"
 #include "tprof.h"
 #include "uwalk.h"
+#include "wakers.h"
 
 /*
  * sched_process_fork: after copy_process(), before the child first runs.
@@ -547,6 +548,7 @@ static void tprof_tp_lookup(struct tracepoint *tp, void *priv)
 			tprof_tps[i].tp = tp;
 	if (!strcmp(tp->name, "cgroup_attach_task"))
 		tprof_tp_attach = tp;
+	tprof_wakers_lookup(tp);
 }
 
 /* Can this kernel's cgroup moves be watched? */

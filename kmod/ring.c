@@ -533,5 +533,8 @@ void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ioc_stats *sum)
 		sum->uwalk_faults += READ_ONCE(st->uwalk_faults);
 		sum->uwalk_truncated += READ_ONCE(st->uwalk_truncated);
 		sum->uwalk_path_ns += READ_ONCE(st->uwalk_path_ns);
+		sum->wakers += READ_ONCE(st->wakers);
+		sum->waker_records += READ_ONCE(st->waker_records);
+		sum->wakers_dropped += READ_ONCE(st->wakers_dropped);
 	}
 }

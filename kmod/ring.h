@@ -33,6 +33,9 @@ struct tprof_ring_stats {
 	u64 uwalk_faults;
 	u64 uwalk_truncated;
 	u64 uwalk_path_ns;
+	u64 wakers;
+	u64 waker_records;
+	u64 wakers_dropped;
 };
 
 /**

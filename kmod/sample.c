@@ -151,15 +151,17 @@ static bool tprof_snapshots(const struct tprof_session *s, u32 abi)
 }
 
 /*
- * Writes @rec (a SAMPLE of @len bytes, with TPROF_RF_GROUP) and the rest
- * of its group in one reservation: with snapshots its USTACK record (and
- * the chain @ch in it, whose walk's flags @rec gets); with a user-memory
- * walk @w its UWALK record, last, the walk's words written straight into
- * the ring as it reads them. The reader gets all or none.
+ * Writes @rec (a SAMPLE of @len bytes) and the rest of its group in one
+ * reservation: first, for an off-CPU sample whose wait has a waker, the
+ * WAKER record @wk (with TPROF_RF_GROUP); with snapshots its USTACK record
+ * (and the chain @ch in it, whose walk's flags @rec gets); with a
+ * user-memory walk @w its UWALK record, last, the walk's words written
+ * straight into the ring as it reads them. The reader gets all or none.
  * Context: hardirq or IRQs off; c's thread is current, its mm loaded.
  * Return: 0, or -ENOSPC (all dropped, counted as one lost sample).
  */
 static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
+			     const struct tprof_rec_waker *wk,
 			     struct tprof_rec_sample *rec, u32 len,
 			     struct pt_regs *uregs, u64 weight,
 			     const struct tprof_uwalk *w,
@@ -186,10 +188,12 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 		       (ch ? sizeof(struct tprof_ustack_chain) +
 			ch->max * sizeof(u64) : 0);
 	}
-	if (tprof_ring_reserve(r, len + snap +
+	if (tprof_ring_reserve(r, (wk ? sizeof(*wk) : 0) + len + snap +
 			       (w ? sizeof(struct tprof_rec_uwalk) : 0),
 			       true, weight, &res))
 		return -ENOSPC;
+	if (wk)
+		tprof_ring_put(r, &res, wk, sizeof(*wk));
 	/* the SAMPLE last: the chain's walk may add to its flags */
 	rec_pos = res.pos;
 	tprof_ring_skip(&res, len);
@@ -239,6 +243,24 @@ static u16 tprof_thread_exit_only(void)
 	return atomic_read(&sig->live) > 0 ? TPROF_RF_THREAD_EXIT : 0;
 }
 
+/* The WAKER record of off-CPU sample @rec, whose wait @k ended. */
+static void tprof_fill_waker(struct tprof_rec_waker *wrec,
+			     const struct tprof_rec_sample *rec,
+			     const struct tprof_waker *k)
+{
+	memset(wrec, 0, sizeof(*wrec));
+	wrec->hdr.type = TPROF_REC_WAKER;
+	wrec->hdr.flags = TPROF_RF_GROUP;
+	wrec->hdr.size = sizeof(*wrec);
+	wrec->hdr.time_ns = rec->hdr.time_ns;
+	wrec->pid = rec->pid;
+	wrec->tid = rec->tid;
+	wrec->kind = k->kind;
+	wrec->waker_pid = k->pid;
+	wrec->waker_tid = k->tid;
+	memcpy(wrec->waker_comm, k->comm, sizeof(wrec->waker_comm));
+}
+
 /**
  * tprof_take_sample() - one sample of c's thread: its stacks and the
  *	record group, written to this CPU's ring (or counted lost).
@@ -265,6 +287,7 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	struct pt_regs *uregs = NULL;
 	const struct tprof_uwalk *w = NULL;
 	struct tprof_chain chain = { 0 }, *ch = NULL;
+	struct tprof_rec_waker wrec, *wk = NULL;
 	unsigned int nk = 0, nu = 0;
 	bool budget = !s->grant.privileged;
 	bool timed = (s->flags & TPROF_F_PATH_TIMING) || budget;
@@ -340,16 +363,24 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	if (!off_state) {	/* tprof_off_add() counted an off-CPU one */
 		t->samples++;
 		t->weight_ns += weight;
+	} else if (c->off_waker.kind) {
+		tprof_fill_waker(&wrec, rec, &c->off_waker);
+		wk = &wrec;
+		c->off_waker.kind = 0;
 	}
-	if (rflags & TPROF_RF_GROUP ?
-	    tprof_write_group(c, r, rec, len, uregs, weight, w, ch) :
+	if ((rflags & TPROF_RF_GROUP) || wk ?
+	    tprof_write_group(c, r, wk, rec, len, uregs, weight, w, ch) :
 	    tprof_ring_write(r, rec, len, true, weight)) {
+		if (wk)
+			r->st.wakers_dropped++;
 		if (off_state) {
 			tprof_off_lost(tprof_thread_off(&s->threads, t), weight);
 		} else {
 			t->lost_samples++;
 			t->lost_weight_ns += weight;
 		}
+	} else if (wk) {
+		r->st.waker_records++;
 	}
 	if (rec->hdr.flags & TPROF_RF_USER_TRUNCATED)
 		r->st.user_stack_truncated++;

@@ -282,7 +282,10 @@ static void tprof_off_flush(struct tprof_cpu *c, struct pt_regs *regs)
 		tprof_take_sample(c, regs, w, c->off_period, 0, c->off_state);
 	} else {	/* denied, or an exec deciding: counted, not taken */
 		tprof_off_lost(tprof_thread_off(&c->sess->threads, t), w);
+		if (c->off_waker.kind)
+			c->sess->rings.ring[smp_processor_id()]->st.wakers_dropped++;
 	}
+	c->off_waker.kind = 0;
 }
 
 /*
@@ -299,6 +302,7 @@ static void tprof_off_work(struct irq_work *work)
 		return;
 	if (c->task != current) {	/* impossible: switched in, not run */
 		c->off_weight = 0;
+		c->off_waker.kind = 0;
 		return;
 	}
 	tprof_off_flush(c, get_irq_regs());
@@ -370,6 +374,15 @@ static noinline void tprof_off_in(struct tprof_cpu *c,
 	} else {
 		return;
 	}
+	/*
+	 * The wait's waker goes with its sample; a preemption has none (one
+	 * kept there is a wakeup that came before the thread left the CPU).
+	 * Taken either way: the next wait has its own.
+	 */
+	c->off_waker.kind = 0;
+	if (w && state != TPROF_OFF_RUNNABLE && o->waker.kind)
+		c->off_waker = o->waker;
+	o->waker.kind = 0;
 	if (!w)
 		return;
 	c->off_weight = w;
@@ -562,6 +575,7 @@ static void tprof_cpu_clear(struct tprof_cpu *c)
 	c->exiting = false;
 	c->defer_valid = false;
 	c->off_weight = 0;
+	c->off_waker.kind = 0;
 }
 
 /*

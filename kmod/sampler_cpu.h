@@ -15,6 +15,7 @@
 #include <linux/prandom.h>
 #include <linux/types.h>
 
+#include "threads.h"
 #include "tprof.h"
 
 struct pt_regs;
@@ -66,6 +67,7 @@ struct tprof_slot_cache {
  * @off_weight: that sample's weight, or 0: it belongs to @thr.
  * @off_period: its period.
  * @off_state: its TPROF_OFF_* state.
+ * @off_waker: who ended its wait (kind 0: none told), for its WAKER record.
  * @rnd: first-budget randomness (prandom: no locks).
  * @cache: recent switch-ins' slots (tprof_slot_of()).
  * @scratch: one SAMPLE record under construction.
@@ -90,6 +92,7 @@ struct tprof_cpu {
 	u64 off_weight;
 	u64 off_period;
 	u32 off_state;
+	struct tprof_waker off_waker;
 	struct rnd_state rnd;
 	struct tprof_slot_cache cache[1 << TPROF_CACHE_BITS][TPROF_CACHE_WAYS];
 	u64 scratch[TPROF_SCRATCH_BYTES / sizeof(u64)];

@@ -12,6 +12,21 @@ struct task_struct;
 struct tprof_proc;
 
 /**
+ * struct tprof_waker - who woke a thread (wakers.c): a WAKER record's
+ *	content.
+ * @kind: TPROF_WAKER_*, 0 for none.
+ * @pid: the waker's tgid in the session's pid namespace, 0 if not told.
+ * @tid: its tid there, 0 if not told.
+ * @comm: its comm when @tid is told, else empty.
+ */
+struct tprof_waker {
+	u32 kind;
+	u32 pid;
+	u32 tid;
+	char comm[TASK_COMM_LEN];
+};
+
+/**
  * struct tprof_off - a thread's off-CPU clock (TPROF_F_OFF_CPU).
  * @since: the scheduler's clock where its runtime last stopped;
  *	0 while it is on a CPU or before its first switch-in.
@@ -27,6 +42,11 @@ struct tprof_proc;
  * @lost_samples: of @samples, dropped or not allowed.
  * @lost_weight_ns: of @weight_ns, dropped or not allowed.
  * @unsampled_ns: a wait still going on at the end (tprof_off_close()).
+ * @waker: the latest wakeup's waker (wakers.c), kept from sched_waking to
+ *	the switch-in that ends the wait, which takes and clears it. Written
+ *	by the waker's CPU under the thread's pi_lock, while the thread is
+ *	in a sleeping state (no switch-in can read it then), so never by two
+ *	at once.
  */
 struct tprof_off {
 	u64 since;
@@ -42,6 +62,7 @@ struct tprof_off {
 	u64 lost_samples;
 	u64 lost_weight_ns;
 	u64 unsampled_ns;
+	struct tprof_waker waker;
 };
 
 /* Key bit of a slot whose thread exited (reusable). */

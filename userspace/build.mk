@@ -250,3 +250,10 @@ progs: $(BUILD)/progs/offcpu
 $(BUILD)/progs/offcpu: tests/progs/offcpu.c
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -pthread -o $@ $<
+
+# waits with known wakers (tests/cases/68-wakers.sh)
+PROGS += $(BUILD)/progs/wakers
+progs: $(BUILD)/progs/wakers
+$(BUILD)/progs/wakers: tests/progs/wakers.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) $(WARN_CFLAGS) -pthread -o $@ $<

@@ -544,10 +544,17 @@ struct tprof_ioc_uwalk_tid {
  * @uread_max_faults: the most failed reads in one sample (at most
  *	TPROF_UREAD_MAX_FAULTS).
  *
+ * @wakers: wakeups of followed threads whose waker was kept
+ *	(TPROF_F_OFF_CPU: the sched_waking probe), the wait's latest.
+ * @waker_records: WAKER records written, each before an off-CPU SAMPLE.
+ * @wakers_dropped: WAKER records lost with their SAMPLE (ring full, or
+ *	the sample could not be taken then).
+ *
  * The fields from @uwalks on are new in TPROF_IOC_STATS_V2, those from
- * @uread_samples on in TPROF_IOC_STATS; TPROF_IOC_STATS_V1 replies with
- * the ones before @uwalks, TPROF_IOC_STATS_V2 with those before
- * @uread_samples.
+ * @uread_samples on in TPROF_IOC_STATS_V3, those from @wakers on in
+ * TPROF_IOC_STATS; TPROF_IOC_STATS_V1 replies with the ones before
+ * @uwalks, TPROF_IOC_STATS_V2 with those before @uread_samples,
+ * TPROF_IOC_STATS_V3 with those before @wakers.
  */
 struct tprof_ioc_stats {
 	__u64 samples;
@@ -578,6 +585,9 @@ struct tprof_ioc_stats {
 	__u64 uread_capped;
 	__u64 uread_max_reads;
 	__u64 uread_max_faults;
+	__u64 wakers;
+	__u64 waker_records;
+	__u64 wakers_dropped;
 };
 
 /* Failed user reads one sample may make, at most (STATS uread_capped). */
@@ -587,6 +597,8 @@ struct tprof_ioc_stats {
 #define TPROF_SIZEOF_IOC_STATS_V1	128
 /* TPROF_IOC_STATS_V2's reply: up to @uwalk_path_ns. */
 #define TPROF_SIZEOF_IOC_STATS_V2	168
+/* TPROF_IOC_STATS_V3's reply: up to @uread_max_faults. */
+#define TPROF_SIZEOF_IOC_STATS_V3	224
 
 #define TPROF_IOC_INFO		_IOR(TPROF_IOC_MAGIC, 0, struct tprof_ioc_info)
 #define TPROF_IOC_INFO_V1	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 0, \
@@ -604,6 +616,9 @@ struct tprof_ioc_stats {
 /* STATS as the walk-capable modules numbered it: up to @uwalk_path_ns */
 #define TPROF_IOC_STATS_V2	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 4, \
 				     TPROF_SIZEOF_IOC_STATS_V2)
+/* STATS as the modules before wakers numbered it: up to @uread_max_faults */
+#define TPROF_IOC_STATS_V3	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 4, \
+				     TPROF_SIZEOF_IOC_STATS_V3)
 #define TPROF_IOC_SET_UWALK	_IOW(TPROF_IOC_MAGIC, 6, struct tprof_ioc_uwalk)
 #define TPROF_IOC_SET_UWALK_TID	\
 	_IOW(TPROF_IOC_MAGIC, 7, struct tprof_ioc_uwalk_tid)
@@ -629,6 +644,7 @@ enum tprof_rec_type {
 	TPROF_REC_THREAD_OFF	= 12,
 	TPROF_REC_THROTTLE	= 13,
 	TPROF_REC_UWALK		= 14,
+	TPROF_REC_WAKER		= 15,
 };
 
 /*
@@ -1155,6 +1171,45 @@ struct tprof_rec_denied {
 	__u32 reason;
 };
 
+/* WAKER kind: who or what woke the thread (sched_waking's context) */
+#define TPROF_WAKER_TASK	1	/* a thread of the same process */
+#define TPROF_WAKER_SESSION	2	/* a thread of another process followed */
+#define TPROF_WAKER_OTHER	3	/* a thread of a process not followed */
+#define TPROF_WAKER_KTHREAD	4	/* a kernel thread (idle included) */
+#define TPROF_WAKER_HARDIRQ	5	/* a hard interrupt (a timer, I/O) */
+#define TPROF_WAKER_SOFTIRQ	6	/* a softirq (or an NMI's irq_work) */
+
+/**
+ * struct tprof_rec_waker - who ended the wait an off-CPU SAMPLE stands
+ *	for (TPROF_F_OFF_CPU): the last wakeup of the thread before it ran
+ *	again, as the kernel's sched_waking tracepoint saw it, in the
+ *	waker's context. Written with TPROF_RF_GROUP right before that
+ *	SAMPLE (same @tid, same hdr.time_ns), in one reservation: read()
+ *	returns both, a full ring drops both. Only for waits that ended
+ *	with a wakeup (not a preemption: TPROF_OFF_RUNNABLE has none).
+ *	Readers that do not know the type skip it; the SAMPLE stands alone.
+ * @hdr: type TPROF_REC_WAKER.
+ * @pid: the woken thread's thread-group id.
+ * @tid: the woken thread.
+ * @kind: TPROF_WAKER_*.
+ * @waker_pid: the waker's thread-group id, 0 when the session may not
+ *	sample it (not followed by this session and the session not
+ *	privileged), for interrupts, or not in the session's pid namespace.
+ * @waker_tid: ditto, its thread id.
+ * @__pad: zero.
+ * @waker_comm: its comm, NUL-padded; empty exactly when @waker_tid is 0.
+ */
+struct tprof_rec_waker {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 kind;
+	__u32 waker_pid;
+	__u32 waker_tid;
+	__u32 __pad;
+	__u8 waker_comm[16];
+};
+
 /*
  * Layout is ABI: the sizes are static_assert()ed on both sides of the
  * contract (kmod/dev.c and userspace), for 32- and 64-bit builds.
@@ -1162,7 +1217,7 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_IOC_INFO		80
 #define TPROF_SIZEOF_IOC_ENABLE		80
 #define TPROF_SIZEOF_IOC_THREAD_PERIOD	16
-#define TPROF_SIZEOF_IOC_STATS		224
+#define TPROF_SIZEOF_IOC_STATS		248
 #define TPROF_SIZEOF_IOC_UWALK		120
 #define TPROF_SIZEOF_IOC_UWALK_TID	16
 #define TPROF_SIZEOF_IOC_PROVE		8
@@ -1180,6 +1235,7 @@ struct tprof_rec_denied {
 #define TPROF_SIZEOF_REC_THREAD_OFF	112
 #define TPROF_SIZEOF_REC_THROTTLE	48
 #define TPROF_SIZEOF_REC_UWALK		40
+#define TPROF_SIZEOF_REC_WAKER		56
 #define TPROF_SIZEOF_USTACK_CHAIN	8
 
 #endif /* _UAPI_TPROF_H */

@@ -90,6 +90,7 @@ struct sum {
 				 * next in the same read(), or a stray USTACK */
 	u64 uwalks;		/* UWALK records last in their SAMPLE's group */
 	u64 uwalk_frames;	/* their nr_frames */
+	u64 wakers;		/* WAKER records first in an off-CPU group */
 	sample_cb on_sample;
 	ustack_cb on_ustack;
 	uwalk_cb on_uwalk;

@@ -396,6 +396,20 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 		if (h->size != sizeof(struct tprof_rec_throttle))
 			s->bad++;
 		break;
+	case TPROF_REC_WAKER: {
+		/* who ended an off-CPU sample's wait (case 68 checks whom) */
+		const struct tprof_rec_waker *w = (const void *)h;
+
+		if (h->size != sizeof(*w) || w->pid != s->pid || w->__pad ||
+		    !(h->flags & TPROF_RF_GROUP) ||
+		    w->kind < TPROF_WAKER_TASK || w->kind > TPROF_WAKER_SOFTIRQ ||
+		    w->waker_comm[sizeof(w->waker_comm) - 1] ||
+		    (!w->waker_tid && (w->waker_pid || w->waker_comm[0])) ||
+		    (w->waker_tid && !w->waker_comm[0]))
+			s->bad++;
+		s->wakers++;
+		break;
+	}
 	default:
 		s->bad++;
 	}
@@ -436,6 +450,13 @@ static void parse_uwalk(struct sum *s, const struct tprof_rec_hdr *h,
 static bool group_next_ok(const struct tprof_rec_hdr *prev,
 			  const struct tprof_rec_hdr *h)
 {
+	/* a WAKER: the off-CPU SAMPLE of its thread, at its time */
+	if (prev->type == TPROF_REC_WAKER)
+		return h->type == TPROF_REC_SAMPLE &&
+		       (h->flags & TPROF_RF_OFF_CPU) &&
+		       h->time_ns == prev->time_ns &&
+		       ((const struct tprof_rec_sample *)h)->tid ==
+		       ((const struct tprof_rec_waker *)prev)->tid;
 	if (prev->type == TPROF_REC_SAMPLE)
 		return h->type == TPROF_REC_USTACK || h->type == TPROF_REC_UWALK;
 	if (prev->type == TPROF_REC_USTACK)

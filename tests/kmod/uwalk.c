@@ -758,6 +758,21 @@ int t_uwalk(const char *prog)
 	   v1[sizeof(v1) - 1] == 0xa5,
 	   "uwalk: STATS_V1 answers its %d bytes, the same as STATS's (%s)",
 	   TPROF_SIZEOF_IOC_STATS_V1, strerror(-ret));
+	/* STATS_V3: the size before the waker counters, nothing past it */
+	memset(v1, 0xa5, sizeof(v1));
+	ret = ioctl(fd, TPROF_IOC_STATS_V3, v1) ? -errno : 0;
+	ok(ret == 0 && !memcmp(v1, &st, TPROF_SIZEOF_IOC_STATS_V3) &&
+	   v1[TPROF_SIZEOF_IOC_STATS_V3] == 0xa5 &&
+	   v1[sizeof(v1) - 1] == 0xa5,
+	   "uwalk: STATS_V3 answers its %d bytes, the same as STATS's (%s)",
+	   TPROF_SIZEOF_IOC_STATS_V3, strerror(-ret));
+	/* an off-CPU session: its WAKER records, as STATS counts them */
+	ok(st.waker_records == s.wakers && st.wakers >= st.waker_records &&
+	   !st.wakers_dropped,
+	   "uwalk: STATS waker_records %llu == WAKER records %llu, of %llu wakers kept, %llu dropped",
+	   (unsigned long long)st.waker_records,
+	   (unsigned long long)s.wakers, (unsigned long long)st.wakers,
+	   (unsigned long long)st.wakers_dropped);
 	sum_free(&s);
 out:
 	free(sm.buf);

@@ -49,7 +49,8 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 				hash_u64(a->period_ns ^
 					 (uint64_t)a->off_state << 60) ^
 				hash_bytes(comm, strlen(comm), 3) ^
-				hash_bytes(pcomm, strlen(pcomm), 5));
+				hash_bytes(pcomm, strlen(pcomm), 5) ^
+				hash_bytes(&a->waker, sizeof(a->waker), 11));
 	struct hiter it = { 0 };
 	struct rsample *s;
 	uint32_t item;
@@ -59,6 +60,7 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 		if (s->tid == a->tid && s->pid == a->pid &&
 		    s->period_ns == a->period_ns &&
 		    s->off_state == a->off_state && s->nlocs == n &&
+		    !memcmp(&s->waker, &a->waker, sizeof(a->waker)) &&
 		    !strcmp(s->comm, comm) && !strcmp(s->pcomm, pcomm) &&
 		    !memcmp(s->locs, locs, (size_t)n * sizeof(*locs)))
 			goto found;
@@ -70,6 +72,7 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 	s->tid = a->tid;
 	s->period_ns = a->period_ns;
 	s->off_state = a->off_state;
+	s->waker = a->waker;
 	s->comm = comm;
 	s->pcomm = pcomm;
 	s->nlocs = n;

@@ -43,6 +43,7 @@ struct rsample {
 	int pid, tid;
 	uint64_t period_ns;
 	uint32_t off_state;	/* TPROF_OFF_* of off-CPU samples, else 0 */
+	struct agg_waker waker;	/* who ended the wait (agg.h) */
 	const char *comm;	/* at the sample's time; "" if unknown */
 	const char *pcomm;	/* its process's name then; "" if unknown */
 	uint64_t weight_ns, count;

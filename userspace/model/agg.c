@@ -32,7 +32,8 @@ static uint64_t key_hash(const struct agg_sample *s)
 				   (uint64_t)s->thread_exit << 42 ^
 				   (uint64_t)s->kernel_lr << 43) ^
 			  hash_u64(((uint64_t)s->snap_epoch << 32) ^
-				   s->comm_gen));
+				   s->comm_gen) ^
+			  hash_bytes(&s->waker, sizeof(s->waker), 11));
 }
 
 static bool same_key(const struct agg_sample *a, const struct agg_sample *s)
@@ -44,6 +45,7 @@ static bool same_key(const struct agg_sample *a, const struct agg_sample *s)
 	       a->truncated == s->truncated && a->exiting == s->exiting &&
 	       a->thread_exit == s->thread_exit && a->python == s->python &&
 	       a->kernel_lr == s->kernel_lr &&
+	       !memcmp(&a->waker, &s->waker, sizeof(s->waker)) &&
 	       !memcmp(a->ips, s->ips, (size_t)s->nr * 8);
 }
 

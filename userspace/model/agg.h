@@ -16,7 +16,19 @@
 #include "lib/util.h"
 
 /*
- * Aggregation key: (stack, tid, period, epoch). The epoch (snapshots that
+ * Who ended an off-CPU sample's wait (its WAKER record): part of the key,
+ * so distinct wakers make distinct samples. kind 0: none told (a CPU
+ * sample, a preemption, a module without wakers); pid, tid 0 and comm ""
+ * where the module told only the kind.
+ */
+struct agg_waker {
+	uint32_t kind;		/* TPROF_WAKER_* */
+	int pid, tid;
+	char comm[16];
+};
+
+/*
+ * Aggregation key: (stack, tid, period, epoch, waker). The epoch (snapshots that
  * dropped or replaced a mapping, and comm changes of the thread, before the
  * sample) keeps samples of the same addresses apart when they may mean
  * different code: the resolve pass (resolve.c) looks each group up at its
@@ -32,6 +44,7 @@ struct agg_sample {
 	uint64_t weight_ns, count;
 	uint32_t abi;
 	uint32_t off_state;	/* TPROF_OFF_* of an off-CPU sample, else 0 */
+	struct agg_waker waker;
 	/* unwound from a snapshot and cut short: "[truncated]" at the root */
 	bool truncated;
 	/* taken in do_exit() (TPROF_RF_EXITING): "[process exit]" at the

@@ -504,6 +504,13 @@ static void add_sample_now(struct profile *p, const struct tprof_record *sr,
 	};
 	struct thread_info *t;
 
+	if (sr->waker.kind) {
+		a.waker.kind = sr->waker.kind;
+		a.waker.pid = (int)sr->waker.waker_pid;
+		a.waker.tid = (int)sr->waker.waker_tid;
+		memcpy(a.waker.comm, sr->waker.waker_comm,
+		       sizeof(a.waker.comm));
+	}
 	a.thread_exit = a.exiting && (r->hdr.flags & TPROF_RF_THREAD_EXIT);
 	a.nr = sample_ips(p, r, us, ips, &a.truncated);
 	a.python = merge_python(p, r, uw, ips, &a.nr, ARRAY_SIZE(ips));
@@ -973,8 +980,42 @@ static record_fn handler(unsigned int type)
 	return NULL;
 }
 
+/*
+ * A WAKER record is held for the SAMPLE right after it in its group (same
+ * tid and time, off-CPU), which gets it as its waker; one that finds no
+ * such SAMPLE is counted and dropped. Returns the record to go on with
+ * (a SAMPLE with its waker in *withw), or NULL (a WAKER, held).
+ */
+static const struct tprof_record *take_waker(struct profile *p,
+					     const struct tprof_record *r,
+					     struct tprof_record *withw)
+{
+	bool had = p->have_waker;
+
+	p->have_waker = false;
+	if (r->hdr.type == TPROF_REC_WAKER) {
+		p->waker_orphans += had;
+		p->waker = r->u.waker;
+		p->have_waker = true;
+		return NULL;
+	}
+	if (!had)
+		return r;
+	if (r->u.sample.tid != p->waker.tid ||
+	    r->hdr.time_ns != p->waker.hdr.time_ns ||
+	    !(r->hdr.flags & TPROF_RF_OFF_CPU)) {
+		p->waker_orphans++;
+		return r;
+	}
+	*withw = *r;
+	withw->waker = p->waker;
+	p->wakers_paired++;
+	return withw;
+}
+
 int profile__add(struct profile *p, const struct tprof_record *r)
 {
+	struct tprof_record withw;
 	record_fn fn;
 
 	/* the stream ended (profile__finish()): no part of a sample */
@@ -983,6 +1024,10 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 			    r->hdr.type == TPROF_REC_UWALK))
 		return -EINVAL;
 	p->nrecords++;
+	if (r->hdr.type == TPROF_REC_WAKER || r->hdr.type == TPROF_REC_SAMPLE)
+		r = take_waker(p, r, &withw);
+	if (!r)
+		return 0;
 	if (r->hdr.type < TPROF_UREC_BASE && r->hdr.time_ns) {
 		if (r->hdr.time_ns < p->first_time_ns)
 			p->first_time_ns = r->hdr.time_ns;

@@ -165,6 +165,11 @@ struct profile {
 	uint64_t ustack_paired;		/* USTACK records joined to a SAMPLE */
 	uint64_t ustack_missing;	/* SAMPLEs whose USTACK did not follow */
 	uint64_t ustack_orphans;	/* USTACKs with no SAMPLE before them */
+	/* a WAKER record waits here for its SAMPLE, right after it */
+	struct tprof_rec_waker waker;
+	bool have_waker;
+	uint64_t wakers_paired;		/* WAKERs joined to their SAMPLE */
+	uint64_t waker_orphans;		/* WAKERs with no SAMPLE after them */
 
 	/* the session's counts, a sink's samples too (the progress line,
 	 * an agent's metrics); what the outputs say comes from an agg */

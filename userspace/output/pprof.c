@@ -273,7 +273,7 @@ static uint64_t pseudo_location(struct builder *b, const char *name)
 	return l->id;
 }
 
-#define MAX_LABELS 6
+#define MAX_LABELS 9
 
 /* The "state" label's value: what the thread was doing (ps's R/S/D). */
 const char *pprof__state_name(uint32_t off_state)
@@ -283,6 +283,21 @@ const char *pprof__state_name(uint32_t off_state)
 	case TPROF_OFF_SLEEPING: return "sleeping";
 	case TPROF_OFF_BLOCKED: return "uninterruptible";
 	case TPROF_OFF_RUNNABLE: return "runnable";
+	default: return "unknown";
+	}
+}
+
+/* The "waker_kind" label's value (TPROF_WAKER_*; 0: no wakeup told). */
+const char *pprof__waker_kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case 0: return "none";
+	case TPROF_WAKER_TASK: return "thread";
+	case TPROF_WAKER_SESSION: return "followed process";
+	case TPROF_WAKER_OTHER: return "other process";
+	case TPROF_WAKER_KTHREAD: return "kernel thread";
+	case TPROF_WAKER_HARDIRQ: return "hardirq";
+	case TPROF_WAKER_SOFTIRQ: return "softirq";
 	default: return "unknown";
 	}
 }
@@ -311,7 +326,8 @@ static size_t fill_values(struct builder *b, int64_t val[3],
 /* A sample's labels, in lab[] (at most MAX_LABELS); returns how many. */
 static size_t fill_labels(struct builder *b, PbLabel lab[MAX_LABELS], int pid,
 			  int tid, const char *comm, const char *pcomm,
-			  uint64_t period_ns, uint32_t off_state)
+			  uint64_t period_ns, uint32_t off_state,
+			  const struct agg_waker *wk)
 {
 	size_t nl = 0;
 
@@ -349,6 +365,22 @@ static size_t fill_labels(struct builder *b, PbLabel lab[MAX_LABELS], int pid,
 		lab[nl].num = clamp_i64(b, period_ns);
 		lab[nl++].num_unit = str(b, "nanoseconds");
 	}
+	/* who ended the wait (WAKER): its kind always, the rest if told */
+	if (off_state && wk) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "waker_kind");
+		lab[nl++].str = str(b, pprof__waker_kind_name(wk->kind));
+	}
+	if (off_state && wk && wk->tid) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "waker_tid");
+		lab[nl++].num = wk->tid;
+	}
+	if (off_state && wk && wk->comm[0]) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "waker_comm");
+		lab[nl++].str = str(b, wk->comm);
+	}
 	return nl;
 }
 
@@ -367,7 +399,7 @@ static PbSample *new_sample(struct builder *b, int pid, int tid,
 	s->value = xmalloc(s->n_value * sizeof(*s->value));
 	memcpy(s->value, val, s->n_value * sizeof(*s->value));
 	s->n_label = fill_labels(b, lab, pid, tid, comm, pcomm, period_ns,
-				 off_state);
+				 off_state, NULL);
 	s->label = xcalloc(MAX_LABELS, sizeof(*s->label));
 	for (i = 0; i < s->n_label; i++) {
 		s->label[i] = xmalloc(sizeof(*s->label[i]));
@@ -397,7 +429,7 @@ static void put_sample(struct builder *b, const struct rsample *rs)
 				rs->count);
 	s.value = val;
 	s.n_label = fill_labels(b, lab, rs->pid, rs->tid, rs->comm, rs->pcomm,
-				rs->period_ns, rs->off_state);
+				rs->period_ns, rs->off_state, &rs->waker);
 	for (i = 0; i < s.n_label; i++)
 		labp[i] = &lab[i];
 	s.label = labp;

@@ -32,6 +32,7 @@ extern const struct output_format pprof_format;
 
 /* The "state" label of a sample: "running" (CPU), "sleeping", ... */
 const char *pprof__state_name(uint32_t off_state);
+const char *pprof__waker_kind_name(uint32_t kind);
 
 /*
  * Build the pprof Profile message for p, resolved (and named) as r, and

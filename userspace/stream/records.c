@@ -30,6 +30,7 @@ TPROF_ASSERT_SIZE(struct tprof_rec_proc, TPROF_SIZEOF_REC_PROC);
 TPROF_ASSERT_SIZE(struct tprof_rec_thread_off, TPROF_SIZEOF_REC_THREAD_OFF);
 TPROF_ASSERT_SIZE(struct tprof_rec_throttle, TPROF_SIZEOF_REC_THROTTLE);
 TPROF_ASSERT_SIZE(struct tprof_rec_uwalk, TPROF_SIZEOF_REC_UWALK);
+TPROF_ASSERT_SIZE(struct tprof_rec_waker, TPROF_SIZEOF_REC_WAKER);
 TPROF_ASSERT_SIZE(struct tprof_ustack_chain, TPROF_SIZEOF_USTACK_CHAIN);
 /* the pseudo-records' layouts are the saved streams' */
 TPROF_ASSERT_SIZE(struct tprof_urec_pyproc, 48);
@@ -366,6 +367,21 @@ static const char *check_pycode(struct tprof_record *r, const unsigned char *p)
 	return NULL;
 }
 
+/* A WAKER record: a known kind; a comm only with a tid, NUL-ended. */
+static const char *check_waker(struct tprof_record *r, const unsigned char *p)
+{
+	const struct tprof_rec_waker *w = &r->u.waker;
+
+	(void)p;
+	if (w->kind < TPROF_WAKER_TASK || w->kind > TPROF_WAKER_SOFTIRQ)
+		return "an unknown waker kind";
+	if (w->waker_comm[sizeof(w->waker_comm) - 1])
+		return "its waker's comm is not NUL-terminated";
+	if (!w->waker_tid && w->waker_comm[0])
+		return "a waker's comm without its tid";
+	return NULL;
+}
+
 /* The fields a V1 STATS record lacks read as 0. */
 static const char *check_stats(struct tprof_record *r, const unsigned char *p)
 {
@@ -413,6 +429,7 @@ static const struct rec_type kernel_types[] = {
 	REC(TPROF_REC_THREAD_OFF, "THREAD_OFF", tprof_rec_thread_off, NULL),
 	REC(TPROF_REC_THROTTLE, "THROTTLE", tprof_rec_throttle, NULL),
 	REC(TPROF_REC_UWALK, "UWALK", tprof_rec_uwalk, check_uwalk),
+	REC(TPROF_REC_WAKER, "WAKER", tprof_rec_waker, check_waker),
 };
 
 #define UREC(t, n, st, chk) REC((t) - TPROF_UREC_BASE, n, st, chk)

@@ -209,6 +209,7 @@ struct tprof_record {
 		struct tprof_rec_proc_exit proc_exit;
 		struct tprof_rec_denied denied;
 		struct tprof_rec_uwalk uwalk;
+		struct tprof_rec_waker waker;
 		struct tprof_urec_session session;
 		struct tprof_urec_machine machine;
 		struct tprof_urec_maps maps;
@@ -237,6 +238,9 @@ struct tprof_record {
 	struct tprof_ustack_chain chain;	/* USTACK: its header, or 0 */
 	const unsigned char *linetable;	/* PYCODE: linetable_len bytes */
 	const unsigned char *raw;	/* the whole record, hdr.size bytes */
+	/* SAMPLE: the WAKER record of its group (model/profile.c sets it,
+	 * not the decoder); kind 0: none */
+	struct tprof_rec_waker waker;
 	const char *fault;		/* a malformed record: what is wrong */
 };
 

@@ -22,7 +22,8 @@
 //	        (per -reach A:B: samples whose stack has A, and of those the
 //	        ones where B is above A)
 //	label <TAB> VALUE <TAB> value <TAB> count   (per -label KEY: per value of
-//	                                           the string label KEY)
+//	                                           the string label KEY, or of
+//	                                           the numeric one, in decimal)
 //	labelfunc <TAB> VALUE <TAB> NAME <TAB> value <TAB> count
 //	        (-label KEY with -func: samples with KEY=VALUE whose stack
 //	        contains NAME)
@@ -133,6 +134,8 @@ func main() {
 			lv := "-"
 			if l, ok := s.Label[*labelKey]; ok && len(l) == 1 {
 				lv = l[0]
+			} else if t, ok := s.NumLabel[*labelKey]; ok && len(t) == 1 {
+				lv = fmt.Sprint(t[0])
 			}
 			if byLabel[lv] == nil {
 				byLabelFunc[lv] = map[string]*acc{}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tprof: who ended each wait (TPROF_F_OFF_CPU). The kernel's sched_waking
+ * tracepoint fires in try_to_wake_up(), in the waker's context (current
+ * is the waker, or the task an interrupt interrupted), once the wakee's
+ * state matched the wakeup and before it is queued to run; sched_wakeup
+ * may fire later on the wakee's CPU (the wake list's IPI), where current
+ * is no longer the waker. The probe keeps the latest waker in the wakee's
+ * off-CPU state (struct tprof_off.waker); the switch-in that ends the wait
+ * takes it, and the off-CPU sample it owes, if any, carries it as a WAKER
+ * record (sample.c).
+ *
+ * The trust rule is the samples': the waker's ids and comm are told only
+ * when the session may sample the waker (a thread of a process it follows
+ * and is allowed to read now, or any task for a privileged session);
+ * otherwise only its kind. An interrupt's current is not the waker: kind
+ * only. Wakeups cancelled before the wakee left the CPU (ttwu_runnable())
+ * are kept too, and overwritten by the next real wait's waker; the wait
+ * they did not end left in TPROF_OFF_RUNNABLE, whose samples carry none.
+ *
+ * The probe is registered only while an off-CPU session exists, since
+ * sched_waking fires at every wakeup of the machine; a wakeup of a task
+ * of no followed process costs one load of the filter word, as the
+ * switch probe's.
+ *
+ * Not yet: the waker's user stack (issue 35). It can only be read here,
+ * in the waker's context (its mm, its task_pt_regs(); the fp walk's
+ * copies are pagefault-disabled, as in the timer's hardirq). To take it
+ * at most once per wait that will be sampled, the probe would compare
+ * the wakee's off-CPU clock plus the time since its switch-out with its
+ * next sample point; a wait that crosses its point only in its wakeup
+ * latency (after this probe) would have none, and be counted so. The
+ * stack would go to the waker's CPU's ring at once, as its own record
+ * keyed by the wakee's tid and a per-thread wait number that the WAKER
+ * record repeats (no per-thread buffer of frames), for the reader to
+ * join.
+ */
+#include <linux/lockdep.h>
+#include <linux/pid.h>
+#include <linux/preempt.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "policy.h"
+#include "procs.h"
+#include "ring.h"
+#include "session.h"
+#include "threads.h"
+#include "tprof.h"
+#include "wakers.h"
+
+/* sched_waking, if this kernel has it (else no session has wakers) */
+static struct tracepoint *tprof_tp_waking;
+/* off-CPU sessions published; tprof_sessions_mutex */
+static unsigned int tprof_waking_users;
+static bool tprof_waking_on;
+
+/*
+ * What @s may know of current as @p's waker. Context: sched_waking
+ * (IRQs off, @p's pi_lock held); current is the waker.
+ */
+static void tprof_waker_of(struct tprof_session *s, struct task_struct *p,
+			   struct tprof_waker *w)
+{
+	struct tprof_session *ws;
+	struct tprof_proc *wpr;
+	bool trusted;
+
+	memset(w, 0, sizeof(*w));
+	/* a hard interrupt that interrupted a softirq is both: hardirq */
+	if (in_hardirq() && !in_nmi()) {
+		w->kind = TPROF_WAKER_HARDIRQ;
+		return;
+	}
+	if (in_nmi() || in_serving_softirq()) {
+		w->kind = TPROF_WAKER_SOFTIRQ;
+		return;
+	}
+	ws = tprof_procs_anywhere(current->tgid) ?
+	     tprof_session_find(current, &wpr) : NULL;
+	if (current->flags & PF_KTHREAD)
+		w->kind = TPROF_WAKER_KTHREAD;
+	else if (current->tgid == p->tgid)
+		w->kind = TPROF_WAKER_TASK;
+	else if (ws == s)
+		w->kind = TPROF_WAKER_SESSION;
+	else
+		w->kind = TPROF_WAKER_OTHER;
+	/* the samples' rule: followed, neither denied nor pending, readable */
+	trusted = s->grant.privileged ||
+		  (ws == s && !(READ_ONCE(wpr->bits) &
+				(BIT(TPROF_P_DENIED) | BIT(TPROF_P_PENDING))) &&
+		   !tprof_policy_check(&s->grant, current));
+	if (!trusted)
+		return;
+	w->tid = __task_pid_nr_ns(current, PIDTYPE_PID, s->pid_ns);
+	w->pid = __task_pid_nr_ns(current, PIDTYPE_TGID, s->pid_ns);
+	if (!w->tid)	/* not in the session's namespace: nothing to name */
+		w->pid = 0;
+	else
+		strscpy_pad(w->comm, current->comm, sizeof(w->comm));
+}
+
+/*
+ * sched_waking: try_to_wake_up() of @p, on the waker's CPU, with @p's
+ * pi_lock held and IRQs off; current is the waker (or what an interrupt
+ * interrupted). No allocation, no lock, no printk.
+ */
+static void tprof_probe_waking(void *data, struct task_struct *p)
+{
+	struct tprof_session *s;
+	struct tprof_thread *t;
+	struct tprof_proc *pr;
+
+	if (likely(!tprof_procs_anywhere(p->tgid)))
+		return;
+	lockdep_assert_irqs_disabled();
+	s = tprof_session_find(p, &pr);
+	if (!s || !s->off_period_ns)
+		return;
+	t = tprof_thread_get(&s->threads, p->pid, false);
+	if (!t || !READ_ONCE(t->started))
+		return;
+	tprof_waker_of(s, p, &tprof_thread_off(&s->threads, t)->waker);
+	s->rings.ring[smp_processor_id()]->st.wakers++;
+}
+
+/* for_each_kernel_tracepoint()'s visit (probes.c): is it sched_waking? */
+void tprof_wakers_lookup(struct tracepoint *tp)
+{
+	if (!strcmp(tp->name, "sched_waking"))
+		tprof_tp_waking = tp;
+}
+
+/*
+ * An off-CPU session is published: the probe is on while one is. Without
+ * the tracepoint, or if it cannot be registered, its samples carry no
+ * WAKER records (said once in the kernel log).
+ * Context: process, tprof_sessions_mutex held.
+ */
+void tprof_wakers_get(void)
+{
+	int ret;
+
+	lockdep_assert_held(&tprof_sessions_mutex);
+	if (tprof_waking_users++)
+		return;
+	ret = tprof_tp_waking ?
+	      tracepoint_probe_register(tprof_tp_waking, tprof_probe_waking,
+					NULL) : -ENOENT;
+	tprof_waking_on = !ret;
+	if (ret)
+		pr_warn_once("sched_waking: %d: no wakers\n", ret);
+}
+
+/*
+ * The session was unpublished (no probe can find it any more).
+ * Context: process, tprof_sessions_mutex held; waits for the probe.
+ */
+void tprof_wakers_put(void)
+{
+	lockdep_assert_held(&tprof_sessions_mutex);
+	if (--tprof_waking_users || !tprof_waking_on)
+		return;
+	tracepoint_probe_unregister(tprof_tp_waking, tprof_probe_waking, NULL);
+	tracepoint_synchronize_unregister();
+	tprof_waking_on = false;
+}
