@@ -96,7 +96,7 @@ if run pipe -- "$P" pipe $np 2000; then
 fi
 
 # ---- mutex: two holders release, each from its own function ----
-if run mutex -- "$P" mutex $nm 10000 20000; then
+if run mutex --report -- "$P" mutex $nm 10000 20000; then
 	by mutex waker_tid lock_wait
 	by mutex waker_kind lock_wait
 	while read -r _ htid hwait _ hcount; do
@@ -106,6 +106,28 @@ if run mutex -- "$P" mutex $nm 10000 20000; then
 		else
 			fail "mutex: waits released by holder $htid: tprof $got ns, the program's $hwait ns over $hcount ($(diffpct "$got" "$hwait"))"
 			grep '^label' mutex.waker_tid | sed 's/^/    /'
+		fi
+	done < <(grep '^holder ' mutex.txt)
+	# --report's table of each waiting thread's time by waker: the
+	# waiter's row of each holder is the sum of the profile's samples of
+	# the waiter with that waker_tid (its lock waits, and its waits on the
+	# semaphore a holder posts once it holds the lock)
+	wtid=$(sed -n 's/^waiter \([0-9]*\).*/\1/p' mutex.txt)
+	"$SUM" -sample_index off_cpu -tag "tid=$wtid" -label waker_tid mutex.pb.gz > mutex.waiter 2>&1
+	save mutex.waiter
+	while read -r _ htid hwait _ hcount; do
+		got=$(awk -v t="$wtid" -v h="$htid" '
+			function ns(s) {
+				if (s ~ /us$/) return s * 1e3; if (s ~ /ms$/) return s * 1e6
+				if (s ~ /ns$/) return s + 0; return s * 1e9 }
+			$1 == t && / thread / { for (i = 2; i < NF; i++)
+				if ($i == "thread" && $(i + 1) == h) printf "%.0f\n", ns($(NF - 1)) }' mutex.err)
+		want=$(sumval mutex.waiter label "$htid")
+		if [ -n "$got" ] && [ "$got" = "$want" ] && [ "$got" -ge "$hwait" ]; then
+			ok "mutex: --report's row of waiter $wtid woken by $htid: $got ns, as its samples with that waker_tid (its lock waits alone: $hwait ns by the program's clock)"
+		else
+			fail "mutex: --report's row of waiter $wtid woken by $htid: '$got' ns, its samples with that waker_tid $want ns, its lock waits $hwait ns"
+			grep -A4 "WOKEN BY" mutex.err | sed 's/^/    /'
 		fi
 	done < <(grep '^holder ' mutex.txt)
 	got=$(sumval mutex.waker_kind labelfunc thread lock_wait)

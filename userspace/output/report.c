@@ -4,9 +4,12 @@
  * stderr, and the one-line notes the CLI prints (output/report.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "analyze/unwind.h"
 #include "lib/util.h"
+#include "output/pprof.h"
 #include "output/report.h"
 #include "output/summary.h"
 
@@ -198,6 +201,102 @@ static void report_off(const struct summary *sm)
 		fmt_ns(w, sizeof(w), sm->off_weight_ns));
 }
 
+/* One (waiting thread, waker) pair's sampled off-CPU time. */
+struct wait_by {
+	int tid;
+	struct agg_waker w;
+	uint64_t ns;
+};
+
+/* by waiting thread, then waker (kind, tid, comm) */
+static int wait_by_key(const void *a, const void *b)
+{
+	const struct wait_by *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->w.kind != y->w.kind)
+		return x->w.kind < y->w.kind ? -1 : 1;
+	if (x->w.tid != y->w.tid)
+		return x->w.tid < y->w.tid ? -1 : 1;
+	return strncmp(x->w.comm, y->w.comm, sizeof(x->w.comm));
+}
+
+/* by waiting thread, then the most time first */
+static int wait_by_time(const void *a, const void *b)
+{
+	const struct wait_by *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return wait_by_key(a, b);
+}
+
+/*
+ * Off-CPU sessions whose module told wakers: per waiting thread, its
+ * sampled off-CPU time by who ended the waits (the waker_* labels'
+ * sums), the most first.
+ */
+static void report_wakers(const struct profile *p)
+{
+	const struct agg *a = &p->whole;
+	struct wait_by *v = xcalloc(a->nsamples + 1, sizeof(*v));
+	size_t i, n = 0, m = 0;
+	bool told = false;
+
+	for (i = 0; i < a->nsamples; i++) {
+		const struct agg_sample *s = &a->samples[i];
+
+		if (!s->off_state)
+			continue;
+		told |= s->waker.kind != 0;
+		v[n].tid = s->tid;
+		v[n].w = s->waker;
+		v[n++].ns = s->weight_ns;
+	}
+	if (!told) {
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), wait_by_key);
+	for (i = 0; i < n; i++) {
+		if (m && !wait_by_key(&v[m - 1], &v[i]))
+			v[m - 1].ns += v[i].ns;
+		else
+			v[m++] = v[i];
+	}
+	qsort(v, m, sizeof(*v), wait_by_time);
+	fprintf(stderr, "%8s %-16s %-40s %12s %7s\n", "TID", "COMM",
+		"WOKEN BY", "OFF-SAMPLED", "SHARE");
+	for (i = 0; i < m; i++) {
+		const struct thread_info *t = profile__find_thread(p, v[i].tid);
+		const char *comm = t ? thread__comm_at(t, UINT64_MAX) : "";
+		uint64_t all = 0;
+		char who[64], ns[32];
+		size_t j;
+
+		for (j = i; j > 0 && v[j - 1].tid == v[i].tid; j--)
+			;
+		for (; j < m && v[j].tid == v[i].tid; j++)
+			all += v[j].ns;
+		if (v[i].w.tid)
+			snprintf(who, sizeof(who), "%s %d %.16s",
+				 pprof__waker_kind_name(v[i].w.kind),
+				 v[i].w.tid, v[i].w.comm);
+		else
+			snprintf(who, sizeof(who), "%s",
+				 pprof__waker_kind_name(v[i].w.kind));
+		fprintf(stderr, "%8d %-16s %-40s %12s %6.2f%%\n", v[i].tid,
+			(i && v[i - 1].tid == v[i].tid) ? "" :
+			(*comm ? comm : "-"), who,
+			fmt_ns(ns, sizeof(ns), v[i].ns),
+			all ? (double)v[i].ns * 100.0 / (double)all : 0.0);
+	}
+	free(v);
+}
+
 /* Python: how many samples got their Python frames, and the module's
  * count of the walks (STATS). */
 static void report_python(const struct profile *p)
@@ -263,8 +362,10 @@ void report__write(const struct profile *p)
 		fprintf(stderr, "throttled: %s\n", report__throttle_line(p));
 	if (p->py.st.walks || p->py.st.orphans)
 		report_python(p);
-	if ((p->session.flags & TPROF_F_OFF_CPU) || s.off_samples)
+	if ((p->session.flags & TPROF_F_OFF_CPU) || s.off_samples) {
 		report_off(&s);
+		report_wakers(p);
+	}
 	report_procs(p, &s);
 	summary__free(&s);
 }

@@ -52,9 +52,10 @@ func main() {
 	labelKey := flag.String("label", "", "string label to split by")
 	functions := flag.Bool("functions", false, "list every function with its system name")
 	leafLocs := flag.Bool("leaflocs", false, "samples by innermost location")
+	tag := flag.String("tag", "", "KEY=VALUE: only the samples whose label KEY (string or number) is VALUE")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: pprofsum [-sample_index TYPE] [-func a,b] [-leaf a] [-below a] [-reach a:b] [-label KEY] [-functions] [-leaflocs] PROFILE")
+		fmt.Fprintln(os.Stderr, "usage: pprofsum [-sample_index TYPE] [-tag KEY=VALUE] [-func a,b] [-leaf a] [-below a] [-reach a:b] [-label KEY] [-functions] [-leaflocs] PROFILE")
 		os.Exit(2)
 	}
 	f, err := os.Open(flag.Arg(0))
@@ -121,6 +122,17 @@ func main() {
 		}
 		if *index != "" && v == 0 {
 			continue
+		}
+		if k, want, ok := strings.Cut(*tag, "="); ok {
+			got := ""
+			if l, ok := s.Label[k]; ok && len(l) == 1 {
+				got = l[0]
+			} else if t, ok := s.NumLabel[k]; ok && len(t) == 1 {
+				got = fmt.Sprint(t[0])
+			}
+			if got != want {
+				continue
+			}
 		}
 		total.add(v, n)
 		if t, ok := s.NumLabel["pid"]; ok && len(t) == 1 {
