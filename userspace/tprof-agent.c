@@ -252,6 +252,8 @@ int main(int argc, char **argv)
 	recorder__init(&a.rc, &a.prof);
 	live__init(&a.live, &a.o.live, &a.rc);
 	a.live.hooks = &hooks;
+	/* its memory flat from the start: the drain's spares all now */
+	a.live.whole_pool = true;
 	a.objects = objects__new();
 	a.live.objs = a.objects;
 	a.unwind = unwinder__new(a.objects, true);

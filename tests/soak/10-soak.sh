@@ -128,6 +128,8 @@ while [ $((SECONDS - t_start)) -lt "$SECS" ]; do
 	printf '%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $n $((SECONDS - t_start)) "$rc/$code" "$tot" "$du" "$lost" "$late" "$rss" "$fds" \
 		"$(mval m.now tprof_model_processes)" "$(mval m.now tprof_model_threads)" "$(mval m.now tprof_model_maps_snapshots)" \
 		"$(mval m.now tprof_model_objects)" "$(mval m.now tprof_model_python_code_objects)" "$(mval m.now tprof_processes_seen_total)" >> soak.tsv
+	# progress on the console while it runs
+	tail -n 1 soak.tsv | sed 's/^/# scrape /'
 	[ $n = 5 ] && { rss5=$rss; fds5=$fds; cp m.now m.5; }
 	mv m.now m.prev
 	# every 10 s: the next scrape starts 10 s after this one started
