@@ -23,6 +23,11 @@
 # Writes soak.tsv (one row per scrape) into the case's out folder.
 . "$TPROF_ROOT/tests/cases/lib.sh"
 
+# All of it one function, read whole before it runs: bash reads a script
+# as it goes, and the first 30-minute run's end was lost to an edit of
+# this file while it ran.
+soak_main() {
+
 B=$TPROF_BUILD
 AG=$B/tprof-agent
 SUM=$B/lab/pprofsum
@@ -96,10 +101,13 @@ ok "soak: tprof-agent --cgroup $D on $U, ${SECS}s of churn"
 metrics() { curl -s "$U/metrics" > "$1"; }
 mval() { awk -v m="$2" '$1 == m { print $2 }' "$1"; }
 rss_kb() { awk '$1 == "VmRSS:" { print $2 }' /proc/$agent/status; }
+# its parts: anonymous memory, and files mapped (binaries and their debug
+# files are mapped whole: a page counts once first read)
+rss_parts() { awk '$1 == "RssAnon:" { a = $2 } $1 == "RssFile:" { f = $2 } END { print a "/" f }' /proc/$agent/status; }
 nfds() { ls /proc/$agent/fd | wc -l; }
 ncpu=$(nproc)
 
-printf 'n\tguest_s\trc\tprofile_ns\tusage_ns\tlost_ns\tlate_ns\trss_kb\tfds\tprocs\tthreads\tsnaps\tobjects\tpycodes\tstarted\n' > soak.tsv
+printf 'n\tguest_s\trc\tprofile_ns\tusage_ns\tlost_ns\tlate_ns\trss_kb\tanon/file_kb\tfds\tprocs\tthreads\tsnaps\tobjects\tpycodes\tstarted\n' > soak.tsv
 n=0 bad=0 badloss=0 t_start=$SECONDS
 metrics m.prev
 while [ $((SECONDS - t_start)) -lt "$SECS" ]; do
@@ -125,7 +133,7 @@ while [ $((SECONDS - t_start)) -lt "$SECS" ]; do
 		echo "scrape $n: profile $tot + lost $lost < usage $du - late $k" >> bad.txt
 	fi
 	rss=$(rss_kb); fds=$(nfds)
-	printf '%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $n $((SECONDS - t_start)) "$rc/$code" "$tot" "$du" "$lost" "$late" "$rss" "$fds" \
+	printf '%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $n $((SECONDS - t_start)) "$rc/$code" "$tot" "$du" "$lost" "$late" "$rss" "$(rss_parts)" "$fds" \
 		"$(mval m.now tprof_model_processes)" "$(mval m.now tprof_model_threads)" "$(mval m.now tprof_model_maps_snapshots)" \
 		"$(mval m.now tprof_model_objects)" "$(mval m.now tprof_model_python_code_objects)" "$(mval m.now tprof_processes_seen_total)" >> soak.tsv
 	# progress on the console while it runs
@@ -157,3 +165,6 @@ done
 kill -TERM $agent; wait $agent; rc=$?
 [ $rc = 0 ] && ok "soak: the agent ends with 0 on SIGTERM" || fail "soak: the agent ended with $rc"
 agent=
+}
+soak_main
+exit 0
