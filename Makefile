@@ -39,6 +39,7 @@ help:
 	@echo "make fuzz         libFuzzer on the record stream (FUZZ_SECONDS)"
 	@echo "make bench        tprof's cost against perf's on exact (icount) guests -> docs/benchmarks.md"
 	@echo "make bench-tcg    the older plain-TCG benchmarks -> build/bench/tcg.md"
+	@echo "make soak         tprof-agent for 30 minutes of churn in a 6.12 guest (docs/agent.md)"
 	@echo "make install      DKMS install of the module, tprof-read, udev rule, group (root)"
 	@echo "make uninstall    remove all of it (root)"
 	@echo "make deb          Debian packages tprof-dkms and tprof-tools -> build/deb/"
@@ -92,6 +93,16 @@ test: deps
 	@$(MAKE) vm-selftest & st=$$!; \
 	$(MAKE) demo pkg-test; rc=$$?; \
 	wait $$st || rc=1; exit $$rc
+
+# The agent's soak (docs/agent.md, Long-running): 30 minutes of guest time
+# of churn in one 6.12 guest, outside `make test` (CI has no time for it).
+# SOAK_CASES='05-*' runs the 150 s version.
+SOAK_CASES ?= 10-*
+soak: userspace kmod-tests progs lab
+	VM_CPUS=2 VM_TIMEOUT=3000 VM_OUT=$(abspath $(BUILD))/vm/soak \
+	BUILD=$(abspath $(BUILD)) CASE_DIR=tests/soak CASES='$(SOAK_CASES)' \
+		tests/vm/run-kernel.sh 6.12 6.12.118+deb12-amd64
+.PHONY: soak
 
 clean:
 	rm -rf $(BUILD)

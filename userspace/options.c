@@ -101,7 +101,7 @@ enum {
 	OPT_SAVE_RAW, OPT_NO_SYM, OPT_DEVICE, OPT_VERSION, OPT_MAX_FRAMES,
 	OPT_RING, OPT_KALLSYMS, OPT_DEBUGINFOD, OPT_CALL_GRAPH, OPT_CHILDREN,
 	OPT_NO_CHILDREN, OPT_MODE, OPT_OFF_PERIOD, OPT_FORMAT, OPT_LISTEN,
-	OPT_MAX_SECONDS, OPT_CGROUP, OPT_ALL,
+	OPT_MAX_SECONDS, OPT_MAX_OBJECTS, OPT_CGROUP, OPT_ALL,
 };
 
 static const struct option long_opts[] = {
@@ -515,6 +515,9 @@ static const char *agent_usage =
 "                             symbol names: serve beyond loopback only behind\n"
 "                             a proxy that authenticates (README)\n"
 "      --max-seconds N        the longest window a request may ask (default 300)\n"
+"      --max-objects N        binaries cached (symbols, CFI) past those that\n"
+"                             live processes map, least recently used first\n"
+"                             (default 256)\n"
 "  -p, --pid PID              the process to follow, until it exits or\n"
 "                             SIGINT/SIGTERM\n"
 "      --cgroup PATH          every process of a cgroup v2 directory and\n"
@@ -560,6 +563,8 @@ static void agent_options_table(struct option *t)
 				  OPT_LISTEN };
 	t[n++] = (struct option){ "max-seconds", required_argument, NULL,
 				  OPT_MAX_SECONDS };
+	t[n++] = (struct option){ "max-objects", required_argument, NULL,
+				  OPT_MAX_OBJECTS };
 	for (i = 0; long_opts[i].name; i++)
 		for (j = 0; j < ARRAY_SIZE(agent_shared); j++)
 			if (!strcmp(long_opts[i].name, agent_shared[j]))
@@ -569,7 +574,7 @@ static void agent_options_table(struct option *t)
 
 int options__parse_agent(struct agent_options *o, int argc, char **argv)
 {
-	struct option opts[ARRAY_SIZE(long_opts) + 2];
+	struct option opts[ARRAY_SIZE(long_opts) + 3];
 	unsigned long long v;
 	int c, ret;
 
@@ -579,6 +584,7 @@ int options__parse_agent(struct agent_options *o, int argc, char **argv)
 	o->live.children = 1;
 	o->listen = "127.0.0.1:6060";
 	o->max_seconds = 300;
+	o->max_objects = 256;
 	agent_options_table(opts);
 	while ((c = getopt_long(argc, argv, "p:F:vh", opts, NULL)) != -1) {
 		ret = parse_live(&o->live, c, optarg);
@@ -596,6 +602,13 @@ int options__parse_agent(struct agent_options *o, int argc, char **argv)
 				return -EINVAL;
 			}
 			o->max_seconds = v;
+			break;
+		case OPT_MAX_OBJECTS:
+			if (parse_uint(optarg, 1000000, &v) || !v) {
+				pr_err("--max-objects %s: 1..1000000", optarg);
+				return -EINVAL;
+			}
+			o->max_objects = v;
 			break;
 		case OPT_NO_SYM:
 			o->no_symbolize = true;

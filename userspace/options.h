@@ -32,6 +32,7 @@ struct agent_options {
 	struct live_opts live;		/* -p, and how it samples */
 	const char *listen;		/* ADDR:PORT */
 	unsigned int max_seconds;	/* the longest window a request gets */
+	unsigned int max_objects;	/* objects cached (evict.h), at most */
 	bool no_symbolize;
 };
 

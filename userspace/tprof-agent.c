@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/evict.h"
 #include "agent/http.h"
 #include "agent/metrics.h"
 #include "agent/windows.h"
@@ -35,6 +36,7 @@ struct agent {
 	struct live live;
 	struct http *http;
 	struct windows ws;
+	struct evict ev;
 	struct output_env env;
 	char root[64];
 	bool ksyms_tried;
@@ -119,7 +121,7 @@ static void on_metrics(void *ctx, struct http_req *q)
 {
 	struct agent *a = ctx;
 	size_t len;
-	char *text = metrics__text(&a->prof, &a->ws, &len);
+	char *text = metrics__text(&a->prof, &a->ws, &a->ev, &len);
 
 	http__reply(q, 200, "text/plain; version=0.0.4; charset=utf-8", text,
 		    len, NULL);
@@ -234,6 +236,8 @@ static void hook_tick(void *ctx, const struct pollfd *pfd, int n,
 	(void)n;
 	close_due(a, now_ns, consumed_to_ns, false);
 	http__run(a->http);
+	/* after the closes: the horizon moves with the windows answered */
+	evict__tick(&a->ev, &a->ws, now_ns, consumed_to_ns);
 }
 
 int main(int argc, char **argv)
@@ -256,6 +260,8 @@ int main(int argc, char **argv)
 	recorder__init(&a.rc, &a.prof);
 	live__init(&a.live, &a.o.live, &a.rc);
 	a.live.hooks = &hooks;
+	/* its memory flat from the start: the drain's spares all now */
+	a.live.whole_pool = true;
 	a.objects = objects__new();
 	a.live.objs = a.objects;
 	a.unwind = unwinder__new(a.objects, true);
@@ -265,6 +271,9 @@ int main(int argc, char **argv)
 	a.env.live = true;
 	if (!a.o.no_symbolize)
 		a.env.sym = symbolizer__new_on(a.objects);
+	a.ev = (struct evict){ .p = &a.prof, .rc = &a.rc, .py = &a.live.py,
+			       .u = a.unwind, .objs = a.objects,
+			       .max_objects = a.o.max_objects };
 	ret = http__start(&a.http, a.o.listen, routes, &a);
 	if (ret) {
 		err = ret == -EINVAL ? 2 : 1;	/* a bad --listen is usage */

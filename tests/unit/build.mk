@@ -16,9 +16,11 @@ $(BUILD)/unit/obj/py311-offsets.o: tests/unit/py311/offsets.c $(US_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(US_CPPFLAGS) -I$(PY311_INC) $(WARN_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 
+# the agent's layer too (test_evict.c), without its main()
+UNIT_AGENT_OBJS := $(addprefix $(BUILD)/us-san/,$(patsubst %.c,%.o,$(filter agent/%,$(AGENT_SRCS))))
 $(BUILD)/unit/unit-tests: $(UNIT_OBJS) $(BUILD)/unit/obj/py311-offsets.o \
-		$(call us_objs,$(BUILD)/us-san)
-	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS) -lm
+		$(call us_objs,$(BUILD)/us-san) $(UNIT_AGENT_OBJS)
+	$(CC) $(SAN_CFLAGS) -o $@ $^ $(US_LIBS) $(AGENT_LIBS) -lm
 
 # LD_PRELOAD'ed into tprof-read: a fake /dev/tprof for live-mode tests
 $(BUILD)/unit/fakedev.so: tests/unit/fakedev.c tests/unit/fakecommon.h kmod/uapi/tprof.h

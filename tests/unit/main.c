@@ -12,6 +12,7 @@ extern const struct unit_test arm64_tests[];
 extern const struct unit_test live_tests[];
 extern const struct unit_test agent_tests[];
 extern const struct unit_test agg_tests[];
+extern const struct unit_test evict_tests[];
 
 int main(int argc, char **argv)
 {
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
 		pylines_tests, python_merge_tests, arm64_tests, live_tests,
 		agent_tests,
 		agg_tests,
+		evict_tests,
 	};
 	int passed = 0, failed = 0, skipped = 0;
 	size_t s;

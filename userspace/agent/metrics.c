@@ -140,14 +140,69 @@ static void put_counts(struct text *t, const struct profile *p,
 		metric(t, m[i].name, m[i].type, m[i].help, m[i].v);
 }
 
+/* What the shared model and the caches hold: flat over months, or not. */
+static void put_sizes_of(struct text *t, const struct profile_sizes z,
+			 size_t objects, const struct evict *ev)
+{
+	const struct { const char *name, *type, *help; double v; } m[] = {
+		{ "tprof_model_processes", "gauge",
+		  "Processes the model holds (exited ones until forgotten).",
+		  z.procs },
+		{ "tprof_model_threads", "gauge",
+		  "Threads the model holds (exited ones until forgotten).",
+		  z.threads },
+		{ "tprof_model_maps_snapshots", "gauge",
+		  "Memory maps snapshots held.", z.snapshots },
+		{ "tprof_model_mappings", "gauge",
+		  "Distinct executable mappings of the snapshots held.",
+		  z.mappings },
+		{ "tprof_model_objects", "gauge",
+		  "Binaries cached (ELF, symbols, CFI), by path and build-id.",
+		  objects },
+		{ "tprof_model_python_code_objects", "gauge",
+		  "Python code objects held (PYCODE records).", z.pycodes },
+		{ "tprof_model_python_frames", "gauge",
+		  "Python frames interned and in use.", z.pyframes },
+		{ "tprof_model_perfmap_entries", "gauge",
+		  "JIT symbols held (perf maps).", z.perfmap },
+		{ "tprof_processes_seen_total", "counter",
+		  "Processes the session has seen, forgotten ones too.",
+		  z.procs + z.procs_forgotten },
+		{ "tprof_processes_forgotten_total", "counter",
+		  "Processes forgotten after they ended.", z.procs_forgotten },
+		{ "tprof_threads_forgotten_total", "counter",
+		  "Threads forgotten after they exited.", z.threads_forgotten },
+		{ "tprof_objects_evicted_total", "counter",
+		  "Binaries evicted from the cache (LRU, --max-objects).",
+		  ev->objects },
+		{ "tprof_evict_seconds_total", "counter",
+		  "Time spent forgetting and evicting.", ev->run_ns / 1e9 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(m); i++)
+		metric(t, m[i].name, m[i].type, m[i].help, m[i].v);
+}
+
+static void put_sizes(struct text *t, const struct profile *p,
+		      const struct evict *ev)
+{
+	struct profile_sizes z;
+
+	profile__sizes(p, &z);
+	put_sizes_of(t, z, ev->objs ? objects__stats(ev->objs)->cached : 0,
+		     ev);
+}
+
 char *metrics__text(const struct profile *p, const struct windows *ws,
-		    size_t *len)
+		    const struct evict *ev, size_t *len)
 {
 	struct text t = { .cap = 4096 };
 	struct rusage ru;
 
 	t.buf = xmalloc(t.cap);
 	put_counts(&t, p, ws);
+	put_sizes(&t, p, ev);
 	put(&t, "# HELP tprof_profile_encode_seconds Time to resolve, symbolize and encode a window's profile.\n"
 	    "# TYPE tprof_profile_encode_seconds summary\n"
 	    "tprof_profile_encode_seconds_sum %.17g\n"

@@ -5,11 +5,12 @@
 
 #include <stddef.h>
 
+#include "agent/evict.h"
 #include "agent/windows.h"
 #include "model/profile.h"
 
 /* The page's text (malloc'd, *len bytes): the session's and the agent's. */
 char *metrics__text(const struct profile *p, const struct windows *ws,
-		    size_t *len);
+		    const struct evict *ev, size_t *len);
 
 #endif /* _TPROF_AGENT_METRICS_H */

@@ -236,6 +236,22 @@ void unwinder__free(struct unwinder *u)
 	free(u);
 }
 
+void unwinder__forget(struct unwinder *u, bool objects)
+{
+	free(u->mapobj);
+	u->mapobj = NULL;
+	u->nmapobj = 0;
+	memset(u->hits, 0, sizeof(u->hits));
+	u->next_hit = 0;
+	if (objects) {
+		uint64_t computed = u->cfi.computed, hits = u->cfi.hits;
+
+		cfi_cache__free(&u->cfi);
+		u->cfi.computed = computed;
+		u->cfi.hits = hits;
+	}
+}
+
 /* ---- objects: a mapped file's CFI, from the target's view ---- */
 
 /* m's object with its CFI, or &no_object (object/object.h) */

@@ -51,6 +51,12 @@ struct unwinder;
  */
 struct unwinder *unwinder__new(struct objects *objs, bool live);
 void unwinder__free(struct unwinder *u);
+/*
+ * A live agent's eviction: the model's maps.all was rebuilt
+ * (maps__forget()), so the unwinder's cache of it goes; with objects,
+ * objects__trim() freed some, so the CFI rows cached by object go too.
+ */
+void unwinder__forget(struct unwinder *u, bool objects);
 void unwinder__set_live(struct unwinder *u, bool live);
 struct unwind_stats *unwinder__stats(struct unwinder *u);
 

@@ -385,6 +385,12 @@ static void free_memory(struct drain *d)
 	d->buf = NULL;
 }
 
+void drain__fill_pool(struct drain *d)
+{
+	while (d->buf && d->nspare < DRAIN_SPARE)
+		d->spare[d->nspare++] = chunk_new(d->read_bytes);
+}
+
 int drain__start(struct drain *d, struct device *sess, size_t read_bytes,
 		 size_t bound)
 {

@@ -101,6 +101,13 @@ struct drain {
  */
 int drain__start(struct drain *d, struct device *sess, size_t read_bytes,
 		 size_t bound);
+/*
+ * Right after drain__start(), before ENABLE: the whole pool of spares
+ * (DRAIN_SPARE chunks) allocated and touched now, not when a lagging
+ * loop first needs them (a process of months: its memory flat from its
+ * start, tprof-agent).
+ */
+void drain__fill_pool(struct drain *d);
 
 /*
  * Before ENABLE, from the loop's thread: it runs at the drain thread's

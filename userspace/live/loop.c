@@ -741,6 +741,8 @@ static int start_session(struct live *l, struct tprof_ioc_enable *en)
 	else if (drain__start(&l->drain, &l->sess, rings_bytes(l, en),
 			      DRAIN_BOUND_BYTES))
 		pr_debug("no drain thread: the loop reads the device");
+	else if (l->whole_pool)
+		drain__fill_pool(&l->drain);
 	drain__hurry(&l->drain);
 	ret = enable(l, en);
 	if (auxv_fd >= 0)

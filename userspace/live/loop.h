@@ -102,6 +102,7 @@ struct live {
 	int cgroup_fd;			/* --cgroup's directory, or -1 */
 	/* reads the device while the loop handles stops (live/drain.h) */
 	struct drain drain;
+	bool whole_pool;		/* drain__fill_pool() (the agent) */
 	struct launch launch;
 	bool enabled;			/* a session ran */
 	unsigned int ring_bytes;	/* ENABLE's rings (0: the default) */

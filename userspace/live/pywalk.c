@@ -384,6 +384,11 @@ void python_live__exec(struct python_live *pl, int pid)
 	*p = pl->procs[--pl->nprocs];
 }
 
+void python_live__forget(struct python_live *pl, int pid)
+{
+	python_live__exec(pl, pid);
+}
+
 /* ---- the thread list and the walk ---- */
 
 struct pyl_thread {

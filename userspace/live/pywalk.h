@@ -99,6 +99,9 @@ void python_live__maps(struct python_live *pl, int pid,
 		       const struct maps_snapshot *sn);
 /* pid exec'd: what was known of its interpreter is gone with its memory. */
 void python_live__exec(struct python_live *pl, int pid);
+/* pid exited long enough ago (a live agent's eviction): its state and
+ * its /proc/PID/mem descriptor go. */
+void python_live__forget(struct python_live *pl, int pid);
 /* A THREAD record of pid: TID mode registers new threads' states. */
 void python_live__thread(struct python_live *pl, int pid);
 /*

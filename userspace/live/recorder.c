@@ -221,6 +221,27 @@ struct last_maps *recorder__last_maps(struct recorder *rc, int pid)
 	return &rc->last[rc->nlast++];
 }
 
+void recorder__forget(struct recorder *rc, const int *pids, size_t n)
+{
+	size_t i, k, kept = 0;
+
+	for (i = 0; i < rc->nlast; i++) {
+		for (k = 0; k < n && pids[k] != rc->last[i].pid; k++)
+			;
+		if (k < n)
+			free(rc->last[i].text);
+		else
+			rc->last[kept++] = rc->last[i];
+	}
+	if (kept == rc->nlast)
+		return;
+	rc->nlast = kept;
+	hindex_free(&rc->last_idx);
+	for (i = 0; i < kept; i++)
+		hindex_put(&rc->last_idx, hash_u64((uint32_t)rc->last[i].pid),
+			   i + 1);
+}
+
 bool recorder__maps(struct recorder *rc, int pid, bool force)
 {
 	char *text;

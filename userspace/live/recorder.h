@@ -88,6 +88,8 @@ bool recorder__maps_text(struct recorder *rc, int pid, char *text,
  * hash index: a process tree's thousands of pids cost no scan.
  */
 struct last_maps *recorder__last_maps(struct recorder *rc, int pid);
+/* A live agent's eviction: the last maps texts of the pids[0..n) go. */
+void recorder__forget(struct recorder *rc, const int *pids, size_t n);
 
 /* A KALLSYMS record of rc->kallsyms and its modules file. */
 void recorder__kallsyms(struct recorder *rc);

@@ -806,3 +806,130 @@ struct mapping *maps__find(const struct maps *m, int pid, uint64_t addr,
 	return maps__find_since(m, pid, addr, time_ns, 0);
 }
 
+
+/* ---- forgetting (a live agent's eviction) ---- */
+
+/*
+ * Which of mp's snapshots stay: none of a process gone; of one alive, its
+ * newest taken at or before before_ns and all after it (the older ones
+ * can name only samples older than before_ns). A process whose snapshots
+ * came out of time order keeps them all.
+ */
+static void keep_of(const struct maps *m, const struct maps_pid *mp,
+		    bool gone, uint64_t before_ns, bool *keep)
+{
+	uint32_t q, from = 0;
+
+	if (gone)
+		return;
+	if (!mp->unordered)
+		for (q = 0; q < mp->npos; q++)
+			if (m->snaps[mp->pos[q]].time_ns <= before_ns)
+				from = q;
+	for (q = from; q < mp->npos; q++)
+		keep[mp->pos[q]] = true;
+}
+
+/* Old snapshot s again into n, with its own epoch. */
+static void readd(struct maps *n, const struct maps *m,
+		  const struct maps_snapshot *s)
+{
+	struct maps_snapshot snap = { .time_ns = s->time_ns, .pid = s->pid,
+				      .epoch = s->epoch, .n = s->n };
+	struct maps_pid *mp = pid_get(n, s->pid);
+	size_t i;
+
+	snap.idx = xmalloc((s->n ? s->n : 1) * sizeof(*snap.idx));
+	for (i = 0; i < s->n; i++) {
+		const struct mapping *e = &m->all[s->idx[i]];
+		struct maps_line l = {
+			.start = e->start, .limit = e->limit,
+			.offset = e->offset, .inode = e->inode,
+			.dev_major = e->dev_major, .dev_minor = e->dev_minor,
+			.path = e->path, .plen = strlen(e->path),
+		};
+
+		snap.idx[i] = intern(n, mp, &l);
+		n->all[snap.idx[i]].bid_tried |= e->bid_tried;
+	}
+	add_runs(n, mp, mp->npos, snap.idx, snap.n);
+	if (mp->npos && n->snaps[mp->pos[mp->npos - 1]].time_ns > s->time_ns)
+		mp->unordered = true;
+	if (mp->npos == mp->cappos) {
+		mp->cappos = mp->cappos ? mp->cappos * 2 : 1;
+		mp->pos = xrealloc(mp->pos, mp->cappos * sizeof(*mp->pos));
+	}
+	mp->pos[mp->npos++] = n->nsnaps;
+	while (n->nlows && n->snaps[n->lows[n->nlows - 1]].time_ns >= s->time_ns)
+		n->nlows--;
+	GROW(n->lows, n->caplows, n->nlows + 1);
+	n->lows[n->nlows++] = n->nsnaps;
+	GROW(n->snaps, n->capsnaps, n->nsnaps + 1);
+	n->snaps[n->nsnaps++] = snap;
+}
+
+size_t maps__forget(struct maps *m, bool (*gone)(void *ctx, int pid),
+		    void *ctx, uint64_t before_ns)
+{
+	bool *keep = xcalloc(m->nsnaps ? m->nsnaps : 1, sizeof(*keep));
+	size_t i, dropped = 0;
+	struct maps n;
+
+	for (i = 0; i < m->npids; i++)
+		keep_of(m, &m->pids[i], gone(ctx, m->pids[i].pid), before_ns,
+			keep);
+	for (i = 0; i < m->nsnaps; i++)
+		dropped += !keep[i];
+	if (!dropped) {
+		free(keep);
+		return 0;
+	}
+	maps__init(&n);
+	n.bad_lines = m->bad_lines;
+	/* the processes kept, their parents and vDSO images first: a
+	 * mapping interned takes its image then */
+	for (i = 0; i < m->npids; i++)
+		if (!gone(ctx, m->pids[i].pid))
+			pid_get(&n, m->pids[i].pid)->ppid = m->pids[i].ppid;
+	for (i = 0; i < m->nvdsos; i++)
+		if (pid_find(&n, m->vdsos[i].pid))
+			maps__add_vdso(&n, m->vdsos[i].pid, m->vdsos[i].start,
+				       m->vdsos[i].image, m->vdsos[i].len);
+	for (i = 0; i < m->nsnaps; i++)
+		if (keep[i])
+			readd(&n, m, &m->snaps[i]);
+	/* build-ids of the files still mapped */
+	for (i = 0; i < m->nfiles; i++) {
+		const struct maps_file *f = &m->files[i];
+		struct maps_line l = { .dev_major = f->dev_major,
+			.dev_minor = f->dev_minor, .inode = f->inode,
+			.path = f->path, .plen = strlen(f->path) };
+
+		if (f->hex && file_find(&n, &l))
+			maps__add_buildid(&n, f->dev_major, f->dev_minor,
+					  f->inode, f->path, l.plen, f->hex);
+	}
+	/* marks are few (code addresses reused): kept whole, each live
+	 * process's tree of them with it */
+	n.marks = m->marks;
+	n.nmarks = m->nmarks;
+	n.capmarks = m->capmarks;
+	n.mark_idx = m->mark_idx;
+	n.knodes = m->knodes;
+	n.capk = m->capk;
+	n.mark_times = m->mark_times;
+	for (i = 0; i < n.npids; i++) {
+		const struct maps_pid *old = pid_find(m, n.pids[i].pid);
+
+		n.pids[i].mark_root = old ? old->mark_root : 0;
+	}
+	m->marks = NULL;
+	m->nmarks = m->capmarks = m->capk = 0;
+	m->knodes = NULL;
+	hindex_init(&m->mark_idx);
+	memset(&m->mark_times, 0, sizeof(m->mark_times));
+	free(keep);
+	maps__free(m);
+	*m = n;
+	return dropped;
+}

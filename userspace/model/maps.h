@@ -212,4 +212,15 @@ void maps__add_buildid(struct maps *m, uint32_t dev_major, uint32_t dev_minor,
 void maps__add_vdso(struct maps *m, int pid, uint64_t start,
 		    const unsigned char *image, size_t len);
 
+/*
+ * A live agent's eviction (profile__forget()): drop every snapshot of the
+ * processes gone(ctx, pid) says are, and of the others those older than
+ * their newest taken at or before before_ns; the mappings, files and
+ * vDSO images only those held. The rest is rebuilt: indexes into
+ * maps.all change (the unwinder's cache of them must be reset), each
+ * kept snapshot keeps its epoch. Returns the snapshots dropped.
+ */
+size_t maps__forget(struct maps *m, bool (*gone)(void *ctx, int pid),
+		    void *ctx, uint64_t before_ns);
+
 #endif /* _TPROF_MAPS_H */

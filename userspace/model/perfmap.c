@@ -65,7 +65,8 @@ void perfmap__add_text(struct perfmap *pm, int pid, const char *text,
 			GROW(pm->e, pm->cap, pm->n + 1);
 			pm->e[pm->n] = (struct perfmap_entry){
 				.start = start, .end = start + size,
-				.seq = (uint32_t)pm->n, .pid = pid,
+				.seq = (uint32_t)(pm->n + pm->forgotten),
+				.pid = pid,
 				.name = xstrndup(p, eol - p),
 			};
 			pm->n++;
@@ -172,4 +173,22 @@ bool perfmap__jit_path(const char *path)
 	       !strncmp(path, "/dev/zero", 9) ||
 	       !strncmp(path, "/anon_hugepage", 14) ||
 	       !strncmp(path, "/memfd:", 7);
+}
+
+size_t perfmap__forget(struct perfmap *pm, bool (*gone)(void *ctx, int pid),
+		       void *ctx)
+{
+	size_t i, n = 0, before = pm->n;
+
+	for (i = 0; i < pm->n; i++) {
+		if (gone(ctx, pm->e[i].pid))
+			free(pm->e[i].name);
+		else
+			pm->e[n++] = pm->e[i];
+	}
+	pm->n = n;
+	pm->forgotten += before - n;
+	if (before != n && pm->nindexed)
+		build_index(pm);
+	return before - n;
 }

@@ -28,6 +28,8 @@ struct perfmap {
 	size_t nindexed;
 	bool sealed;		/* indexed from now on, at every add */
 	uint64_t bad_lines;	/* not "START SIZE name": skipped */
+	size_t forgotten;	/* entries dropped (perfmap__forget()): a
+				 * new entry's seq still counts them */
 };
 
 void perfmap__init(struct perfmap *pm);
@@ -67,5 +69,12 @@ const struct perfmap_entry *perfmap__lookup(const struct perfmap *pm,
  * "[anon:NAME]" from PR_SET_VMA_ANON_NAME), /dev/zero, hugetlb, memfd.
  */
 bool perfmap__jit_path(const char *path);
+
+/*
+ * Drop the entries of every process gone(ctx, pid) says is (a live
+ * agent's eviction); the index is rebuilt. Returns the entries dropped.
+ */
+size_t perfmap__forget(struct perfmap *pm, bool (*gone)(void *ctx, int pid),
+		       void *ctx);
 
 #endif /* _TPROF_PERFMAP_H */

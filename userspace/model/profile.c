@@ -810,8 +810,10 @@ static int on_thread_stat(struct profile *p, const struct tprof_record *r)
 	t->pid = r->u.stat.pid;
 	t->stat = r->u.stat;	/* the latest one wins */
 	t->have_stat = true;
-	if (r->hdr.type == TPROF_REC_THREAD_EXIT)
+	if (r->hdr.type == TPROF_REC_THREAD_EXIT) {
 		t->exited = true;
+		t->exit_ns = r->hdr.time_ns;
+	}
 	if (!t->ncomms)
 		set_comm(t, r->hdr.time_ns, r->u.stat.comm, false);
 	return 0;
@@ -854,6 +856,7 @@ static int on_proc_exit(struct profile *p, const struct tprof_record *r)
 
 	pi->exited = true;
 	pi->exit_code = r->u.proc_exit.exit_code;
+	pi->exit_ns = r->hdr.time_ns;
 	if ((int)r->u.proc_exit.pid == profile__target(p)) {
 		p->proc_exited = true;
 		p->exit_code = r->u.proc_exit.exit_code;
@@ -1042,4 +1045,111 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		return 0;
 	}
 	return fn(p, r);
+}
+
+/* ---- forgetting (a live agent's eviction) ---- */
+
+void profile__sizes(const struct profile *p, struct profile_sizes *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->procs = p->nprocs;
+	s->threads = p->nthreads;
+	s->snapshots = p->maps.nsnaps;
+	s->mappings = p->maps.nall;
+	s->pycodes = p->py.ncodes;
+	s->pyframes = p->py.nframes - p->py.nfree_frames;
+	s->perfmap = p->jit.n;
+	s->procs_forgotten = p->procs_forgotten;
+	s->threads_forgotten = p->threads_forgotten;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct gone_set {
+	const int *pids;
+	size_t n;
+};
+
+static bool is_gone(void *ctx, int pid)
+{
+	const struct gone_set *g = ctx;
+
+	return g->n && bsearch(&pid, g->pids, g->n, sizeof(int), cmp_int);
+}
+
+/* Has the process ended before before_ns, with no sample of it waiting? */
+static bool proc_done(const struct profile *p, const struct proc_info *pi,
+		      uint64_t before_ns)
+{
+	size_t i;
+
+	if (pi->pid == profile__target(p))
+		return false;
+	if (!(pi->exited && pi->exit_ns && pi->exit_ns < before_ns) &&
+	    !(pi->denied && pi->denied_ns && pi->denied_ns < before_ns))
+		return false;
+	for (i = 0; i < p->nwaiting; i++)
+		if (p->waiting[i].pid == pi->pid)
+			return false;
+	return true;
+}
+
+size_t profile__forget(struct profile *p, uint64_t before_ns, int **gone)
+{
+	struct gone_set g = { 0 };
+	int *pids = NULL;
+	size_t i, n, cap = 0;
+
+	for (i = n = 0; i < p->nprocs; i++) {
+		if (proc_done(p, &p->procs[i], before_ns)) {
+			GROW(pids, cap, g.n + 1);
+			pids[g.n++] = p->procs[i].pid;
+		} else {
+			p->procs[n++] = p->procs[i];
+		}
+	}
+	if (n != p->nprocs) {
+		p->nprocs = n;
+		hindex_free(&p->proc_idx);
+		for (i = 0; i < n; i++)
+			hindex_put(&p->proc_idx,
+				   hash_u64((uint32_t)p->procs[i].pid ^
+					    0x9e3779b9U), i + 1);
+	}
+	if (g.n)
+		qsort(pids, g.n, sizeof(*pids), cmp_int);
+	g.pids = pids;
+	/* threads: a gone process's, and the others' that exited (not a
+	 * main thread: its comms name the process) */
+	for (i = n = 0; i < p->nthreads; i++) {
+		struct thread_info *t = &p->threads[i];
+
+		if (is_gone(&g, t->pid) ||
+		    (t->exited && t->tid != t->pid && t->exit_ns &&
+		     t->exit_ns < before_ns)) {
+			free(t->comms);
+			comm_index_free(t->cidx);
+			p->threads_forgotten++;
+		} else {
+			p->threads[n++] = *t;
+		}
+	}
+	if (n != p->nthreads) {
+		p->nthreads = n;
+		hindex_free(&p->thread_idx);
+		for (i = 0; i < n; i++)
+			hindex_put(&p->thread_idx,
+				   hash_u64((uint32_t)p->threads[i].tid), i + 1);
+	}
+	p->procs_forgotten += g.n;
+	maps__forget(&p->maps, is_gone, &g, before_ns);
+	perfmap__forget(&p->jit, is_gone, &g);
+	python__forget(&p->py, is_gone, &g);
+	*gone = pids;
+	return g.n;
 }

@@ -45,6 +45,7 @@ struct thread_info {
 	struct comm_index *cidx;	/* NULL while there are few */
 	/* its delivered samples are counted in an agg (model/agg.h) */
 	bool have_stat, exited, have_off;
+	uint64_t exit_ns;	/* its THREAD_EXIT record's stamp */
 	struct tprof_rec_thread_stat stat;
 	/* off-CPU (TPROF_F_OFF_CPU): the exact totals */
 	struct tprof_rec_thread_off off;
@@ -61,6 +62,7 @@ struct proc_info {
 	bool exited;		/* PROC_EXIT */
 	bool denied;		/* DENIED: nothing more of it */
 	int exit_code;
+	uint64_t exit_ns;	/* its PROC_EXIT record's stamp */
 	uint32_t denied_reason;
 	uint64_t denied_ns;	/* CLOCK_MONOTONIC of the DENIED record */
 };
@@ -178,6 +180,8 @@ struct profile {
 	uint64_t off_records, off_weight_ns;
 	/* addresses outside every known mapping (triggers a re-snapshot) */
 	uint64_t unmapped;
+	/* profile__forget()'s counts */
+	uint64_t procs_forgotten, threads_forgotten;
 };
 
 void profile__init(struct profile *p);
@@ -277,5 +281,31 @@ bool profile__sample_unmapped(struct profile *p, const struct tprof_record *r,
  * below 2^48 unless a program asks mmap for more (52-bit VA kernels).
  */
 uint64_t profile__pac_bits(const struct profile *p);
+
+/* What the model holds now (an agent's /metrics: nothing may grow). */
+struct profile_sizes {
+	size_t procs, threads;		/* entries, exited ones too */
+	size_t snapshots, mappings;	/* maps snapshots, their mappings */
+	size_t pycodes, pyframes;	/* PYCODE records, frames in use */
+	size_t perfmap;			/* perf map entries */
+	uint64_t procs_forgotten, threads_forgotten;
+};
+void profile__sizes(const struct profile *p, struct profile_sizes *s);
+
+/*
+ * A live agent's eviction, never called by tprof-read: forget every
+ * process that ended (PROC_EXIT, DENIED) before before_ns (its threads,
+ * maps snapshots, perf map entries, Python records; no sample of it
+ * waits), the exited threads (THREAD_EXIT before it) of the others, and
+ * the others' maps snapshots older than the one in force at before_ns.
+ * The caller says no sample stamped before before_ns is still to be
+ * aggregated or encoded: every window that could hold one was answered.
+ * The thread and process tables are compacted (nothing holds their
+ * positions between records), maps.all is rebuilt (the unwinder's cache
+ * of it must be reset: unwinder__forget_maps()), Python frames keep their
+ * indexes. Returns the pids forgotten (*gone, malloc'd; the caller frees
+ * their per-process state elsewhere) and their count.
+ */
+size_t profile__forget(struct profile *p, uint64_t before_ns, int **gone);
 
 #endif /* _TPROF_PROFILE_H */

@@ -29,6 +29,7 @@ void python__free(struct python *py)
 	free(py->funcs);
 	free(py->codes);
 	free(py->frames);
+	free(py->free_frames);
 	hindex_free(&py->proc_idx);
 	hindex_free(&py->func_idx);
 	hindex_free(&py->code_idx);
@@ -205,14 +206,19 @@ uint64_t python__frame(struct python *py, int pid, uint64_t code,
 		    f->off == off)
 			return PY_FRAME_TAG | (item - 1);
 	}
-	GROW(py->frames, py->capframes, py->nframes + 1);
-	f = &py->frames[py->nframes++];
+	if (py->nfree_frames) {
+		item = py->free_frames[--py->nfree_frames] + 1;
+	} else {
+		GROW(py->frames, py->capframes, py->nframes + 1);
+		item = ++py->nframes;
+	}
+	f = &py->frames[item - 1];
 	f->pid = pid;
 	f->code = code;
 	f->check = check;
 	f->off = off;
-	hindex_put(&py->frame_idx, h, py->nframes);
-	return PY_FRAME_TAG | (py->nframes - 1);
+	hindex_put(&py->frame_idx, h, item);
+	return PY_FRAME_TAG | (item - 1);
 }
 
 uint64_t python__cut_frame(struct python *py, int pid)
@@ -228,4 +234,84 @@ const struct py_frame *python__frame_of(const struct python *py,
 	uint64_t i = ip & ~PY_FRAME_MASK;
 
 	return py_frame_ip(ip) && i < py->nframes ? &py->frames[i] : NULL;
+}
+
+static uint64_t frame_hash(const struct py_frame *f)
+{
+	return hash_u64((uint64_t)f->off ^ hash_u64(f->code ^
+			hash_u64(f->check ^ pid_hash(f->pid))));
+}
+
+size_t python__forget(struct python *py, bool (*gone)(void *ctx, int pid),
+		      void *ctx)
+{
+	size_t i, n, dropped;
+	uint32_t *newpos;
+
+	for (i = n = 0; i < py->nprocs; i++) {
+		if (gone(ctx, py->procs[i].pid))
+			free(py->procs[i].ranges);
+		else
+			py->procs[n++] = py->procs[i];
+	}
+	if (n != py->nprocs) {
+		/* a slot past the end is taken as new (GROW's zeroes) */
+		memset(py->procs + n, 0, (py->nprocs - n) * sizeof(*py->procs));
+		py->nprocs = n;
+		hindex_free(&py->proc_idx);
+		for (i = 0; i < n; i++)
+			hindex_put(&py->proc_idx, pid_hash(py->procs[i].pid),
+				   i + 1);
+	}
+	/* codes: compacted in order, their chains renumbered */
+	newpos = xmalloc((py->ncodes + 1) * sizeof(*newpos));
+	for (i = n = 0; i < py->ncodes; i++) {
+		if (gone(ctx, py->codes[i].pid)) {
+			free(py->codes[i].linetable);
+			newpos[i] = 0;
+			continue;
+		}
+		newpos[i] = n + 1;
+		py->codes[n++] = py->codes[i];
+	}
+	dropped = py->ncodes - n;
+	if (dropped) {
+		memset(py->codes + n, 0, dropped * sizeof(*py->codes));
+		py->ncodes = n;
+		hindex_free(&py->code_idx);
+		for (i = 0; i < n; i++) {
+			struct py_code *c = &py->codes[i];
+
+			/* a chain is one pid's: all of it stays or goes */
+			c->next = c->next ? newpos[c->next - 1] : 0;
+		}
+		for (i = 0; i < n; i++) {
+			struct py_code *c = &py->codes[i];
+
+			if (!first_code(py, c->pid, c->addr, c->check))
+				hindex_put(&py->code_idx,
+					   code_hash(c->pid, c->addr, c->check),
+					   i + 1);
+		}
+	}
+	free(newpos);
+	/* frames: slots freed, the index rebuilt from the rest */
+	for (i = n = 0; i < py->nframes; i++) {
+		struct py_frame *f = &py->frames[i];
+
+		if (f->pid == -1 || !gone(ctx, f->pid))
+			continue;
+		f->pid = -1;
+		GROW(py->free_frames, py->capfree_frames, py->nfree_frames + 1);
+		py->free_frames[py->nfree_frames++] = (uint32_t)i;
+		n++;
+	}
+	if (n) {
+		hindex_free(&py->frame_idx);
+		for (i = 0; i < py->nframes; i++)
+			if (py->frames[i].pid != -1)
+				hindex_put(&py->frame_idx,
+					   frame_hash(&py->frames[i]), i + 1);
+	}
+	return dropped;
 }

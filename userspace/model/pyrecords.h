@@ -124,6 +124,10 @@ struct python {
 	size_t nframes, capframes;
 	struct hindex frame_idx;
 	uint32_t cut_func;	/* "[truncated]", 1-based, 0 until a walk was */
+	/* frames of forgotten processes (python__forget()): their slots,
+	 * reused; pid -1 until then (stacks hold frames by index) */
+	uint32_t *free_frames;
+	size_t nfree_frames, capfree_frames;
 	struct py_stats st;
 };
 
@@ -171,5 +175,14 @@ const struct py_frame *python__frame_of(const struct python *py,
 unsigned int python__merge(struct python *py, int pid,
 			   const struct tprof_record *w, uint64_t *ips,
 			   unsigned int n, unsigned int max);
+
+/*
+ * A live agent's eviction: drop the PYPROC and PYCODE records of every
+ * process gone(ctx, pid) says is, and free its frames' slots for reuse
+ * (no stack still held may name them: the caller's to know). Codes are
+ * renumbered, frames keep their indexes. Returns the codes dropped.
+ */
+size_t python__forget(struct python *py, bool (*gone)(void *ctx, int pid),
+		      void *ctx);
 
 #endif /* _TPROF_MODEL_PYRECORDS_H */

@@ -34,6 +34,9 @@ struct objects {
 	struct object **all;	/* pointers: objects handed out stay put */
 	size_t n, cap;
 	struct hindex idx;	/* by (key, build-id, checked) */
+	uint32_t *free_ids;	/* slots of all[] freed by objects__trim() */
+	size_t nfree, capfree;
+	uint64_t trims;		/* objects__trim() calls: its mark */
 	struct object **holders;	/* objects holding a descriptor */
 	size_t nholders, capholders;
 	unsigned int extra;	/* descriptors libdwfl keeps (dwz files) */
@@ -140,8 +143,10 @@ void objects__free(struct objects *objs)
 	if (!objs)
 		return;
 	for (i = 0; i < objs->n; i++)
-		object_free(objs->all[i]);
+		if (objs->all[i])
+			object_free(objs->all[i]);
 	free(objs->all);
+	free(objs->free_ids);
 	free(objs->holders);
 	hindex_free(&objs->idx);
 	free(objs);
@@ -154,8 +159,9 @@ static uint64_t key_hash(const char *key, const char *want, bool checked)
 	return want ? hash_bytes(want, strlen(want), h) : hash_u64(h);
 }
 
-static struct object *find(struct objects *objs, const char *key,
-			   const char *want, bool checked)
+/* The object of (key, want, checked), or NULL. */
+static struct object *lookup(const struct objects *objs, const char *key,
+			     const char *want, bool checked)
 {
 	uint64_t h = key_hash(key, want, checked);
 	struct hiter it = { 0 };
@@ -166,13 +172,30 @@ static struct object *find(struct objects *objs, const char *key,
 		o = objs->all[item - 1];
 		if (o->checked == checked && !strcmp(o->key, key) &&
 		    (want ? o->want && !strcmp(o->want, want) : !o->want))
-			goto found;
+			return o;
 	}
-	GROW(objs->all, objs->cap, objs->n + 1);
+	return NULL;
+}
+
+static struct object *find(struct objects *objs, const char *key,
+			   const char *want, bool checked)
+{
+	struct object *o = lookup(objs, key, want, checked);
+	uint32_t slot;
+
+	if (o)
+		goto found;
 	o = xcalloc(1, sizeof(*o));
-	objs->all[objs->n++] = o;
-	hindex_put(&objs->idx, h, objs->n);
-	o->id = objs->n;
+	if (objs->nfree) {
+		/* a slot objects__trim() freed: ids stay small */
+		slot = objs->free_ids[--objs->nfree];
+	} else {
+		GROW(objs->all, objs->cap, objs->n + 1);
+		slot = objs->n++;
+	}
+	objs->all[slot] = o;
+	hindex_put(&objs->idx, key_hash(key, want, checked), slot + 1);
+	o->id = slot + 1;
 	o->owner = objs;
 	o->key = xstrdup(key);
 	o->want = want ? xstrdup(want) : NULL;
@@ -181,6 +204,7 @@ static struct object *find(struct objects *objs, const char *key,
 	o->dbg_fd = -1;
 	o->info.build_id = o->build_id;
 	o->info.mismatch = o->mismatch;
+	objs->st.cached = objs->n - objs->nfree;
 found:
 	o->used = ++objs->clock;
 	return o;
@@ -735,4 +759,74 @@ bool object__symbols(struct objects *objs, struct object *o)
 	let_debug_go(objs, o);
 	let_go(objs, o);
 	return true;
+}
+
+/* ---- trimming (a live agent's LRU bound) ---- */
+
+static int cmp_used(const void *a, const void *b)
+{
+	const struct object *x = *(struct object *const *)a;
+	const struct object *y = *(struct object *const *)b;
+
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+size_t objects__trim(struct objects *objs, const struct maps *m, size_t max)
+{
+	uint64_t gen = ++objs->trims;
+	struct object **cand, *o;
+	size_t i, ncand = 0, nmapped = 0, freed = 0;
+	char key[64];
+
+	/* what a mapping still held maps: found again as objects__get()
+	 * finds it, by (path, build-id) or the vDSO image */
+	for (i = 0; i < m->nall; i++) {
+		const struct mapping *e = &m->all[i];
+
+		if (e->image)
+			o = lookup(objs, image_key(e, key, sizeof(key)), NULL,
+				   true);
+		else if (e->path[0] == '/')
+			o = lookup(objs, e->path, e->build_id, true);
+		else
+			continue;
+		if (o && o->trim_mark != gen) {
+			o->trim_mark = gen;
+			nmapped++;
+		}
+	}
+	cand = xmalloc((objs->n + 1) * sizeof(*cand));
+	for (i = 0; i < objs->n; i++) {
+		o = objs->all[i];
+		/* objects__file()'s (unchecked) are their callers' to keep */
+		if (o && o->checked && o->trim_mark != gen)
+			cand[ncand++] = o;
+	}
+	qsort(cand, ncand, sizeof(*cand), cmp_used);
+	for (i = 0; i < ncand && nmapped + ncand - i > max; i++) {
+		o = cand[i];
+		if (o->fd >= 0) {
+			holder_del(objs, o);
+			objs->st.held--;
+		}
+		objs->all[o->id - 1] = NULL;
+		GROW(objs->free_ids, objs->capfree, objs->nfree + 1);
+		objs->free_ids[objs->nfree++] = o->id - 1;
+		object_free(o);
+		freed++;
+	}
+	free(cand);
+	if (freed) {
+		hindex_free(&objs->idx);
+		for (i = 0; i < objs->n; i++) {
+			o = objs->all[i];
+			if (o)
+				hindex_put(&objs->idx,
+					   key_hash(o->key, o->want, o->checked),
+					   i + 1);
+		}
+	}
+	objs->st.trimmed += freed;
+	objs->st.cached = objs->n - objs->nfree;
+	return freed;
 }

@@ -62,6 +62,7 @@ struct object {
 	size_t image_len;
 	int fd;			/* open_path while libdwfl may want it, else -1 */
 	uint64_t used;		/* the cache's clock at the last use */
+	uint64_t trim_mark;	/* objects__trim(): a mapping holds it */
 	Elf *elf;		/* the main ELF, mapped */
 	uint16_t machine;	/* its e_machine, 0 if unknown */
 	Elf *refs[4];		/* ELFs whose descriptors were let go */
@@ -98,6 +99,8 @@ struct objects_stats {
 	uint64_t evictions;	/* descriptors let go for the bound */
 	unsigned int held, max_held;	/* descriptors held now, at most */
 	unsigned int bound;
+	uint64_t trimmed;	/* objects freed by objects__trim() */
+	size_t cached;		/* objects held, at the last trim */
 };
 
 /*
@@ -135,6 +138,19 @@ struct object *objects__file(struct objects *objs, const char *path,
  */
 bool object__vaddr(const struct object *o, uint64_t start, uint64_t offset,
 		   uint64_t addr, uint64_t *vaddr);
+
+/*
+ * A live agent's LRU bound, never called by tprof-read: while more than
+ * max objects are cached, free the least recently used one that no
+ * mapping of m (the model's, after maps__forget()) names by (path,
+ * build-id) or vDSO image, and that was found for a mapping
+ * (objects__file()'s stay). A binary redeployed at the same path is
+ * another build-id, so another object; an evicted one is found again by
+ * its build-id when a mapping names it. Freed ids are reused: caches by
+ * id (the unwinder's CFI rows) must be reset (unwinder__forget()).
+ * Returns the objects freed.
+ */
+size_t objects__trim(struct objects *objs, const struct maps *m, size_t max);
 
 /* o's CFI, loaded at the first call: false when it has none. */
 bool object__cfi(struct object *o);
