@@ -59,7 +59,8 @@ done
 # per context switch: a pipe ping-pong between two threads of the
 # profiled process (self), and between two processes while the profiler
 # follows an unrelated sleeping one (unrelated: the probe's cost to others),
-# or a cgroup that holds one (tprof-cg, perf-cg: perf -a -G).
+# or a cgroup that holds one (tprof-cg, perf-cg: perf -a -G); tprof-wall:
+# an off-CPU session, whose wakers probe sees every wakeup too.
 # SCHED_FIFO (bench-work's fifo): each round is two sleeps in every run;
 # under SCHED_OTHER a run settles early on one sleep a round (the woken
 # thread preempts) or two, 20% apart in CPU time, and a profiler's cost
@@ -74,7 +75,7 @@ want switch-self && row "exp=switch-self rounds=$rounds" "$BW" pingpong thread "
 	"tprof:1000:--call-graph fp --mode wall" "perf-switch:1000:"
 for r in 1 2; do
 	want switch-unrelated || break
-	for bg in none tprof perf tprof-cg perf-cg; do
+	for bg in none tprof perf tprof-wall tprof-cg perf-cg; do
 		bg_start "$bg"
 		measure "exp=switch-unrelated rounds=$rounds round=$r variant=$bg" none 0 -- \
 			"$BW" pingpong proc "$rounds" fifo || bad=$((bad + 1))

@@ -28,6 +28,8 @@ PEER = {
         "perf-switch:",
         "off-CPU: perf with a callchain at every switch, its usual recipe"),
     "tprof": ("perf", ""),
+    "tprof-wall": ("perf", "`--mode wall`: the off-CPU session's "
+                   "sched_waking probe (wakers) runs at every wakeup too"),
     "tprof-cg": ("perf-cg", "the idle process in a cgroup: tprof "
                  "`--cgroup`, perf `-a -G`"),
 }
@@ -57,6 +59,7 @@ NAMES = {
     "cprofile:": "cProfile",
     "tprof": "tprof (`-- CMD`)",
     "perf": "perf `-g -- CMD`",
+    "tprof-wall": "tprof `--mode wall`",
     "tprof-cg": "tprof `--cgroup`",
     "perf-cg": "perf `-a -G`",
 }

@@ -189,7 +189,9 @@ have_perf() { [ "$BENCH_PERF" != 0 ] && command -v perf > /dev/null && perf reco
 # (default: an unrelated sleeping process) in the background, pinned to CPUS
 # (default 0, where the ping-pongs run: under single-threaded TCG a profiler
 # waking on another vCPU would stretch the ping-pong's CPU time while it
-# waits its turn). bg_stop ends it. PROF tprof-cg and perf-cg follow a
+# waits its turn). bg_stop ends it. PROF tprof-wall is tprof-read --mode
+# wall (off-CPU too: its sched_waking probe runs at every wakeup). PROF
+# tprof-cg and perf-cg follow a
 # cgroup (BG_CG) that holds CMD instead: tprof-read --cgroup, and perf's
 # own cgroup recipe, system-wide events with -G (perf's cgroup switch
 # hook then runs at every switch between cgroups).
@@ -202,6 +204,8 @@ bg_start() {
 	case $prof in
 	none) bg_pid= ; return ;;
 	tprof) taskset -c "$cpus" "$TR" -o /tmp/bg.pb.gz -- "$@" > /tmp/bg.log 2>&1 & ;;
+	# an off-CPU session: its sched_waking probe (the wakers) too
+	tprof-wall) taskset -c "$cpus" "$TR" --mode wall -o /tmp/bg.pb.gz -- "$@" > /tmp/bg.log 2>&1 & ;;
 	perf) taskset -c "$cpus" perf record -e task-clock -c 1000000 -g -o /tmp/bg.data -- \
 		"$@" > /tmp/bg.log 2>&1 & ;;
 	tprof-cg|perf-cg)
