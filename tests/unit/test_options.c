@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/parse.h"
+#include "lib/util.h"
 #include "testlib.h"
 
 #define FAKE_DEV build_path("unit/tprof-fakedev")
@@ -112,6 +113,7 @@ static void test_cli_rejects(void)
 		{ "-d 0x10 -p 1", "tprof-read: -d 0x10: " },
 		{ "--ring-bytes 65M -p 1", "tprof-read: --ring-bytes 65M: " },
 		{ "--ring-bytes 3K -p 1", "tprof-read: --ring-bytes 3K: " },
+		{ "--all --cgroup /x", "tprof-read: --all and --cgroup /x: give one of them" },
 	};
 	char *out = NULL;
 	size_t i;
@@ -127,6 +129,28 @@ static void test_cli_rejects(void)
 		free(out);
 		out = NULL;
 	}
+}
+
+/*
+ * --all's cgroup v2 root from mountinfo: a cgroup2 mount of root "/" (not
+ * a namespace's or a bind mount's subtree, not cgroup v1), its mount
+ * point's octal escapes undone; none: -ENOENT.
+ */
+static void test_cgroup2_root(void)
+{
+	char text[] =
+		"22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
+		"30 25 0:26 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
+		"31 25 0:27 /sub /mnt/sub rw - cgroup2 cgroup2 rw\n"
+		"32 25 0:27 / /sys/fs/cgroup\\040v2 rw,nosuid shared:9 - cgroup2 cgroup2 rw\n";
+	char none[] = "22 1 0:21 / /proc rw,nosuid - proc proc rw\n";
+	char plain[] = "32 25 0:27 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+	char buf[64], small[8];
+
+	CHECK_EQ(cgroup2_root_in(text, buf, sizeof(buf)), 0);
+	CHECK(!strcmp(buf, "/sys/fs/cgroup v2"));
+	CHECK_EQ(cgroup2_root_in(none, buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ(cgroup2_root_in(plain, small, sizeof(small)), -ENAMETOOLONG);
 }
 
 /* Options of a live session refused by name with --input. */
@@ -399,6 +423,7 @@ static void test_launch_at_exec(void)
 const struct unit_test options_tests[] = {
 	{ "options: decimal only, no nan/inf/overflow, size suffixes", test_parse },
 	{ "options: bad values exit 2 with one line naming the option", test_cli_rejects },
+	{ "options: --all finds the cgroup v2 root in mountinfo (escapes undone; not v1, not a subtree's mount)", test_cgroup2_root },
 	{ "options: --input refuses the options of a live session by name", test_input_refuses_live_options },
 	{ "options: -p 0123, -F 010, --ring-bytes 64M reach ENABLE as decimal (fake device)", test_live_values },
 	{ "options: a refused --thread-period exits non-zero, no profile (fake device)", test_thread_period_fails },

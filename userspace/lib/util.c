@@ -332,13 +332,22 @@ static void unescape_octal(char *s)
 
 int cgroup2_root(char *buf, size_t len)
 {
-	char *text, *line, *save = NULL;
+	char *text;
 	size_t n;
 	int ret = file_read_all("/proc/self/mountinfo", &text, &n);
 
 	if (ret)
 		return ret;
-	ret = -ENOENT;
+	ret = cgroup2_root_in(text, buf, len);
+	free(text);
+	return ret;
+}
+
+int cgroup2_root_in(char *text, char *buf, size_t len)
+{
+	char *line, *save = NULL;
+	int ret = -ENOENT;
+
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - TYPE ... */
@@ -358,6 +367,5 @@ int cgroup2_root(char *buf, size_t len)
 		ret = 0;
 		break;
 	}
-	free(text);
 	return ret;
 }

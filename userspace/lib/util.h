@@ -44,6 +44,8 @@ int proc_maps_read(int pid, char **text, size_t *len);
  * -ENOENT when there is none, -ENAMETOOLONG.
  */
 int cgroup2_root(char *buf, size_t len);
+/* cgroup2_root() of a mountinfo text (modified: split into lines) */
+int cgroup2_root_in(char *mountinfo, char *buf, size_t len);
 
 /* the program that speaks in pr_err()'s lines ("tprof-read") */
 extern const char *pr_prog;
