@@ -1294,6 +1294,9 @@ static int t_stack(const char *prog, u32 abi)
 
 struct kchk {
 	u64 n, with_k, bad_k, bad_u;
+	/* the first bad sample, for the log */
+	u64 bad_ip, bad_flags;
+	int bad_at, bad_nk, bad_nu;
 };
 
 static void check_kstack(struct sum *s, const struct tprof_rec_sample *r,
@@ -1305,12 +1308,24 @@ static void check_kstack(struct sum *s, const struct tprof_rec_sample *r,
 	k->n++;
 	if (r->nr_kernel)
 		k->with_k++;
-	for (i = 0; i < r->nr_kernel; i++)
-		if (ips[i] < KERNEL_START)
+	for (i = 0; i < r->nr_kernel + r->nr_user; i++) {
+		bool bad = i < r->nr_kernel ? ips[i] < KERNEL_START :
+					      ips[i] >= USER_END;
+
+		if (!bad)
+			continue;
+		if (!k->bad_k && !k->bad_u) {
+			k->bad_ip = ips[i];
+			k->bad_flags = r->hdr.flags;
+			k->bad_at = i;
+			k->bad_nk = r->nr_kernel;
+			k->bad_nu = r->nr_user;
+		}
+		if (i < r->nr_kernel)
 			k->bad_k++;
-	for (i = 0; i < r->nr_user; i++)
-		if (ips[r->nr_kernel + i] >= USER_END)
+		else
 			k->bad_u++;
+	}
 }
 
 /* Kernel stacks (privileged): a target that runs mostly in the kernel. */
@@ -1336,6 +1351,11 @@ static int t_kstack(void)
 	     (unsigned long long)k.with_k);
 	ok(k.n > 0 && k.with_k * 2 >= k.n,
 	   "kstack: at least 50%% of samples of a /dev/zero read loop have kernel frames");
+	if (k.bad_k || k.bad_u)
+		note("bad: %llu kernel, %llu user; the first: ips[%d] = %#llx of %d kernel + %d user, flags %#llx",
+		     (unsigned long long)k.bad_k, (unsigned long long)k.bad_u,
+		     k.bad_at, (unsigned long long)k.bad_ip, k.bad_nk,
+		     k.bad_nu, (unsigned long long)k.bad_flags);
 	ok(k.bad_k == 0 && k.bad_u == 0,
 	   "kstack: kernel ips are kernel addresses, user ips user addresses");
 	ok(WIFEXITED(run_finish(&r)), "kstack: workload exits");
