@@ -29,6 +29,7 @@
 #include <linux/stacktrace.h>
 #include <linux/uaccess.h>
 #include <asm/cpufeature.h>
+#include <asm/processor.h>
 #include <asm/ptrace.h>
 #include <asm/sysreg.h>
 
@@ -117,11 +118,19 @@ unsigned int tprof_arch_kernel_stack(struct pt_regs *regs,
 	/*
 	 * The interrupted x30 after the pc (TPROF_RF_KERNEL_LR): the caller
 	 * of a frameless leaf, which the records from x29 skip; stale
-	 * elsewhere, which the reader tells with the kernel's symbols.
+	 * elsewhere, which the reader tells with the kernel's symbols. Never
+	 * a user address: x30 is only a caller's address where the code made
+	 * a call; elsewhere it may hold any value (once, in 6.12-arm64's
+	 * case 28, a sample's kernel ips held a user address: which ip, the
+	 * log did not say).
 	 */
 	if (regs && nr < max) {
-		ips[nr++] = ptrauth_strip_kernel_insn_pac(regs->regs[30]);
-		*rflags |= TPROF_RF_KERNEL_LR;
+		unsigned long lr = ptrauth_strip_kernel_insn_pac(regs->regs[30]);
+
+		if (is_ttbr1_addr(lr)) {
+			ips[nr++] = lr;
+			*rflags |= TPROF_RF_KERNEL_LR;
+		}
 	}
 	while (i < n && ent[i] && nr < max)
 		ips[nr++] = ent[i++];
