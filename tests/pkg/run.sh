@@ -360,7 +360,7 @@ agent_no_target() {
 		eval "$(sed -n 's/^ExecStart=//p' "$2")" 2>&1) || rc=$?
 	echo "exit $rc: $out"
 	[ $rc = 2 ] && grep -q '^RestartPreventExitStatus=2$' "$2" &&
-		grep -q '^tprof-agent: need exactly one of -p PID or --cgroup PATH' <<<"$out"
+		grep -q '^tprof-agent: need exactly one of -p PID, --cgroup PATH or --all' <<<"$out"
 }
 # deb_same_depends AMD64_DEB ARM64_DEB: the arm64 package depends on the
 # same packages as the amd64 one (dpkg-shlibdeps on the cross build's
