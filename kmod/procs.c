@@ -26,15 +26,18 @@
 #include "stack.h"
 #include "tprof.h"
 
-/* Slots of a TPROF_F_CHILDREN table: at most half used. */
+/* Slots of a TPROF_F_CHILDREN table: half of them used. */
 #define TPROF_PROCS_BITS	11
-static_assert(TPROF_MAX_PROCS * 2 <= (1U << TPROF_PROCS_BITS));
+static_assert(TPROF_MAX_PROCS == 1U << (TPROF_PROCS_BITS - 1));
 
 /*
  * A cgroup session's table (TPROF_F_CGROUP, root only): its cgroup may be
  * the root, every process of a busy machine. At most half its slots used.
  */
-static unsigned int cgroup_procs_bits = 14;
+#define TPROF_CGROUP_PROCS_BITS	14
+static_assert(TPROF_DEFAULT_CGROUP_PROCS ==
+	      1U << (TPROF_CGROUP_PROCS_BITS - 1));
+static unsigned int cgroup_procs_bits = TPROF_CGROUP_PROCS_BITS;
 module_param(cgroup_procs_bits, uint, 0444);
 MODULE_PARM_DESC(cgroup_procs_bits,
 		 "log2 of a cgroup session's process slots, half of them used (11..20, default 14: 8192 processes)");
@@ -57,17 +60,13 @@ unsigned long tprof_procs_bytes(enum tprof_procs_kind kind)
 	return sizeof(struct tprof_proc) << tprof_procs_bits(kind);
 }
 
-/* Processes a session of @kind holds at once, at most. */
-u32 tprof_procs_max(enum tprof_procs_kind kind)
+/*
+ * Processes a session of @kind holds at once, at most: half its slots
+ * (a tree's TPROF_MAX_PROCS, the target alone's 1).
+ */
+static u32 tprof_procs_max(enum tprof_procs_kind kind)
 {
-	switch (kind) {
-	case TPROF_PROCS_TREE:
-		return TPROF_MAX_PROCS;
-	case TPROF_PROCS_CGROUP:
-		return 1U << (tprof_procs_bits(kind) - 1);
-	default:
-		return 1;
-	}
+	return 1U << (tprof_procs_bits(kind) - 1);
 }
 
 /* Live processes of all tables per bucket (tprof_procs_anywhere()). */

@@ -147,7 +147,6 @@ enum tprof_procs_kind {
 };
 
 unsigned long tprof_procs_bytes(enum tprof_procs_kind kind);
-u32 tprof_procs_max(enum tprof_procs_kind kind);
 int tprof_procs_alloc(struct tprof_procs *pt, enum tprof_procs_kind kind);
 void tprof_procs_free(struct tprof_procs *pt);
 struct tprof_proc *tprof_procs_find(struct tprof_procs *pt, struct pid *tgid);

@@ -33,6 +33,8 @@
 #define TPROF_MAX_SNAPSHOT_BYTES	65528	/* perf's sample_stack_user */
 /* Processes a TPROF_F_CHILDREN session follows at once (PROC DROPPED past it). */
 #define TPROF_MAX_PROCS		1024
+/* A TPROF_F_CGROUP session's, unless tprof.ko's cgroup_procs_bits says else */
+#define TPROF_DEFAULT_CGROUP_PROCS	8192
 
 /**
  * struct tprof_ioc_info - TPROF_IOC_INFO reply; needs no session.

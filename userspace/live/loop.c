@@ -947,7 +947,7 @@ static int finish(struct live *l, struct stream_reader *sr, int ret)
 		       "warning: %llu processes of the cgroup were not followed: more than the module's limit at once (tprof.ko's cgroup_procs_bits: %d by default)" :
 		       "warning: %llu processes of the tree were not followed: more than %d at once (the module's limit)",
 		       (unsigned long long)ndropped,
-		       l->o->cgroup ? 8192 : TPROF_MAX_PROCS);
+		       l->o->cgroup ? TPROF_DEFAULT_CGROUP_PROCS : TPROF_MAX_PROCS);
 	while (l->o->argv && !launch__poll(&l->launch, on_launch_stop, l)) {
 		struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN };
 
