@@ -411,6 +411,30 @@ static bool add_runs(struct maps *m, const struct maps_pid *mp, uint32_t q,
 	return false;
 }
 
+/*
+ * snap (its mappings interned, its runs added, its epoch set) becomes
+ * mp's newest snapshot and m's last: in mp's positions (out of time
+ * order: unordered) and in m's time index of lows.
+ */
+static void push_snapshot(struct maps *m, struct maps_pid *mp,
+			  const struct maps_snapshot *snap)
+{
+	if (mp->npos && m->snaps[mp->pos[mp->npos - 1]].time_ns > snap->time_ns)
+		mp->unordered = true;
+	if (mp->npos == mp->cappos) {
+		mp->cappos = mp->cappos ? mp->cappos * 2 : 1;
+		mp->pos = xrealloc(mp->pos, mp->cappos * sizeof(*mp->pos));
+	}
+	mp->pos[mp->npos++] = m->nsnaps;
+	while (m->nlows &&
+	       m->snaps[m->lows[m->nlows - 1]].time_ns >= snap->time_ns)
+		m->nlows--;
+	GROW(m->lows, m->caplows, m->nlows + 1);
+	m->lows[m->nlows++] = m->nsnaps;
+	GROW(m->snaps, m->capsnaps, m->nsnaps + 1);
+	m->snaps[m->nsnaps++] = *snap;
+}
+
 int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 		       const char *text, size_t len)
 {
@@ -444,19 +468,7 @@ int maps__add_snapshot(struct maps *m, int pid, uint64_t time_ns,
 	/* the epoch: see maps.h */
 	dropped = add_runs(m, mp, mp->npos, snap.idx, snap.n);
 	snap.epoch = (m->nsnaps ? m->snaps[m->nsnaps - 1].epoch : 0) + dropped;
-	if (mp->npos && m->snaps[mp->pos[mp->npos - 1]].time_ns > time_ns)
-		mp->unordered = true;
-	if (mp->npos == mp->cappos) {
-		mp->cappos = mp->cappos ? mp->cappos * 2 : 1;
-		mp->pos = xrealloc(mp->pos, mp->cappos * sizeof(*mp->pos));
-	}
-	mp->pos[mp->npos++] = m->nsnaps;
-	while (m->nlows && m->snaps[m->lows[m->nlows - 1]].time_ns >= time_ns)
-		m->nlows--;
-	GROW(m->lows, m->caplows, m->nlows + 1);
-	m->lows[m->nlows++] = m->nsnaps;
-	GROW(m->snaps, m->capsnaps, m->nsnaps + 1);
-	m->snaps[m->nsnaps++] = snap;
+	push_snapshot(m, mp, &snap);
 	return (int)snap.n;
 }
 
@@ -853,19 +865,7 @@ static void readd(struct maps *n, const struct maps *m,
 		n->all[snap.idx[i]].bid_tried |= e->bid_tried;
 	}
 	add_runs(n, mp, mp->npos, snap.idx, snap.n);
-	if (mp->npos && n->snaps[mp->pos[mp->npos - 1]].time_ns > s->time_ns)
-		mp->unordered = true;
-	if (mp->npos == mp->cappos) {
-		mp->cappos = mp->cappos ? mp->cappos * 2 : 1;
-		mp->pos = xrealloc(mp->pos, mp->cappos * sizeof(*mp->pos));
-	}
-	mp->pos[mp->npos++] = n->nsnaps;
-	while (n->nlows && n->snaps[n->lows[n->nlows - 1]].time_ns >= s->time_ns)
-		n->nlows--;
-	GROW(n->lows, n->caplows, n->nlows + 1);
-	n->lows[n->nlows++] = n->nsnaps;
-	GROW(n->snaps, n->capsnaps, n->nsnaps + 1);
-	n->snaps[n->nsnaps++] = snap;
+	push_snapshot(n, mp, &snap);
 }
 
 size_t maps__forget(struct maps *m, bool (*gone)(void *ctx, int pid),

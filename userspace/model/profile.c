@@ -97,6 +97,17 @@ void profile__free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The index hashes of a thread's tid and a process's pid. */
+static uint64_t thread_hash(int tid)
+{
+	return hash_u64((uint32_t)tid);
+}
+
+static uint64_t proc_hash(int pid)
+{
+	return hash_u64((uint32_t)pid ^ 0x9e3779b9U);
+}
+
 /* The thread of tid; with add, added if new (else NULL). */
 static struct thread_info *thread_of(const struct profile *p, int tid,
 				     bool add)
@@ -104,8 +115,7 @@ static struct thread_info *thread_of(const struct profile *p, int tid,
 	struct profile *w = (struct profile *)p;	/* written only with add */
 
 	return IDTABLE_GET(w->threads, w->nthreads, w->capthreads,
-			   w->thread_idx, tid, tid, hash_u64((uint32_t)tid),
-			   add);
+			   w->thread_idx, tid, tid, thread_hash(tid), add);
 }
 
 struct thread_info *profile__thread(struct profile *p, int tid)
@@ -125,7 +135,7 @@ static struct proc_info *proc_of(const struct profile *p, int pid, bool add)
 	struct profile *w = (struct profile *)p;	/* written only with add */
 
 	return IDTABLE_GET(w->procs, w->nprocs, w->capprocs, w->proc_idx, pid,
-			   pid, hash_u64((uint32_t)pid ^ 0x9e3779b9U), add);
+			   pid, proc_hash(pid), add);
 }
 
 struct proc_info *profile__proc(struct profile *p, int pid)
@@ -1117,9 +1127,8 @@ size_t profile__forget(struct profile *p, uint64_t before_ns, int **gone)
 		p->nprocs = n;
 		hindex_free(&p->proc_idx);
 		for (i = 0; i < n; i++)
-			hindex_put(&p->proc_idx,
-				   hash_u64((uint32_t)p->procs[i].pid ^
-					    0x9e3779b9U), i + 1);
+			hindex_put(&p->proc_idx, proc_hash(p->procs[i].pid),
+				   i + 1);
 	}
 	if (g.n)
 		qsort(pids, g.n, sizeof(*pids), cmp_int);
@@ -1144,7 +1153,7 @@ size_t profile__forget(struct profile *p, uint64_t before_ns, int **gone)
 		hindex_free(&p->thread_idx);
 		for (i = 0; i < n; i++)
 			hindex_put(&p->thread_idx,
-				   hash_u64((uint32_t)p->threads[i].tid), i + 1);
+				   thread_hash(p->threads[i].tid), i + 1);
 	}
 	p->procs_forgotten += g.n;
 	maps__forget(&p->maps, is_gone, &g, before_ns);
