@@ -244,6 +244,7 @@ static void report_wakers(const struct profile *p)
 	const struct agg *a = &p->whole;
 	struct wait_by *v = xcalloc(a->nsamples + 1, sizeof(*v));
 	size_t i, n = 0, m = 0;
+	uint64_t all = 0;
 	bool told = false;
 
 	for (i = 0; i < a->nsamples; i++) {
@@ -273,14 +274,15 @@ static void report_wakers(const struct profile *p)
 	for (i = 0; i < m; i++) {
 		const struct thread_info *t = profile__find_thread(p, v[i].tid);
 		const char *comm = t ? thread__comm_at(t, UINT64_MAX) : "";
-		uint64_t all = 0;
+		bool first = !i || v[i - 1].tid != v[i].tid;
 		char who[64], ns[32];
 		size_t j;
 
-		for (j = i; j > 0 && v[j - 1].tid == v[i].tid; j--)
-			;
-		for (; j < m && v[j].tid == v[i].tid; j++)
-			all += v[j].ns;
+		if (first) {	/* the thread's total, for its rows' shares */
+			all = 0;
+			for (j = i; j < m && v[j].tid == v[i].tid; j++)
+				all += v[j].ns;
+		}
 		if (v[i].w.tid)
 			snprintf(who, sizeof(who), "%s %d %.16s",
 				 pprof__waker_kind_name(v[i].w.kind),
@@ -289,8 +291,7 @@ static void report_wakers(const struct profile *p)
 			snprintf(who, sizeof(who), "%s",
 				 pprof__waker_kind_name(v[i].w.kind));
 		fprintf(stderr, "%8d %-16s %-40s %12s %6.2f%%\n", v[i].tid,
-			(i && v[i - 1].tid == v[i].tid) ? "" :
-			(*comm ? comm : "-"), who,
+			!first ? "" : (*comm ? comm : "-"), who,
 			fmt_ns(ns, sizeof(ns), v[i].ns),
 			all ? (double)v[i].ns * 100.0 / (double)all : 0.0);
 	}
