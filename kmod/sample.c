@@ -153,8 +153,9 @@ static bool tprof_snapshots(const struct tprof_session *s, u32 abi)
 /*
  * Writes @rec (a SAMPLE of @len bytes) and the rest of its group in one
  * reservation: first, for an off-CPU sample whose wait has a waker, the
- * WAKER record @wk (with TPROF_RF_GROUP); with snapshots its USTACK record
- * (and the chain @ch in it, whose walk's flags @rec gets); with a
+ * WAKER record @wk (with TPROF_RF_GROUP); with snapshots and user
+ * registers @uregs (NULL: none, the thread is in do_exit()) its USTACK
+ * record (and the chain @ch in it, whose walk's flags @rec gets); with a
  * user-memory walk @w its UWALK record, last, the walk's words written
  * straight into the ring as it reads them. The reader gets all or none.
  * Context: hardirq or IRQs off; c's thread is current, its mm loaded.
@@ -177,7 +178,8 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 	u64 t0 = 0, rec_pos;
 	int ret = 0;
 
-	if (tprof_snapshots(s, rec->abi)) {
+	/* a WAKER alone makes a group without user context */
+	if (uregs && tprof_snapshots(s, rec->abi)) {
 		sp = tprof_arch_user_regs(uregs, rec->abi, c->ustack.regs);
 		req = tprof_stack_ubytes(sp, s->snapshot_bytes);
 		/* x86-64's red zone; ia32 and arm64 have none */

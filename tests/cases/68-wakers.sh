@@ -24,7 +24,9 @@
 #  - trust: an unprivileged user's off-CPU session on a FIFO that a root
 #    process writes: >= 95% of SLEPT is "other process", and neither the
 #    writer's tid nor its comm is anywhere in the profile; root's session
-#    on the same pair names the writer (the labels are the rule's doing).
+#    on the same pair names the writer (the labels are the rule's doing);
+#  - exit: threads that wait in do_exit() (for the mmap lock a "locker"
+#    thread holds) carry the locker's tid under "[thread exit]".
 # Off-CPU period 100 us (the unprivileged floor): a wait's sampled time is
 # within a period of its own. 30-34 s on 6.12 under TCG; the short rows
 # (6.1, 6.12-rt: CASE_SHORT) run half the waits (90 s on 6.12-rt in full).
@@ -44,9 +46,9 @@ cleanup() {
 }
 trap cleanup EXIT
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-# waits of each run: pipe, mutex, sleep, fifo
-np=300 nm=60 ns=100 nf=200
-[ "${CASE_SHORT:-0}" = 1 ] && np=150 nm=30 ns=50 nf=100
+# waits of each run: pipe, mutex, sleep, fifo; threads that leave
+np=300 nm=60 ns=100 nf=200 ne=40
+[ "${CASE_SHORT:-0}" = 1 ] && np=150 nm=30 ns=50 nf=100 ne=20
 rt=0
 [ -e /sys/kernel/realtime ] && [ "$(cat /sys/kernel/realtime)" = 1 ] && rt=1
 
@@ -167,6 +169,24 @@ if run sleep -- "$P" sleep $ns 2000; then
 	else
 		fail "sleep: an interrupt's wakeup carries no tid and no comm ($tids ns with a tid, $named ns with a comm; a kernel thread's $kthr ns)"
 		grep '^label' sleep.waker_comm sleep.waker_tid | sed 's/^/    /'
+	fi
+fi
+
+# ---- exit: a wait in do_exit(), with no user context left ----
+# Threads that leave while the locker holds the mmap lock wait for it in
+# exit_mm(), with PF_EXITING: the sample owed at their switch-in has a
+# WAKER and no user registers (which once oopsed the module: the group's
+# snapshot read a NULL pt_regs). Its time is "[thread exit]"'s, woken by
+# the locker.
+if run exit -- "$P" exit $ne 64; then
+	read -r _ ltid n mp < <(grep '^exit ' exit.txt)
+	by exit waker_tid '[thread exit]'
+	got=$(sumval exit.waker_tid labelfunc "$ltid" '[thread exit]')
+	if [ "$got" -gt 0 ]; then
+		ok "exit: $got ns of $n threads' waits in do_exit() name the locker $ltid (its mprotect()s $mp ns)"
+	else
+		fail "exit: no wait in do_exit() names the locker $ltid ($n threads, its mprotect()s $mp ns)"
+		grep -E '^(label|func)' exit.waker_tid | sed 's/^/    /' | head
 	fi
 fi
 

@@ -30,6 +30,14 @@
  *   wakers fifo-write PATH N US  opens PATH, writes N bytes, US us apart,
  *                           as "rootwriter" (its comm):
  *                           fifowrite TID
+ *   wakers exit N MIB       N threads leave by a bare exit(2) while a
+ *                           "locker" thread holds the mm's mmap lock for
+ *                           writing (mprotect() of MIB MiB of 4 KiB
+ *                           pages), both on one CPU: a leaving thread runs
+ *                           when the locker is preempted there and waits
+ *                           in do_exit() (exit_mm()'s mmap_read_lock()),
+ *                           and the locker's unlock wakes it:
+ *                           exit LOCKER_TID N MPROTECT_NS
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -41,6 +49,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -369,6 +380,88 @@ static void run_fifo_write(const char *path)
 	}
 }
 
+/* ---- exit ---- */
+static atomic_int exit_go;
+static sem_t lock_go, lock_done;
+static char *region;
+static size_t region_bytes;
+static int locker_tid;
+static uint64_t mprotect_ns;
+
+static void on_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/*
+ * Leaves as soon as the locker is in its mprotect(): by exit(2) itself,
+ * not glibc's thread exit (whose madvise() of the stack would wait on the
+ * lock before do_exit()). The kernel clears the tid for pthread_join().
+ */
+static void *exiter(void *arg)
+{
+	(void)arg;
+	on_cpu0();
+	while (!atomic_load(&exit_go))
+		sched_yield();
+	syscall(SYS_exit, 0);
+	return NULL;
+}
+
+static void *locker(void *arg)
+{
+	uint64_t t;
+
+	(void)arg;
+	name("locker");
+	locker_tid = tid();
+	on_cpu0();
+	for (long i = 0; i < n_iter; i++) {
+		sem_wait(&lock_go);
+		atomic_store(&exit_go, 1);
+		t = now_ns();
+		if (mprotect(region, region_bytes, PROT_READ) ||
+		    mprotect(region, region_bytes, PROT_READ | PROT_WRITE))
+			die("mprotect");
+		mprotect_ns += now_ns() - t;
+		sem_post(&lock_done);
+	}
+	return NULL;
+}
+
+static void run_exit(void)
+{
+	pthread_t l, e;
+
+	region = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED)
+		die("mmap");
+	/* a page table entry per 4 KiB: the mprotect() walks them all */
+	madvise(region, region_bytes, MADV_NOHUGEPAGE);
+	for (size_t o = 0; o < region_bytes; o += 4096)
+		region[o] = 1;
+	sem_init(&lock_go, 0, 0);
+	sem_init(&lock_done, 0, 0);
+	pthread_create(&l, NULL, locker, NULL);
+	for (long i = 0; i < n_iter; i++) {
+		atomic_store(&exit_go, 0);
+		if (pthread_create(&e, NULL, exiter, NULL))
+			die("pthread_create");
+		sem_post(&lock_go);
+		pthread_join(e, NULL);
+		sem_wait(&lock_done);
+	}
+	pthread_join(l, NULL);
+	printf("exit %d %ld %llu\n", locker_tid, n_iter,
+	       (unsigned long long)mprotect_ns);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -394,8 +487,12 @@ int main(int argc, char **argv)
 		n_iter = atol(argv[3]);
 		us_a = atol(argv[4]);
 		run_fifo_write(argv[2]);
+	} else if (!strcmp(mode, "exit") && argc == 4) {
+		n_iter = atol(argv[2]);
+		region_bytes = (size_t)atol(argv[3]) << 20;
+		run_exit();
 	} else {
-		fprintf(stderr, "usage: wakers pipe N US | mutex N A_US B_US | sleep N US | fifo-read PATH N | fifo-write PATH N US\n");
+		fprintf(stderr, "usage: wakers pipe N US | mutex N A_US B_US | sleep N US | fifo-read PATH N | fifo-write PATH N US | exit N MIB\n");
 		return 2;
 	}
 	return 0;
