@@ -111,9 +111,11 @@ if run mutex --report -- "$P" mutex $nm 10000 20000; then
 		fi
 	done < <(grep '^holder ' mutex.txt)
 	# --report's table of each waiting thread's time by waker: the
-	# waiter's row of each holder is the sum of the profile's samples of
-	# the waiter with that waker_tid (its lock waits, and its waits on the
-	# semaphore a holder posts once it holds the lock)
+	# waiter's rows of each holder (a row per comm the holder had when it
+	# woke the waiter: a wakeup can come before its prctl() name) sum to
+	# the profile's samples of the waiter with that waker_tid (its lock
+	# waits, and its waits on the semaphore a holder posts once it holds
+	# the lock)
 	wtid=$(sed -n 's/^waiter \([0-9]*\).*/\1/p' mutex.txt)
 	"$SUM" -sample_index off_cpu -tag "tid=$wtid" -label waker_tid mutex.pb.gz > mutex.waiter 2>&1
 	save mutex.waiter
@@ -123,7 +125,8 @@ if run mutex --report -- "$P" mutex $nm 10000 20000; then
 				if (s ~ /us$/) return s * 1e3; if (s ~ /ms$/) return s * 1e6
 				if (s ~ /ns$/) return s + 0; return s * 1e9 }
 			$1 == t && / thread / { for (i = 2; i < NF; i++)
-				if ($i == "thread" && $(i + 1) == h) printf "%.0f\n", ns($(NF - 1)) }' mutex.err)
+				if ($i == "thread" && $(i + 1) == h) { s += ns($(NF - 1)); f = 1 } }
+			END { if (f) printf "%.0f\n", s }' mutex.err)
 		want=$(sumval mutex.waiter label "$htid")
 		if [ -n "$got" ] && [ "$got" = "$want" ] && [ "$got" -ge "$hwait" ]; then
 			ok "mutex: --report's row of waiter $wtid woken by $htid: $got ns, as its samples with that waker_tid (its lock waits alone: $hwait ns by the program's clock)"
