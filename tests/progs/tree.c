@@ -16,7 +16,7 @@
  *                    and "done PID CPU_NS" for each as it is reaped
  *   wide N           fork N children that wait, all alive at once; then
  *                    kill and reap them; print "wide N"
- *   wrap CMD ARGS    run CMD (gcc -wrapper): append "NAME CPU_NS" to
+ *   wrap CMD ARGS    run CMD (gcc -wrapper): append "NAME CPU_NS PID" to
  *                    $TREE_LOG when it ends; exit with its status
  *
  * "done" and "wrap" read each child's CPU time when it is all done
@@ -194,8 +194,8 @@ static int wrap(char **argv)
 	ns = reap(pid, &st);
 	if (log) {
 		char line[512];
-		int n = snprintf(line, sizeof(line), "%s %llu\n",
-				 name ? name + 1 : argv[0], ns);
+		int n = snprintf(line, sizeof(line), "%s %llu %d\n",
+				 name ? name + 1 : argv[0], ns, (int)pid);
 
 		fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
 		if (fd >= 0) {
