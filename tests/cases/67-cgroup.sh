@@ -15,6 +15,12 @@
 #    one (up to its move: its samples stop there) within 2% plus a few
 #    periods of their CPU time inside;
 #  - a spinner outside the cgroup is not in the profile;
+#  - each sample's cgroup label is the cgroup the case put its process in
+#    (as /proc/PID/cgroup says it: from the cgroup v2 root), the program's
+#    its child cgroup's, the moved-in one's from its move; the shell loop
+#    runs in a child named like a systemd service (tprof-test.service),
+#    which its samples' systemd_unit label names; a command launched in
+#    it (tprof-read -- CMD) the same; --all's processes their own;
 #  - an unprivileged --cgroup and a directory that is not a cgroup v2 one
 #    are refused with one line each;
 #  - --all (the cgroup v2 root's session): a process there at the start in
@@ -37,14 +43,17 @@ if ! grep -q "^[^ ]* $CG cgroup2 " /proc/mounts; then
 	mounted=1
 fi
 D=$CG/tprof67
-mkdir -p $D/sub || { skip "cgroup: cannot make $D"; exit 0; }
+SVC=$D/tprof-test.service
+mkdir -p $D/sub $SVC || { skip "cgroup: cannot make $D"; exit 0; }
+# the labels' truth: the cgroups made here, from the cgroup v2 root
+rel() { echo "${1#$CG}"; }
 pids=()
 cleanup() {
 	echo 0 > $D/cgroup.freeze 2>/dev/null
 	kill -9 "${pids[@]}" 2>/dev/null
 	sleep 0.5
 	wait "${pids[@]}" 2>/dev/null
-	rmdir $D/many $D/sub $D 2>/dev/null
+	rmdir $D/many $D/sub $SVC $D 2>/dev/null
 	[ $mounted = 1 ] && umount $CG
 }
 trap cleanup EXIT
@@ -73,7 +82,7 @@ freeze() {
 long=100000000
 start_in $D/sub env LAB_TRUTH=/dev/null "$B/lab/lab-work" shares $long
 P=${pids[-1]}
-start_in $D sh -c "while :; do $B/progs/tree-b work 20 > /dev/null; done"
+start_in $SVC sh -c "while :; do $B/progs/tree-b work 20 > /dev/null; done"
 L=${pids[-1]}
 start_in $D "$B/progs/tree-a" work $long
 O=${pids[-1]}
@@ -121,7 +130,10 @@ wait $trp
 st=$?
 save cg.pb.gz cg.err
 "$SUM" cg.pb.gz > cg.sum 2>&1
-save cg.sum
+"$SUM" -label cgroup cg.pb.gz > cg.lab 2>&1
+"$SUM" -label systemd_unit cg.pb.gz > cg.unit 2>&1
+"$SUM" -label container_id cg.pb.gz > cg.cid 2>&1
+save cg.sum cg.lab cg.unit cg.cid
 
 if [ $st = 0 ] && [ -s cg.pb.gz ]; then ok "cgroup: tprof-read --cgroup exits 0 at SIGINT"
 else fail "cgroup: tprof-read --cgroup exits 0 (status $st)"; grep -v '^ *[0-9]' cg.err | tail -10 | sed 's/^/    /'; fi
@@ -145,6 +157,34 @@ proc_check "moved out mid-way, none after" $O $((o1 - o0)) 4000000
 x=$(sumval cg.sum pid "$X")
 if [ "$x" = 0 ]; then ok "cgroup: a process outside the cgroup is not in the profile"
 else fail "cgroup: a process outside the cgroup has $x ns in the profile"; fi
+# labels: each process's samples carry the cgroup it was in (P alone in
+# sub; M from its move in, O up to its move out, in D itself), the loop's
+# short processes theirs (read at each one's PROC record)
+lab_check() {
+	local name=$1 path=$2 want=$3 v
+	v=$(sumval cg.lab label "$path")
+	if [ "$want" -gt 0 ] && [ "$v" = "$want" ]; then ok "cgroup: label cgroup=$path: $v ns, $name's $want ns"
+	else fail "cgroup: label cgroup=$path: $v ns, $name's $want ns"; sed 's/^/    /' cg.lab; fi
+}
+lab_check "the program's (pid $P)" "$(rel $D/sub)" "$(sumval cg.sum pid $P)"
+lab_check "the moved-in and moved-out ones' (pids $M, $O)" "$(rel $D)" \
+	$(( $(sumval cg.sum pid $M) + $(sumval cg.sum pid $O) ))
+sv=$(sumval cg.lab label "$(rel $SVC)")
+un=$(sumval cg.unit label tprof-test.service)
+nolab=$(sumval cg.lab label -)
+if [ "$sv" -gt 0 ] && [ "$un" = "$sv" ] &&
+	[ "$(sumval cg.unit label -)" = "$((got - un))" ] &&
+	[ "$(sumval cg.cid label -)" = "$got" ]; then
+	ok "cgroup: the loop's processes in $(rel $SVC): $sv ns, systemd_unit=tprof-test.service on the same $un ns, no other unit, no container_id"
+else
+	fail "cgroup: $(rel $SVC) $sv ns, systemd_unit=tprof-test.service $un ns (want the same, > 0), the rest without: $(sumval cg.unit label -) ns (want $((got - un))), container_id: none on $(sumval cg.cid label -) of $got ns"
+	sed 's/^/    /' cg.unit
+fi
+# unlabeled: only the loss no thread claims (a process gone before its
+# cgroup was read would be here too)
+if awk -v a="$nolab" -v b="$got" 'BEGIN { exit !(a <= b / 100) }'; then ok "cgroup: $nolab ns of $got without a cgroup label"
+else fail "cgroup: $nolab ns of $got without a cgroup label (want < 1%)"; fi
+
 n=$(awk -F'\t' '$1 == "pid" { n++ } END { print n + 0 }' cg.sum)
 if [ "$n" -ge 6 ] && grep -q "processes: .*, 0 not followed, 0 denied" cg.err &&
 	! grep -q "non-profilable" cg.err; then
@@ -261,10 +301,48 @@ if [ $st = 0 ] && grep -q "session enabled" all.err; then
 	}
 	proc_check2 "there at the start, root cgroup" $A $((a1 - a0))
 	proc_check2 "started later, child cgroup" $Bp "$b1"
+	# A's cgroup read at its PROC record (EXISTING); B's at its PROC
+	# record (its fork: its shell, in the root cgroup until it moves
+	# itself, 221 ms of a TCG guest's CPU once) and again at its exec:
+	# all of tree-b's samples are the child cgroup's
+	"$SUM" -tag pid=$A -label cgroup all.pb.gz > all-a.lab 2>&1
+	"$SUM" -tag pid=$Bp -label cgroup all.pb.gz > all-b.lab 2>&1
+	"$SUM" -tag process=tree-b -label cgroup all.pb.gz > all-bx.lab 2>&1
+	save all-a.lab all-b.lab all-bx.lab
+	va=$(sumval all-a.lab label /); ta=$(sumval all.sum pid $A)
+	tb=$(sumval all-b.lab total); tx=$(sumval all-bx.lab total)
+	vx=$(sumval all-bx.lab label "$(rel $D/sub)")
+	vb=$(( $(sumval all-b.lab label /) + $(sumval all-b.lab label "$(rel $D/sub)") ))
+	if [ "$ta" -gt 0 ] && [ "$va" = "$ta" ]; then ok "all: label cgroup=/ on all of pid $A's $ta ns"
+	else fail "all: label cgroup=/ on $va of pid $A's $ta ns"; sed 's/^/    /' all-a.lab; fi
+	if [ "$tx" -gt 0 ] && [ "$vx" = "$tx" ] && [ "$vb" = "$tb" ]; then
+		ok "all: label cgroup=$(rel $D/sub) on all $tx ns of tree-b (pid $Bp), its shell's before the exec / ($((tb - tx)) ns)"
+	else
+		fail "all: label cgroup=$(rel $D/sub) on $vx of tree-b's $tx ns (pid $Bp), / or it on $vb of the pid's $tb ns"
+		sed 's/^/    /' all-bx.lab all-b.lab | grep -v '^    [pt]id'
+	fi
 	n=$(awk -F'\t' '$1 == "pid" { n++ } END { print n + 0 }' all.sum)
 	if [ "$n" -ge 3 ]; then ok "all: $n processes in the profile"
 	else fail "all: $n processes in the profile (want >= 3)"; fi
 else
 	fail "all: tprof-read --all (status $st)"; tail -5 all.err | sed 's/^/    /'
+fi
+
+# ---- a command launched by tprof-read in a cgroup named like a systemd
+# service: the target's cgroup read at the start ----
+sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' $SVC \
+	"$TR" -o launch.pb.gz -- "$B/progs/tree-c" work 500 > /dev/null 2> launch.err
+st=$?
+"$SUM" -label cgroup launch.pb.gz > launch.lab 2>&1
+"$SUM" -label systemd_unit launch.pb.gz > launch.unit 2>&1
+save launch.err launch.lab launch.unit
+tot=$(sumval launch.lab total)
+lv=$(sumval launch.lab label "$(rel $SVC)")
+uv=$(sumval launch.unit label tprof-test.service)
+if [ $st = 0 ] && [ "$tot" -gt 0 ] && [ "$lv" = "$tot" ] && [ "$uv" = "$tot" ]; then
+	ok "launch: cgroup=$(rel $SVC) and systemd_unit=tprof-test.service on all $tot ns"
+else
+	fail "launch: status $st, cgroup=$(rel $SVC) on $lv, systemd_unit=tprof-test.service on $uv, of $tot ns"
+	cat launch.lab launch.unit launch.err | head -20 | sed 's/^/    /'
 fi
 exit 0

@@ -13,6 +13,7 @@ extern const struct unit_test live_tests[];
 extern const struct unit_test agent_tests[];
 extern const struct unit_test agg_tests[];
 extern const struct unit_test evict_tests[];
+extern const struct unit_test cgroup_tests[];
 
 int main(int argc, char **argv)
 {
@@ -27,6 +28,7 @@ int main(int argc, char **argv)
 		agent_tests,
 		agg_tests,
 		evict_tests,
+		cgroup_tests,
 	};
 	int passed = 0, failed = 0, skipped = 0;
 	size_t s;

@@ -2,8 +2,8 @@
 /*
  * Unit tests: a live agent's eviction (agent/evict.h, profile__forget(),
  * maps__forget(), python__forget(), perfmap__forget(), objects__trim()).
- * A stream of thousands of short processes (PROC, EXEC, MAPS, BUILDID,
- * THREAD, PYPROC, PYCODE, samples, THREAD_EXIT, PROC_EXIT) beside a steady
+ * A stream of thousands of short processes (PROC, CGROUP, EXEC, MAPS,
+ * BUILDID, THREAD, PYPROC, PYCODE, samples, THREAD_EXIT, PROC_EXIT) beside a steady
  * target goes through the agent's own windows (agent/windows.c: the sink)
  * and its tick's eviction (evict__tick()) while scrapes' windows are open:
  * every window holds exactly the samples stamped in it and encodes with
@@ -121,6 +121,7 @@ static void build(struct sbuf *b, struct truth *tr)
 		t = T0 + k * STEP;
 		sample(b, tr, TARGET, TARGET, t, 0x555555554000ULL);
 		sb_proc(b, pid, TARGET, "target", 0, t + 1000);
+		sb_cgroup(b, pid, t + 1500, "0::/system.slice/short.service\n");
 		sb_exec(b, pid, "short", t + 2000);
 		snprintf(path, sizeof(path), "/opt/lib%d.so", k);
 		snprintf(maps, sizeof(maps),
@@ -176,8 +177,9 @@ static void sink_sample(void *ctx, const struct profile *p,
 	windows__sample(&r->ws, s, time_ns);
 }
 
-/* Samples (the count column) whose thread_comm label is comm. */
-static int64_t comm_samples(const PbProfile *pb, const char *comm)
+/* Samples (the count column) whose string label key is value. */
+static int64_t label_samples(const PbProfile *pb, const char *key,
+			     const char *value)
 {
 	int64_t n = 0;
 	size_t i, j;
@@ -187,11 +189,16 @@ static int64_t comm_samples(const PbProfile *pb, const char *comm)
 			const Perftools__Profiles__Label *l =
 				pb->sample[i]->label[j];
 
-			if (!strcmp(pb->string_table[l->key], "thread_comm") &&
-			    !strcmp(pb->string_table[l->str], comm))
+			if (!strcmp(pb->string_table[l->key], key) &&
+			    !strcmp(pb->string_table[l->str], value))
 				n += pb->sample[i]->value[1];
 		}
 	return n;
+}
+
+static int64_t comm_samples(const PbProfile *pb, const char *comm)
+{
+	return label_samples(pb, "thread_comm", comm);
 }
 
 /* The short processes' worker samples (t + 6000) in [t0, t1). */
@@ -255,6 +262,10 @@ static void close_passed(struct run *r, uint64_t consumed_to)
 				 workers_in(w->w.t0_ns, w->w.t1_ns));
 			CHECK_EQ(comm_samples(pb, "short"),
 				 workers_in(w->w.t0_ns, w->w.t1_ns));
+			/* and by their cgroup (forgotten with them too) */
+			CHECK_EQ(label_samples(pb, "systemd_unit",
+					       "short.service"),
+				 2 * workers_in(w->w.t0_ns, w->w.t1_ns));
 			r->named |= comm_samples(pb, "worker") > 0;
 		}
 		if (pb)

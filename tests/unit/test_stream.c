@@ -106,6 +106,8 @@ static void test_table(void)
 		  sizeof(struct tprof_urec_session) },
 		{ TPROF_UREC_PERFMAP, "PERFMAP",
 		  sizeof(struct tprof_urec_perfmap) },
+		{ TPROF_UREC_CGROUP, "CGROUP",
+		  sizeof(struct tprof_urec_cgroup) },
 		{ TPROF_REC_UWALK, "UWALK", sizeof(struct tprof_rec_uwalk) },
 		{ TPROF_UREC_PYPROC, "PYPROC",
 		  sizeof(struct tprof_urec_pyproc) },

@@ -340,6 +340,14 @@ void sb_maps(struct sbuf *b, uint32_t pid, uint64_t time_ns, const char *text)
 	sb_text_rec(b, &m, sizeof(m), TPROF_UREC_MAPS, text, m.len, time_ns);
 }
 
+void sb_cgroup(struct sbuf *b, uint32_t pid, uint64_t time_ns,
+	       const char *text)
+{
+	struct tprof_urec_cgroup c = { .pid = pid, .len = strlen(text) };
+
+	sb_text_rec(b, &c, sizeof(c), TPROF_UREC_CGROUP, text, c.len, time_ns);
+}
+
 void sb_buildid(struct sbuf *b, uint32_t pid, uint32_t dev_major,
 		uint32_t dev_minor, uint64_t inode, const char *path,
 		const unsigned char *bid, uint32_t bid_len, uint64_t time_ns)

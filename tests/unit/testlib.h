@@ -136,6 +136,9 @@ void sb_text_rec(struct sbuf *b, void *rec, size_t rec_size,
 void sb_maps(struct sbuf *b, uint32_t pid, uint64_t time_ns,
 	     const char *text);
 /* a BUILDID record: file (dev, inode, path) has build-id bid[0..bid_len) */
+/* A CGROUP record: pid's /proc/PID/cgroup text. */
+void sb_cgroup(struct sbuf *b, uint32_t pid, uint64_t time_ns,
+	       const char *text);
 void sb_buildid(struct sbuf *b, uint32_t pid, uint32_t dev_major,
 		uint32_t dev_minor, uint64_t inode, const char *path,
 		const unsigned char *bid, uint32_t bid_len, uint64_t time_ns);

@@ -41,6 +41,7 @@ static uint32_t loc_index(struct resolved *r, enum rloc_kind kind,
 
 static void add_rsample(struct resolved *r, const struct agg_sample *a,
 			const char *comm, const char *pcomm,
+			const struct cgroup_change *cg,
 			const uint32_t *locs, uint32_t n)
 {
 	uint64_t h = hash_bytes(locs, (size_t)n * sizeof(*locs),
@@ -50,6 +51,7 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 					 (uint64_t)a->off_state << 60) ^
 				hash_bytes(comm, strlen(comm), 3) ^
 				hash_bytes(pcomm, strlen(pcomm), 5) ^
+				hash_u64((uintptr_t)cg) ^
 				hash_bytes(&a->waker, sizeof(a->waker), 11));
 	struct hiter it = { 0 };
 	struct rsample *s;
@@ -62,6 +64,7 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 		    s->off_state == a->off_state && s->nlocs == n &&
 		    !memcmp(&s->waker, &a->waker, sizeof(a->waker)) &&
 		    !strcmp(s->comm, comm) && !strcmp(s->pcomm, pcomm) &&
+		    s->cgroup == cg &&
 		    !memcmp(s->locs, locs, (size_t)n * sizeof(*locs)))
 			goto found;
 	}
@@ -75,6 +78,7 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 	s->waker = a->waker;
 	s->comm = comm;
 	s->pcomm = pcomm;
+	s->cgroup = cg;
 	s->nlocs = n;
 	s->locs = xmalloc((size_t)n * sizeof(*locs) + 1);
 	memcpy(s->locs, locs, (size_t)n * sizeof(*locs));
@@ -202,7 +206,8 @@ static void resolve_sample(struct resolved *r, const struct profile *p,
 	if (!n)	/* no frames, and not said why */
 		locs[n++] = loc_index(r, RLOC_PSEUDO, 0, 0, "[no stack]");
 	add_rsample(r, a, t ? thread__comm_at(t, a->first_time_ns) : "",
-		    profile__proc_name(p, a->pid, a->first_time_ns), locs, n);
+		    profile__proc_name(p, a->pid, a->first_time_ns),
+		    profile__cgroup_at(p, a->pid, a->first_time_ns), locs, n);
 }
 
 void resolve__run(struct resolved *r, const struct profile *p,

@@ -46,6 +46,8 @@ struct rsample {
 	struct agg_waker waker;	/* who ended the wait (agg.h) */
 	const char *comm;	/* at the sample's time; "" if unknown */
 	const char *pcomm;	/* its process's name then; "" if unknown */
+	/* its process's cgroup then (the profile's); NULL if unknown */
+	const struct cgroup_change *cgroup;
 	uint64_t weight_ns, count;
 	uint32_t *locs;		/* indexes into resolved.locs, leaf first */
 	uint32_t nlocs;

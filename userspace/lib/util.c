@@ -312,6 +312,14 @@ int proc_maps_read(int pid, char **text, size_t *len)
 	return file_read_all(path, text, len);
 }
 
+int proc_cgroup_read(int pid, char **text, size_t *len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	return file_read_all(path, text, len);
+}
+
 /* mountinfo's octal escapes (\040 a space, \011, \012, \134) undone */
 static void unescape_octal(char *s)
 {

@@ -38,6 +38,8 @@ int open_regular(const char *path);
 int file_read_all(const char *path, char **text, size_t *len);
 /* /proc/PID/maps by file_read_all() */
 int proc_maps_read(int pid, char **text, size_t *len);
+/* /proc/PID/cgroup by file_read_all() */
+int proc_cgroup_read(int pid, char **text, size_t *len);
 /*
  * Where this process sees the root of its cgroup v2 hierarchy mounted
  * (/proc/self/mountinfo: a cgroup2 mount of root "/"), into buf; 0,

@@ -5,9 +5,10 @@
  * guest, a thread's exit) no longer leaves the rings to fill, as it did
  * when the loop read them itself. The one thing it does besides: a
  * process that exec'd or joined the session (an EXEC or PROC record) has
- * its maps read when the thread reads the record, since the loop may get
- * to the record after the process exited (case 53's tree on a 6.12-arm64
- * guest: a child's maps read seconds late, its code unnamed).
+ * its maps and cgroup read when the thread reads the record, since the
+ * loop may get to the record after the process exited (case 53's tree on
+ * a 6.12-arm64 guest: a child's maps read seconds late, its code
+ * unnamed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,11 +48,7 @@ struct drain_chunk {
 /* a maps snapshot the thread read (drain__next_maps()) */
 struct drain_maps {
 	struct spsc_node node;		/* first: the list's */
-	int pid;
-	uint64_t time_ns;
-	bool exec;			/* read at an EXEC record */
-	char *text;
-	size_t len;
+	struct drain_snap s;		/* its texts the thread's */
 };
 
 /* snapshots held for the loop: past it, none more */
@@ -77,7 +74,8 @@ struct drain_maps {
 
 static void free_maps(struct drain_maps *m)
 {
-	free(m->text);
+	free(m->s.maps);
+	free(m->s.cgroup);
 	free(m);
 }
 
@@ -101,8 +99,13 @@ static void reclaim(struct drain *d)
 		free_maps((struct drain_maps *)n);
 }
 
-/* Queue pid's maps, read now, stamped time_ns. Context: the thread. */
-static void snap_maps(struct drain *d, int pid, uint64_t time_ns, bool exec)
+/*
+ * Queue pid's maps, read now, stamped time_ns, and with cgroup its
+ * /proc/PID/cgroup (at EXEC and PROC records: a process changes cgroups
+ * rarely, and not by mapping). Context: the thread.
+ */
+static void snap_maps(struct drain *d, int pid, uint64_t time_ns, bool exec,
+		      bool cgroup)
 {
 	struct drain_maps *m;
 
@@ -111,13 +114,16 @@ static void snap_maps(struct drain *d, int pid, uint64_t time_ns, bool exec)
 		return;
 	}
 	m = xcalloc(1, sizeof(*m));
-	m->pid = pid;
-	m->time_ns = time_ns;
-	m->exec = exec;
-	if (proc_maps_read(pid, &m->text, &m->len)) {
+	m->s.pid = pid;
+	m->s.time_ns = time_ns;
+	m->s.exec = exec;
+	if (proc_maps_read(pid, &m->s.maps, &m->s.maps_len)) {
 		free(m);
 		return;
 	}
+	/* unreadable (gone since): no cgroup, the maps still go */
+	if (cgroup && proc_cgroup_read(pid, &m->s.cgroup, &m->s.cgroup_len))
+		m->s.cgroup = NULL;
 	atomic_fetch_add(&d->nmaps, 1);
 	spsc__append(&d->maps, &m->node);
 	d->maps_read++;
@@ -155,7 +161,7 @@ static void mmap_seen(struct drain *d, int pid)
 	}
 	p->last_ns = now;
 	p->dirty = false;
-	snap_maps(d, pid, now, false);
+	snap_maps(d, pid, now, false, false);
 }
 
 /* The deferred reads whose gap passed. */
@@ -171,7 +177,7 @@ static void mmap_deferred(struct drain *d)
 			continue;
 		p->last_ns = now;
 		p->dirty = false;
-		snap_maps(d, p->pid, now, false);
+		snap_maps(d, p->pid, now, false, false);
 	}
 }
 
@@ -200,35 +206,35 @@ static void read_maps(struct drain *d, const unsigned char *buf, size_t n)
 		if (r.hdr.type == TPROF_REC_EXEC) {
 			pid_slot(d, (int)r.u.exec.pid)->last_ns =
 				now_ns(CLOCK_MONOTONIC);
-			snap_maps(d, (int)r.u.exec.pid, r.hdr.time_ns, true);
+			snap_maps(d, (int)r.u.exec.pid, r.hdr.time_ns, true,
+				  true);
 		} else if (r.hdr.type == TPROF_REC_PROC &&
 			   !(r.hdr.flags & (TPROF_RF_PROC_DROPPED |
 					    TPROF_RF_PROC_TOTALS))) {
 			snap_maps(d, (int)r.u.proc.pid, r.hdr.time_ns,
-				  false);
+				  false, true);
 		} else if (r.hdr.type == TPROF_REC_MMAP) {
 			mmap_seen(d, (int)r.u.mmap.pid);
 		}
 	}
 }
 
-bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
-		      uint64_t *time_ns, bool *exec, char **text, size_t *len)
+bool drain__next_maps(struct drain *d, uint64_t upto_ns,
+		      struct drain_snap *out)
 {
 	struct drain_maps *m;
 
 	if (!d->on)
 		return false;
 	m = (struct drain_maps *)spsc__peek(&d->maps);
-	if (!m || m->time_ns > upto_ns)
+	if (!m || m->s.time_ns > upto_ns)
 		return false;
 	spsc__take(&d->maps);
-	/* a copy: the node and its text are the thread's to free */
-	*text = xstrndup(m->text, m->len);
-	*len = m->len;
-	*pid = m->pid;
-	*time_ns = m->time_ns;
-	*exec = m->exec;
+	/* copies: the node and its texts are the thread's to free */
+	*out = m->s;
+	out->maps = xstrndup(m->s.maps, m->s.maps_len);
+	if (m->s.cgroup)
+		out->cgroup = xstrndup(m->s.cgroup, m->s.cgroup_len);
 	atomic_fetch_sub(&d->nmaps, 1);
 	return true;
 }

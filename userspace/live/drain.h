@@ -129,16 +129,27 @@ void drain__go(struct drain *d);
 /* The descriptor that becomes readable when a chunk was queued. */
 int drain__wake_fd(const struct drain *d);
 
+/* A maps snapshot the thread read, as drain__next_maps() hands it over. */
+struct drain_snap {
+	int pid;
+	uint64_t time_ns;	/* from when it names the process's code */
+	bool exec;		/* read at an EXEC record */
+	char *maps;		/* /proc/PID/maps, maps_len bytes */
+	size_t maps_len;
+	/* /proc/PID/cgroup, read with it at an EXEC or PROC record; NULL:
+	 * not read (an MMAP record's snapshot), or unreadable */
+	char *cgroup;
+	size_t cgroup_len;
+};
+
 /*
  * The oldest maps snapshot the thread read, if it is stamped upto_ns or
- * before: true with its *pid, *time_ns (from when it names the process's
- * code), *exec (read at an EXEC record), *text (a copy, malloc'd, the
- * caller's) and *len. The loop takes them before each record, so that
- * the samples after an exec or a library's mapping are named by what was
- * mapped then.
+ * before: true with it in *out, its texts copies, malloc'd, the
+ * caller's. The loop takes them before each record, so that the samples
+ * after an exec or a library's mapping are named by what was mapped then.
  */
-bool drain__next_maps(struct drain *d, uint64_t upto_ns, int *pid,
-		      uint64_t *time_ns, bool *exec, char **text, size_t *len);
+bool drain__next_maps(struct drain *d, uint64_t upto_ns,
+		      struct drain_snap *out);
 
 /*
  * The stream reader's read: whole records, up to cap bytes, from the

@@ -148,11 +148,7 @@ static void on_maps(void *ctx, int pid, const struct maps_snapshot *sn)
  */
 static void drain_maps_upto(struct live *l, const struct tprof_record *rec)
 {
-	uint64_t time_ns;
-	bool exec;
-	char *text;
-	size_t len;
-	int pid;
+	struct drain_snap sn;
 
 	/*
 	 * One read at an exec is kept even if it is the text already kept:
@@ -161,9 +157,13 @@ static void drain_maps_upto(struct live *l, const struct tprof_record *rec)
 	 * maps stamped since (a tree of short programs on one vCPU lost every
 	 * name so).
 	 */
-	while (drain__next_maps(&l->drain, rec->hdr.time_ns, &pid, &time_ns,
-				&exec, &text, &len))
-		recorder__maps_text(l->rc, pid, text, len, exec, time_ns);
+	while (drain__next_maps(&l->drain, rec->hdr.time_ns, &sn)) {
+		recorder__maps_text(l->rc, sn.pid, sn.maps, sn.maps_len,
+				    sn.exec, sn.time_ns);
+		if (sn.cgroup)
+			recorder__cgroup_text(l->rc, sn.pid, sn.cgroup,
+					      sn.cgroup_len, sn.time_ns);
+	}
 }
 
 /*
@@ -217,8 +217,11 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 		python_live__exec(&l->py, (int)rec->u.exec.pid);
 		/* the drain thread read them at the record; kept even if
 		 * the same text (drain_maps_upto()) */
-		if (!l->drain.on)
+		if (!l->drain.on) {
 			recorder__maps(rc, (int)rec->u.exec.pid, true);
+			recorder__cgroup(rc, (int)rec->u.exec.pid,
+					 rec->hdr.time_ns);
+		}
 	} else if (type == TPROF_REC_MMAP && rc->prof->maps_reused) {
 		recorder__maps(rc, (int)rec->u.mmap.pid, false);
 	} else if (type == TPROF_REC_PROC &&
@@ -227,8 +230,11 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 		/* nothing of it comes before we prove we may see it */
 		if (rec->hdr.flags & TPROF_RF_PROC_PENDING)
 			device__prove(&l->sess, (int)rec->u.proc.pid);
-		if (!l->drain.on)
+		if (!l->drain.on) {
 			recorder__maps(rc, (int)rec->u.proc.pid, false);
+			recorder__cgroup(rc, (int)rec->u.proc.pid,
+					 rec->hdr.time_ns);
+		}
 	}
 	else if (type == TPROF_REC_THREAD)
 		python_live__thread(&l->py, (int)rec->u.thread.pid);
@@ -686,9 +692,12 @@ static int begin(struct live *l)
 			return ret;
 		}
 	}
-	/* a cgroup's processes: their maps at their PROC records */
-	if (!o->cgroup)
+	/* a cgroup's processes: their maps and cgroups at their PROC
+	 * records */
+	if (!o->cgroup) {
 		recorder__maps(l->rc, l->rc->target, true);
+		recorder__cgroup(l->rc, l->rc->target, 0);
+	}
 	if (!o->argv)
 		return 0;
 	if (l->launch.at_exec) {

@@ -28,8 +28,10 @@ void recorder__start(struct recorder *rc, int target)
 
 void recorder__free(struct recorder *rc)
 {
-	while (rc->nlast--)
+	while (rc->nlast--) {
 		free(rc->last[rc->nlast].text);
+		free(rc->last[rc->nlast].cgroup);
+	}
 	free(rc->last);
 	rc->last = NULL;
 	hindex_free(&rc->last_idx);
@@ -228,10 +230,12 @@ void recorder__forget(struct recorder *rc, const int *pids, size_t n)
 	for (i = 0; i < rc->nlast; i++) {
 		for (k = 0; k < n && pids[k] != rc->last[i].pid; k++)
 			;
-		if (k < n)
+		if (k < n) {
 			free(rc->last[i].text);
-		else
+			free(rc->last[i].cgroup);
+		} else {
 			rc->last[kept++] = rc->last[i];
+		}
 	}
 	if (kept == rc->nlast)
 		return;
@@ -280,6 +284,32 @@ bool recorder__maps_text(struct recorder *rc, int pid, char *text,
 	lm->text = text;
 	lm->len = len;
 	return true;
+}
+
+void recorder__cgroup(struct recorder *rc, int pid, uint64_t time_ns)
+{
+	char *text;
+	size_t len;
+
+	if (!proc_cgroup_read(pid, &text, &len))
+		recorder__cgroup_text(rc, pid, text, len, time_ns);
+}
+
+void recorder__cgroup_text(struct recorder *rc, int pid, char *text,
+			   size_t len, uint64_t time_ns)
+{
+	struct tprof_urec_cgroup c = { .pid = pid, .len = len };
+	struct last_maps *lm = recorder__last_maps(rc, pid);
+
+	if (lm->cgroup && len == lm->cgroup_len &&
+	    !memcmp(text, lm->cgroup, len)) {
+		free(text);
+		return;
+	}
+	urec_at(rc, TPROF_UREC_CGROUP, time_ns, &c, sizeof(c), text, len);
+	free(lm->cgroup);
+	lm->cgroup = text;
+	lm->cgroup_len = len;
 }
 
 /*

@@ -3,7 +3,8 @@
  * tprof-read: where every record goes (--save-raw, then the profile), and
  * the pseudo-records a live session adds so that a saved stream replays
  * alone: MAPS as the target's maps change, BUILDID and VDSO as a snapshot
- * first shows a file, KALLSYMS before ENABLE, PERFMAP as the JIT map grows.
+ * first shows a file, CGROUP as a process joins or execs, KALLSYMS before
+ * ENABLE, PERFMAP as the JIT map grows.
  */
 #ifndef _TPROF_LIVE_RECORDER_H
 #define _TPROF_LIVE_RECORDER_H
@@ -18,11 +19,13 @@
 #include "model/profile.h"
 #include "stream/records.h"
 
-/* The last maps text read of one process, to skip repeats. */
+/* The last maps and cgroup texts read of one process, to skip repeats. */
 struct last_maps {
 	int pid;
 	char *text;
 	size_t len;
+	char *cgroup;
+	size_t cgroup_len;
 };
 
 struct recorder {
@@ -84,11 +87,23 @@ bool recorder__maps_text(struct recorder *rc, int pid, char *text,
 			 size_t len, bool force, uint64_t time_ns);
 
 /*
+ * A CGROUP record of pid's /proc/PID/cgroup, stamped time_ns (0: now: the
+ * record that called for it, PROC or EXEC, else the read), unless it says
+ * what pid's last one said; nothing if it cannot be read (gone). The
+ * model makes the labels of it (a v1-only text has none).
+ */
+void recorder__cgroup(struct recorder *rc, int pid, uint64_t time_ns);
+/* The same of text (len bytes, malloc'd: taken), read earlier. */
+void recorder__cgroup_text(struct recorder *rc, int pid, char *text,
+			   size_t len, uint64_t time_ns);
+
+/*
  * pid's last maps text (an empty entry the first time), found through a
  * hash index: a process tree's thousands of pids cost no scan.
  */
 struct last_maps *recorder__last_maps(struct recorder *rc, int pid);
-/* A live agent's eviction: the last maps texts of the pids[0..n) go. */
+/* A live agent's eviction: the last maps and cgroup texts of the
+ * pids[0..n) go. */
 void recorder__forget(struct recorder *rc, const int *pids, size_t n);
 
 /* A KALLSYMS record of rc->kallsyms and its modules file. */

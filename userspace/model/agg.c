@@ -32,7 +32,8 @@ static uint64_t key_hash(const struct agg_sample *s)
 				   (uint64_t)s->thread_exit << 42 ^
 				   (uint64_t)s->kernel_lr << 43) ^
 			  hash_u64(((uint64_t)s->snap_epoch << 32) ^
-				   s->comm_gen) ^
+				   s->comm_gen ^
+				   (uint64_t)s->cgroup_gen << 20) ^
 			  hash_bytes(&s->waker, sizeof(s->waker), 11));
 }
 
@@ -42,6 +43,7 @@ static bool same_key(const struct agg_sample *a, const struct agg_sample *s)
 	       a->off_state == s->off_state && a->nr == s->nr &&
 	       a->nr_kernel == s->nr_kernel &&
 	       a->snap_epoch == s->snap_epoch && a->comm_gen == s->comm_gen &&
+	       a->cgroup_gen == s->cgroup_gen &&
 	       a->truncated == s->truncated && a->exiting == s->exiting &&
 	       a->thread_exit == s->thread_exit && a->python == s->python &&
 	       a->kernel_lr == s->kernel_lr &&

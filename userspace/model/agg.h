@@ -29,16 +29,16 @@ struct agg_waker {
 
 /*
  * Aggregation key: (stack, tid, period, epoch, waker). The epoch (snapshots that
- * dropped or replaced a mapping, and comm changes of the thread, before the
- * sample) keeps samples of the same addresses apart when they may mean
- * different code: the resolve pass (resolve.c) looks each group up at its
- * own time.
+ * dropped or replaced a mapping, comm changes of the thread, and cgroup
+ * changes of its process, before the sample) keeps samples of the same
+ * addresses apart when they may mean different code or carry other labels:
+ * the resolve pass (resolve.c) looks each group up at its own time.
  */
 struct agg_sample {
 	int pid, tid;
 	uint64_t period_ns;
 	uint32_t nr_kernel, nr;	/* ips[0..nr_kernel) kernel, then user */
-	uint32_t snap_epoch, comm_gen;
+	uint32_t snap_epoch, comm_gen, cgroup_gen;
 	uint64_t *ips;
 	uint64_t first_time_ns;
 	uint64_t weight_ns, count;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "lib/buildid.h"
+#include "lib/cgroup_names.h"
 #include "model/idtable.h"
 #include "model/profile.h"
 #include "model/timeline.h"
@@ -67,6 +68,17 @@ static void comm_index_free(struct comm_index *ci)
 	free(ci);
 }
 
+static void proc_cgroups_free(struct proc_info *pi)
+{
+	uint32_t i;
+
+	for (i = 0; i < pi->ncgroups; i++)
+		free(pi->cgroups[i].path);
+	free(pi->cgroups);
+	pi->cgroups = NULL;
+	pi->ncgroups = 0;
+}
+
 void profile__free(struct profile *p)
 {
 	unsigned int k;
@@ -78,6 +90,8 @@ void profile__free(struct profile *p)
 		free(p->threads[i].comms);
 		comm_index_free(p->threads[i].cidx);
 	}
+	for (i = 0; i < p->nprocs; i++)
+		proc_cgroups_free(&p->procs[i]);
 	agg__free(&p->whole);
 	free(p->threads);
 	free(p->procs);
@@ -199,6 +213,48 @@ const char *profile__proc_name(const struct profile *p, int pid,
 	const struct thread_info *t = profile__find_thread(p, pid);
 
 	return t ? thread__comm_at(t, time_ns) : "";
+}
+
+/*
+ * The entry of pi's cgroups at time_ns: the newest at or before it (CGROUP
+ * records are stamped by their PROC or EXEC record, a process's arrive
+ * nearly in order, and few), else the first; -1 without any.
+ */
+static int cgroup_index(const struct proc_info *pi, uint64_t time_ns)
+{
+	int best = -1;
+	uint32_t i;
+
+	for (i = 0; i < pi->ncgroups; i++)
+		if (pi->cgroups[i].time_ns <= time_ns &&
+		    (best < 0 || pi->cgroups[i].time_ns >=
+				 pi->cgroups[best].time_ns))
+			best = (int)i;
+	return best < 0 && pi->ncgroups ? 0 : best;
+}
+
+const struct cgroup_change *profile__cgroup_at(const struct profile *p,
+					       int pid, uint64_t time_ns)
+{
+	const struct proc_info *pi = profile__find_proc(p, pid);
+	int i = pi ? cgroup_index(pi, time_ns) : -1;
+
+	return i < 0 ? NULL : &pi->cgroups[i];
+}
+
+/* cgroup changes of pid at or before time_ns: part of the key */
+static uint32_t cgroup_gen(const struct profile *p, int pid, uint64_t time_ns)
+{
+	const struct proc_info *pi;
+	uint32_t i, n = 0;
+
+	/* most sessions: no process ever changed, no lookup per sample */
+	if (!p->cgroup_moves)
+		return 0;
+	pi = profile__find_proc(p, pid);
+	for (i = 0; pi && i < pi->ncgroups; i++)
+		n += pi->cgroups[i].time_ns <= time_ns;
+	return n;
 }
 
 /* Past COMM_SCAN comm changes, a thread's are indexed by time. */
@@ -506,6 +562,7 @@ static void add_sample_now(struct profile *p, const struct tprof_record *sr,
 		.snap_epoch = maps__epoch_at(&p->maps, r->hdr.time_ns),
 		.comm_gen = comm_gen(profile__find_thread(p, s->tid),
 				     r->hdr.time_ns),
+		.cgroup_gen = cgroup_gen(p, (int)s->pid, r->hdr.time_ns),
 		.first_time_ns = r->hdr.time_ns,
 		.weight_ns = s->weight_ns, .count = 1,
 		.exiting = r->hdr.flags & TPROF_RF_EXITING,
@@ -903,6 +960,51 @@ static int on_maps(struct profile *p, const struct tprof_record *r)
 	return 0;
 }
 
+/*
+ * A CGROUP record: the process's cgroup from its time on, if its text has
+ * a cgroup v2 path (none: a v1-only system, a malformed text) and it is
+ * not the path the process had last.
+ */
+static int on_cgroup(struct profile *p, const struct tprof_record *r)
+{
+	struct cgroup_names nm;
+	struct cgroup_change *c;
+	struct proc_info *pi;
+	const char *path;
+	size_t len;
+	char *blk;
+
+	if (cgroup_v2_path(r->text, r->u.cgroup.len, &path, &len))
+		return 0;
+	pi = profile__proc(p, (int)r->u.cgroup.pid);
+	if (pi->ncgroups) {
+		const char *last = pi->cgroups[pi->ncgroups - 1].path;
+
+		if (strlen(last) == len && !memcmp(last, path, len))
+			return 0;
+		p->cgroup_moves = true;
+	}
+	cgroup_names(path, len, &nm);
+	/* path, unit and id, each NUL-terminated, in one block */
+	blk = xmalloc(len + nm.unit_len + nm.id_len + 3);
+	pi->cgroups = xrealloc(pi->cgroups,
+			       (pi->ncgroups + 1) * sizeof(*pi->cgroups));
+	c = &pi->cgroups[pi->ncgroups++];
+	c->time_ns = r->hdr.time_ns;
+	c->path = blk;
+	memcpy(blk, path, len);
+	blk[len] = 0;
+	blk += len + 1;
+	memcpy(blk, path + nm.unit_off, nm.unit_len);
+	blk[nm.unit_len] = 0;
+	c->unit = blk;
+	blk += nm.unit_len + 1;
+	memcpy(blk, path + nm.id_off, nm.id_len);
+	blk[nm.id_len] = 0;
+	c->container_id = blk;
+	return 0;
+}
+
 static int on_buildid(struct profile *p, const struct tprof_record *r)
 {
 	const struct tprof_urec_buildid *b = &r->u.buildid;
@@ -981,6 +1083,7 @@ static const record_fn user_handlers[] = {
 	[TPROF_UREC_PYCODE - TPROF_UREC_BASE] = on_pycode,
 	[TPROF_UREC_PERFMAP - TPROF_UREC_BASE] = on_perfmap,
 	[TPROF_UREC_MACHINE - TPROF_UREC_BASE] = on_machine,
+	[TPROF_UREC_CGROUP - TPROF_UREC_BASE] = on_cgroup,
 };
 
 static record_fn handler(unsigned int type)
@@ -1119,6 +1222,7 @@ size_t profile__forget(struct profile *p, uint64_t before_ns, int **gone)
 		if (proc_done(p, &p->procs[i], before_ns)) {
 			GROW(pids, cap, g.n + 1);
 			pids[g.n++] = p->procs[i].pid;
+			proc_cgroups_free(&p->procs[i]);
 		} else {
 			p->procs[n++] = p->procs[i];
 		}

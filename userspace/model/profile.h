@@ -52,6 +52,17 @@ struct thread_info {
 };
 
 /*
+ * A process's cgroup from a CGROUP record on (its cgroup, systemd_unit and
+ * container_id labels): the "0::" line's path and the names in it
+ * (lib/cgroup_names.h), "" where none; one allocation, path first.
+ */
+struct cgroup_change {
+	uint64_t time_ns;
+	char *path;
+	const char *unit, *container_id;	/* into path's block */
+};
+
+/*
  * A process of the stream: the target, and with TPROF_F_CHILDREN each
  * descendant the module followed (PROC records).
  */
@@ -65,6 +76,10 @@ struct proc_info {
 	uint64_t exit_ns;	/* its PROC_EXIT record's stamp */
 	uint32_t denied_reason;
 	uint64_t denied_ns;	/* CLOCK_MONOTONIC of the DENIED record */
+	/* its cgroups by time, in arrival order, a change each (a process
+	 * moved into a cgroup session's subtree is read again) */
+	struct cgroup_change *cgroups;
+	uint32_t ncgroups;
 };
 
 /*
@@ -182,6 +197,8 @@ struct profile {
 	uint64_t unmapped;
 	/* profile__forget()'s counts */
 	uint64_t procs_forgotten, threads_forgotten;
+	/* a process's cgroup changed (a second path): part of the key */
+	bool cgroup_moves;
 };
 
 void profile__init(struct profile *p);
@@ -264,6 +281,12 @@ const char *profile__proc_name(const struct profile *p, int pid,
  */
 uint64_t profile__exec_before(const struct profile *p, int pid,
 			      uint64_t time_ns);
+/*
+ * Process pid's cgroup at time_ns: the newest CGROUP record's at or
+ * before it, else its first; NULL if no record gave one.
+ */
+const struct cgroup_change *profile__cgroup_at(const struct profile *p,
+					       int pid, uint64_t time_ns);
 /* The thread's comm at time_ns ("" if unknown). */
 const char *thread__comm_at(const struct thread_info *t, uint64_t time_ns);
 /* With p->denied: how long into the stream the DENIED record came. */

@@ -273,7 +273,7 @@ static uint64_t pseudo_location(struct builder *b, const char *name)
 	return l->id;
 }
 
-#define MAX_LABELS 9
+#define MAX_LABELS 12
 
 /* The "state" label's value: what the thread was doing (ps's R/S/D). */
 const char *pprof__state_name(uint32_t off_state)
@@ -326,6 +326,7 @@ static size_t fill_values(struct builder *b, int64_t val[3],
 /* A sample's labels, in lab[] (at most MAX_LABELS); returns how many. */
 static size_t fill_labels(struct builder *b, PbLabel lab[MAX_LABELS], int pid,
 			  int tid, const char *comm, const char *pcomm,
+			  const struct cgroup_change *cg,
 			  uint64_t period_ns, uint32_t off_state,
 			  const struct agg_waker *wk)
 {
@@ -359,6 +360,23 @@ static size_t fill_labels(struct builder *b, PbLabel lab[MAX_LABELS], int pid,
 		lab[nl].key = str(b, "thread_comm");
 		lab[nl++].str = str(b, comm);
 	}
+	/* its process's cgroup then, and what the path names (none: no
+	 * label; a container's scope is its container_id alone) */
+	if (cg) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "cgroup");
+		lab[nl++].str = str(b, cg->path);
+	}
+	if (cg && *cg->unit) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "systemd_unit");
+		lab[nl++].str = str(b, cg->unit);
+	}
+	if (cg && *cg->container_id) {
+		perftools__profiles__label__init(&lab[nl]);
+		lab[nl].key = str(b, "container_id");
+		lab[nl++].str = str(b, cg->container_id);
+	}
 	if (period_ns) {
 		perftools__profiles__label__init(&lab[nl]);
 		lab[nl].key = str(b, "period");
@@ -386,8 +404,9 @@ static size_t fill_labels(struct builder *b, PbLabel lab[MAX_LABELS], int pid,
 
 static PbSample *new_sample(struct builder *b, int pid, int tid,
 			    const char *comm, const char *pcomm,
-			    uint64_t period_ns, uint32_t off_state,
-			    uint64_t weight_ns, uint64_t count)
+			    const struct cgroup_change *cg, uint64_t period_ns,
+			    uint32_t off_state, uint64_t weight_ns,
+			    uint64_t count)
 {
 	PbSample *s = xmalloc(sizeof(*s));
 	PbLabel lab[MAX_LABELS];
@@ -398,8 +417,8 @@ static PbSample *new_sample(struct builder *b, int pid, int tid,
 	s->n_value = fill_values(b, val, off_state, weight_ns, count);
 	s->value = xmalloc(s->n_value * sizeof(*s->value));
 	memcpy(s->value, val, s->n_value * sizeof(*s->value));
-	s->n_label = fill_labels(b, lab, pid, tid, comm, pcomm, period_ns,
-				 off_state, NULL);
+	s->n_label = fill_labels(b, lab, pid, tid, comm, pcomm, cg,
+				 period_ns, off_state, NULL);
 	s->label = xcalloc(MAX_LABELS, sizeof(*s->label));
 	for (i = 0; i < s->n_label; i++) {
 		s->label[i] = xmalloc(sizeof(*s->label[i]));
@@ -429,7 +448,8 @@ static void put_sample(struct builder *b, const struct rsample *rs)
 				rs->count);
 	s.value = val;
 	s.n_label = fill_labels(b, lab, rs->pid, rs->tid, rs->comm, rs->pcomm,
-				rs->period_ns, rs->off_state, &rs->waker);
+				rs->cgroup, rs->period_ns, rs->off_state,
+				&rs->waker);
 	for (i = 0; i < s.n_label; i++)
 		labp[i] = &lab[i];
 	s.label = labp;
@@ -482,12 +502,15 @@ static void add_lost(struct builder *b)
 				       thread__comm_at(t, UINT64_MAX),
 				       profile__proc_name(b->p, t->pid,
 							  UINT64_MAX),
+				       profile__cgroup_at(b->p, t->pid,
+							  UINT64_MAX),
 				       e->period_ns,
 				       e->off_cpu ? UINT32_MAX : 0,
 				       e->n.weight_ns, e->n.samples);
 		else
-			s = new_sample(b, b->p->session.pid, 0, NULL, NULL, 0,
-				       0, e->n.weight_ns, e->n.samples);
+			s = new_sample(b, b->p->session.pid, 0, NULL, NULL,
+				       NULL, 0, 0, e->n.weight_ns,
+				       e->n.samples);
 		s->location_id = xmalloc(sizeof(*s->location_id));
 		s->location_id[s->n_location_id++] =
 			pseudo_location(b, "[lost]");

@@ -270,6 +270,15 @@ static const char *check_maps(struct tprof_record *r, const unsigned char *p)
 	return NULL;
 }
 
+static const char *check_cgroup(struct tprof_record *r,
+				const unsigned char *p)
+{
+	if ((size_t)r->u.cgroup.len > room(r, sizeof(r->u.cgroup)))
+		return "its text runs past the record's end";
+	r->text = (const char *)p + sizeof(r->u.cgroup);
+	return NULL;
+}
+
 static const char *check_buildid(struct tprof_record *r,
 				 const unsigned char *p)
 {
@@ -448,6 +457,7 @@ static const struct rec_type user_types[] = {
 	UREC(TPROF_UREC_PYCODE, "PYCODE", tprof_urec_pycode, check_pycode),
 	UREC(TPROF_UREC_PERFMAP, "PERFMAP", tprof_urec_perfmap, check_perfmap),
 	UREC(TPROF_UREC_MACHINE, "MACHINE", tprof_urec_machine, NULL),
+	UREC(TPROF_UREC_CGROUP, "CGROUP", tprof_urec_cgroup, check_cgroup),
 };
 
 /* The table's row of type, NULL for one this reader does not know. */

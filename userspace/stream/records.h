@@ -26,6 +26,7 @@
 #define TPROF_UREC_PYCODE	0xF008
 #define TPROF_UREC_PERFMAP	0xF010	/* 0xF009..: left to other records */
 #define TPROF_UREC_MACHINE	0xF011
+#define TPROF_UREC_CGROUP	0xF012
 
 #define TPROF_RAW_MAGIC		0x5746415250525054ULL	/* "TPRPRAFW" */
 
@@ -64,6 +65,19 @@ struct tprof_urec_machine {
 
 /* A /proc/PID/maps snapshot; hdr.time_ns = CLOCK_MONOTONIC when read. */
 struct tprof_urec_maps {
+	struct tprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 len;		/* bytes of text that follow */
+	/* char text[len], then padding to 8 */
+};
+
+/*
+ * A process's /proc/PID/cgroup, read when it joined the session (PROC),
+ * exec'd (EXEC) or was first read (the target): its cgroup v2 path is the
+ * cgroup label of its samples from hdr.time_ns on (the model's; written
+ * only when it differs from the process's last one).
+ */
+struct tprof_urec_cgroup {
 	struct tprof_rec_hdr hdr;
 	__u32 pid;
 	__u32 len;		/* bytes of text that follow */
@@ -213,6 +227,7 @@ struct tprof_record {
 		struct tprof_urec_session session;
 		struct tprof_urec_machine machine;
 		struct tprof_urec_maps maps;
+		struct tprof_urec_cgroup cgroup;
 		struct tprof_urec_stats stats;
 		struct tprof_urec_buildid buildid;
 		struct tprof_urec_vdso vdso;
@@ -222,7 +237,8 @@ struct tprof_record {
 		struct tprof_urec_pycode pycode;
 	} u;
 	const unsigned char *ips;	/* SAMPLE: nr_kernel + nr_user u64s */
-	const char *text;		/* MAPS: u.maps.len bytes; BUILDID: the
+	const char *text;		/* MAPS: u.maps.len bytes; CGROUP:
+					 * u.cgroup.len bytes; BUILDID: the
 					 * path, u.buildid.path_len bytes;
 					 * KALLSYMS: u.kallsyms.len bytes, then
 					 * modules_len bytes; PERFMAP:
