@@ -170,6 +170,13 @@ else
 	printf '    %s\n' "${wins[@]}"
 fi
 
+# the agent's windows carry the cgroup's labels: every sample of window 1
+"$SUM" -label cgroup w1.pb.gz > w1.cg 2>&1
+save w1.cg
+lab=$(sumval w1.cg label /tprof69) all=$(sumval w1.cg total)
+if [ "$lab" -gt 0 ] && [ "$lab" = "$all" ]; then ok "windows: every sample of window 1 carries cgroup=/tprof69 ($lab ns)"
+else fail "windows: cgroup=/tprof69 on $lab ns of window 1's $all"; grep '^label' w1.cg | sed 's/^/    /' | head -5; fi
+
 # the short processes: each that ran in one window and no other (one awk
 # over the windows' sums: a fork per process and window took 30 s)
 read -r n off worst < <(awk -F'\t' '
