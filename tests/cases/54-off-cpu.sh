@@ -17,7 +17,8 @@
 #    of its lifetime;
 #  - O_DIRECT reads of a loop device: the wait is uninterruptible, under
 #    read_direct() calling pread, between schedstats' block time and the
-#    reader's lifetime less its CPU time;
+#    reader's lifetime less its CPU time; >= 95% of it woken by a hard or
+#    soft interrupt or a kernel thread (waker_kind), none by a user thread;
 #  - 2 x NCPU spinners: their off-CPU time is runnable (preempted), within
 #    1% of the kernel's off-CPU time, and within 3% of schedstat's run
 #    delay (which also counts the wakeup latency of the waits they have);
@@ -214,6 +215,23 @@ dio_case() {
 			ok "dio: uninterruptible $dall ns, between schedstats' block time $block ns and the lifetime less the CPU time $((life - cpu)) ns"
 		else
 			fail "dio: uninterruptible $dall ns, not between schedstats' block time ${block:-?} ns and the lifetime less the CPU time $((life - cpu)) ns"
+		fi
+		# Who ended each read (issue 35): the I/O's completion, in an
+		# interrupt or a kernel thread (the loop driver's worker), never
+		# a user thread (which would be a stack to show)
+		"$SUM" -sample_index off_cpu -label waker_kind -func read_direct dio.pb.gz > dio.wk 2>&1
+		save dio.wk
+		kern=$(( $(sumval dio.wk labelfunc hardirq read_direct) +
+			 $(sumval dio.wk labelfunc softirq read_direct) +
+			 $(sumval dio.wk labelfunc 'kernel thread' read_direct) ))
+		user=$(( $(sumval dio.wk labelfunc thread read_direct) +
+			 $(sumval dio.wk labelfunc 'followed process' read_direct) +
+			 $(sumval dio.wk labelfunc 'other process' read_direct) ))
+		if [ "$user" = 0 ] && [ "$d" -gt 0 ] && awk -v a="$kern" -v b="$d" 'BEGIN { exit !(a >= 0.95 * b) }'; then
+			ok "dio: $kern of the $d ns uninterruptible under read_direct woken by an interrupt or a kernel thread, none by a user thread"
+		else
+			fail "dio: $kern of the $d ns uninterruptible under read_direct woken by an interrupt or a kernel thread, $user ns by a user thread"
+			grep '^label' dio.wk | sed 's/^/    /'
 		fi
 	fi
 }

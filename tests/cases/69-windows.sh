@@ -127,7 +127,9 @@ for k in $(seq $nwin); do
 	now_cs; sent=$NOW
 	curl -s -o w$k.pb.gz "$U/debug/pprof/profile?seconds=5" &
 	cpids+=($!)
-	for _ in $(seq 200); do [ "$(opened)" -ge $k ] && break; sleep 0.05; done
+	ok_open=0
+	for _ in $(seq 200); do [ "$(opened)" -ge $k ] && ok_open=1 && break; sleep 0.05; done
+	[ $ok_open = 1 ] || { fail "windows: window $k did not open (/metrics)"; break; }
 	now_cs; obs=$NOW
 	[ $k = 1 ] || until_cs $((prev + 502))
 	t0=$(date +%s%N)

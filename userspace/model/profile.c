@@ -162,10 +162,14 @@ const struct proc_info *profile__find_proc(const struct profile *p, int pid)
 	return proc_of(p, pid, false);
 }
 
-const char *profile__proc_end(const struct proc_info *pi, char *buf,
-			      size_t len)
+const char *profile__proc_end(const struct profile *p,
+			      const struct proc_info *pi, char *buf, size_t len)
 {
-	if (pi->dropped)
+	/* a cgroup session's limit is the module parameter's */
+	if (pi->dropped && (p->session.flags & TPROF_F_CGROUP))
+		snprintf(buf, len,
+			 "not followed (more processes at once than tprof.ko's cgroup_procs_bits allow)");
+	else if (pi->dropped)
 		snprintf(buf, len, "not followed (more than %d processes)",
 			 TPROF_MAX_PROCS);
 	else if (pi->denied)

@@ -267,8 +267,8 @@ bool profile__has_tree(const struct profile *p, uint64_t *procs,
 		       uint64_t *dropped);
 int profile__target(const struct profile *p);
 /* "exit 0", "killed by SIGKILL", "denied: ...", "not followed", "running" */
-const char *profile__proc_end(const struct proc_info *pi, char *buf,
-			      size_t len);
+const char *profile__proc_end(const struct profile *p,
+			      const struct proc_info *pi, char *buf, size_t len);
 /*
  * A process's name at time_ns: its main thread's comm then (the program
  * it ran, after an exec), "" if no record named it.

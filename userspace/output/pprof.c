@@ -584,7 +584,7 @@ static void add_proc_comments(struct builder *b)
 			fmt_ns(t1, sizeof(t1), ps->t.weight_ns),
 			ps->t.exact && ps->t.threads ?
 			fmt_ns(t2, sizeof(t2), ps->t.on_cpu_ns) : "?",
-			profile__proc_end(pi, end, sizeof(end)));
+			profile__proc_end(p, pi, end, sizeof(end)));
 	}
 	if (b->s->nprocs > MAX_PROC_COMMENTS)
 		comment(b, "tprof: %zu more processes; tprof-read --report lists all",

@@ -142,7 +142,7 @@ static void report_procs(const struct profile *p, const struct summary *s)
 			fmt_ns(b1, sizeof(b1), ps->t.weight_ns),
 			ps->t.exact && ps->t.threads ?
 			fmt_ns(b2, sizeof(b2), ps->t.on_cpu_ns) : "-", err,
-			profile__proc_end(pi, end, sizeof(end)));
+			profile__proc_end(p, pi, end, sizeof(end)));
 	}
 	fprintf(stderr, "processes: %llu, %llu not followed, %llu denied\n",
 		(unsigned long long)nprocs, (unsigned long long)ndropped,
