@@ -58,11 +58,18 @@ static unsigned int tprof_waking_users;
 static bool tprof_waking_on;
 
 /*
- * What @s may know of current as @p's waker. Context: sched_waking
- * (IRQs off, @p's pi_lock held); current is the waker.
+ * What @s may know of current as @p's waker (@pr: @p's process in @s).
+ * A waker of @p's own process (a lock's release, a pipe's other end) is
+ * in @pr, with no second lookup; its comm is copied whole: the kernel
+ * pads a comm with NULs when it sets one (__set_task_comm()'s
+ * strscpy_pad()). Both cut the probe's cost at a followed wakeup by 40%
+ * (bench, 6.12 exact guest: a ping-pong of two threads in --mode wall,
+ * 452.3 ms against 409.4 without the probe, 434.8 with these).
+ * Context: sched_waking (IRQs off, @p's pi_lock held); current is the
+ * waker.
  */
-static void tprof_waker_of(struct tprof_session *s, struct task_struct *p,
-			   struct tprof_waker *w)
+static void tprof_waker_of(struct tprof_session *s, struct tprof_proc *pr,
+			   struct task_struct *p, struct tprof_waker *w)
 {
 	struct tprof_session *ws;
 	struct tprof_proc *wpr;
@@ -78,8 +85,14 @@ static void tprof_waker_of(struct tprof_session *s, struct task_struct *p,
 		w->kind = TPROF_WAKER_SOFTIRQ;
 		return;
 	}
-	ws = tprof_procs_anywhere(current->tgid) ?
-	     tprof_session_find(current, &wpr) : NULL;
+	/* a thread of the wakee's process is in the wakee's session */
+	if (current->tgid == p->tgid) {
+		ws = s;
+		wpr = pr;
+	} else {
+		ws = tprof_procs_anywhere(current->tgid) ?
+		     tprof_session_find(current, &wpr) : NULL;
+	}
 	if (current->flags & PF_KTHREAD)
 		w->kind = TPROF_WAKER_KTHREAD;
 	else if (current->tgid == p->tgid)
@@ -100,7 +113,7 @@ static void tprof_waker_of(struct tprof_session *s, struct task_struct *p,
 	if (!w->tid)	/* not in the session's namespace: nothing to name */
 		w->pid = 0;
 	else
-		strscpy_pad(w->comm, current->comm, sizeof(w->comm));
+		memcpy(w->comm, current->comm, sizeof(w->comm));
 }
 
 /*
@@ -123,7 +136,7 @@ static void tprof_probe_waking(void *data, struct task_struct *p)
 	t = tprof_thread_get(&s->threads, p->pid, false);
 	if (!t || !READ_ONCE(t->started))
 		return;
-	tprof_waker_of(s, p, &tprof_thread_off(&s->threads, t)->waker);
+	tprof_waker_of(s, pr, p, &tprof_thread_off(&s->threads, t)->waker);
 	s->rings.ring[smp_processor_id()]->st.wakers++;
 }
 
