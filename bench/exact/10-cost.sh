@@ -82,6 +82,12 @@ for r in 1 2; do
 		bg_stop
 	done
 done
+# tprof-agent (issue 34): the per-sample row's work under the agent's
+# cgroup session, one window over the whole run, beside tprof-read's
+# default and perf in the same boot: the target's cost and the agent's CPU
+# per sample
+want agent && row "exp=agent" "$BW" spin 1 30 "$units" -- \
+	"agent:1000:" "tprof:1000:" "perf:1000:"
 # 10 kHz x 16 threads
 u16=$(( units / 16 + 1 ))
 want 16x10k && row "exp=16x10k" "$BW" spin 16 30 "$u16" -- \

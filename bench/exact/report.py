@@ -32,6 +32,9 @@ PEER = {
                    "sched_waking probe (wakers) runs at every wakeup too"),
     "tprof-cg": ("perf-cg", "the idle process in a cgroup: tprof "
                  "`--cgroup`, perf `-a -G`"),
+    "agent:": ("perf:", "tprof-agent `--cgroup` of a cgroup the work runs "
+               "in, one window over the whole run (its default mode, "
+               "hybrid, as tprof-read's below)"),
 }
 # where a row's ratio compares unequal work, what differs (exp, variant)
 WORK_NOTES = {
@@ -61,6 +64,7 @@ NAMES = {
     "perf": "perf `-g -- CMD`",
     "tprof-wall": "tprof `--mode wall`",
     "tprof-cg": "tprof `--cgroup`",
+    "agent:": "tprof-agent (one window)",
     "perf-cg": "perf `-a -G`",
 }
 EXPS = [
@@ -70,6 +74,8 @@ EXPS = [
      "profiled process, 1 kHz"),
     ("switch-unrelated", "Per context switch of others: an unprofiled "
      "ping-pong while the profiler follows an idle process"),
+    ("agent", "tprof-agent: the per-sample work (30 frames, 1 kHz) in a "
+     "cgroup it serves"),
     ("16x10k", "16 threads at 10 kHz"),
     ("python", "Python: CPython 3.11, 21 frames deep, 1 kHz"),
 ]

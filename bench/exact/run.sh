@@ -12,7 +12,7 @@
 #      a module built elsewhere, e.g. an earlier tree's, for a before/after),
 #      BENCH_OUT_DIR (build/bench/exact: where the results go),
 #      BENCH_EXPS (rows of 10-cost.sh to run: sample switch-self
-#      switch-unrelated 16x10k python; default all).
+#      switch-unrelated agent 16x10k python; default all).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/vm/kpaths.sh"

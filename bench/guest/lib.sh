@@ -90,8 +90,8 @@ irq_counts() {
 
 # measure TAGS PROF HZ [PROFILER-ARGS...] -- WORKLOAD...
 #   PROF: none | tprof | perf | perf-switch (and sched_switch) | pyspy |
-#   cprofile (the last two: a Python
-#   workload). TAGS: key=value pairs that identify the run.
+#   cprofile (the last two: a Python workload) | agent (tprof-agent
+#   --cgroup, measure_agent). TAGS: key=value pairs that identify the run.
 #   "@D@" in a profiler argument is the run's scratch folder (--save-raw @D@/raw).
 #   BENCH_PATH_TIMING=1: tprof-read's ENABLE asks for STATS path timing
 #   (TPROF_F_PATH_TIMING, through bench/work/path-timing.c).
@@ -149,6 +149,7 @@ measure() {
 		-r "$hz" -f raw -o "$d/pyspy.txt" "${extra[@]}" -- "$@" > "$d/out" 2>&1 ;;
 	cprofile) "$BW" run "$res" -- "${pin[@]}" "$1" -m cProfile -o "$d/cprofile.out" \
 		"${@:2}" > "$d/out" 2>&1 ;;
+	agent) measure_agent "$res" "$d" "$hz" "${extra[@]}" -- "${pin[@]}" "$@" ;;
 	esac
 	rc=$?
 	# irq_NAME=N for every source that fired during the run
@@ -167,6 +168,10 @@ measure() {
 		line+=" lost=$(sed -n 's/^total: .*, \([0-9]*\) lost.*/\1/p' "$d/out")"
 		[ -s "$d/raw" ] && line+=" $("$BW" rawstats "$d/raw")"
 		;;
+	agent)
+		line+=" samples=$(sed -n 's/^agent_samples=//p' "$d/agent.n")"
+		line+=" lost=$(sed -n 's/^agent_lost=//p' "$d/agent.n")"
+		;;
 	perf|perf-switch)
 		# "[ perf record: Captured and wrote X MB F (N samples) ]"
 		line+=" samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$d/out")"
@@ -180,6 +185,54 @@ measure() {
 	echo "$line" | tr -s ' ' >> "$BENCH_OUT/results.txt"
 	echo "# $line"
 	rm -rf "$d"
+	return "$rc"
+}
+
+# measure_agent RES DIR HZ [AGENT-ARGS...] -- WORKLOAD...: tprof-agent
+# --cgroup of a cgroup made for the run, started first, one window over
+# the whole run (curl ?seconds=3600, answered at the agent's SIGINT with
+# what it holds), then the workload started in the cgroup. The agent runs
+# under bench-work too: its CPU is added to the workload tree's in RES
+# (tree_cpu_ns: the report's profiler CPU is the tree's less the work's),
+# its samples and losses (/metrics) go to DIR/agent.n.
+measure_agent() {
+	local res=$1 d=$2 hz=$3 cg=/sys/fs/cgroup/bench-agent port= apid cpid rc i
+	local args=() U m
+	shift 3
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	grep -q "^[^ ]* /sys/fs/cgroup cgroup2 " /proc/mounts ||
+		mount -t cgroup2 none /sys/fs/cgroup || return 1
+	mkdir -p "$cg" || return 1
+	ip link set lo up 2> /dev/null || busybox ifconfig lo 127.0.0.1 up
+	"$BW" run "$d/agent.res" -- "$TPROF_BUILD/tprof-agent" -F "$hz" "${args[@]}" \
+		--cgroup "$cg" --listen 127.0.0.1:0 2> "$d/agent.err" &
+	apid=$!
+	for i in $(seq 300); do
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$d/agent.err")
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	[ -n "$port" ] || { cat "$d/agent.err" >> "$d/out"; kill "$apid"; wait "$apid"; return 1; }
+	U=http://127.0.0.1:$port
+	m() { curl -s "$U/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
+	curl -s -o "$d/w.pb.gz" "$U/debug/pprof/profile?seconds=3600" &
+	cpid=$!
+	for i in $(seq 300); do [ "$(m tprof_windows_open)" = 1 ] && break; sleep 0.1; done
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$BW" run "$res" -- "$@" > "$d/out" 2>&1
+	rc=$?
+	{ echo "agent_samples=$(m tprof_samples_total)"
+	  echo "agent_lost=$(m tprof_lost_samples_total)"; } > "$d/agent.n"
+	pkill -INT -P "$apid" -x tprof-agent
+	wait "$cpid"
+	wait "$apid"
+	[ -s "$d/w.pb.gz" ] || { echo "measure_agent: no profile" >> "$d/out"; rc=1; }
+	# the profiler's CPU: the agent's tree (curl's is a few ms)
+	i=$(tr ' ' '\n' < "$d/agent.res" | sed -n 's/^tree_cpu_ns=//p')
+	awk -v add="${i:-0}" '{ for (k = 1; k <= NF; k++) if ($k ~ /^tree_cpu_ns=/)
+		$k = sprintf("tree_cpu_ns=%.0f", substr($k, 13) + add); print }' \
+		"$res" > "$res.a" && mv "$res.a" "$res"
+	rmdir "$cg"
 	return "$rc"
 }
 

@@ -180,8 +180,10 @@ fi
 # exit_mm(), with PF_EXITING: the sample owed at their switch-in has a
 # WAKER and no user registers (which once oopsed the module: the group's
 # snapshot read a NULL pt_regs). Its time is "[thread exit]"'s, woken by
-# the locker.
-if run exit -- "$P" exit $ne 64; then
+# the locker. 256 MiB: each mprotect() lasts ticks (a leaving thread runs
+# when the locker is preempted; with 64 MiB, 2-3 ms under TCG, some of
+# the 20 threads of 6.1's short run waited).
+if run exit -- "$P" exit $ne 256; then
 	read -r _ ltid n mp < <(grep '^exit ' exit.txt)
 	by exit waker_tid '[thread exit]'
 	got=$(sumval exit.waker_tid labelfunc "$ltid" '[thread exit]')
