@@ -211,12 +211,7 @@ if [ "$(uname -m)" = aarch64 ] && [ -x "$AG" ]; then
 	spin=$!
 	"$AG" -p $spin --listen 127.0.0.1:0 2> agent.err &
 	ag=$!
-	port=
-	for _ in $(seq 300); do
-		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' agent.err)
-		[ -n "$port" ] && break
-		sleep 0.1
-	done
+	agent_port agent.err
 	n=$(get /metrics 2>&1 | awk '$1 == "tprof_samples_total" { print $2 }')
 	if [ -n "$port" ] && [ "${n:-0}" -gt 0 ]; then
 		ok "arm64 agent: tprof-agent -p $spin serves /metrics on port $port: tprof_samples_total $n"

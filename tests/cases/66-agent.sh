@@ -42,20 +42,10 @@ start_target() {
 		done' &
 	target=$!
 }
-# wait_port FILE: the agent's port from its first line in FILE
-wait_port() {
-	port=
-	for _ in $(seq 100); do
-		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$1")
-		[ -n "$port" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 start_target
 "$AG" -p $target --listen 127.0.0.1:0 2> agent.err &
 agent=$!
-if ! wait_port agent.err; then
+if ! agent_port agent.err; then
 	fail "agent: no port on stderr"; sed 's/^/    /' agent.err; kill $target $agent 2>/dev/null; exit 0
 fi
 ok "agent: tprof-agent -p $target serves on 127.0.0.1:$port"
@@ -211,7 +201,7 @@ start_target
 echo $target > $D/cgroup.procs
 "$AG" --cgroup $D --listen 127.0.0.1:0 2> agent2.err &
 agent=$!
-wait_port agent2.err
+agent_port agent2.err
 U=http://127.0.0.1:$port
 curl -s -o c1.pb.gz "$U/debug/pprof/profile?seconds=10" &
 c1=$!

@@ -69,15 +69,7 @@ start_in() {
 cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' $D/cpu.stat; }
 # freeze 1|0: freeze or thaw the cgroup and wait until it is so
-freeze() {
-	local i
-	echo "$1" > $D/cgroup.freeze
-	for i in $(seq 1500); do
-		grep -q "^frozen $1" $D/cgroup.events && return 0
-		sleep 0.02
-	done
-	return 1
-}
+freeze() { cg_freeze $D "$1"; }
 
 long=100000000
 start_in $D/sub env LAB_TRUTH=/dev/null "$B/lab/lab-work" shares $long

@@ -55,19 +55,7 @@ start_in() {
 }
 cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' $D/cpu.stat; }
-# freeze 1|0: and wait until it is so (builtins only: a fork a poll would
-# stretch it under TCG)
-freeze() {
-	local i k v
-	echo "$1" > $D/cgroup.freeze
-	for ((i = 0; i < 1500; i++)); do
-		while read -r k v; do
-			[ "$k" = frozen ] && [ "$v" = "$1" ] && return 0
-		done < $D/cgroup.events
-		sleep 0.02
-	done
-	return 1
-}
+freeze() { cg_freeze $D "$1"; }
 # NOW: CLOCK_BOOTTIME in centiseconds, with no fork (the guest never
 # suspends: it is CLOCK_MONOTONIC, the windows' clock, to 10 ms)
 now_cs() { local u _; read -r u _ < /proc/uptime; NOW=$((10#${u/./})); }
@@ -100,13 +88,7 @@ cat $D/cgroup.procs > before.pids
 started0=$(wc -l < short.log)
 "$AG" --cgroup $D --listen 127.0.0.1:0 2> agent.err &
 agent=$!
-port=
-for _ in $(seq 300); do
-	port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' agent.err)
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || { fail "windows: the agent serves no port"; sed 's/^/    /' agent.err | tail -5; exit 0; }
+agent_port agent.err || { fail "windows: the agent serves no port"; sed 's/^/    /' agent.err | tail -5; exit 0; }
 U=http://127.0.0.1:$port
 metric() { curl -s "$U/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 

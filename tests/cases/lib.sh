@@ -24,3 +24,28 @@ diffpct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", b ? (a - b) * 100
 # sumval SUMFILE KIND [A [B]]: the value of lab/pprofsum's line KIND A [B]
 # (summed if several match), 0 if none
 sumval() { awk -F'\t' -v k="$2" -v a="${3-}" -v b="${4-}" '$1 == k && (a == "" || $2 == a) && (b == "" || $3 == b) { s += $(NF - 1); f = 1 } END { printf "%.0f\n", f ? s : 0 }' "$1"; }
+# agent_port FILE: the port tprof-agent names on its first line in FILE
+# ("... (port N)"), into $port; fails after 30 s without one
+agent_port() {
+	local i
+	port=
+	for ((i = 0; i < 300; i++)); do
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$1")
+		[ -n "$port" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# cg_freeze DIR 1|0: freeze or thaw cgroup v2 DIR and wait (30 s at most)
+# until it is so; builtins only, as a fork a poll would stretch it under TCG
+cg_freeze() {
+	local i k v
+	echo "$2" > "$1/cgroup.freeze"
+	for ((i = 0; i < 1500; i++)); do
+		while read -r k v; do
+			[ "$k" = frozen ] && [ "$v" = "$2" ] && return 0
+		done < "$1/cgroup.events"
+		sleep 0.02
+	done
+	return 1
+}

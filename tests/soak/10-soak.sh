@@ -89,13 +89,7 @@ print(f(20000))" > /dev/null; sleep 2; done'
 
 "$AG" --cgroup $D --listen 127.0.0.1:0 2> agent.err &
 agent=$!
-port=
-for _ in $(seq 200); do
-	port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' agent.err)
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || { fail "soak: the agent gave no port"; sed 's/^/    /' agent.err; exit 0; }
+agent_port agent.err || { fail "soak: the agent gave no port"; sed 's/^/    /' agent.err; exit 0; }
 U=http://127.0.0.1:$port
 ok "soak: tprof-agent --cgroup $D on $U, ${SECS}s of churn"
 metrics() { curl -s "$U/metrics" > "$1"; }
