@@ -201,19 +201,13 @@ measure_agent() {
 	shift 3
 	while [ "$1" != -- ]; do args+=("$1"); shift; done
 	shift
-	grep -q "^[^ ]* /sys/fs/cgroup cgroup2 " /proc/mounts ||
-		mount -t cgroup2 none /sys/fs/cgroup || return 1
+	cg2_mount || return 1
 	mkdir -p "$cg" || return 1
 	ip link set lo up 2> /dev/null || busybox ifconfig lo 127.0.0.1 up
 	"$BW" run "$d/agent.res" -- "$TPROF_BUILD/tprof-agent" -F "$hz" "${args[@]}" \
 		--cgroup "$cg" --listen 127.0.0.1:0 2> "$d/agent.err" &
 	apid=$!
-	for i in $(seq 300); do
-		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$d/agent.err")
-		[ -n "$port" ] && break
-		sleep 0.1
-	done
-	[ -n "$port" ] || { cat "$d/agent.err" >> "$d/out"; kill "$apid"; wait "$apid"; return 1; }
+	agent_port "$d/agent.err" || { cat "$d/agent.err" >> "$d/out"; kill "$apid"; wait "$apid"; return 1; }
 	U=http://127.0.0.1:$port
 	m() { curl -s "$U/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
 	curl -s -o "$d/w.pb.gz" "$U/debug/pprof/profile?seconds=3600" &

@@ -36,12 +36,7 @@ SUM=$B/lab/pprofsum
 	{ skip "cgroup: build/tprof-read, progs or lab-work missing"; exit 0; }
 [ -x "$SUM" ] || { skip "cgroup: pprofsum not built (make lab)"; exit 0; }
 
-CG=/sys/fs/cgroup
-mounted=0
-if ! grep -q "^[^ ]* $CG cgroup2 " /proc/mounts; then
-	mount -t cgroup2 none $CG || { skip "cgroup: cannot mount cgroup2 at $CG"; exit 0; }
-	mounted=1
-fi
+cg2_mount || { skip "cgroup: cannot mount cgroup2 at $CG"; exit 0; }
 D=$CG/tprof67
 SVC=$D/tprof-test.service
 mkdir -p $D/sub $SVC || { skip "cgroup: cannot make $D"; exit 0; }
@@ -66,8 +61,8 @@ start_in() {
 	pids+=($!)
 }
 # a process's CPU time so far (ns): its threads' sum_exec_runtime
-cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
-usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' $D/cpu.stat; }
+cpu_of() { proc_cpu_ns "$1"; }
+usage_ns() { cg_usage_ns $D; }
 # freeze 1|0: freeze or thaw the cgroup and wait until it is so
 freeze() { cg_freeze $D "$1"; }
 

@@ -29,12 +29,7 @@ command -v curl > /dev/null && command -v python3 > /dev/null ||
 	{ skip "windows: no curl or python3"; exit 0; }
 ip link set lo up 2> /dev/null || busybox ifconfig lo 127.0.0.1 up
 
-CG=/sys/fs/cgroup
-mounted=0
-if ! grep -q "^[^ ]* $CG cgroup2 " /proc/mounts; then
-	mount -t cgroup2 none $CG || { skip "windows: cannot mount cgroup2 at $CG"; exit 0; }
-	mounted=1
-fi
+cg2_mount || { skip "windows: cannot mount cgroup2 at $CG"; exit 0; }
 D=$CG/tprof69
 mkdir -p $D || { skip "windows: cannot make $D"; exit 0; }
 pids=()
@@ -53,8 +48,8 @@ start_in() {
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$D" "$@" &
 	pids+=($!)
 }
-cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
-usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' $D/cpu.stat; }
+cpu_of() { proc_cpu_ns "$1"; }
+usage_ns() { cg_usage_ns $D; }
 freeze() { cg_freeze $D "$1"; }
 # NOW: CLOCK_BOOTTIME in centiseconds, with no fork (the guest never
 # suspends: it is CLOCK_MONOTONIC, the windows' clock, to 10 ms)

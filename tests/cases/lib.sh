@@ -49,3 +49,17 @@ cg_freeze() {
 	done
 	return 1
 }
+# cg2_mount: cgroup v2 at $CG (/sys/fs/cgroup), mounted if it is not;
+# $mounted is 1 when this mounted it (the caller unmounts)
+cg2_mount() {
+	CG=/sys/fs/cgroup
+	mounted=0
+	grep -q "^[^ ]* $CG cgroup2 " /proc/mounts && return 0
+	mount -t cgroup2 none $CG || return 1
+	mounted=1
+}
+# cg_usage_ns DIR: cgroup DIR's CPU time so far (cpu.stat usage_usec, ns)
+cg_usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$1/cpu.stat"; }
+# proc_cpu_ns PID: a process's CPU time so far (ns): its threads'
+# sum_exec_runtime
+proc_cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }

@@ -38,12 +38,7 @@ command -v curl > /dev/null || { skip "soak: no curl"; exit 0; }
 command -v python3 > /dev/null || { skip "soak: no python3"; exit 0; }
 ip link set lo up 2> /dev/null || busybox ifconfig lo 127.0.0.1 up
 
-CG=/sys/fs/cgroup
-mounted=0
-if ! grep -q "^[^ ]* $CG cgroup2 " /proc/mounts; then
-	mount -t cgroup2 none $CG || { skip "soak: cannot mount cgroup2"; exit 0; }
-	mounted=1
-fi
+cg2_mount || { skip "soak: cannot mount cgroup2"; exit 0; }
 D=$CG/tprofsoak
 mkdir -p $D || { skip "soak: cannot make $D"; exit 0; }
 # The mix may use 1.6 of the guest's 2 CPUs, no more: the agent (outside
@@ -72,7 +67,7 @@ start_in() {
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$D" "$@" &
 	pids+=($!)
 }
-usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' $D/cpu.stat; }
+usage_ns() { cg_usage_ns $D; }
 now_ns() { date +%s%N; }
 
 start_in env LAB_TRUTH=/dev/null "$B/lab/lab-work" shares 100000000000
