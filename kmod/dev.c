@@ -52,6 +52,8 @@ static_assert(offsetof(struct tprof_ioc_stats, uread_samples) ==
 	      TPROF_SIZEOF_IOC_STATS_V2);
 static_assert(offsetof(struct tprof_ioc_stats, wakers) ==
 	      TPROF_SIZEOF_IOC_STATS_V3);
+static_assert(offsetof(struct tprof_ioc_stats, waker_stacks) ==
+	      TPROF_SIZEOF_IOC_STATS_V4);
 static_assert(sizeof(struct tprof_rec_waker) == TPROF_SIZEOF_REC_WAKER);
 
 /* Context: process. The limits an unprivileged caller meets, and its use. */
@@ -133,8 +135,8 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 * not in cmd. ENABLE's _IOWR form (TPROF_IOC_ENABLE) says what
 	 * refused it, the first modules' _IOW form (TPROF_IOC_ENABLE_V1) does
 	 * not. STATS answers with as much as the caller's size in cmd has
-	 * room for: all of it, or TPROF_IOC_STATS_V1's, _V2's or _V3's older
-	 * part.
+	 * room for: all of it, or TPROF_IOC_STATS_V1's, _V2's, _V3's or _V4's
+	 * older part.
 	 */
 	if (_IOC_TYPE(cmd) != TPROF_IOC_MAGIC ||
 	    (_IOC_NR(cmd) == _IOC_NR(TPROF_IOC_ENABLE) ||
@@ -144,6 +146,7 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 					     cmd == TPROF_IOC_STATS_V1 ||
 					     cmd == TPROF_IOC_STATS_V2 ||
 					     cmd == TPROF_IOC_STATS_V3 ||
+					     cmd == TPROF_IOC_STATS_V4 ||
 					     cmd == TPROF_IOC_PROVE ||
 					     cmd == TPROF_IOC_SET_UWALK_TID ||
 					     cmd == TPROF_IOC_SET_THREAD_PERIOD)))
@@ -169,7 +172,8 @@ static long tprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case _IOC_NR(TPROF_IOC_STATS):
 		ret = tprof_session_stats(s, uarg, _IOC_SIZE(cmd));
 		if (!ret && (cmd == TPROF_IOC_STATS ||
-			     cmd == TPROF_IOC_STATS_V3))
+			     cmd == TPROF_IOC_STATS_V3 ||
+			     cmd == TPROF_IOC_STATS_V4))
 			ret = tprof_stats_uread(s, uarg);
 		break;
 	case _IOC_NR(TPROF_IOC_PROVE):

@@ -274,7 +274,8 @@ static int tprof_enable_check(const struct tprof_ioc_enable *e)
 			     e->period_ns > TPROF_MAX_PERIOD_NS))
 		return -EINVAL;
 	if (!(e->flags & TPROF_F_OFF_CPU) &&
-	    (e->off_cpu_period_ns || (e->flags & TPROF_F_NO_CPU_SAMPLES)))
+	    (e->off_cpu_period_ns ||
+	     (e->flags & (TPROF_F_NO_CPU_SAMPLES | TPROF_F_WAKER_STACKS))))
 		return -EINVAL;
 	if (e->off_cpu_period_ns &&
 	    (e->off_cpu_period_ns < TPROF_MIN_PERIOD_NS ||

@@ -536,5 +536,7 @@ void tprof_rings_stats(struct tprof_rings *rs, struct tprof_ioc_stats *sum)
 		sum->wakers += READ_ONCE(st->wakers);
 		sum->waker_records += READ_ONCE(st->waker_records);
 		sum->wakers_dropped += READ_ONCE(st->wakers_dropped);
+		sum->waker_stacks += READ_ONCE(st->waker_stacks);
+		sum->waker_stacks_dropped += READ_ONCE(st->waker_stacks_dropped);
 	}
 }

@@ -36,6 +36,8 @@ struct tprof_ring_stats {
 	u64 wakers;
 	u64 waker_records;
 	u64 wakers_dropped;
+	u64 waker_stacks;
+	u64 waker_stacks_dropped;
 };
 
 /**

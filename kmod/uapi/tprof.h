@@ -112,12 +112,22 @@ struct tprof_ioc_info {
 #define TPROF_F_USTACK_CHAIN	0x200U
 /* the processes of a cgroup v2 subtree (@cgroup_fd), not @pid's tree */
 #define TPROF_F_CGROUP		0x400U
+/*
+ * With TPROF_F_OFF_CPU: a waker that the session may sample (a thread it
+ * follows, its WAKER record names it) also gives its user stack, taken in
+ * its own context at the wakeup (sched_waking), as a group of WAKER
+ * (TPROF_RF_WAKER_WAKEUP) and a SAMPLE of the waker (TPROF_RF_WAKE_STACK),
+ * its USTACK and UWALK as a sample's; only for a wait that has crossed,
+ * or nearly, its next sample point (STATS waker_stacks). The WAKER record
+ * of the woken thread's off-CPU SAMPLE repeats the wait's @seq.
+ */
+#define TPROF_F_WAKER_STACKS	0x800U
 #define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF | \
 				 TPROF_F_PATH_TIMING | TPROF_F_USER_SNAPSHOT | \
 				 TPROF_F_MEM_PROOF | TPROF_F_CHILDREN | \
 				 TPROF_F_OFF_CPU | TPROF_F_NO_CPU_SAMPLES | \
 				 TPROF_F_SNAPSHOT_BELOW | TPROF_F_USTACK_CHAIN | \
-				 TPROF_F_CGROUP)
+				 TPROF_F_CGROUP | TPROF_F_WAKER_STACKS)
 
 /*
  * x86-64's red zone: a leaf may keep data in the 128 bytes below sp, and
@@ -551,12 +561,18 @@ struct tprof_ioc_uwalk_tid {
  * @waker_records: WAKER records written, each before an off-CPU SAMPLE.
  * @wakers_dropped: WAKER records lost with their SAMPLE (ring full, or
  *	the sample could not be taken then).
+ * @waker_stacks: wakers' stacks written (TPROF_F_WAKER_STACKS), each a
+ *	WAKER (TPROF_RF_WAKER_WAKEUP) and SAMPLE (TPROF_RF_WAKE_STACK) group.
+ * @waker_stacks_dropped: those lost (ring full, or a user-memory walk
+ *	that could not be written).
  *
  * The fields from @uwalks on are new in TPROF_IOC_STATS_V2, those from
  * @uread_samples on in TPROF_IOC_STATS_V3, those from @wakers on in
- * TPROF_IOC_STATS; TPROF_IOC_STATS_V1 replies with the ones before
- * @uwalks, TPROF_IOC_STATS_V2 with those before @uread_samples,
- * TPROF_IOC_STATS_V3 with those before @wakers.
+ * TPROF_IOC_STATS_V4, those from @waker_stacks on in TPROF_IOC_STATS;
+ * TPROF_IOC_STATS_V1 replies with the ones before @uwalks,
+ * TPROF_IOC_STATS_V2 with those before @uread_samples,
+ * TPROF_IOC_STATS_V3 with those before @wakers, TPROF_IOC_STATS_V4 with
+ * those before @waker_stacks.
  */
 struct tprof_ioc_stats {
 	__u64 samples;
@@ -590,6 +606,8 @@ struct tprof_ioc_stats {
 	__u64 wakers;
 	__u64 waker_records;
 	__u64 wakers_dropped;
+	__u64 waker_stacks;
+	__u64 waker_stacks_dropped;
 };
 
 /* Failed user reads one sample may make, at most (STATS uread_capped). */
@@ -601,6 +619,8 @@ struct tprof_ioc_stats {
 #define TPROF_SIZEOF_IOC_STATS_V2	168
 /* TPROF_IOC_STATS_V3's reply: up to @uread_max_faults. */
 #define TPROF_SIZEOF_IOC_STATS_V3	224
+/* TPROF_IOC_STATS_V4's reply: up to @wakers_dropped. */
+#define TPROF_SIZEOF_IOC_STATS_V4	248
 
 #define TPROF_IOC_INFO		_IOR(TPROF_IOC_MAGIC, 0, struct tprof_ioc_info)
 #define TPROF_IOC_INFO_V1	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 0, \
@@ -621,6 +641,9 @@ struct tprof_ioc_stats {
 /* STATS as the modules before wakers numbered it: up to @uread_max_faults */
 #define TPROF_IOC_STATS_V3	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 4, \
 				     TPROF_SIZEOF_IOC_STATS_V3)
+/* STATS as the modules before waker stacks numbered it: up to @wakers_dropped */
+#define TPROF_IOC_STATS_V4	_IOC(_IOC_READ, TPROF_IOC_MAGIC, 4, \
+				     TPROF_SIZEOF_IOC_STATS_V4)
 #define TPROF_IOC_SET_UWALK	_IOW(TPROF_IOC_MAGIC, 6, struct tprof_ioc_uwalk)
 #define TPROF_IOC_SET_UWALK_TID	\
 	_IOW(TPROF_IOC_MAGIC, 7, struct tprof_ioc_uwalk_tid)
@@ -710,6 +733,13 @@ struct tprof_rec_hdr {
  * interrupted pc (a timer sample in kernel mode).
  */
 #define TPROF_RF_KERNEL_LR		0x100U
+/*
+ * TPROF_F_WAKER_STACKS: not a sample of CPU or off-CPU time but the stack
+ * of a waker at a wakeup (weight_ns and period_ns 0), right after the
+ * WAKER record (TPROF_RF_WAKER_WAKEUP) of that wakeup, in its group; a
+ * reader that does not join it to a wait must not count it.
+ */
+#define TPROF_RF_WAKE_STACK		0x200U
 
 /* Off-CPU states: how a thread left the CPU (SAMPLE off_state, THREAD_OFF). */
 #define TPROF_OFF_SLEEPING	1	/* blocked, interruptible (S, also T) */
@@ -1181,6 +1211,16 @@ struct tprof_rec_denied {
 #define TPROF_WAKER_HARDIRQ	5	/* a hard interrupt (a timer, I/O) */
 #define TPROF_WAKER_SOFTIRQ	6	/* a softirq (or an NMI's irq_work) */
 
+/*
+ * WAKER flags: written at the wakeup (TPROF_F_WAKER_STACKS), in the
+ * waker's context and on its CPU's ring, not at the switch-in: the SAMPLE
+ * right after it in its group (TPROF_RF_WAKE_STACK, of @waker_tid, same
+ * hdr.time_ns) is the waker's stack then. @pid, @tid and @seq name the
+ * wait it ended, whose off-CPU SAMPLE's WAKER record has the same @seq
+ * (on the woken thread's CPU's ring: the two may come in either order).
+ */
+#define TPROF_RF_WAKER_WAKEUP		0x1U
+
 /**
  * struct tprof_rec_waker - who ended the wait an off-CPU SAMPLE stands
  *	for (TPROF_F_OFF_CPU): the last wakeup of the thread before it ran
@@ -1198,7 +1238,11 @@ struct tprof_rec_denied {
  *	sample it (not followed by this session and the session not
  *	privileged), for interrupts, or not in the session's pid namespace.
  * @waker_tid: ditto, its thread id.
- * @__pad: zero.
+ * @seq: with TPROF_F_WAKER_STACKS, the number of the wait (per woken
+ *	thread, from 1) whose waker's stack was taken at the wakeup
+ *	(TPROF_RF_WAKER_WAKEUP); 0 when none was (not asked, not allowed,
+ *	the wait had not neared its sample point then, or no user context).
+ *	Modules before waker stacks wrote 0 here.
  * @waker_comm: its comm, NUL-padded; empty exactly when @waker_tid is 0.
  */
 struct tprof_rec_waker {
@@ -1208,7 +1252,7 @@ struct tprof_rec_waker {
 	__u32 kind;
 	__u32 waker_pid;
 	__u32 waker_tid;
-	__u32 __pad;
+	__u32 seq;
 	__u8 waker_comm[16];
 };
 
@@ -1219,7 +1263,7 @@ struct tprof_rec_waker {
 #define TPROF_SIZEOF_IOC_INFO		80
 #define TPROF_SIZEOF_IOC_ENABLE		80
 #define TPROF_SIZEOF_IOC_THREAD_PERIOD	16
-#define TPROF_SIZEOF_IOC_STATS		248
+#define TPROF_SIZEOF_IOC_STATS		264
 #define TPROF_SIZEOF_IOC_UWALK		120
 #define TPROF_SIZEOF_IOC_UWALK_TID	16
 #define TPROF_SIZEOF_IOC_PROVE		8
