@@ -158,13 +158,15 @@ static bool tprof_snapshots(const struct tprof_session *s, u32 abi)
  * record (and the chain @ch in it, whose walk's flags @rec gets); with a
  * user-memory walk @w its UWALK record, last, the walk's words written
  * straight into the ring as it reads them. The reader gets all or none.
+ * @sample: a sample of time (of @weight), not a waker's stack.
  * Context: hardirq or IRQs off; c's thread is current, its mm loaded.
- * Return: 0, or -ENOSPC (all dropped, counted as one lost sample).
+ * Return: 0, or -ENOSPC (all dropped, counted as one lost sample, or
+ * with !@sample as lost records).
  */
 static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 			     const struct tprof_rec_waker *wk,
 			     struct tprof_rec_sample *rec, u32 len,
-			     struct pt_regs *uregs, u64 weight,
+			     struct pt_regs *uregs, bool sample, u64 weight,
 			     const struct tprof_uwalk *w,
 			     struct tprof_chain *ch)
 {
@@ -192,7 +194,7 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 	}
 	if (tprof_ring_reserve(r, (wk ? sizeof(*wk) : 0) + len + snap +
 			       (w ? sizeof(struct tprof_rec_uwalk) : 0),
-			       true, weight, &res))
+			       sample, weight, &res))
 		return -ENOSPC;
 	if (wk)
 		tprof_ring_put(r, &res, wk, sizeof(*wk));
@@ -215,10 +217,10 @@ static int tprof_write_group(struct tprof_cpu *c, struct tprof_ring *r,
 			r->st.uwalk_path_ns += local_clock() - t0;
 	}
 	if (ret) {
-		tprof_ring_cancel(r, &res, true, weight);
+		tprof_ring_cancel(r, &res, sample, weight);
 		return ret;
 	}
-	tprof_ring_commit(r, &res, true, weight);
+	tprof_ring_commit(r, &res, sample, weight);
 	if (w)
 		tprof_uwalk_account(&r->st, &wres);
 	return 0;
@@ -260,6 +262,7 @@ static void tprof_fill_waker(struct tprof_rec_waker *wrec,
 	wrec->kind = k->kind;
 	wrec->waker_pid = k->pid;
 	wrec->waker_tid = k->tid;
+	wrec->seq = k->seq;
 	memcpy(wrec->waker_comm, k->comm, sizeof(wrec->waker_comm));
 }
 
@@ -371,7 +374,7 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		c->off_waker.kind = 0;
 	}
 	if ((rflags & TPROF_RF_GROUP) || wk ?
-	    tprof_write_group(c, r, wk, rec, len, uregs, weight, w, ch) :
+	    tprof_write_group(c, r, wk, rec, len, uregs, true, weight, w, ch) :
 	    tprof_ring_write(r, rec, len, true, weight)) {
 		if (wk)
 			r->st.wakers_dropped++;
@@ -398,6 +401,74 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	}
 	if (budget)
 		tprof_budget_charge(s, t1 - t0, t1);
+}
+
+/**
+ * tprof_take_waker_stack() - current's stack as the waker of a wait
+ *	(TPROF_F_WAKER_STACKS): the WAKER record @wk (TPROF_RF_WAKER_WAKEUP)
+ *	and a SAMPLE of current marked TPROF_RF_WAKE_STACK, with its snapshot
+ *	and user-memory walk as a sample of it would have, written to this
+ *	CPU's ring in one group.
+ * @c: this CPU's state; its thread, of @wk's session, is current.
+ * @wk: the WAKER record, filled but for hdr.time_ns.
+ *
+ * Weight 0, no kernel stack (the wakeup's own path), nothing accounted to
+ * the thread; an unprivileged session's budget is charged as for a
+ * sample, so wakers cannot buy more sampling cost than samples can.
+ * Context: sched_waking, IRQs off; current is a user task, not exiting.
+ * Return: 0, or -ENOSPC (dropped: STATS waker_stacks_dropped).
+ */
+int tprof_take_waker_stack(struct tprof_cpu *c, struct tprof_rec_waker *wk)
+{
+	struct tprof_session *s = c->sess;
+	struct tprof_thread *t = c->thr;
+	struct tprof_ring *r = s->rings.ring[smp_processor_id()];
+	struct tprof_rec_sample *rec = (void *)c->scratch;
+	u64 *ips = (u64 *)(rec + 1);
+	struct pt_regs *uregs = task_pt_regs(current);
+	struct tprof_chain chain = { 0 }, *ch = NULL;
+	const struct tprof_uwalk *w;
+	bool budget = !s->grant.privileged;
+	u64 t0 = budget ? local_clock() : 0, t1;
+	u16 rflags = TPROF_RF_WAKE_STACK;
+	u32 abi = TPROF_ABI_NONE, nu, len;
+	int ret;
+
+	tprof_uread_begin(s->procs.uread ? this_cpu_ptr(s->procs.uread) : NULL,
+			  !tprof_policy_mm_watched() ||
+			  test_bit(TPROF_P_GUARDED, &t->proc->bits));
+	nu = tprof_stack_user(uregs, ips, s->max_user_frames, &abi, &rflags,
+			      s->flags & TPROF_F_USTACK_CHAIN ? &chain.fp : NULL);
+	if ((s->flags & TPROF_F_USTACK_CHAIN) && tprof_abi_chain(abi)) {
+		chain.ips = ips + nu;
+		chain.max = s->max_user_frames - nu;
+		ch = &chain;
+	}
+	w = tprof_uwalk_of(t->proc);
+	if (tprof_snapshots(s, abi) || w)
+		rflags |= TPROF_RF_GROUP;
+	len = sizeof(*rec) + nu * sizeof(u64);
+	memset(rec, 0, sizeof(*rec));
+	rec->hdr.type = TPROF_REC_SAMPLE;
+	rec->hdr.flags = rflags;
+	rec->hdr.size = len;
+	rec->hdr.time_ns = ktime_get_mono_fast_ns();
+	rec->pid = t->vpid;
+	rec->tid = t->vtid;
+	rec->cpu = smp_processor_id();
+	rec->nr_user = nu;
+	rec->abi = abi;
+	wk->hdr.time_ns = rec->hdr.time_ns;
+	ret = tprof_write_group(c, r, wk, rec, len, uregs, false, 0, w, ch);
+	if (ret)
+		r->st.waker_stacks_dropped++;
+	else
+		r->st.waker_stacks++;
+	if (budget) {
+		t1 = local_clock();
+		tprof_budget_charge(s, t1 - t0, t1);
+	}
+	return ret;
 }
 
 /*

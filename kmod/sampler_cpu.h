@@ -4,7 +4,8 @@
  * sampling: sampler.c decides when (accounting, the timer, switches) and
  * sample.c writes what (the stacks and the record group of one sample).
  * Nothing else includes this, but for the switch probe's first test
- * (tprof_cpu_accounting()).
+ * (tprof_cpu_accounting()) and the wakers probe (a waker's stack is a
+ * sample of it, wakers.c).
  */
 #ifndef _TPROF_SAMPLER_CPU_H
 #define _TPROF_SAMPLER_CPU_H
@@ -20,6 +21,7 @@
 
 struct pt_regs;
 struct task_struct;
+struct tprof_rec_waker;
 struct tprof_session;
 struct tprof_thread;
 
@@ -118,5 +120,6 @@ static __always_inline bool tprof_cpu_accounting(void)
 void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		       u64 weight, u64 period, u64 late, u32 off_state);
 void tprof_defer_kstack(struct tprof_cpu *c, struct pt_regs *regs);
+int tprof_take_waker_stack(struct tprof_cpu *c, struct tprof_rec_waker *wk);
 
 #endif /* _TPROF_SAMPLER_CPU_H */

@@ -18,11 +18,14 @@ struct tprof_proc;
  * @pid: the waker's tgid in the session's pid namespace, 0 if not told.
  * @tid: its tid there, 0 if not told.
  * @comm: its comm when @tid is told, else empty.
+ * @seq: the wait's number whose waker's stack was written at the wakeup
+ *	(TPROF_F_WAKER_STACKS), or 0.
  */
 struct tprof_waker {
 	u32 kind;
 	u32 pid;
 	u32 tid;
+	u32 seq;
 	char comm[TASK_COMM_LEN];
 };
 
@@ -47,6 +50,8 @@ struct tprof_waker {
  *	by the waker's CPU under the thread's pi_lock, while the thread is
  *	in a sleeping state (no switch-in can read it then), so never by two
  *	at once.
+ * @wait_seq: the last @waker.seq given (its waits' numbers, from 1);
+ *	written as @waker is.
  */
 struct tprof_off {
 	u64 since;
@@ -63,6 +68,7 @@ struct tprof_off {
 	u64 lost_weight_ns;
 	u64 unsampled_ns;
 	struct tprof_waker waker;
+	u32 wait_seq;
 };
 
 /* Key bit of a slot whose thread exited (reusable). */

@@ -23,29 +23,36 @@
  * of no followed process costs one load of the filter word, as the
  * switch probe's.
  *
- * Not yet: the waker's user stack (issue 35). It can only be read here,
- * in the waker's context (its mm, its task_pt_regs(); the fp walk's
- * copies are pagefault-disabled, as in the timer's hardirq). To take it
- * at most once per wait that will be sampled, the probe would compare
- * the wakee's off-CPU clock plus the time since its switch-out with its
- * next sample point; a wait that crosses its point only in its wakeup
- * latency (after this probe) would have none, and be counted so. The
- * stack would go to the waker's CPU's ring at once, as its own record
- * keyed by the wakee's tid and a per-thread wait number that the WAKER
- * record repeats (no per-thread buffer of frames), for the reader to
- * join.
+ * With TPROF_F_WAKER_STACKS, a waker that is a thread the session
+ * follows (accounted on this CPU: this CPU's sampler state is its) also
+ * gives its user stack. It can only be read here, in the waker's context
+ * (its mm, its task_pt_regs(); the copies are pagefault-disabled, as in
+ * the timer's hardirq), so it is a sample of the waker, written to this
+ * CPU's ring at once (sample.c, tprof_take_waker_stack()): a WAKER record
+ * naming the wait (the woken thread and its wait number, which its own
+ * WAKER record repeats at the switch-in) and the SAMPLE, snapshot and
+ * user-memory walk of the waker; the reader joins the two. No per-thread
+ * buffer of frames. It is taken at most once per wait that will be
+ * sampled: when the woken thread's off-CPU clock plus the time since it
+ * left reaches its next sample point, less a sixteenth of a period for
+ * the wakeup's latency; a wait that crosses its point later still (a
+ * long wait for a CPU after the wakeup) has a waker and no stack (its
+ * WAKER record's seq is 0).
  */
 #include <linux/lockdep.h>
 #include <linux/pid.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "compat.h"
 #include "policy.h"
 #include "procs.h"
 #include "ring.h"
+#include "sampler_cpu.h"
 #include "session.h"
 #include "threads.h"
 #include "tprof.h"
@@ -117,6 +124,62 @@ static void tprof_waker_of(struct tprof_session *s, struct tprof_proc *pr,
 }
 
 /*
+ * Will the wait @o's thread is in be sampled at its switch-in (offcpu.c)?
+ * Its clock plus the time since it left, with a sixteenth of a period for
+ * the wakeup's latency, against its next point. Racy reads of a thread
+ * that is not running: at worst a stack too many or one not taken.
+ * Context: sched_waking (IRQs off).
+ */
+static bool tprof_wait_due(const struct tprof_off *o)
+{
+	u64 since = READ_ONCE(o->since), now, period = READ_ONCE(o->period_ns);
+
+	if (!period)	/* waiting since before ENABLE: its clock starts now */
+		return true;
+	if (!since)	/* on a CPU: a wakeup that ends no wait */
+		return false;
+	now = local_clock();
+	return READ_ONCE(o->clock) + (now > since ? now - since : 0) +
+	       (period >> 4) >= READ_ONCE(o->next_point);
+}
+
+/*
+ * The waker's stack for @t's wait @o (TPROF_F_WAKER_STACKS), when current
+ * is a thread of @s accounted on this CPU (followed and running: its slot
+ * is this CPU's sampler state) and the wait will be sampled. The wait's
+ * number goes in both WAKER records, this one's and the switch-in's; a
+ * stack that was dropped keeps it, so the reader can tell lost from not
+ * taken.
+ * Context: sched_waking (IRQs off); current is the waker.
+ */
+static void tprof_waker_stack(struct tprof_session *s, struct tprof_thread *t,
+			      struct tprof_off *o)
+{
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+	struct tprof_rec_waker wk;
+
+	if (c->sess != s || c->task != current ||
+	    (current->flags & PF_EXITING) || !tprof_is_user_task(current) ||
+	    !tprof_wait_due(o))
+		return;
+	o->waker.seq = ++o->wait_seq;
+	if (!o->waker.seq)	/* 2^32 waits: 0 means none */
+		o->waker.seq = ++o->wait_seq;
+	memset(&wk, 0, sizeof(wk));
+	wk.hdr.type = TPROF_REC_WAKER;
+	wk.hdr.flags = TPROF_RF_WAKER_WAKEUP | TPROF_RF_GROUP;
+	wk.hdr.size = sizeof(wk);
+	wk.pid = t->vpid;
+	wk.tid = t->vtid;
+	wk.kind = o->waker.kind;
+	wk.waker_pid = o->waker.pid;
+	wk.waker_tid = o->waker.tid;
+	wk.seq = o->waker.seq;
+	memcpy(wk.waker_comm, o->waker.comm, sizeof(wk.waker_comm));
+	tprof_take_waker_stack(c, &wk);
+}
+
+/*
  * sched_waking: try_to_wake_up() of @p, on the waker's CPU, with @p's
  * pi_lock held and IRQs off; current is the waker (or what an interrupt
  * interrupted). No allocation, no lock, no printk.
@@ -126,6 +189,7 @@ static void tprof_probe_waking(void *data, struct task_struct *p)
 	struct tprof_session *s;
 	struct tprof_thread *t;
 	struct tprof_proc *pr;
+	struct tprof_off *o;
 
 	if (likely(!tprof_procs_anywhere(p->tgid)))
 		return;
@@ -136,8 +200,11 @@ static void tprof_probe_waking(void *data, struct task_struct *p)
 	t = tprof_thread_get(&s->threads, p->pid, false);
 	if (!t || !READ_ONCE(t->started))
 		return;
-	tprof_waker_of(s, pr, p, &tprof_thread_off(&s->threads, t)->waker);
+	o = tprof_thread_off(&s->threads, t);
+	tprof_waker_of(s, pr, p, &o->waker);
 	s->rings.ring[smp_processor_id()]->st.wakers++;
+	if ((s->flags & TPROF_F_WAKER_STACKS) && o->waker.tid)
+		tprof_waker_stack(s, t, o);
 }
 
 /* for_each_kernel_tracepoint()'s visit (probes.c): is it sched_waking? */

@@ -13,7 +13,7 @@ kmod-tests: $(KT_DIR)/tprof-ktest $(KT_DIR)/tprof-ktest32 $(KT_DIR)/stacktarget6
 
 KT_SRCS := tests/kmod/ktest.c tests/kmod/security.c tests/kmod/snapshot.c \
 	tests/kmod/mmap.c tests/kmod/trust.c tests/kmod/uwalk.c tests/kmod/lib.c \
-	tests/kmod/budget.c
+	tests/kmod/budget.c tests/kmod/wakers.c
 KT_DEPS := $(KT_SRCS) tests/kmod/ktest.h kmod/uapi/tprof.h
 
 $(KT_DIR)/tprof-ktest: $(KT_DEPS)

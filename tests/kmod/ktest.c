@@ -1593,6 +1593,8 @@ int main(int argc, char **argv)
 		t_uwalk_secret(argv[2]);
 	else if (!strcmp(t, "budget-reopen"))
 		t_budget_reopen();
+	else if (!strcmp(t, "waker-stacks"))
+		t_waker_stacks();
 	else if (!strcmp(t, "uwalk-tail") && argc > 2)
 		t_uwalk_tail(argv[2]);
 	else if (!strcmp(t, "uwalk-bound") && argc > 2)

@@ -52,6 +52,11 @@ struct thr {
 	struct tprof_rec_thread_stat st;	/* the last of them */
 };
 
+/* A wait a WAKER record names (TPROF_F_WAKER_STACKS): tid and number */
+struct wait_key {
+	u32 tid, seq, waker_tid;
+};
+
 struct sum;
 typedef void (*sample_cb)(struct sum *s, const struct tprof_rec_sample *r,
 			  const u64 *ips);
@@ -91,7 +96,13 @@ struct sum {
 	u64 uwalks;		/* UWALK records last in their SAMPLE's group */
 	u64 uwalk_frames;	/* their nr_frames */
 	u64 wakers;		/* WAKER records first in an off-CPU group */
+	u64 wake_stacks;	/* SAMPLEs of a waker (TPROF_RF_WAKE_STACK) */
+	/* WAKER records with a wait number: at the wakeup (with the
+	 * waker's stack), at the switch-in (with the wait's sample) */
+	struct wait_key *wk_up, *wk_in;
+	size_t n_up, n_in, cap_up, cap_in;
 	sample_cb on_sample;
+	sample_cb on_wake_stack;
 	ustack_cb on_ustack;
 	uwalk_cb on_uwalk;
 	group_cb on_group;
@@ -183,6 +194,9 @@ int t_uwalk_bound(const char *prog);
 int t_uwalk_tail(const char *prog);
 int t_uwalk_secret(const char *prog);
 int t_uwalk_bench(const char *prog);
+
+/* wakers.c */
+int t_waker_stacks(void);
 
 /* budget.c */
 int t_budget_reopen(void);

@@ -201,7 +201,22 @@ void sum_init(struct sum *s, u32 pid)
 void sum_free(struct sum *s)
 {
 	free(s->t);
+	free(s->wk_up);
+	free(s->wk_in);
 	s->t = NULL;
+	s->wk_up = s->wk_in = NULL;
+}
+
+static void add_key(struct wait_key **v, size_t *n, size_t *cap,
+		    const struct tprof_rec_waker *w)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		*v = realloc(*v, *cap * sizeof(**v));
+		if (!*v)
+			die("realloc");
+	}
+	(*v)[(*n)++] = (struct wait_key){ w->tid, w->seq, w->waker_tid };
 }
 
 struct thr *thr_find(struct sum *s, u32 tid)
@@ -279,6 +294,21 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 	case TPROF_REC_SAMPLE: {
 		const struct tprof_rec_sample *r = (const void *)h;
 		struct thr *t;
+
+		/* a waker's stack at a wakeup: no time of its own */
+		if (h->flags & TPROF_RF_WAKE_STACK) {
+			if (h->size != sizeof(*r) + 8U * r->nr_user ||
+			    r->pid != s->pid || r->weight_ns || r->period_ns ||
+			    r->nr_kernel || r->off_state ||
+			    (h->flags & TPROF_RF_OFF_CPU)) {
+				s->bad++;
+				return;
+			}
+			s->wake_stacks++;
+			if (s->on_wake_stack)
+				s->on_wake_stack(s, r, (const u64 *)(r + 1));
+			return;
+		}
 
 		if (h->size != sizeof(*r) + 8U * (r->nr_user + r->nr_kernel) ||
 		    r->pid != s->pid || !r->weight_ns || !r->period_ns) {
@@ -400,13 +430,21 @@ static void parse_one(struct sum *s, const struct tprof_rec_hdr *h)
 		/* who ended an off-CPU sample's wait (case 68 checks whom) */
 		const struct tprof_rec_waker *w = (const void *)h;
 
-		if (h->size != sizeof(*w) || w->pid != s->pid || w->__pad ||
+		if (h->size != sizeof(*w) || w->pid != s->pid ||
 		    !(h->flags & TPROF_RF_GROUP) ||
+		    ((h->flags & TPROF_RF_WAKER_WAKEUP) &&
+		     (!w->seq || !w->waker_tid)) ||
 		    w->kind < TPROF_WAKER_TASK || w->kind > TPROF_WAKER_SOFTIRQ ||
 		    w->waker_comm[sizeof(w->waker_comm) - 1] ||
 		    (!w->waker_tid && (w->waker_pid || w->waker_comm[0])) ||
 		    (w->waker_tid && !w->waker_comm[0]))
 			s->bad++;
+		if (h->flags & TPROF_RF_WAKER_WAKEUP) {
+			add_key(&s->wk_up, &s->n_up, &s->cap_up, w);
+			break;
+		}
+		if (w->seq)
+			add_key(&s->wk_in, &s->n_in, &s->cap_in, w);
 		s->wakers++;
 		break;
 	}
@@ -450,6 +488,14 @@ static void parse_uwalk(struct sum *s, const struct tprof_rec_hdr *h,
 static bool group_next_ok(const struct tprof_rec_hdr *prev,
 			  const struct tprof_rec_hdr *h)
 {
+	/* a WAKER at a wakeup: the SAMPLE of the waker's stack */
+	if (prev->type == TPROF_REC_WAKER &&
+	    (prev->flags & TPROF_RF_WAKER_WAKEUP))
+		return h->type == TPROF_REC_SAMPLE &&
+		       (h->flags & TPROF_RF_WAKE_STACK) &&
+		       h->time_ns == prev->time_ns &&
+		       ((const struct tprof_rec_sample *)h)->tid ==
+		       ((const struct tprof_rec_waker *)prev)->waker_tid;
 	/* a WAKER: the off-CPU SAMPLE of its thread, at its time */
 	if (prev->type == TPROF_REC_WAKER)
 		return h->type == TPROF_REC_SAMPLE &&

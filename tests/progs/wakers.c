@@ -11,7 +11,8 @@
  * not yet running. Each is measured inside the function named below:
  *
  *   wakers pipe N US        a producer thread writes a byte every US us
- *                           (nanosleep), a consumer reads them one by one
+ *                           (nanosleep; in producer_write()), a consumer
+ *                           reads them one by one
  *                           in consumer_read():
  *                           pipe PRODUCER_TID CONSUMER_TID OFF_NS SLEPT_NS N
  *   wakers mutex N A_US B_US  holders a and b take turns holding one
@@ -157,6 +158,14 @@ static long n_iter, us_a, us_b;
 static int producer_tid, consumer_tid;
 static uint64_t pipe_off, pipe_slept;
 
+/* the consumer's waker: its release site (71's waker stacks) */
+static NOINLINE void producer_write(void)
+{
+	if (write(pfd[1], "x", 1) != 1)
+		die("write");
+	NO_TAIL_CALL();
+}
+
 static void *producer(void *arg)
 {
 	(void)arg;
@@ -164,8 +173,7 @@ static void *producer(void *arg)
 	producer_tid = tid();
 	for (long i = 0; i < n_iter; i++) {
 		sleep_us(us_a);
-		if (write(pfd[1], "x", 1) != 1)
-			die("write");
+		producer_write();
 	}
 	return NULL;
 }
