@@ -25,9 +25,12 @@
  * stop, when no probe runs any more.
  */
 #include <linux/math64.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "offcpu.h"
 #include "tprof.h"
 
@@ -114,6 +117,82 @@ void tprof_off_close(struct tprof_off *o, u64 now)
 	o->clock += away;
 	o->unsampled_ns += away;
 	o->since = 0;
+}
+
+/*
+ * Waits that a timeout ends (TPROF_F_WAKER_STACKS). A thread in a timed
+ * wait loop (CPython's take_gil(), a condition variable's timed wait, a
+ * poll with a timeout) wakes at each timeout, finds what it waits for not
+ * there yet, and waits again at once, at the same place; only the last
+ * wakeup is the thread that released it. Such a chain is one wait: a wait
+ * an interrupt or a kernel thread ended is numbered at its switch-in, and
+ * a wait that the thread enters at the same user call site (the syscall's
+ * return address and stack pointer) after less than
+ * TPROF_WAIT_CONTINUE_NS of CPU continues it, keeping its number, so the
+ * reader can join the waker that ends the chain (its WAKER record at the
+ * wakeup, with its stack) to every sample of it. A preemption in between
+ * neither ends nor continues the chain.
+ *
+ * The CPU bound is a millisecond: under emulation (TCG) the way from a
+ * poll's timeout back into it took 100 us to 1 ms of guest CPU (with
+ * 100 us, half of a test's chains broke: tests/kmod/wakers.c); on
+ * hardware it is microseconds, and a loop that does more work between
+ * its waits at one call site is still waiting for the same event.
+ */
+#define TPROF_WAIT_CONTINUE_NS	(1000 * NSEC_PER_USEC)
+
+/*
+ * @prev leaves the CPU in @state: where does it wait, and does the wait
+ * continue its last one?
+ * Context: sched_switch probe; @prev is current.
+ */
+void tprof_off_site(struct tprof_off *o, struct task_struct *prev, u32 state)
+{
+	struct pt_regs *regs;
+	u64 ip = 0, sp = 0;
+
+	if (state == TPROF_OFF_RUNNABLE)
+		return;
+	if (tprof_is_user_task(prev) && !(prev->flags & PF_EXITING)) {
+		regs = task_pt_regs(prev);
+		ip = instruction_pointer(regs);
+		sp = user_stack_pointer(regs);
+	}
+	o->cont_seq = o->timer_seq && ip && ip == o->site_ip &&
+		      sp == o->site_sp &&
+		      READ_ONCE(prev->se.sum_exec_runtime) - o->in_rt <
+		      TPROF_WAIT_CONTINUE_NS ? o->timer_seq : 0;
+	o->site_ip = ip;
+	o->site_sp = sp;
+}
+
+/*
+ * @p comes back from a wait (not a preemption) that @w, its waker, ended:
+ * the wait's number for its WAKER record (w->seq), its chain's if it
+ * continues one; a timeout (an interrupt's or a kernel thread's wakeup)
+ * numbers the wait for a chain to continue. A wakeup whose waker's stack
+ * was taken has its number already (wakers.c); a thread's without one
+ * (not allowed, no user context) has none: it ends the chain unjoined.
+ * Context: sched_switch probe, @p about to run.
+ */
+void tprof_off_chain(struct tprof_off *o, struct tprof_waker *w,
+		     struct task_struct *p)
+{
+	bool timeout = w->kind == TPROF_WAKER_HARDIRQ ||
+		       w->kind == TPROF_WAKER_SOFTIRQ ||
+		       w->kind == TPROF_WAKER_KTHREAD;
+
+	if (timeout && !w->seq) {
+		w->seq = o->cont_seq;
+		if (!w->seq) {
+			w->seq = ++o->wait_seq;
+			if (!w->seq)	/* 2^32 waits: 0 means none */
+				w->seq = ++o->wait_seq;
+		}
+	}
+	o->timer_seq = timeout ? w->seq : 0;
+	o->cont_seq = 0;
+	o->in_rt = READ_ONCE(p->se.sum_exec_runtime);
 }
 
 /* The THREAD_OFF record of thread @vtid (hdr.time_ns is the caller's). */

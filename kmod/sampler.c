@@ -380,6 +380,8 @@ static noinline void tprof_off_in(struct tprof_cpu *c,
 	 * Taken either way: the next wait has its own.
 	 */
 	c->off_waker.kind = 0;
+	if ((s->flags & TPROF_F_WAKER_STACKS) && state != TPROF_OFF_RUNNABLE)
+		tprof_off_chain(o, &o->waker, p);
 	if (w && state != TPROF_OFF_RUNNABLE && o->waker.kind)
 		c->off_waker = o->waker;
 	o->waker.kind = 0;
@@ -671,6 +673,8 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 
 		o->since = tprof_sched_stamp(prev);
 		o->state = tprof_off_state(preempt, prev_state, prev);
+		if (s->flags & TPROF_F_WAKER_STACKS)
+			tprof_off_site(o, prev, o->state);
 	}
 	return t;
 }

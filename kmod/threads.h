@@ -50,8 +50,17 @@ struct tprof_waker {
  *	by the waker's CPU under the thread's pi_lock, while the thread is
  *	in a sleeping state (no switch-in can read it then), so never by two
  *	at once.
- * @wait_seq: the last @waker.seq given (its waits' numbers, from 1);
- *	written as @waker is.
+ * @wait_seq: the last wait number given (from 1), at a wakeup (@waker)
+ *	or at the switch-in after a wait an interrupt ended.
+ * @site_ip: with TPROF_F_WAKER_STACKS, the user return address of the
+ *	syscall the thread waits in now (or last waited in), 0 if none.
+ * @site_sp: its user stack pointer then.
+ * @in_rt: its runtime at its last switch-in after a wait.
+ * @timer_seq: the number of its last wait, if an interrupt or a kernel
+ *	thread ended it (a timeout), else 0.
+ * @cont_seq: the wait it is in continues wait @timer_seq (offcpu.c,
+ *	tprof_off_site()): that number, else 0.
+ * All but @waker and @wait_seq belong to the thread's CPU.
  */
 struct tprof_off {
 	u64 since;
@@ -69,6 +78,11 @@ struct tprof_off {
 	u64 unsampled_ns;
 	struct tprof_waker waker;
 	u32 wait_seq;
+	u32 timer_seq;
+	u32 cont_seq;
+	u64 site_ip;
+	u64 site_sp;
+	u64 in_rt;
 };
 
 /* Key bit of a slot whose thread exited (reusable). */

@@ -159,12 +159,17 @@ static void tprof_waker_stack(struct tprof_session *s, struct tprof_thread *t,
 	struct tprof_rec_waker wk;
 
 	if (c->sess != s || c->task != current ||
-	    (current->flags & PF_EXITING) || !tprof_is_user_task(current) ||
-	    !tprof_wait_due(o))
+	    (current->flags & PF_EXITING) || !tprof_is_user_task(current))
 		return;
-	o->waker.seq = ++o->wait_seq;
-	if (!o->waker.seq)	/* 2^32 waits: 0 means none */
+	/* a chain of timed-out waits (offcpu.c) ends here: its number */
+	o->waker.seq = READ_ONCE(o->cont_seq);
+	if (!o->waker.seq) {
+		if (!tprof_wait_due(o))
+			return;
 		o->waker.seq = ++o->wait_seq;
+		if (!o->waker.seq)	/* 2^32 waits: 0 means none */
+			o->waker.seq = ++o->wait_seq;
+	}
 	memset(&wk, 0, sizeof(wk));
 	wk.hdr.type = TPROF_REC_WAKER;
 	wk.hdr.flags = TPROF_RF_WAKER_WAKEUP | TPROF_RF_GROUP;

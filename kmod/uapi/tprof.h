@@ -120,6 +120,18 @@ struct tprof_ioc_info {
  * its USTACK and UWALK as a sample's; only for a wait that has crossed,
  * or nearly, its next sample point (STATS waker_stacks). The WAKER record
  * of the woken thread's off-CPU SAMPLE repeats the wait's @seq.
+ *
+ * Timed-out waits chain: a wait that an interrupt or a kernel thread
+ * ended (a timeout) gets a wait number at its switch-in; a wait that the
+ * thread then enters at the same user call site (the same syscall return
+ * address and user stack pointer) after less than 1 ms of CPU continues
+ * it and keeps that number, as the wakeup that ends the chain does. So
+ * several off-CPU SAMPLEs' WAKER records (the timeouts', kind
+ * TPROF_WAKER_HARDIRQ, _SOFTIRQ or _KTHREAD, and the last one's) may carry
+ * one @seq, which one wakeup's WAKER (TPROF_RF_WAKER_WAKEUP), if any,
+ * names: a reader may give the whole chain that waker (CPython's
+ * take_gil() waits 5 ms at a time; the thread that drops the GIL ends
+ * the last). A chain no thread ends has no such record.
  */
 #define TPROF_F_WAKER_STACKS	0x800U
 #define TPROF_F_ALL		(TPROF_F_KERNEL_STACK | TPROF_F_AUXV_PROOF | \

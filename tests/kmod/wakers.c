@@ -11,8 +11,15 @@
  * address into producer_write(), the function that called write(2)); the
  * consumer's off-CPU WAKER records repeat their numbers. Truth is the
  * child's own: its tids and its functions' addresses.
+ *
+ * A second child's consumer polls the pipe with a 300 us timeout instead
+ * (a timed wait loop, as CPython's take_gil()): its waits that a timer
+ * ended and that it re-entered at once at the same place continue into
+ * the wait the producer ends, so they carry that wait's number, joined to
+ * the producer's stack.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,7 +35,12 @@
 #define NAP_US		2000
 #define OFF_PERIOD	(200 * US)
 
+#define POLL_US		300
+
 static int pfd[2];
+static bool poll_mode;
+/* the consumer's timeouts, and of them those in a chain its wakeup ended */
+static u32 timeouts, timeouts_ended;
 
 /* the release site: the consumer's waker calls write(2) from here */
 static __attribute__((noinline)) void producer_write(void)
@@ -63,9 +75,27 @@ static void *consumer(void *arg)
 	int i;
 
 	(void)arg;
-	for (i = 0; i < ROUNDS; i++)
+	for (i = 0; i < ROUNDS; i++) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		u32 n = 0;
+
+		while (poll_mode && poll(&p, 1, 0) == 0) {
+			struct timespec ts = { 0, POLL_US * 1000 };
+
+			/* the timed wait: one call site, re-entered at once */
+			if (ppoll(&p, 1, &ts, NULL) == 0) {
+				n++;
+				continue;
+			}
+			/* the producer's byte ended this chain of timeouts */
+			timeouts_ended += n;
+			n = 0;
+		}
+		timeouts += n;
 		if (read(pfd[0], &c, 1) != 1)
 			die("read");
+	}
+	timeouts += timeouts_ended;
 	return NULL;
 }
 
@@ -83,7 +113,17 @@ static void child(int go, int rep)
 	pthread_create(&p, NULL, producer, NULL);
 	pthread_join(p, NULL);
 	pthread_join(c, NULL);
+	if (write(rep, &timeouts, sizeof(timeouts)) != sizeof(timeouts) ||
+	    write(rep, &timeouts_ended, sizeof(timeouts_ended)) !=
+	    sizeof(timeouts_ended))
+		_exit(1);
 	_exit(0);
+}
+
+/* Is @a within @pct percent of @b (b > 0)? */
+static bool within_pct(u64 a, u64 b, u64 pct)
+{
+	return b && (a > b ? a - b : b - a) * 100 <= b * pct;
 }
 
 /* Is @ip in the first @len bytes of function @fn? */
@@ -93,7 +133,7 @@ static bool in_fn(u64 ip, void *fn, u64 len)
 }
 
 struct wk_seen {
-	u32 producer;
+	u32 producer, timeouts, timeouts_ended;
 	u64 stacks, by_producer, through_producer, snap_site;
 };
 
@@ -144,7 +184,9 @@ static int cmp_key(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int t_waker_stacks(void)
+/* One child's session: its records in @s, its STATS in @st. */
+static bool run_child(bool polled, struct sum *s, struct wk_seen *w,
+		      struct tprof_ioc_stats *st)
 {
 	struct tprof_ioc_enable e = {
 		.size = sizeof(e),
@@ -154,26 +196,15 @@ int t_waker_stacks(void)
 		.snapshot_bytes = 1024,
 		.ring_bytes = 1 << 21,
 	};
-	struct tprof_ioc_stats st;
-	struct wk_seen w = { 0 };
-	u64 joined = 0, up_joined = 0;
 	int go[2], rep[2], fd, ret, status;
-	struct sum s;
+	const char *how = polled ? "poll" : "read";
+	bool done;
 	pid_t pid;
-	size_t i;
-
-	fd = dev_open();
-	e.flags = TPROF_F_WAKER_STACKS;
-	e.pid = getpid();
-	ok(enable_raw(fd, &e) == -EINVAL,
-	   "waker-stacks: TPROF_F_WAKER_STACKS without TPROF_F_OFF_CPU is EINVAL");
-	close(fd);
-	e.flags = TPROF_F_OFF_CPU | TPROF_F_NO_CPU_SAMPLES |
-		  TPROF_F_WAKER_STACKS | TPROF_F_USER_SNAPSHOT;
 
 	if (pipe(go) || pipe(rep))
 		die("pipe");
 	fflush(stdout);
+	poll_mode = polled;
 	pid = fork();
 	if (pid < 0)
 		die("fork");
@@ -182,60 +213,117 @@ int t_waker_stacks(void)
 	fd = dev_open();
 	e.pid = pid;
 	ret = enable_raw(fd, &e);
-	ok(!ret, "waker-stacks: ENABLE off-CPU with waker stacks (%s)",
-	   strerror(-ret));
+	ok(!ret, "waker-stacks %s: ENABLE off-CPU with waker stacks (%s)",
+	   how, strerror(-ret));
 	if (ret) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		return failures;
+		close(fd);
+		return false;
 	}
-	sum_init(&s, pid);
-	s.priv = &w;
-	s.on_wake_stack = on_wake_stack;
-	s.on_ustack = on_ustack;
+	sum_init(s, pid);
+	s->priv = w;
+	s->on_wake_stack = on_wake_stack;
+	s->on_ustack = on_ustack;
 	if (write(go[1], "x", 1) != 1 ||
-	    read(rep[0], &w.producer, sizeof(w.producer)) != sizeof(w.producer))
+	    read(rep[0], &w->producer, sizeof(w->producer)) !=
+	    sizeof(w->producer))
 		die("child");
-	ok(read_to_eof(fd, &s, 60000), "waker-stacks: the session ends with the child");
+	done = read_to_eof(fd, s, 60000);
 	waitpid(pid, &status, 0);
-	ok(!get_stats(fd, &st), "waker-stacks: STATS");
+	ok(done && WIFEXITED(status) && !WEXITSTATUS(status),
+	   "waker-stacks %s: the child ran its %d rounds, the session ended with it",
+	   how, ROUNDS);
+	if (read(rep[0], &w->timeouts, 4) != 4 ||
+	    read(rep[0], &w->timeouts_ended, 4) != 4)
+		w->timeouts = w->timeouts_ended = 0;
+	ok(!get_stats(fd, st), "waker-stacks %s: STATS", how);
+	close(fd);
+	close(go[0]);
+	close(go[1]);
+	close(rep[0]);
+	close(rep[1]);
+	return true;
+}
+
+/*
+ * The wakers of @s's waits: joined (a wakeup's WAKER with its number);
+ * the timer-ended ones of threads other than @producer (its naps chain
+ * with no thread at their end).
+ */
+static void joins(struct sum *s, u32 producer, u64 *thread_in,
+		  u64 *thread_joined,
+		  u64 *timer_in, u64 *timer_joined, u64 *up_joined)
+{
+	size_t i;
+
+	*thread_in = *thread_joined = *timer_in = *timer_joined = 0;
+	*up_joined = 0;
+	qsort(s->wk_up, s->n_up, sizeof(*s->wk_up), cmp_key);
+	for (i = 0; i < s->n_in; i++) {
+		struct wait_key *k = bsearch(&s->wk_in[i], s->wk_up, s->n_up,
+					     sizeof(*s->wk_up), cmp_key);
+
+		if (s->wk_in[i].waker_tid) {
+			(*thread_in)++;
+			*thread_joined += k &&
+				k->waker_tid == s->wk_in[i].waker_tid;
+
+		} else if (s->wk_in[i].tid != producer) {
+			(*timer_in)++;
+			*timer_joined += !!k;
+		}
+	}
+	qsort(s->wk_in, s->n_in, sizeof(*s->wk_in), cmp_key);
+	for (i = 0; i < s->n_up; i++)
+		*up_joined += !!bsearch(&s->wk_up[i], s->wk_in, s->n_in,
+					sizeof(*s->wk_in), cmp_key);
+}
+
+int t_waker_stacks(void)
+{
+	struct tprof_ioc_enable e = {
+		.size = sizeof(e),
+		.flags = TPROF_F_WAKER_STACKS,
+		.pid = getpid(),
+	};
+	u64 thr_in, thr_joined, tmr_in, tmr_joined, up_joined;
+	struct tprof_ioc_stats st;
+	struct wk_seen w = { 0 };
+	struct sum s;
+	int fd;
+
+	fd = dev_open();
+	ok(enable_raw(fd, &e) == -EINVAL,
+	   "waker-stacks: TPROF_F_WAKER_STACKS without TPROF_F_OFF_CPU is EINVAL");
 	close(fd);
 
-	qsort(s.wk_up, s.n_up, sizeof(*s.wk_up), cmp_key);
-	for (i = 0; i < s.n_in; i++) {
-		struct wait_key *k = bsearch(&s.wk_in[i], s.wk_up, s.n_up,
-					     sizeof(*s.wk_up), cmp_key);
-
-		joined += k && k->waker_tid == s.wk_in[i].waker_tid;
-	}
-	qsort(s.wk_in, s.n_in, sizeof(*s.wk_in), cmp_key);
-	for (i = 0; i < s.n_up; i++)
-		up_joined += !!bsearch(&s.wk_up[i], s.wk_in, s.n_in,
-				       sizeof(*s.wk_in), cmp_key);
-	printf("# waker-stacks: %llu wakers' stacks (STATS %llu written, %llu dropped), %llu by the producer, %llu through producer(), %llu with the return into producer_write() in the snapshot; %zu off-CPU WAKERs with a wait number, %llu joined; %zu wakeups, %llu joined; %llu off-CPU WAKERs in all\n",
+	if (!run_child(false, &s, &w, &st))
+		return failures;
+	joins(&s, w.producer, &thr_in, &thr_joined, &tmr_in, &tmr_joined, &up_joined);
+	printf("# waker-stacks read: %llu wakers' stacks (STATS %llu written, %llu dropped), %llu by the producer, %llu through producer(), %llu with the return into producer_write() in the snapshot; off-CPU WAKERs with a wait number: %llu of a thread (%llu joined), %llu of a timer (the consumer's); %zu wakeups, %llu joined\n",
 	       (unsigned long long)w.stacks,
 	       (unsigned long long)st.waker_stacks,
 	       (unsigned long long)st.waker_stacks_dropped,
 	       (unsigned long long)w.by_producer,
 	       (unsigned long long)w.through_producer,
-	       (unsigned long long)w.snap_site, s.n_in,
-	       (unsigned long long)joined, s.n_up,
-	       (unsigned long long)up_joined, (unsigned long long)s.wakers);
+	       (unsigned long long)w.snap_site, (unsigned long long)thr_in,
+	       (unsigned long long)thr_joined, (unsigned long long)tmr_in,
+	       s.n_up, (unsigned long long)up_joined);
 	ok(!s.bad && !s.bad_groups,
 	   "waker-stacks: every record and group well-formed (%llu bad, %llu bad groups)",
 	   (unsigned long long)s.bad, (unsigned long long)s.bad_groups);
-	ok(WIFEXITED(status) && !WEXITSTATUS(status),
-	   "waker-stacks: the child ran its %d rounds", ROUNDS);
 	ok(w.stacks == st.waker_stacks && !st.waker_stacks_dropped &&
 	   w.stacks == s.n_up,
 	   "waker-stacks: STATS counts the %llu stacks read (%llu, %llu dropped)",
 	   (unsigned long long)w.stacks, (unsigned long long)st.waker_stacks,
 	   (unsigned long long)st.waker_stacks_dropped);
 	/* the consumer's ~2 ms waits cross their 200 us points: nearly all */
-	ok(s.n_in >= ROUNDS * 9 / 10 && joined == s.n_in,
-	   "waker-stacks: %zu of the consumer's %d sampled waits carry a wait number, each joined to its wakeup's (%llu)",
-	   s.n_in, ROUNDS, (unsigned long long)joined);
-	ok(w.by_producer >= s.n_in && w.through_producer == w.by_producer,
+	ok(thr_in >= ROUNDS * 9 / 10 && thr_joined == thr_in,
+	   "waker-stacks: %llu of the consumer's %d sampled waits carry a wait number, each joined to its wakeup's (%llu)",
+	   (unsigned long long)thr_in, ROUNDS,
+	   (unsigned long long)thr_joined);
+	ok(w.by_producer >= thr_in && w.through_producer == w.by_producer,
 	   "waker-stacks: the producer's stacks (%llu) go through its thread function (%llu): read in the waker's context",
 	   (unsigned long long)w.by_producer,
 	   (unsigned long long)w.through_producer);
@@ -247,6 +335,39 @@ int t_waker_stacks(void)
 	ok(up_joined * 100 >= s.n_up * 95,
 	   "waker-stacks: %llu of %zu stacks belong to a sampled wait (>= 95%%: taken only for waits at their sample point)",
 	   (unsigned long long)up_joined, s.n_up);
+	sum_free(&s);
+
+	/* the consumer in a timed wait loop: chains of timeouts */
+	memset(&w, 0, sizeof(w));
+	if (!run_child(true, &s, &w, &st))
+		return failures;
+	joins(&s, w.producer, &thr_in, &thr_joined, &tmr_in, &tmr_joined, &up_joined);
+	printf("# waker-stacks poll: %llu wakers' stacks (STATS %llu, %llu dropped), %llu by the producer; off-CPU WAKERs with a wait number: %llu of a thread (%llu joined), %llu of a timer, the consumer's (%llu joined to the producer's wakeup that ended their chain); %zu wakeups, %llu joined\n",
+	       (unsigned long long)w.stacks,
+	       (unsigned long long)st.waker_stacks,
+	       (unsigned long long)st.waker_stacks_dropped,
+	       (unsigned long long)w.by_producer, (unsigned long long)thr_in,
+	       (unsigned long long)thr_joined, (unsigned long long)tmr_in,
+	       (unsigned long long)tmr_joined, s.n_up,
+	       (unsigned long long)up_joined);
+	ok(!s.bad && !s.bad_groups && !st.waker_stacks_dropped,
+	   "waker-stacks poll: every record and group well-formed (%llu bad, %llu bad groups, %llu dropped)",
+	   (unsigned long long)s.bad, (unsigned long long)s.bad_groups,
+	   (unsigned long long)st.waker_stacks_dropped);
+	/* a round whose byte came while it was not waiting has no wait */
+	ok(thr_in >= ROUNDS / 2 && thr_joined == thr_in,
+	   "waker-stacks poll: %llu of the consumer's %d rounds ended a wait the producer ended, each with its number, joined (%llu)",
+	   (unsigned long long)thr_in, ROUNDS,
+	   (unsigned long long)thr_joined);
+	/*
+	 * Each timeout's wait (300 us) crosses a 200 us point: sampled. The
+	 * child counted its timeouts, and those in a chain that its wakeup
+	 * by the producer ended: those carry the producer's number.
+	 */
+	ok(w.timeouts >= ROUNDS && within_pct(tmr_joined, w.timeouts_ended, 10),
+	   "waker-stacks poll: %llu of the consumer's %llu timed-out sampled waits carry the number of the producer's wakeup that ended their chain; the consumer counted %u such of its %u timeouts",
+	   (unsigned long long)tmr_joined, (unsigned long long)tmr_in,
+	   w.timeouts_ended, w.timeouts);
 	sum_free(&s);
 	return failures;
 }
