@@ -130,7 +130,11 @@ void tprof_off_close(struct tprof_off *o, u64 now)
  * return address and stack pointer) after less than
  * TPROF_WAIT_CONTINUE_NS of CPU continues it, keeping its number, so the
  * reader can join the waker that ends the chain (its WAKER record at the
- * wakeup, with its stack) to every sample of it. A preemption in between
+ * wakeup, with its stack) to every sample of it. Only interruptible
+ * sleeps chain (a timed wait a program loops on is one: futex, poll,
+ * nanosleep); a preemption or an uninterruptible wait in between (a
+ * mutex inside the syscall; on PREEMPT_RT a spinlock, TASK_RTLOCK_WAIT,
+ * which once gave a poll's timeouts to the pipe's writer that held one)
  * neither ends nor continues the chain.
  *
  * The CPU bound is a millisecond: under emulation (TCG) the way from a
@@ -142,16 +146,19 @@ void tprof_off_close(struct tprof_off *o, u64 now)
 #define TPROF_WAIT_CONTINUE_NS	(1000 * NSEC_PER_USEC)
 
 /*
- * @prev leaves the CPU in @state: where does it wait, and does the wait
- * continue its last one?
+ * @prev leaves the CPU in @state (sched_switch's @prev_state): where does
+ * it wait, and does the wait continue its last one?
  * Context: sched_switch probe; @prev is current.
  */
-void tprof_off_site(struct tprof_off *o, struct task_struct *prev, u32 state)
+void tprof_off_site(struct tprof_off *o, struct task_struct *prev, u32 state,
+		    unsigned int prev_state)
 {
 	struct pt_regs *regs;
 	u64 ip = 0, sp = 0;
 
-	if (state == TPROF_OFF_RUNNABLE)
+	o->unchained = state == TPROF_OFF_RUNNABLE ||
+		       !(prev_state & TASK_INTERRUPTIBLE);
+	if (o->unchained)
 		return;
 	if (tprof_is_user_task(prev) && !(prev->flags & PF_EXITING)) {
 		regs = task_pt_regs(prev);
@@ -167,7 +174,8 @@ void tprof_off_site(struct tprof_off *o, struct task_struct *prev, u32 state)
 }
 
 /*
- * @p comes back from a wait (not a preemption) that @w, its waker, ended:
+ * @p comes back from a wait (not a preemption: nor an uninterruptible
+ * one, tprof_off_site()) that @w, its waker, ended:
  * the wait's number for its WAKER record (w->seq), its chain's if it
  * continues one; a timeout (an interrupt's or a kernel thread's wakeup)
  * numbers the wait for a chain to continue. A wakeup whose waker's stack
@@ -182,6 +190,8 @@ void tprof_off_chain(struct tprof_off *o, struct tprof_waker *w,
 		       w->kind == TPROF_WAKER_SOFTIRQ ||
 		       w->kind == TPROF_WAKER_KTHREAD;
 
+	if (o->unchained)
+		return;
 	if (timeout && !w->seq) {
 		w->seq = o->cont_seq;
 		if (!w->seq) {

@@ -674,7 +674,7 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
 		o->since = tprof_sched_stamp(prev);
 		o->state = tprof_off_state(preempt, prev_state, prev);
 		if (s->flags & TPROF_F_WAKER_STACKS)
-			tprof_off_site(o, prev, o->state);
+			tprof_off_site(o, prev, o->state, prev_state);
 	}
 	return t;
 }

@@ -60,6 +60,8 @@ struct tprof_waker {
  *	thread ended it (a timeout), else 0.
  * @cont_seq: the wait it is in continues wait @timer_seq (offcpu.c,
  *	tprof_off_site()): that number, else 0.
+ * @unchained: the wait it is in neither continues nor ends a chain (a
+ *	preemption, an uninterruptible wait).
  * All but @waker and @wait_seq belong to the thread's CPU.
  */
 struct tprof_off {
@@ -80,6 +82,7 @@ struct tprof_off {
 	u32 wait_seq;
 	u32 timer_seq;
 	u32 cont_seq;
+	bool unchained;
 	u64 site_ip;
 	u64 site_sp;
 	u64 in_rt;

@@ -60,7 +60,9 @@ done
 # profiled process (self), and between two processes while the profiler
 # follows an unrelated sleeping one (unrelated: the probe's cost to others),
 # or a cgroup that holds one (tprof-cg, perf-cg: perf -a -G); tprof-wall:
-# an off-CPU session, whose wakers probe sees every wakeup too.
+# an off-CPU session, whose wakers probe sees every wakeup too. Self also
+# --mode off-cpu and --mode wakers: the same off-CPU session with and
+# without the wakers' stacks (issue 35), one per sampled wait.
 # SCHED_FIFO (bench-work's fifo): each round is two sleeps in every run;
 # under SCHED_OTHER a run settles early on one sleep a round (the woken
 # thread preempts) or two, 20% apart in CPU time, and a profiler's cost
@@ -72,7 +74,9 @@ rounds=$(( BENCH_CPU_MS * 1000000 * 2000 / (ns > 0 ? ns : 1) + 1 ))
 rm -f "$f"
 want switch-self && row "exp=switch-self rounds=$rounds" "$BW" pingpong thread "$rounds" fifo -- \
 	"tprof:1000:--call-graph fp" "perf:1000:" \
-	"tprof:1000:--call-graph fp --mode wall" "perf-switch:1000:"
+	"tprof:1000:--call-graph fp --mode wall" "perf-switch:1000:" \
+	"tprof:1000:--call-graph fp --mode off-cpu" \
+	"tprof:1000:--call-graph fp --mode wakers"
 for r in 1 2; do
 	want switch-unrelated || break
 	for bg in none tprof perf tprof-wall tprof-cg perf-cg; do

@@ -28,6 +28,12 @@ PEER = {
         "perf-switch:",
         "off-CPU: perf with a callchain at every switch, its usual recipe"),
     "tprof": ("perf", ""),
+    "tprof:--call-graph_fp_--mode_off-cpu": (
+        "perf-switch:", "off-CPU samples only (no CPU samples)"),
+    "tprof:--call-graph_fp_--mode_wakers": (
+        "tprof:--call-graph_fp_--mode_off-cpu",
+        "`--mode off-cpu` with the wakers' stacks: one per sampled wait, "
+        "read in the waker's context"),
     "tprof-wall": ("perf", "`--mode wall`: the off-CPU session's "
                    "sched_waking probe (wakers) runs at every wakeup too"),
     "tprof-cg": ("perf-cg", "the idle process in a cgroup: tprof "
@@ -55,6 +61,8 @@ NAMES = {
     "tprof:": "tprof default (hybrid)",
     "tprof:--call-graph_dwarf": "tprof `--call-graph dwarf`",
     "tprof:--call-graph_fp_--mode_wall": "tprof fp `--mode wall`",
+    "tprof:--call-graph_fp_--mode_off-cpu": "tprof fp `--mode off-cpu`",
+    "tprof:--call-graph_fp_--mode_wakers": "tprof fp `--mode wakers`",
     "perf:": "perf `-e task-clock -g`",
     "perf:--call-graph_dwarf": "perf `--call-graph dwarf`",
     "perf-switch:": "perf `-g` + `-e sched:sched_switch`",
