@@ -591,8 +591,11 @@ static void enable_request(const struct live *l, struct tprof_ioc_enable *en)
 		en->flags |= TPROF_F_OFF_CPU;
 		en->off_cpu_period_ns = o->off_period_ns;
 	}
-	if (o->mode == LIVE_OFF_CPU)
+	if (o->mode == LIVE_OFF_CPU || o->mode == LIVE_WAKERS)
 		en->flags |= TPROF_F_NO_CPU_SAMPLES;
+	/* the cost of a stack per sampled wait: only when they are shown */
+	if (o->mode == LIVE_WAKERS)
+		en->flags |= TPROF_F_WAKER_STACKS;
 	en->max_user_frames = o->max_frames;
 	en->ring_bytes = ring_bytes(l);
 	if (o->kernel_stacks) {
