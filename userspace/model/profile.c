@@ -1177,7 +1177,10 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		r = take_waker(p, r, &withw);
 	if (!r)
 		return 0;
-	if (r->hdr.type < TPROF_UREC_BASE && r->hdr.time_ns) {
+	/* a waker's stack is no time of the session: no span either */
+	if (r->hdr.type < TPROF_UREC_BASE && r->hdr.time_ns &&
+	    !(r->hdr.type == TPROF_REC_SAMPLE &&
+	      (r->hdr.flags & TPROF_RF_WAKE_STACK))) {
 		if (r->hdr.time_ns < p->first_time_ns)
 			p->first_time_ns = r->hdr.time_ns;
 		if (r->hdr.time_ns > p->last_time_ns)
