@@ -572,7 +572,44 @@ static void test_wakers_options(void)
 	out_done(out);
 }
 
+/*
+ * ENABLE: --mode wakers asks for the waker stacks (with off-CPU samples
+ * alone), wall and off-cpu do not (their cost); a module that predates
+ * them is asked again without, with one line.
+ */
+static void test_wakers_enable(void)
+{
+	static const char *const modes[][2] = {
+		{ "--mode wakers", "flags=0x8c0 " },
+		{ "--mode off-cpu", "flags=0xc0 " },
+		{ "--mode wall", "flags=0x40 " },
+		{ "--format folded:wakers", "flags=0x8c0 " },
+	};
+	const char *dev = build_path("unit/tprof-fakedev-wakers");
+	char *out = NULL;
+	size_t i;
+
+	if (!need_fakedev(dev))
+		return;
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		run_fake_read(&out, NULL, NULL, dev,
+			      "-p 1 --call-graph fp %s -o /dev/null 2>&1",
+			      modes[i][0]);
+		CHECK_HAS(out, modes[i][1]);
+		if (t_checks_failed)
+			fprintf(stderr, "    %s\n", modes[i][0]);
+		out_done(out);
+		out = NULL;
+	}
+	run_fake_read(&out, "FAKEDEV_NO_WAKER_STACKS=1", NULL, dev,
+		      "-p 1 --call-graph fp --mode wakers -o /dev/null 2>&1");
+	CHECK_HAS(out, "fakedev: ENABLE flags=0xc0 ");
+	CHECK_HAS(out, "warning: this tprof.ko takes no waker stacks");
+	out_done(out);
+}
+
 const struct unit_test wakers_tests[] = {
+	{ "wakers: ENABLE asks for waker stacks in --mode wakers alone (fake device)", test_wakers_enable },
 	{ "wakers: pprof wait time per release site, labels, pseudo-frames (both arrival orders)", test_wakers_pprof },
 	{ "wakers: folded:wakers lines (waiter -- waker), exactly", test_wakers_folded },
 	{ "wakers: the model joins stacks to waits in either order, counts the lost", test_wakers_join_counts },
