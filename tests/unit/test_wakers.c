@@ -366,6 +366,61 @@ out:
 	sb_free(&b);
 }
 
+/*
+ * A waker stack in a group (TPROF_RF_GROUP): its USTACK record (the
+ * chain, no snapshot) joins it as any sample's, and the stack is its
+ * chain; the wait after it gets its wake id.
+ */
+static void test_wakers_group(void)
+{
+	uint64_t outer[2] = { 0x401200, 0x401300 }, u[1] = { 0x401000 };
+	struct tprof_rec_sample *sm;
+	struct sbuf b = { 0 };
+	struct profile p;
+	size_t at, i, found = 0;
+
+	sb_session(&b, PID, MS, 1700000000000000000ULL, 1000);
+	sb_waker(&b, PID, WAITER, TPROF_WAKER_TASK, PID, HOLDER_A, "holder_a",
+		 5, TPROF_RF_WAKER_WAKEUP | TPROF_RF_GROUP, 3000);
+	at = b.len;
+	sb_sample_uchain(&b, PID, HOLDER_A, TPROF_ABI_X86_64, 3000, 0x401100,
+			 NULL, 0, 0x7ffc0000, 0x7ffc0100, 0, outer, 2);
+	sm = (struct tprof_rec_sample *)(b.p + at);
+	sm->hdr.flags |= TPROF_RF_WAKE_STACK;
+	sm->weight_ns = 0;
+	sm->period_ns = 0;
+	sb_waker(&b, PID, WAITER, TPROF_WAKER_TASK, PID, HOLDER_A, "holder_a",
+		 5, 0, 4000);
+	sb_off_sample(&b, PID, WAITER, TPROF_OFF_SLEEPING, MS, 9 * MS, 4000, 1,
+		      u);
+	profile__init(&p);
+	p.join_wakes = true;
+	CHECK_EQ(profile_feed(&p, &b, true), b.len);
+	profile__finish(&p);
+	CHECK_EQ(p.ustack_paired, 1);
+	CHECK_EQ(p.ustack_missing + p.ustack_orphans, 0);
+	CHECK_EQ(p.wakes.joined, 1);
+	CHECK_EQ(p.wakers_paired, 2);
+	CHECK_EQ(p.waker_orphans, 0);
+	for (i = 0; i < p.whole.nsamples; i++) {
+		const struct agg_sample *a = &p.whole.samples[i];
+
+		if (!a->wake_stack)
+			continue;
+		found++;
+		CHECK_EQ(a->tid, HOLDER_A);
+		CHECK_EQ(a->nr, 3);
+		CHECK_EQ(a->ips[0], 0x401100);
+		CHECK_EQ(a->ips[1], 0x401200);
+		CHECK_EQ(a->wake_id, p.whole.samples[i ? 0 : 1].wake_id);
+	}
+	CHECK_EQ(found, 1);
+	CHECK_EQ(p.whole.sample_records, 1);
+	CHECK_EQ(p.whole.off_weight_ns, 9 * MS);
+	profile__free(&p);
+	sb_free(&b);
+}
+
 /* An output file, whole, or NULL. */
 static char *slurp(const char *path, size_t *len)
 {
@@ -613,6 +668,7 @@ const struct unit_test wakers_tests[] = {
 	{ "wakers: pprof wait time per release site, labels, pseudo-frames (both arrival orders)", test_wakers_pprof },
 	{ "wakers: folded:wakers lines (waiter -- waker), exactly", test_wakers_folded },
 	{ "wakers: the model joins stacks to waits in either order, counts the lost", test_wakers_join_counts },
+	{ "wakers: a waker stack's group (USTACK chain) pairs as a sample's", test_wakers_group },
 	{ "wakers: CPU and off-CPU outputs byte-identical with and without the groups", test_wakers_leave_others_alone },
 	{ "wakers: --report names each waker's release sites", test_wakers_report },
 	{ "wakers: a waker stack with a weight or kernel frames is refused in one line", test_wakers_refused },
