@@ -1058,7 +1058,7 @@ static int encode_format(const struct output_ctx *c, uint8_t **out,
 }
 
 /* "pprof:wakers": --mode wakers' profile */
-static const char *const pprof_values[] = { "cpu", "wakers", NULL };
+static const char *const pprof_values[] = { "default", "wakers", NULL };
 
 const struct output_format pprof_format = {
 	.name = "pprof",
