@@ -45,14 +45,19 @@ static const char *argp_usage =
 "                             the cgroup v2 root; root or CAP_PERFMON\n"
 "      --mode MODE            what is sampled: cpu (default), off-cpu (where\n"
 "                             threads wait: asleep, in uninterruptible I/O,\n"
-"                             or preempted; -sample_index=off_cpu) or wall\n"
+"                             or preempted; -sample_index=off_cpu), wall\n"
 "                             (both: on- plus off-CPU is each thread's life)\n"
+"                             or wakers (off-CPU waits by the stack of the\n"
+"                             thread that ended them, the release site:\n"
+"                             wait/nanoseconds; also with --input)\n"
 "      --off-cpu-period DURATION  off-CPU sampling period (default: the\n"
 "                             CPU period)\n"
 "  -o, --output FILE          gzipped pprof (default: stdout, never a terminal)\n"
 "      --format FORMAT        pprof (default), or folded: collapsed stacks,\n"
 "                             one line per stack (FlameGraph, speedscope);\n"
-"                             folded:VALUE picks the value (see the man page)\n"
+"                             folded:VALUE picks the value (see the man page);\n"
+"                             folded:wakers: waiter;--;waker lines (--mode\n"
+"                             wakers)\n"
 "  -d, --duration SECONDS     stop after this long\n"
 "  -F, --frequency HZ         samples per second of each thread's CPU time\n"
 "                             (default 1000)\n"
@@ -94,6 +99,7 @@ static const char *argp_usage =
 "  tprof-read -F 4000 --report -o go.pb.gz -- ./server\n"
 "  tprof-read --mode wall -p 1234 -d 10 -o wall.pb.gz\n"
 "  go tool pprof -sample_index=off_cpu -top wall.pb.gz\n"
+"  tprof-read --mode wakers -p 1234 -d 10 -o wakers.pb.gz  # who made them wait\n"
 "  go tool pprof -top cpu.pb.gz; go build -pgo=cpu.pb.gz\n";
 
 enum {
@@ -250,17 +256,20 @@ static int parse_thread_period(struct live_opts *l, char *arg)
 	return 0;
 }
 
-/* --mode cpu | off-cpu | wall */
+/* --mode cpu | off-cpu | wall | wakers */
 static int parse_mode(struct live_opts *l, const char *arg)
 {
-	if (!strcmp(arg, "cpu")) {
+	l->mode_given = true;
+	if (!strcmp(arg, "wakers")) {
+		l->mode = LIVE_WAKERS;
+	} else if (!strcmp(arg, "cpu")) {
 		l->mode = LIVE_CPU;
 	} else if (!strcmp(arg, "off-cpu")) {
 		l->mode = LIVE_OFF_CPU;
 	} else if (!strcmp(arg, "wall")) {
 		l->mode = LIVE_WALL;
 	} else {
-		pr_err("--mode %s: expected cpu, off-cpu or wall", arg);
+		pr_err("--mode %s: expected cpu, off-cpu, wall or wakers", arg);
 		return -EINVAL;
 	}
 	return 0;
@@ -424,6 +433,38 @@ static int resolve_all(struct live_opts *l)
 	return 0;
 }
 
+/*
+ * --mode wakers and its outputs: the wakers pprof unless folded:wakers
+ * is asked; folded:wakers alone implies the mode. 0 or -EINVAL.
+ */
+static int check_wakers(struct options *o)
+{
+	const char *value = NULL;
+	bool wakers_format;
+
+	output__format(o->format, &value);
+	wakers_format = value && !strcmp(value, "wakers");
+	if (wakers_format && o->live.mode_given &&
+	    o->live.mode != LIVE_WAKERS) {
+		pr_err("--format %s: the waits by waker (--mode wakers), not another --mode",
+		       o->format);
+		return -EINVAL;
+	}
+	if (wakers_format) {
+		o->live.mode = LIVE_WAKERS;
+		return 0;
+	}
+	if (o->live.mode != LIVE_WAKERS)
+		return 0;
+	if (o->format && !wakers_format) {
+		pr_err("--mode wakers: writes pprof (the default) or --format folded:wakers, not %s",
+		       o->format);
+		return -EINVAL;
+	}
+	o->format = "pprof:wakers";
+	return 0;
+}
+
 /* What the options say together: one mode, nothing --input ignores. */
 static int check_combination(const struct options *o)
 {
@@ -462,7 +503,9 @@ int options__parse(struct options *o, int argc, char **argv)
 	o->kallsyms = "/proc/kallsyms";
 	while ((c = getopt_long(argc, argv, "+p:o:d:F:vh", long_opts, &idx)) !=
 	       -1) {
-		note_live_opt(o, c, idx);
+		/* --mode wakers also names the output of a replay */
+		if (c != OPT_MODE || strcmp(optarg, "wakers"))
+			note_live_opt(o, c, idx);
 		idx = -1;
 		ret = parse_live(&o->live, c, optarg);
 		if (ret > 0)
@@ -489,6 +532,8 @@ int options__parse(struct options *o, int argc, char **argv)
 	if (optind < argc)
 		o->live.argv = argv + optind;
 	ret = resolve_all(&o->live);
+	if (!ret)
+		ret = check_wakers(o);
 	return ret ? ret : check_combination(o);
 }
 
@@ -641,8 +686,9 @@ int options__parse_agent(struct agent_options *o, int argc, char **argv)
 	/* a cgroup session follows the cgroup's processes, not a tree */
 	if (o->live.cgroup)
 		o->live.children = -1;
-	if (o->live.mode == LIVE_OFF_CPU) {
-		pr_err("--mode off-cpu: the agent serves cpu or wall (its /debug/pprof/wall has the off-CPU time)");
+	if (o->live.mode == LIVE_OFF_CPU || o->live.mode == LIVE_WAKERS) {
+		pr_err("--mode %s: the agent serves cpu or wall (its /debug/pprof/wall has the off-CPU time)",
+		       o->live.mode == LIVE_WAKERS ? "wakers" : "off-cpu");
 		return -EINVAL;
 	}
 	return 0;

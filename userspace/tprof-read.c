@@ -134,6 +134,7 @@ static int write_profile(struct run *r)
 		.kallsyms_given = opts.kallsyms_given, .live = r->live.enabled,
 		.path = opts.output, .fd = profile_fd, .format = opts.format,
 		.objects = r->objects,
+		.report_wakers = opts.report && r->prof.join_wakes,
 	};
 	char root[64];
 
@@ -272,6 +273,8 @@ int main(int argc, char **argv)
 	    debuginfod__setup(opts.debuginfod && !opts.no_symbolize))
 		return 2;
 	r.rc.kallsyms = opts.kallsyms;
+	/* an output of the waits by waker: the waker stacks joined */
+	r.prof.join_wakes = opts.live.mode == LIVE_WAKERS;
 	if (check_output())
 		goto cleanup;
 	if (opts.save_raw && open_raw(&r))

@@ -157,6 +157,12 @@ int ioctl(int fd, unsigned long req, ...)
 			errno = ENOMEM;
 			return -1;
 		}
+		/* a module that predates waker stacks */
+		if ((en->flags & TPROF_F_WAKER_STACKS) &&
+		    getenv("FAKEDEV_NO_WAKER_STACKS")) {
+			errno = EINVAL;
+			return -1;
+		}
 		/* a module that predates chains in snapshots */
 		if ((en->flags & TPROF_F_USTACK_CHAIN) &&
 		    (getenv("FAKEDEV_NO_CHAIN") || getenv("FAKEDEV_NO_BELOW"))) {

@@ -14,6 +14,7 @@ extern const struct unit_test agent_tests[];
 extern const struct unit_test agg_tests[];
 extern const struct unit_test evict_tests[];
 extern const struct unit_test cgroup_tests[];
+extern const struct unit_test wakers_tests[];
 
 int main(int argc, char **argv)
 {
@@ -29,6 +30,7 @@ int main(int argc, char **argv)
 		agg_tests,
 		evict_tests,
 		cgroup_tests,
+		wakers_tests,
 	};
 	int passed = 0, failed = 0, skipped = 0;
 	size_t s;

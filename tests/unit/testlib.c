@@ -433,6 +433,41 @@ void sb_off_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint32_t state,
 		sb_raw(b, uips, 8 * nu);
 }
 
+void sb_waker(struct sbuf *b, uint32_t pid, uint32_t tid, uint32_t kind,
+	      uint32_t waker_pid, uint32_t waker_tid, const char *comm,
+	      uint32_t seq, uint16_t flags, uint64_t time_ns)
+{
+	struct tprof_rec_waker w = {
+		.pid = pid, .tid = tid, .kind = kind, .waker_pid = waker_pid,
+		.waker_tid = waker_tid, .seq = seq,
+	};
+
+	hdr(&w, TPROF_REC_WAKER, sizeof(w), time_ns);
+	w.hdr.flags = flags;
+	if (comm)
+		strncpy((char *)w.waker_comm, comm, sizeof(w.waker_comm) - 1);
+	sb_raw(b, &w, sizeof(w));
+}
+
+void sb_wake_stack(struct sbuf *b, uint32_t pid, uint32_t tid, uint32_t seq,
+		   uint32_t waker_pid, uint32_t waker_tid, const char *comm,
+		   uint64_t time_ns, unsigned int nu, const uint64_t *uips)
+{
+	struct tprof_rec_sample s = {
+		.pid = waker_pid, .tid = waker_tid, .cpu = 2, .nr_user = nu,
+		.abi = TPROF_ABI_X86_64,
+	};
+
+	sb_waker(b, pid, tid, waker_pid == pid ? TPROF_WAKER_TASK :
+		 TPROF_WAKER_SESSION, waker_pid, waker_tid, comm, seq,
+		 TPROF_RF_WAKER_WAKEUP | TPROF_RF_GROUP, time_ns);
+	hdr(&s, TPROF_REC_SAMPLE, sizeof(s) + 8 * nu, time_ns);
+	s.hdr.flags = TPROF_RF_WAKE_STACK;
+	sb_raw(b, &s, sizeof(s));
+	if (nu)
+		sb_raw(b, uips, 8 * nu);
+}
+
 void sb_thread_off(struct sbuf *b, uint32_t pid, uint32_t tid,
 		   uint64_t begin_ns, const uint64_t ns[3], uint64_t irq_ns,
 		   uint64_t samples, uint64_t weight_ns, uint64_t period_ns,

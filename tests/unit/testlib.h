@@ -178,6 +178,24 @@ size_t sb_sample_uchain(struct sbuf *b, uint32_t pid, uint32_t tid,
 void sb_off_sample(struct sbuf *b, uint32_t pid, uint32_t tid, uint32_t state,
 		   uint64_t period_ns, uint64_t weight_ns, uint64_t time_ns,
 		   unsigned int nu, const uint64_t *uips);
+/*
+ * A WAKER record (TPROF_F_OFF_CPU): the thread (pid, tid) woken by a
+ * waker of kind (TPROF_WAKER_*; waker_tid 0: none named, comm NULL or
+ * ""), seq the wait's number (0: no stack taken); flags its hdr.flags
+ * (TPROF_RF_WAKER_WAKEUP: written at the wakeup, before its stack).
+ */
+void sb_waker(struct sbuf *b, uint32_t pid, uint32_t tid, uint32_t kind,
+	      uint32_t waker_pid, uint32_t waker_tid, const char *comm,
+	      uint32_t seq, uint16_t flags, uint64_t time_ns);
+/*
+ * A waker's stack at a wakeup (TPROF_F_WAKER_STACKS): the WAKER record
+ * (TPROF_RF_WAKER_WAKEUP) of the wait (pid, tid, seq) woken by waker_tid
+ * (TPROF_WAKER_TASK when of pid, else SESSION), then the waker's SAMPLE
+ * (TPROF_RF_WAKE_STACK, weight 0) of user ips uips[0..nu).
+ */
+void sb_wake_stack(struct sbuf *b, uint32_t pid, uint32_t tid, uint32_t seq,
+		   uint32_t waker_pid, uint32_t waker_tid, const char *comm,
+		   uint64_t time_ns, unsigned int nu, const uint64_t *uips);
 /* A THREAD_OFF record: ns[] by TPROF_OFF_* - 1, then irq time. */
 void sb_thread_off(struct sbuf *b, uint32_t pid, uint32_t tid,
 		   uint64_t begin_ns, const uint64_t ns[3], uint64_t irq_ns,

@@ -53,6 +53,10 @@ void windows__sample(struct windows *ws, const struct agg_sample *s,
 {
 	struct window *w;
 
+	/* a waker's stack is no time of a window (the agent asks for none,
+	 * and the model drops them: one from a module that sent it anyway) */
+	if (s->wake_stack)
+		return;
 	for (w = ws->open; w; w = w->next)
 		if (time_ns >= w->w.t0_ns && time_ns < w->w.t1_ns &&
 		    !(w->cpu_only && s->off_state))

@@ -52,18 +52,28 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 				hash_bytes(comm, strlen(comm), 3) ^
 				hash_bytes(pcomm, strlen(pcomm), 5) ^
 				hash_u64((uintptr_t)cg) ^
-				hash_bytes(&a->waker, sizeof(a->waker), 11));
+				hash_bytes(&a->waker, sizeof(a->waker), 11)) ^
+		     (a->wake_id ? hash_u64(a->wake_id) : 0);
 	struct hiter it = { 0 };
 	struct rsample *s;
 	uint32_t item;
 
+	/* a waker's stack: its own, found by its wait's id */
+	if (a->wake_stack) {
+		GROW(r->wakes, r->capwakes, r->nwakes + 1);
+		s = &r->wakes[r->nwakes++];
+		memset(s, 0, sizeof(*s));
+		hindex_put(&r->wake_idx, hash_u64(a->wake_id), r->nwakes);
+		goto fill;
+	}
 	while (hindex_next(&r->sample_idx, h, &it, &item)) {
 		s = &r->samples[item - 1];
 		if (s->tid == a->tid && s->pid == a->pid &&
 		    s->period_ns == a->period_ns &&
 		    s->off_state == a->off_state && s->nlocs == n &&
 		    !memcmp(&s->waker, &a->waker, sizeof(a->waker)) &&
-		    !strcmp(s->comm, comm) && !strcmp(s->pcomm, pcomm) &&
+		    s->wake_id == a->wake_id && !strcmp(s->comm, comm) &&
+		    !strcmp(s->pcomm, pcomm) &&
 		    s->cgroup == cg &&
 		    !memcmp(s->locs, locs, (size_t)n * sizeof(*locs)))
 			goto found;
@@ -71,6 +81,9 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 	GROW(r->samples, r->capsamples, r->nsamples + 1);
 	s = &r->samples[r->nsamples++];
 	memset(s, 0, sizeof(*s));
+	hindex_put(&r->sample_idx, h, r->nsamples);
+fill:
+	s->wake_id = a->wake_id;
 	s->pid = a->pid;
 	s->tid = a->tid;
 	s->period_ns = a->period_ns;
@@ -82,7 +95,6 @@ static void add_rsample(struct resolved *r, const struct agg_sample *a,
 	s->nlocs = n;
 	s->locs = xmalloc((size_t)n * sizeof(*locs) + 1);
 	memcpy(s->locs, locs, (size_t)n * sizeof(*locs));
-	hindex_put(&r->sample_idx, h, r->nsamples);
 found:
 	s->weight_ns = sat_add(s->weight_ns, a->weight_ns);
 	s->count = sat_add(s->count, a->count);
@@ -251,13 +263,28 @@ void resolve__free(struct resolved *r)
 		free(r->locs[i].lines);
 	for (i = 0; i < r->nsamples; i++)
 		free(r->samples[i].locs);
+	for (i = 0; i < r->nwakes; i++)
+		free(r->wakes[i].locs);
 	for (i = 0; i < r->nstrs; i++)
 		free(r->strs[i]);
 	free(r->locs);
 	free(r->samples);
+	free(r->wakes);
+	hindex_free(&r->wake_idx);
 	free(r->maps);
 	free(r->strs);
 	hindex_free(&r->loc_idx);
 	hindex_free(&r->sample_idx);
 	memset(r, 0, sizeof(*r));
+}
+
+const struct rsample *resolve__wake(const struct resolved *r, uint64_t id)
+{
+	struct hiter it = { 0 };
+	uint32_t item;
+
+	while (id && hindex_next(&r->wake_idx, hash_u64(id), &it, &item))
+		if (r->wakes[item - 1].wake_id == id)
+			return &r->wakes[item - 1];
+	return NULL;
 }

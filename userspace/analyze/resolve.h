@@ -44,6 +44,8 @@ struct rsample {
 	uint64_t period_ns;
 	uint32_t off_state;	/* TPROF_OFF_* of off-CPU samples, else 0 */
 	struct agg_waker waker;	/* who ended the wait (agg.h) */
+	/* its wait's waker stack in resolved.wakes (agg.h); 0: none */
+	uint64_t wake_id;
 	const char *comm;	/* at the sample's time; "" if unknown */
 	const char *pcomm;	/* its process's name then; "" if unknown */
 	/* its process's cgroup then (the profile's); NULL if unknown */
@@ -68,6 +70,14 @@ struct resolved {
 	struct rsample *samples;
 	size_t nsamples, capsamples;
 	struct hindex sample_idx;
+	/*
+	 * Waker stacks (agg.h wake_stack): one each, apart from samples[]
+	 * (no time: the outputs that do not join them never see them),
+	 * found by their wait's wake_id (resolve__wake()).
+	 */
+	struct rsample *wakes;
+	size_t nwakes, capwakes;
+	struct hindex wake_idx;
 	struct rmap *maps;	/* parallel to profile.maps.all */
 	size_t nmaps;
 	bool kernel_used;
@@ -90,6 +100,8 @@ void resolve__run(struct resolved *r, const struct profile *p,
 		  struct agg_sample *samples, size_t n,
 		  const struct ksyms *ksyms);
 void resolve__free(struct resolved *r);
+/* The waker stack of wake id id (an rsample's wake_id), or NULL. */
+const struct rsample *resolve__wake(const struct resolved *r, uint64_t id);
 /* Keep a copy of str as long as r; returns it. */
 const char *resolve__strdup(struct resolved *r, const char *str);
 

@@ -398,6 +398,9 @@ int device__stats(struct device *s, struct tprof_ioc_stats *st)
 	memset(st, 0, sizeof(*st));
 	if (!ioctl(s->fd, TPROF_IOC_STATS, st))
 		return 0;
+	/* a module from before the waker stacks' counters: they stay 0 */
+	if (errno == ENOTTY && !ioctl(s->fd, TPROF_IOC_STATS_V4, st))
+		return 0;
 	/* a module from before the waker counters: they stay 0 */
 	if (errno == ENOTTY && !ioctl(s->fd, TPROF_IOC_STATS_V3, st))
 		return 0;

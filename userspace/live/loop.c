@@ -410,6 +410,13 @@ static int enable(struct live *l, struct tprof_ioc_enable *en)
 	int ret = device__try_enable(&l->sess, en), ret2;
 	char why[160];
 
+	/* a module that predates waker stacks: the wakers without them */
+	if (ret == -EINVAL && (en->flags & TPROF_F_WAKER_STACKS)) {
+		en->flags &= ~TPROF_F_WAKER_STACKS;
+		ret = device__try_enable(&l->sess, en);
+		if (ret != -EINVAL)
+			pr_err("warning: this tprof.ko takes no waker stacks (TPROF_F_WAKER_STACKS): each wait names its waker, with \"[waker stack not taken]\" for its stack");
+	}
 	if (en->flags & TPROF_F_CGROUP) {
 		/* the same fallbacks, for an older module's refusals */
 		if (ret == -EINVAL && (en->flags & TPROF_F_USTACK_CHAIN)) {
@@ -591,8 +598,11 @@ static void enable_request(const struct live *l, struct tprof_ioc_enable *en)
 		en->flags |= TPROF_F_OFF_CPU;
 		en->off_cpu_period_ns = o->off_period_ns;
 	}
-	if (o->mode == LIVE_OFF_CPU)
+	if (o->mode == LIVE_OFF_CPU || o->mode == LIVE_WAKERS)
 		en->flags |= TPROF_F_NO_CPU_SAMPLES;
+	/* the cost of a stack per sampled wait: only when they are shown */
+	if (o->mode == LIVE_WAKERS)
+		en->flags |= TPROF_F_WAKER_STACKS;
 	en->max_user_frames = o->max_frames;
 	en->ring_bytes = ring_bytes(l);
 	if (o->kernel_stacks) {

@@ -20,7 +20,8 @@
 
 #define LIVE_MAX_THREAD_PERIODS 256
 
-enum live_mode { LIVE_CPU, LIVE_OFF_CPU, LIVE_WALL };
+/* LIVE_WAKERS: off-CPU, and the wakers' stacks (TPROF_F_WAKER_STACKS) */
+enum live_mode { LIVE_CPU, LIVE_OFF_CPU, LIVE_WALL, LIVE_WAKERS };
 
 /* What the options ask of a live session. */
 struct live_opts {
@@ -37,6 +38,7 @@ struct live_opts {
 	bool kernel_stacks;
 	int children;			/* -1: launch yes, -p no */
 	enum live_mode mode;
+	bool mode_given;		/* --mode: not the default */
 	uint64_t off_period_ns;		/* 0: the CPU period */
 	unsigned int max_frames;
 	unsigned int ring_bytes;

@@ -34,7 +34,10 @@ static uint64_t key_hash(const struct agg_sample *s)
 			  hash_u64(((uint64_t)s->snap_epoch << 32) ^
 				   s->comm_gen ^
 				   (uint64_t)s->cgroup_gen << 20) ^
-			  hash_bytes(&s->waker, sizeof(s->waker), 11));
+			  hash_bytes(&s->waker, sizeof(s->waker), 11) ^
+			  (s->wake_id ? hash_u64(s->wake_id ^
+						 (uint64_t)s->wake_stack << 63) :
+			   0));
 }
 
 static bool same_key(const struct agg_sample *a, const struct agg_sample *s)
@@ -48,6 +51,7 @@ static bool same_key(const struct agg_sample *a, const struct agg_sample *s)
 	       a->thread_exit == s->thread_exit && a->python == s->python &&
 	       a->kernel_lr == s->kernel_lr &&
 	       !memcmp(&a->waker, &s->waker, sizeof(s->waker)) &&
+	       a->wake_id == s->wake_id && a->wake_stack == s->wake_stack &&
 	       !memcmp(a->ips, s->ips, (size_t)s->nr * 8);
 }
 
@@ -101,6 +105,9 @@ int agg__add(struct agg *a, const struct agg_sample *s, uint64_t time_ns)
 		k->first_time_ns = time_ns;
 	k->weight_ns = sat_add(k->weight_ns, s->weight_ns);
 	k->count++;
+	/* a waker's stack: kept for its wait, no time of the session */
+	if (s->wake_stack)
+		return 0;
 	if (time_ns < a->first_time_ns)
 		a->first_time_ns = time_ns;
 	if (time_ns > a->last_time_ns)

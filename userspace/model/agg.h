@@ -28,7 +28,7 @@ struct agg_waker {
 };
 
 /*
- * Aggregation key: (stack, tid, period, epoch, waker). The epoch (snapshots that
+ * Aggregation key: (stack, tid, period, epoch, waker, wake id). The epoch (snapshots that
  * dropped or replaced a mapping, comm changes of the thread, and cgroup
  * changes of its process, before the sample) keeps samples of the same
  * addresses apart when they may mean different code or carry other labels:
@@ -45,6 +45,16 @@ struct agg_sample {
 	uint32_t abi;
 	uint32_t off_state;	/* TPROF_OFF_* of an off-CPU sample, else 0 */
 	struct agg_waker waker;
+	/*
+	 * Waker stacks (TPROF_F_WAKER_STACKS, model/wakejoin.h): an off-CPU
+	 * sample's wait and the waker's stack at its wakeup share a wake_id
+	 * (0: none; an off-CPU sample whose wait had a stack taken has one
+	 * even if the stack was lost). wake_stack: this is that stack, of
+	 * the waker's thread, no time of anything: counted in no total
+	 * and no thread, only kept for the outputs that join it.
+	 */
+	uint64_t wake_id;
+	bool wake_stack;
 	/* unwound from a snapshot and cut short: "[truncated]" at the root */
 	bool truncated;
 	/* taken in do_exit() (TPROF_RF_EXITING): "[process exit]" at the

@@ -55,6 +55,7 @@ void profile__init(struct profile *p)
 	maps__init(&p->maps);
 	perfmap__init(&p->jit);
 	python__init(&p->py);
+	wakejoin__init(&p->wakes);
 	agg__init(&p->whole, 0, UINT64_MAX);
 	p->first_time_ns = UINT64_MAX;
 }
@@ -100,6 +101,7 @@ void profile__free(struct profile *p)
 	maps__free(&p->maps);
 	perfmap__free(&p->jit);
 	python__free(&p->py);
+	wakejoin__free(&p->wakes);
 	for (i = 0; i < p->nwaiting; i++)
 		for (k = 0; k < 3; k++)
 			free(p->waiting[i].bytes[k]);
@@ -574,8 +576,26 @@ static void add_sample_now(struct profile *p, const struct tprof_record *sr,
 			     s->nr_kernel > 1,
 	};
 	struct thread_info *t;
+	bool wake_stack = r->hdr.flags & TPROF_RF_WAKE_STACK;
 
-	if (sr->waker.kind) {
+	/* a waker's stack: only for an output that joins it to its wait */
+	if (wake_stack) {
+		p->wake_stacks++;
+		if (!(sr->waker.hdr.flags & TPROF_RF_WAKER_WAKEUP))
+			p->wake_stack_orphans++;
+		if (!p->join_wakes ||
+		    !(sr->waker.hdr.flags & TPROF_RF_WAKER_WAKEUP))
+			return;
+		a.wake_stack = true;
+		a.wake_id = wakejoin__id(&p->wakes, WAKE_SIDE_STACK,
+					 (int)sr->waker.pid,
+					 (int)sr->waker.tid, sr->waker.seq);
+	} else if (p->join_wakes && sr->waker.kind && sr->waker.seq) {
+		a.wake_id = wakejoin__id(&p->wakes, WAKE_SIDE_WAIT,
+					 (int)s->pid, (int)s->tid,
+					 sr->waker.seq);
+	}
+	if (sr->waker.kind && !wake_stack) {
 		a.waker.kind = sr->waker.kind;
 		a.waker.pid = (int)sr->waker.waker_pid;
 		a.waker.tid = (int)sr->waker.waker_tid;
@@ -594,6 +614,8 @@ static void add_sample_now(struct profile *p, const struct tprof_record *sr,
 		p->sink.sample(p->sink.ctx, p, &a, r->hdr.time_ns);
 	else
 		agg__add(&p->whole, &a, r->hdr.time_ns);
+	if (wake_stack)
+		return;
 	p->sample_records++;
 	p->sample_weight_ns = sat_add(p->sample_weight_ns, s->weight_ns);
 	if (s->off_state) {
@@ -657,6 +679,8 @@ void profile__finish(struct profile *p)
 		return;
 	flush_group(p);
 	release_waiting(p, true);
+	/* the waits and stacks whose partner did not come: lost */
+	wakejoin__finish(&p->wakes);
 	perfmap__seal(&p->jit);
 	p->finished = true;
 }
@@ -1102,15 +1126,18 @@ static record_fn handler(unsigned int type)
 
 /*
  * A WAKER record is held for the SAMPLE right after it in its group (same
- * tid and time, off-CPU), which gets it as its waker; one that finds no
- * such SAMPLE is counted and dropped. Returns the record to go on with
- * (a SAMPLE with its waker in *withw), or NULL (a WAKER, held).
+ * tid and time), which gets it as its waker: an off-CPU SAMPLE of the
+ * woken thread, or, for a WAKER written at the wakeup
+ * (TPROF_RF_WAKER_WAKEUP), the waker's stack (TPROF_RF_WAKE_STACK, of
+ * waker_tid). One that finds no such SAMPLE is counted and dropped.
+ * Returns the record to go on with (a SAMPLE with its waker in *withw),
+ * or NULL (a WAKER, held).
  */
 static const struct tprof_record *take_waker(struct profile *p,
 					     const struct tprof_record *r,
 					     struct tprof_record *withw)
 {
-	bool had = p->have_waker;
+	bool had = p->have_waker, wakeup;
 
 	p->have_waker = false;
 	if (r->hdr.type == TPROF_REC_WAKER) {
@@ -1121,9 +1148,11 @@ static const struct tprof_record *take_waker(struct profile *p,
 	}
 	if (!had)
 		return r;
-	if (r->u.sample.tid != p->waker.tid ||
+	wakeup = p->waker.hdr.flags & TPROF_RF_WAKER_WAKEUP;
+	if (r->u.sample.tid != (wakeup ? p->waker.waker_tid : p->waker.tid) ||
 	    r->hdr.time_ns != p->waker.hdr.time_ns ||
-	    !(r->hdr.flags & TPROF_RF_OFF_CPU)) {
+	    !(r->hdr.flags & (wakeup ? TPROF_RF_WAKE_STACK :
+			      TPROF_RF_OFF_CPU))) {
 		p->waker_orphans++;
 		return r;
 	}
@@ -1148,7 +1177,10 @@ int profile__add(struct profile *p, const struct tprof_record *r)
 		r = take_waker(p, r, &withw);
 	if (!r)
 		return 0;
-	if (r->hdr.type < TPROF_UREC_BASE && r->hdr.time_ns) {
+	/* a waker's stack is no time of the session: no span either */
+	if (r->hdr.type < TPROF_UREC_BASE && r->hdr.time_ns &&
+	    !(r->hdr.type == TPROF_REC_SAMPLE &&
+	      (r->hdr.flags & TPROF_RF_WAKE_STACK))) {
 		if (r->hdr.time_ns < p->first_time_ns)
 			p->first_time_ns = r->hdr.time_ns;
 		if (r->hdr.time_ns > p->last_time_ns)

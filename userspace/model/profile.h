@@ -10,6 +10,7 @@
 #include "model/maps.h"
 #include "model/perfmap.h"
 #include "model/pyrecords.h"
+#include "model/wakejoin.h"
 #include "stream/records.h"
 #include "lib/util.h"
 
@@ -187,6 +188,17 @@ struct profile {
 	bool have_waker;
 	uint64_t wakers_paired;		/* WAKERs joined to their SAMPLE */
 	uint64_t waker_orphans;		/* WAKERs with no SAMPLE after them */
+	/*
+	 * Waker stacks (TPROF_F_WAKER_STACKS): join_wakes (set before the
+	 * first record by an output that shows them: --mode wakers) joins
+	 * each to its wait (wakejoin.h) and keeps it in the agg marked
+	 * wake_stack; otherwise they are counted here and dropped, and no
+	 * output changes by a byte.
+	 */
+	bool join_wakes;
+	struct wakejoin wakes;
+	uint64_t wake_stacks;		/* SAMPLEs with TPROF_RF_WAKE_STACK */
+	uint64_t wake_stack_orphans;	/* of them, with no wakeup WAKER */
 
 	/* the session's counts, a sink's samples too (the progress line,
 	 * an agent's metrics); what the outputs say comes from an agg */

@@ -29,6 +29,14 @@
  * - off_cpu: the state of the wait is the leaf frame ("[sleeping]",
  *   "[uninterruptible]", "[runnable]"): pprof keeps it as a label, which a
  *   flame graph cannot filter by.
+ * - wakers (`folded:wakers`, bcc offwaketime's convention, which
+ *   flamegraph.pl draws): one line per (waiter stack, waker stack) of the
+ *   off-CPU samples that have a waker: the waiter's frames as off_cpu has
+ *   them (comm root first, the state leaf last), then "--", then the
+ *   waker's frames leaf first and its comm (":TID" unnamed) last, or the
+ *   one pseudo-frame that says why it has no stack
+ *   (pprof__waker_pseudo(): "[interrupt]", ...), then the off-CPU
+ *   nanoseconds.
  * - Lines are sorted bytewise, as stackcollapse-perf.pl sorts; lines whose
  *   value is 0 are left out.
  */
@@ -50,6 +58,7 @@ struct line {
 struct folder {
 	const struct output_ctx *c;
 	bool off;		/* off_cpu: the off-CPU column */
+	bool wakers;		/* wakers: waiter -- waker lines */
 	struct line *lines;
 	size_t nlines, caplines;
 	struct hindex idx;
@@ -244,6 +253,67 @@ static const char *state_frame(uint32_t off_state)
 	return buf;
 }
 
+/*
+ * The waker's part of a wakers line, appended: its stack wk leaf first
+ * (each location's frames innermost first) then its comm, or why.
+ */
+static void waker_frames(struct folder *f, const struct rsample *rs,
+			 const struct rsample *wk, const char *why)
+{
+	size_t start = f->len, n, i;
+	char *part, *end;
+
+	if (why) {
+		frame(f, why);
+		return;
+	}
+	/* root first as usual, then the frames reversed in place */
+	root(f, wk->comm && *wk->comm ? wk->comm : rs->waker.comm,
+	     wk->tid);
+	for (i = wk->nlocs; i-- > 0;)
+		location(f, wk->locs[i]);
+	part = xstrdup(f->buf + start + (start ? 1 : 0));
+	f->len = start;
+	f->buf[f->len] = 0;
+	/* frames never hold ';' (clean()): split there */
+	for (end = part + strlen(part); end > part;) {
+		char *semi = end;
+
+		while (semi > part && semi[-1] != ';')
+			semi--;
+		n = (size_t)(end - semi);
+		if (f->len)
+			put(f, ";", 1);
+		put(f, semi, n);
+		end = semi > part ? semi - 1 : part;
+	}
+	free(part);
+}
+
+static void add_waits(struct folder *f)
+{
+	const struct resolved *r = f->c->r;
+	size_t i;
+	uint32_t j;
+
+	for (i = 0; i < r->nsamples; i++) {
+		const struct rsample *rs = &r->samples[i], *wk;
+		const char *why;
+
+		if (!rs->weight_ns || !rs->off_state || !rs->waker.kind)
+			continue;
+		why = pprof__waker_pseudo(r, rs, &wk);
+		f->len = 0;
+		root(f, rs->comm, rs->tid);
+		for (j = rs->nlocs; j-- > 0;)
+			location(f, rs->locs[j]);
+		frame(f, state_frame(rs->off_state));
+		put_frames(f, "--");
+		waker_frames(f, rs, wk, why);
+		add_line(f, rs->weight_ns);
+	}
+}
+
 static void add_samples(struct folder *f)
 {
 	const struct resolved *r = f->c->r;
@@ -297,10 +367,15 @@ static int encode(const struct output_ctx *c, uint8_t **out, size_t *outlen)
 	char *o = NULL;
 
 	f.off = c->value && !strcmp(c->value, "off_cpu");
+	f.wakers = c->value && !strcmp(c->value, "wakers");
 	f.locs = xcalloc(c->r->nlocs + 1, sizeof(*f.locs));
 	hindex_init(&f.idx);
-	add_samples(&f);
-	add_lost(&f);
+	if (f.wakers) {
+		add_waits(&f);
+	} else {
+		add_samples(&f);
+		add_lost(&f);
+	}
 	if (f.nlines)
 		qsort(f.lines, f.nlines, sizeof(*f.lines), cmp_line);
 	for (i = 0; i < f.nlines; i++) {
@@ -324,7 +399,8 @@ static int encode(const struct output_ctx *c, uint8_t **out, size_t *outlen)
 	return 0;
 }
 
-static const char *const folded_values[] = { "cpu", "off_cpu", NULL };
+static const char *const folded_values[] = { "cpu", "off_cpu", "wakers",
+					     NULL };
 
 const struct output_format folded_format = {
 	.name = "folded",

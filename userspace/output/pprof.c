@@ -302,6 +302,27 @@ const char *pprof__waker_kind_name(uint32_t kind)
 	}
 }
 
+const char *pprof__waker_pseudo(const struct resolved *r,
+				const struct rsample *rs,
+				const struct rsample **wake)
+{
+	*wake = resolve__wake(r, rs->wake_id);
+	if (*wake)
+		return NULL;
+	switch (rs->waker.kind) {
+	case TPROF_WAKER_HARDIRQ:
+	case TPROF_WAKER_SOFTIRQ:
+		return "[interrupt]";
+	case TPROF_WAKER_KTHREAD:
+		return "[kernel thread]";
+	case TPROF_WAKER_OTHER:
+		return "[other process]";
+	default:
+		return rs->wake_id ? "[waker stack lost]" :
+				     "[waker stack not taken]";
+	}
+}
+
 /*
  * A sample's values: its weight in the cpu or off_cpu column (off-CPU
  * profiles only), its count last. Returns how many (b->nval).
@@ -467,6 +488,147 @@ static void put_sample(struct builder *b, const struct rsample *rs)
 		b->sbytes[b->slen++] = (uint8_t)(i | 0x80);
 	b->sbytes[b->slen++] = (uint8_t)i;
 	b->slen += perftools__profiles__sample__pack(&s, b->sbytes + b->slen);
+}
+
+/* One sample of a wakers profile: a wait, by its waker's stack. */
+struct wait_sample {
+	const struct rsample *rs;	/* the wait (labels) */
+	const uint64_t *locids;		/* pprof ids, leaf first */
+	uint32_t nlocs;
+	uint64_t weight_ns, count;
+};
+
+/* Do two waits make one sample: same waker stack and labels? */
+static bool same_wait(const struct wait_sample *x, const struct wait_sample *y)
+{
+	const struct rsample *a = x->rs, *c = y->rs;
+
+	return a->pid == c->pid && a->tid == c->tid &&
+	       a->off_state == c->off_state && !strcmp(a->comm, c->comm) &&
+	       !memcmp(&a->waker, &c->waker, sizeof(a->waker)) &&
+	       x->nlocs == y->nlocs &&
+	       !memcmp(x->locids, y->locids, x->nlocs * sizeof(*x->locids));
+}
+
+static uint64_t wait_hash(const struct wait_sample *w)
+{
+	return hash_bytes(w->locids, w->nlocs * sizeof(*w->locids),
+			  hash_u64(((uint64_t)(uint32_t)w->rs->tid << 32) ^
+				   w->rs->off_state) ^
+			  hash_bytes(&w->rs->waker, sizeof(w->rs->waker), 3));
+}
+
+/* A wakers profile's sample, packed as put_sample() packs one. */
+static void put_wait(struct builder *b, const struct wait_sample *w)
+{
+	PbSample s;
+	PbLabel lab[MAX_LABELS], *labp[MAX_LABELS];
+	const struct rsample *rs = w->rs;
+	int64_t val[2] = { clamp_i64(b, w->weight_ns), clamp_i64(b, w->count) };
+	size_t i, n, nl = 0;
+
+	perftools__profiles__sample__init(&s);
+	s.n_value = 2;
+	s.value = val;
+	for (i = 0; i < MAX_LABELS; i++)
+		perftools__profiles__label__init(&lab[i]);
+	lab[nl].key = str(b, "pid");
+	lab[nl++].num = rs->pid;
+	lab[nl].key = str(b, "tid");
+	lab[nl++].num = rs->tid;
+	if (*rs->comm) {
+		lab[nl].key = str(b, "thread_comm");
+		lab[nl++].str = str(b, rs->comm);
+	}
+	lab[nl].key = str(b, "wait_state");
+	lab[nl++].str = str(b, pprof__state_name(rs->off_state));
+	lab[nl].key = str(b, "waker_kind");
+	lab[nl++].str = str(b, pprof__waker_kind_name(rs->waker.kind));
+	if (rs->waker.tid) {
+		lab[nl].key = str(b, "waker_tid");
+		lab[nl++].num = rs->waker.tid;
+	}
+	if (rs->waker.comm[0]) {
+		lab[nl].key = str(b, "waker_comm");
+		lab[nl++].str = str(b, rs->waker.comm);
+	}
+	for (i = 0; i < nl; i++)
+		labp[i] = &lab[i];
+	s.n_label = nl;
+	s.label = labp;
+	s.n_location_id = w->nlocs;
+	s.location_id = (uint64_t *)w->locids;
+	n = perftools__profiles__sample__get_packed_size(&s);
+	GROW(b->sbytes, b->scap, b->slen + 11 + n);
+	b->sbytes[b->slen++] = 2 << 3 | 2;	/* field 2, length-delimited */
+	for (i = n; i >= 0x80; i >>= 7)
+		b->sbytes[b->slen++] = (uint8_t)(i | 0x80);
+	b->sbytes[b->slen++] = (uint8_t)i;
+	b->slen += perftools__profiles__sample__pack(&s, b->sbytes + b->slen);
+}
+
+/*
+ * --mode wakers: each off-CPU sample with a waker (kind != 0: a wait
+ * that preemption ended has none) by its waker's stack, leaf first, or
+ * the pseudo-frame that says why there is none; waits alike merged.
+ */
+static void add_waits(struct builder *b)
+{
+	const struct resolved *r = b->r;
+	struct wait_sample *v = xcalloc(r->nsamples + 1, sizeof(*v));
+	uint64_t *ids = NULL;
+	size_t i, j, nv = 0, nids = 0, capids = 0;
+	struct hindex idx = { 0 };
+
+	/* the stacks' pprof ids, one array (offsets first: it grows) */
+	for (i = 0; i < r->nsamples; i++) {
+		const struct rsample *rs = &r->samples[i], *wk;
+		const char *why;
+
+		if (!rs->off_state || !rs->waker.kind || !rs->weight_ns)
+			continue;
+		why = pprof__waker_pseudo(r, rs, &wk);
+		v[nv].rs = rs;
+		v[nv].locids = (const uint64_t *)(uintptr_t)nids;
+		if (why) {
+			GROW(ids, capids, nids + 1);
+			ids[nids++] = pseudo_location(b, why);
+		} else {
+			GROW(ids, capids, nids + wk->nlocs + 1);
+			for (j = 0; j < wk->nlocs; j++)
+				ids[nids++] = wk->locs[j] + 1;
+		}
+		v[nv].nlocs = (uint32_t)(nids - (uintptr_t)v[nv].locids);
+		v[nv].weight_ns = rs->weight_ns;
+		v[nv++].count = rs->count;
+	}
+	for (i = 0; i < nv; i++)
+		v[i].locids = ids + (uintptr_t)v[i].locids;
+	/* merge alike, in order of first appearance */
+	for (i = j = 0; i < nv; i++) {
+		uint64_t h = wait_hash(&v[i]);
+		struct hiter it = { 0 };
+		uint32_t item;
+		bool merged = false;
+
+		while (!merged && hindex_next(&idx, h, &it, &item))
+			if (same_wait(&v[item - 1], &v[i])) {
+				v[item - 1].weight_ns = sat_add(
+					v[item - 1].weight_ns, v[i].weight_ns);
+				v[item - 1].count = sat_add(v[item - 1].count,
+							    v[i].count);
+				merged = true;
+			}
+		if (merged)
+			continue;
+		v[j] = v[i];
+		hindex_put(&idx, h, ++j);
+	}
+	for (i = 0; i < j; i++)
+		put_wait(b, &v[i]);
+	hindex_free(&idx);
+	free(ids);
+	free(v);
 }
 
 static void comment(struct builder *b, const char *fmt, ...)
@@ -809,27 +971,34 @@ int pprof__encode(const struct profile *p, const struct resolved *r,
 	str(&b, "");	/* string_table[0] must be "" */
 	b.map_ids = xcalloc(p->maps.nall + 1, sizeof(*b.map_ids));
 
-	b.nval = (p->session.flags & TPROF_F_OFF_CPU) || b.s->off_samples ?
-		 3 : 2;
+	b.nval = !o->wakers && ((p->session.flags & TPROF_F_OFF_CPU) ||
+				b.s->off_samples) ? 3 : 2;
 	pr->n_sample_type = b.nval;
 	pr->sample_type = xmalloc(b.nval * sizeof(*pr->sample_type));
 	/*
 	 * cpu first: Go PGO weights by the first cpu or samples column, and
 	 * off-CPU samples have 0 there (a wait is not a hot edge).
 	 */
-	pr->sample_type[0] = value_type(&b, "cpu", "nanoseconds");
+	pr->sample_type[0] = value_type(&b, o->wakers ? "wait" : "cpu",
+					"nanoseconds");
 	if (b.nval == 3)
 		pr->sample_type[1] = value_type(&b, "off_cpu", "nanoseconds");
 	pr->sample_type[b.nval - 1] = value_type(&b, "samples", "count");
-	pr->default_sample_type = str(&b, "cpu");
-	pr->period_type = value_type(&b, "cpu", "nanoseconds");
+	pr->default_sample_type = str(&b, o->wakers ? "wait" : "cpu");
+	pr->period_type = value_type(&b, o->wakers ? "wait" : "cpu",
+				     "nanoseconds");
 	pr->period = p->session.period_ns ? p->session.period_ns :
 					    o->default_period_ns;
 
 	add_locations(&b);
-	for (i = 0; i < r->nsamples; i++)
-		put_sample(&b, &r->samples[i]);
-	add_lost(&b);
+	if (o->wakers) {
+		/* the waits' time by waker: no CPU, no loss of CPU */
+		add_waits(&b);
+	} else {
+		for (i = 0; i < r->nsamples; i++)
+			put_sample(&b, &r->samples[i]);
+		add_lost(&b);
+	}
 	add_comments(&b);
 
 	order_mappings(&b);
@@ -882,13 +1051,18 @@ static int encode_format(const struct output_ctx *c, uint8_t **out,
 			 size_t *outlen)
 {
 	struct pprof_opts o = { .default_period_ns = c->default_period_ns,
-				.summary = c->s, .window = c->window };
+				.summary = c->s, .window = c->window,
+				.wakers = c->value && !strcmp(c->value, "wakers") };
 
 	return pprof__encode(c->p, c->r, &o, out, outlen);
 }
 
+/* "pprof:wakers": --mode wakers' profile */
+static const char *const pprof_values[] = { "default", "wakers", NULL };
+
 const struct output_format pprof_format = {
 	.name = "pprof",
+	.values = pprof_values,
 	.gzip = true,
 	.encode = encode_format,
 };

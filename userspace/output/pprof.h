@@ -25,6 +25,14 @@ struct pprof_opts {
 	/* NULL: the whole session; else the window the summary is of:
 	 * its span and start (time_nanos, duration_nanos, comments) */
 	const struct output_window *window;
+	/*
+	 * --mode wakers ("pprof:wakers"): wait time by the wakers' stacks
+	 * (the release sites), [wait/nanoseconds, samples/count]: each
+	 * off-CPU sample that has a waker, its value its weight, its
+	 * locations its waker's stack (resolve__wake()) or one pseudo-frame
+	 * saying why there is none (pprof__waker_pseudo()).
+	 */
+	bool wakers;
 };
 
 /* The "pprof" format (output/format.h): gzipped by the caller. */
@@ -33,6 +41,16 @@ extern const struct output_format pprof_format;
 /* The "state" label of a sample: "running" (CPU), "sleeping", ... */
 const char *pprof__state_name(uint32_t off_state);
 const char *pprof__waker_kind_name(uint32_t kind);
+/*
+ * Why the off-CPU sample rs (its waker told: waker.kind != 0) has no
+ * waker stack, as the one frame that stands for it: "[interrupt]",
+ * "[kernel thread]", "[other process]", "[waker stack not taken]" (a
+ * waker thread, no stack asked or allowed), "[waker stack lost]" (taken,
+ * never joined); NULL when r has its stack (*wake set).
+ */
+const char *pprof__waker_pseudo(const struct resolved *r,
+				const struct rsample *rs,
+				const struct rsample **wake);
 
 /*
  * Build the pprof Profile message for p, resolved (and named) as r, and

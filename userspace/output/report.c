@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/resolve.h"
 #include "analyze/unwind.h"
 #include "lib/util.h"
 #include "output/pprof.h"
@@ -47,6 +48,22 @@ const char *report__loss_line(const struct profile *p)
 	return lost ? line : NULL;
 }
 
+const char *report__wake_stacks_line(const struct profile *p)
+{
+	static char line[320];
+
+	snprintf(line, sizeof(line),
+		 "waker stacks: the module took %llu (%llu dropped), %llu read, %llu joined to their waits, %llu waker stacks unmatched (no sampled wait), %llu waits whose stack was lost, %llu without their WAKER",
+		 (unsigned long long)p->stats.waker_stacks,
+		 (unsigned long long)p->stats.waker_stacks_dropped,
+		 (unsigned long long)p->wake_stacks,
+		 (unsigned long long)p->wakes.joined,
+		 (unsigned long long)p->wakes.lost_stacks,
+		 (unsigned long long)p->wakes.lost_waits,
+		 (unsigned long long)p->wake_stack_orphans);
+	return line;
+}
+
 /* -v: what became of the snapshots; always: USTACKs that went astray. */
 void report__unwind(const struct profile *p, struct unwinder *u)
 {
@@ -76,6 +93,16 @@ void report__unwind(const struct profile *p, struct unwinder *u)
 		       (unsigned long long)p->ustack_missing,
 		       (unsigned long long)p->ustack_orphans);
 	report__python(p);
+	if (p->stats.wakers || p->wakers_paired || p->waker_orphans)
+		pr_debug("wakers: the module told %llu (%llu WAKER records, %llu dropped); %llu joined to their sample, %llu without one",
+			 (unsigned long long)p->stats.wakers,
+			 (unsigned long long)p->stats.waker_records,
+			 (unsigned long long)p->stats.wakers_dropped,
+			 (unsigned long long)p->wakers_paired,
+			 (unsigned long long)p->waker_orphans);
+	if (p->stats.waker_stacks || p->stats.waker_stacks_dropped ||
+	    p->wake_stacks)
+		pr_debug("%s", report__wake_stacks_line(p));
 }
 
 /*
@@ -201,11 +228,57 @@ static void report_off(const struct summary *sm)
 		fmt_ns(w, sizeof(w), sm->off_weight_ns));
 }
 
+/* Is a mapping's file one of the C library's or the dynamic loader's? */
+static bool libc_file(const char *path)
+{
+	static const char *const libs[] = { "libc.so", "libc-", "libpthread",
+					    "ld-linux", "ld.so", "ld-musl",
+					    "libc.musl" };
+	const char *base = path ? strrchr(path, '/') : NULL;
+	size_t i;
+
+	base = base ? base + 1 : path ? path : "";
+	for (i = 0; i < ARRAY_SIZE(libs); i++)
+		if (!strncmp(base, libs[i], strlen(libs[i])))
+			return true;
+	return false;
+}
+
+/*
+ * A waker stack's release site: its first user frame (leaf first) that
+ * is not in libc, libpthread or ld.so (pthread_mutex_unlock's caller);
+ * a Python frame is one. NULL: none.
+ */
+static const char *release_site(const struct profile *p,
+				const struct resolved *r,
+				const struct rsample *wk)
+{
+	uint32_t i;
+
+	for (i = 0; i < wk->nlocs; i++) {
+		const struct rloc *l = &r->locs[wk->locs[i]];
+		const struct mapping *m;
+
+		if (l->kind == RLOC_PYTHON && l->nlines)
+			return l->lines[0].name;
+		if (l->kind != RLOC_USER)
+			continue;
+		m = l->map ? &p->maps.all[l->map - 1] : NULL;
+		if (m && libc_file(m->path))
+			continue;
+		if (l->nlines && l->lines[0].name && *l->lines[0].name)
+			return l->lines[0].name;
+		return m && m->path ? m->path : NULL;
+	}
+	return NULL;
+}
+
 /* One (waiting thread, waker) pair's sampled off-CPU time. */
 struct wait_by {
 	int tid;
 	struct agg_waker w;
 	uint64_t ns;
+	const char *site;	/* with a resolved profile: its release site */
 };
 
 /* by waiting thread, then waker (kind, tid, comm) */
@@ -234,32 +307,99 @@ static int wait_by_time(const void *a, const void *b)
 	return wait_by_key(a, b);
 }
 
+/* by release site, NULL last */
+static int site_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !a - !b;
+	return strcmp(a, b);
+}
+
+/* The sites' rows, by the most time first */
+static int site_by_time(const void *a, const void *b)
+{
+	const struct wait_by *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return site_cmp(x->site, y->site);
+}
+
+/* release sites shown under a waker thread's row, at most */
+#define REPORT_SITES 3
+
+/*
+ * Under the row of waits (v[0..n): one waiting thread, one waker thread,
+ * each with its site) of all ns: the waker's top release sites.
+ */
+static void report_sites(struct wait_by *v, size_t n, uint64_t all)
+{
+	size_t i, m = 0;
+	char ns[32];
+
+	for (i = 0; i < n; i++) {
+		size_t j;
+
+		for (j = 0; j < m && site_cmp(v[j].site, v[i].site); j++)
+			;
+		if (j < m) {
+			v[j].ns += v[i].ns;
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	qsort(v, m, sizeof(*v), site_by_time);
+	for (i = 0; i < m && i < REPORT_SITES; i++)
+		fprintf(stderr, "%8s %-16s   released at %-28.60s %12s %6.2f%%\n",
+			"", "", v[i].site ? v[i].site : "[no user frame]",
+			fmt_ns(ns, sizeof(ns), v[i].ns),
+			all ? (double)v[i].ns * 100.0 / (double)all : 0.0);
+}
+
 /*
  * Off-CPU sessions whose module told wakers: per waiting thread, its
  * sampled off-CPU time by who ended the waits (the waker_* labels'
- * sums), the most first.
+ * sums), the most first. r (--mode wakers: resolved and named): from its
+ * samples, with each waker thread's top release sites under its row.
  */
-static void report_wakers(const struct profile *p)
+static void report_wakers(const struct profile *p, const struct resolved *r)
 {
 	const struct agg *a = &p->whole;
-	struct wait_by *v = xcalloc(a->nsamples + 1, sizeof(*v));
+	size_t ns = r ? r->nsamples : a->nsamples;
+	struct wait_by *v = xcalloc(ns + 1, sizeof(*v));
+	struct wait_by *sites = NULL;
 	size_t i, n = 0, m = 0;
 	uint64_t all = 0;
 	bool told = false;
 
-	for (i = 0; i < a->nsamples; i++) {
-		const struct agg_sample *s = &a->samples[i];
+	for (i = 0; i < ns; i++) {
+		const struct rsample *rs = r ? &r->samples[i] : NULL;
+		const struct agg_sample *s = r ? NULL : &a->samples[i];
+		const struct rsample *wk;
 
-		if (!s->off_state)
+		if (!(rs ? rs->off_state : s->off_state) ||
+		    (s && s->wake_stack))
 			continue;
-		told |= s->waker.kind != 0;
-		v[n].tid = s->tid;
-		v[n].w = s->waker;
-		v[n++].ns = s->weight_ns;
+		v[n].tid = rs ? rs->tid : s->tid;
+		v[n].w = rs ? rs->waker : s->waker;
+		v[n].ns = rs ? rs->weight_ns : s->weight_ns;
+		told |= v[n].w.kind != 0;
+		if (rs && rs->waker.kind) {
+			const char *why = pprof__waker_pseudo(r, rs, &wk);
+
+			v[n].site = why ? why : release_site(p, r, wk);
+		}
+		n++;
 	}
 	if (!told) {
 		free(v);
 		return;
+	}
+	/* stable: a pair's sites stay together after the merge below */
+	if (r) {
+		sites = xcalloc(n + 1, sizeof(*sites));
+		memcpy(sites, v, n * sizeof(*v));
+		qsort(sites, n, sizeof(*sites), wait_by_key);
 	}
 	qsort(v, n, sizeof(*v), wait_by_key);
 	for (i = 0; i < n; i++) {
@@ -275,8 +415,8 @@ static void report_wakers(const struct profile *p)
 		const struct thread_info *t = profile__find_thread(p, v[i].tid);
 		const char *comm = t ? thread__comm_at(t, UINT64_MAX) : "";
 		bool first = !i || v[i - 1].tid != v[i].tid;
-		char who[64], ns[32];
-		size_t j;
+		char who[64], nsb[32];
+		size_t j, k;
 
 		if (first) {	/* the thread's total, for its rows' shares */
 			all = 0;
@@ -292,10 +432,24 @@ static void report_wakers(const struct profile *p)
 				 pprof__waker_kind_name(v[i].w.kind));
 		fprintf(stderr, "%8d %-16s %-40s %12s %6.2f%%\n", v[i].tid,
 			!first ? "" : (*comm ? comm : "-"), who,
-			fmt_ns(ns, sizeof(ns), v[i].ns),
+			fmt_ns(nsb, sizeof(nsb), v[i].ns),
 			all ? (double)v[i].ns * 100.0 / (double)all : 0.0);
+		if (!sites || !v[i].w.tid)
+			continue;
+		/* this pair's waits: a run of sites[] */
+		for (j = 0; j < n && wait_by_key(&sites[j], &v[i]); j++)
+			;
+		for (k = j; k < n && !wait_by_key(&sites[k], &v[i]); k++)
+			;
+		report_sites(sites + j, k - j, v[i].ns);
 	}
+	free(sites);
 	free(v);
+}
+
+void report__wakers(const struct profile *p, const struct resolved *r)
+{
+	report_wakers(p, r);
 }
 
 /* Python: how many samples got their Python frames, and the module's
@@ -361,11 +515,16 @@ void report__write(const struct profile *p)
 			tprof_denied_reason(p->denied_rec.reason));
 	if (p->throttles)
 		fprintf(stderr, "throttled: %s\n", report__throttle_line(p));
+	if (p->stats.waker_stacks || p->stats.waker_stacks_dropped ||
+	    p->wake_stacks)
+		fprintf(stderr, "%s\n", report__wake_stacks_line(p));
 	if (p->py.st.walks || p->py.st.orphans)
 		report_python(p);
 	if ((p->session.flags & TPROF_F_OFF_CPU) || s.off_samples) {
 		report_off(&s);
-		report_wakers(p);
+		/* --mode wakers: after the resolve pass (report__wakers()) */
+		if (!p->join_wakes)
+			report_wakers(p, NULL);
 	}
 	report_procs(p, &s);
 	summary__free(&s);

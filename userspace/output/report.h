@@ -30,4 +30,16 @@ void report__python(const struct profile *p);
 /* --report: the tables, on stderr. */
 void report__write(const struct profile *p);
 
+/*
+ * --report --mode wakers (p->join_wakes): the waits by waker, of the
+ * resolved and named samples r, each waker thread's top release sites
+ * (its stacks' first frame outside libc and ld.so) under its row; the
+ * output pass calls it (output_opts.report_wakers).
+ */
+struct resolved;
+void report__wakers(const struct profile *p, const struct resolved *r);
+
+/* The waker stacks' counts, in one line (-v, --report). */
+const char *report__wake_stacks_line(const struct profile *p);
+
 #endif /* _TPROF_OUTPUT_REPORT_H */

@@ -14,6 +14,7 @@
 #include "output/folded.h"
 #include "output/format.h"
 #include "output/pprof.h"
+#include "output/report.h"
 #include "output/summary.h"
 #include "output/write.h"
 
@@ -142,6 +143,8 @@ int output__encode(const struct profile *p, struct agg *a,
 	/* profile -> resolve -> symbolize -> summary -> encode, as passes */
 	resolve__run(&res, p, samples, n, env->ksyms);
 	symbolize__run(&res, p, &so);
+	if (env->report_wakers)
+		report__wakers(p, &res);
 	summary__compute(&sum, p, a);
 	c.p = p;
 	c.r = &res;
@@ -168,7 +171,8 @@ static bool has_kernel(const struct agg *a)
 int output__write(struct profile *p, const struct output_opts *oo)
 {
 	struct output_env env = { .root = oo->root, .live = oo->live,
-				  .format = oo->format };
+				  .format = oo->format,
+				  .report_wakers = oo->report_wakers };
 	struct objects *own = NULL;
 	uint8_t *bytes = NULL;
 	size_t len = 0;

@@ -31,6 +31,8 @@ struct output_env {
 	const char *root;
 	bool live;
 	const char *format;	/* --format's spec; NULL: pprof */
+	/* --report --mode wakers: report__wakers() once named */
+	bool report_wakers;
 };
 
 struct output_opts {
@@ -50,6 +52,7 @@ struct output_opts {
 	/* --format: "pprof" (NULL), "folded", "folded:off_cpu"
 	 * (output/format.h: output__format()) */
 	const char *format;
+	bool report_wakers;	/* as output_env's */
 };
 
 /*

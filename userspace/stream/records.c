@@ -98,6 +98,12 @@ static const char *check_sample(struct tprof_record *r, const unsigned char *p)
 		return "an off-CPU state that does not exist";
 	if (!(r->hdr.flags & TPROF_RF_OFF_CPU) != !s->off_state)
 		return "off-CPU flag and state disagree";
+	/* a waker's stack at a wakeup is no time: counted nowhere */
+	if ((r->hdr.flags & TPROF_RF_WAKE_STACK) &&
+	    (s->weight_ns || s->period_ns || s->off_state))
+		return "a waker's stack (TPROF_RF_WAKE_STACK) with a weight, period or off-CPU state";
+	if ((r->hdr.flags & TPROF_RF_WAKE_STACK) && s->nr_kernel)
+		return "a waker's stack (TPROF_RF_WAKE_STACK) with kernel frames";
 	/* only arm64's samples carry the interrupted link register */
 	if ((r->hdr.flags & TPROF_RF_USER_LR) && s->abi != TPROF_ABI_ARM64 &&
 	    s->abi != TPROF_ABI_ARM32)
@@ -376,7 +382,11 @@ static const char *check_pycode(struct tprof_record *r, const unsigned char *p)
 	return NULL;
 }
 
-/* A WAKER record: a known kind; a comm only with a tid, NUL-ended. */
+/*
+ * A WAKER record: a known kind; a comm only with a tid, NUL-ended; one
+ * written at the wakeup (TPROF_RF_WAKER_WAKEUP) names a waker thread and
+ * the wait's number, which its SAMPLE's stack is joined by.
+ */
 static const char *check_waker(struct tprof_record *r, const unsigned char *p)
 {
 	const struct tprof_rec_waker *w = &r->u.waker;
@@ -388,6 +398,9 @@ static const char *check_waker(struct tprof_record *r, const unsigned char *p)
 		return "its waker's comm is not NUL-terminated";
 	if (!w->waker_tid && w->waker_comm[0])
 		return "a waker's comm without its tid";
+	if ((r->hdr.flags & TPROF_RF_WAKER_WAKEUP) &&
+	    (!w->waker_tid || !w->seq))
+		return "a wakeup's WAKER (TPROF_RF_WAKER_WAKEUP) without its waker's tid or the wait's seq";
 	return NULL;
 }
 
