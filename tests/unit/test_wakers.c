@@ -663,12 +663,94 @@ static void test_wakers_enable(void)
 	out_done(out);
 }
 
+/*
+ * A chain of timed-out waits (kmod/offcpu.c): the waiter's waits that a
+ * hard interrupt ended (5 and 4 ms, seq 7), re-entered at once, and the
+ * last one (1 ms) that holder_b ended, its stack after them: the whole
+ * chain's 10 ms is holder_b's, at its release site, with its labels. A
+ * chain no thread ended (seq 8, 2 ms) stays "[interrupt]", and is no
+ * lost stack.
+ */
+static void test_wakers_chain(void)
+{
+	const char *raw = build_path("unit/wakers-chain.raw");
+	const char *pb = build_path("unit/wakers-chain.pb.gz");
+	const Perftools__Profiles__Sample *s;
+	uint64_t wait[1], bb[2];
+	struct sbuf b = { 0 };
+	struct profile pr;
+	struct prog g;
+	char *maps = NULL, *out = NULL;
+	PbProfile *p;
+	uint64_t t = 10000;
+
+	if (!load_prog(&g, &maps))
+		goto out;
+	wait[0] = PIE_BASE + g.main + 0xd0;
+	bb[0] = PIE_BASE + g.sort_round + 0x10;
+	bb[1] = PIE_BASE + g.main + 0xd0;
+	sb_session(&b, PID, MS, 1700000000000000000ULL, 1000);
+	sb_maps(&b, PID, 1001, maps);
+	sb_thread(&b, PID, WAITER, "waiter", 1003);
+	sb_thread(&b, PID, HOLDER_B, "holder_b", 1005);
+	sb_waker(&b, PID, WAITER, TPROF_WAKER_HARDIRQ, 0, 0, NULL, 7, 0, t);
+	sb_off_sample(&b, PID, WAITER, TPROF_OFF_SLEEPING, MS, 5 * MS, t, 1,
+		      wait);
+	sb_waker(&b, PID, WAITER, TPROF_WAKER_HARDIRQ, 0, 0, NULL, 7, 0,
+		 t + 10);
+	sb_off_sample(&b, PID, WAITER, TPROF_OFF_SLEEPING, MS, 4 * MS, t + 10,
+		      1, wait);
+	sb_waker(&b, PID, WAITER, TPROF_WAKER_TASK, PID, HOLDER_B, "holder_b", 7,
+		 0, t + 30);
+	sb_off_sample(&b, PID, WAITER, TPROF_OFF_SLEEPING, MS, 1 * MS, t + 30,
+		      1, wait);
+	sb_wake_stack(&b, PID, WAITER, 7, PID, HOLDER_B, "holder_b", t + 20, 2,
+		      bb);
+	sb_waker(&b, PID, WAITER, TPROF_WAKER_HARDIRQ, 0, 0, NULL, 8, 0,
+		 t + 40);
+	sb_off_sample(&b, PID, WAITER, TPROF_OFF_SLEEPING, MS, 2 * MS, t + 40,
+		      1, wait);
+
+	profile__init(&pr);
+	pr.join_wakes = true;
+	CHECK_EQ(profile_feed(&pr, &b, true), b.len);
+	profile__finish(&pr);
+	CHECK_EQ(pr.wakes.joined, 3);	/* the chain's three waits */
+	CHECK_EQ(pr.wakes.lost_waits, 0);
+	CHECK_EQ(pr.wakes.lost_stacks, 0);
+	profile__free(&pr);
+
+	p = replay_profile(&b, raw, pb, "--mode wakers", &out);
+	if (!p)
+		goto out;
+	CHECK_EQ(wait_of(p, "sort_round"), 10 * MS);
+	CHECK_EQ(wait_of(p, "[interrupt]"), 2 * MS);
+	CHECK_EQ(wait_of(p, "[waker stack lost]"), 0);
+	s = sample_of(p, "sort_round");
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_STR(pb_label_str(p, s, "waker_kind"), "thread");
+		CHECK_EQ(label_num(p, s, "waker_tid"), HOLDER_B);
+		CHECK_STR(pb_label_str(p, s, "waker_comm"), "holder_b");
+		CHECK_EQ(s->value[1], 3);
+	}
+	s = sample_of(p, "[interrupt]");
+	CHECK(s && !strcmp(pb_label_str(p, s, "waker_kind"), "hardirq") &&
+	      !pb_label(p, s, "waker_tid"));
+	pb_free(p);
+out:
+	out_done(out);
+	free(maps);
+	sb_free(&b);
+}
+
 const struct unit_test wakers_tests[] = {
 	{ "wakers: ENABLE asks for waker stacks in --mode wakers alone (fake device)", test_wakers_enable },
 	{ "wakers: pprof wait time per release site, labels, pseudo-frames (both arrival orders)", test_wakers_pprof },
 	{ "wakers: folded:wakers lines (waiter -- waker), exactly", test_wakers_folded },
 	{ "wakers: the model joins stacks to waits in either order, counts the lost", test_wakers_join_counts },
 	{ "wakers: a waker stack's group (USTACK chain) pairs as a sample's", test_wakers_group },
+	{ "wakers: a chain of timed-out waits is its last waker's, at its release site", test_wakers_chain },
 	{ "wakers: CPU and off-CPU outputs byte-identical with and without the groups", test_wakers_leave_others_alone },
 	{ "wakers: --report names each waker's release sites", test_wakers_report },
 	{ "wakers: a waker stack with a weight or kernel frames is refused in one line", test_wakers_refused },

@@ -589,13 +589,14 @@ static void add_sample_now(struct profile *p, const struct tprof_record *sr,
 		a.wake_stack = true;
 		a.wake_id = wakejoin__id(&p->wakes, WAKE_SIDE_STACK,
 					 (int)sr->waker.pid,
-					 (int)sr->waker.tid, sr->waker.seq);
+					 (int)sr->waker.tid, sr->waker.seq, false);
 	} else if (p->join_wakes && sr->waker.kind && sr->waker.seq) {
 		a.wake_id = wakejoin__id(&p->wakes, WAKE_SIDE_WAIT,
 					 (int)s->pid, (int)s->tid,
-					 sr->waker.seq);
+					 sr->waker.seq, sr->waker.waker_tid != 0);
 	}
-	if (sr->waker.kind && !wake_stack) {
+	/* a waker's stack has its waker too: the one a chain's waits get */
+	if (sr->waker.kind) {
 		a.waker.kind = sr->waker.kind;
 		a.waker.pid = (int)sr->waker.waker_pid;
 		a.waker.tid = (int)sr->waker.waker_tid;

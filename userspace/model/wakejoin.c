@@ -29,7 +29,7 @@ static uint32_t bucket_of(int pid, int tid, uint32_t seq)
 }
 
 /* Unlink entry i (live) from its bucket and free it; counted by side. */
-static void drop(struct wakejoin *j, uint32_t i, bool lost)
+static void drop(struct wakejoin *j, uint32_t i)
 {
 	struct wake_entry *e = &j->ring[i];
 	uint32_t *link = &j->buckets[bucket_of(e->pid, e->tid, e->seq)];
@@ -38,15 +38,15 @@ static void drop(struct wakejoin *j, uint32_t i, bool lost)
 		link = &j->ring[*link - 1].next;
 	if (*link)
 		*link = e->next;
-	if (lost && e->side == WAKE_SIDE_STACK)
+	if (e->sides == WAKE_SIDE_STACK)
 		j->lost_stacks++;
-	else if (lost)
+	else if (e->sides == WAKE_SIDE_WAIT && e->named)
 		j->lost_waits++;
-	e->side = 0;
+	e->sides = 0;
 }
 
 uint64_t wakejoin__id(struct wakejoin *j, enum wake_side side, int pid,
-		      int tid, uint32_t seq)
+		      int tid, uint32_t seq, bool named)
 {
 	uint32_t b, i;
 	struct wake_entry *e;
@@ -58,26 +58,33 @@ uint64_t wakejoin__id(struct wakejoin *j, enum wake_side side, int pid,
 	b = bucket_of(pid, tid, seq);
 	for (i = j->buckets[b]; i; i = e->next) {
 		e = &j->ring[i - 1];
-		/* the same side twice (a stack written again) is no pair */
-		if (e->pid == pid && e->tid == tid && e->seq == seq &&
-		    e->side != side) {
-			uint64_t id = e->id;
-
-			drop(j, i - 1, false);
-			j->joined++;
-			return id;
+		if (e->pid == pid && e->tid == tid && e->seq == seq) {
+			/* each wait that finds its stack, or the stack its
+			 * waits, once */
+			if (side == WAKE_SIDE_WAIT &&
+			    (e->sides & WAKE_SIDE_STACK))
+				j->joined++;
+			else if (side == WAKE_SIDE_STACK &&
+				 !(e->sides & WAKE_SIDE_STACK))
+				j->joined += e->nwaits;
+			e->sides |= (uint8_t)side;
+			e->named |= named;
+			e->nwaits += side == WAKE_SIDE_WAIT;
+			return e->id;
 		}
 	}
-	/* the oldest entry's partner is not coming: its slot is reused */
+	/* the oldest entry is done with: its slot is reused */
 	i = j->head;
 	j->head = (j->head + 1) % WAKEJOIN_MAX;
-	if (j->ring[i].side)
-		drop(j, i, true);
+	if (j->ring[i].sides)
+		drop(j, i);
 	e = &j->ring[i];
 	e->pid = pid;
 	e->tid = tid;
 	e->seq = seq;
-	e->side = (uint8_t)side;
+	e->sides = (uint8_t)side;
+	e->named = named;
+	e->nwaits = side == WAKE_SIDE_WAIT;
 	e->id = ++j->next_id;
 	e->next = j->buckets[b];
 	j->buckets[b] = i + 1;
@@ -89,6 +96,6 @@ void wakejoin__finish(struct wakejoin *j)
 	uint32_t i;
 
 	for (i = 0; j->ring && i < WAKEJOIN_MAX; i++)
-		if (j->ring[i].side)
-			drop(j, i, true);
+		if (j->ring[i].sides)
+			drop(j, i);
 }

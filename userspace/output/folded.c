@@ -268,8 +268,8 @@ static void waker_frames(struct folder *f, const struct rsample *rs,
 		return;
 	}
 	/* root first as usual, then the frames reversed in place */
-	root(f, wk->comm && *wk->comm ? wk->comm : rs->waker.comm,
-	     wk->tid);
+	root(f, wk->comm && *wk->comm ? wk->comm :
+	     pprof__waker_of(rs, wk)->comm, wk->tid);
 	for (i = wk->nlocs; i-- > 0;)
 		location(f, wk->locs[i]);
 	part = xstrdup(f->buf + start + (start ? 1 : 0));

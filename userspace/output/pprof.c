@@ -323,6 +323,12 @@ const char *pprof__waker_pseudo(const struct resolved *r,
 	}
 }
 
+const struct agg_waker *pprof__waker_of(const struct rsample *rs,
+					const struct rsample *wake)
+{
+	return wake && wake->waker.kind ? &wake->waker : &rs->waker;
+}
+
 /*
  * A sample's values: its weight in the cpu or off_cpu column (off-CPU
  * profiles only), its count last. Returns how many (b->nval).
@@ -493,6 +499,7 @@ static void put_sample(struct builder *b, const struct rsample *rs)
 /* One sample of a wakers profile: a wait, by its waker's stack. */
 struct wait_sample {
 	const struct rsample *rs;	/* the wait (labels) */
+	const struct agg_waker *waker;	/* who ended it (pprof__waker_of()) */
 	const uint64_t *locids;		/* pprof ids, leaf first */
 	uint32_t nlocs;
 	uint64_t weight_ns, count;
@@ -505,7 +512,7 @@ static bool same_wait(const struct wait_sample *x, const struct wait_sample *y)
 
 	return a->pid == c->pid && a->tid == c->tid &&
 	       a->off_state == c->off_state && !strcmp(a->comm, c->comm) &&
-	       !memcmp(&a->waker, &c->waker, sizeof(a->waker)) &&
+	       !memcmp(x->waker, y->waker, sizeof(*x->waker)) &&
 	       x->nlocs == y->nlocs &&
 	       !memcmp(x->locids, y->locids, x->nlocs * sizeof(*x->locids));
 }
@@ -515,7 +522,7 @@ static uint64_t wait_hash(const struct wait_sample *w)
 	return hash_bytes(w->locids, w->nlocs * sizeof(*w->locids),
 			  hash_u64(((uint64_t)(uint32_t)w->rs->tid << 32) ^
 				   w->rs->off_state) ^
-			  hash_bytes(&w->rs->waker, sizeof(w->rs->waker), 3));
+			  hash_bytes(w->waker, sizeof(*w->waker), 3));
 }
 
 /* A wakers profile's sample, packed as put_sample() packs one. */
@@ -543,14 +550,14 @@ static void put_wait(struct builder *b, const struct wait_sample *w)
 	lab[nl].key = str(b, "wait_state");
 	lab[nl++].str = str(b, pprof__state_name(rs->off_state));
 	lab[nl].key = str(b, "waker_kind");
-	lab[nl++].str = str(b, pprof__waker_kind_name(rs->waker.kind));
-	if (rs->waker.tid) {
+	lab[nl++].str = str(b, pprof__waker_kind_name(w->waker->kind));
+	if (w->waker->tid) {
 		lab[nl].key = str(b, "waker_tid");
-		lab[nl++].num = rs->waker.tid;
+		lab[nl++].num = w->waker->tid;
 	}
-	if (rs->waker.comm[0]) {
+	if (w->waker->comm[0]) {
 		lab[nl].key = str(b, "waker_comm");
-		lab[nl++].str = str(b, rs->waker.comm);
+		lab[nl++].str = str(b, w->waker->comm);
 	}
 	for (i = 0; i < nl; i++)
 		labp[i] = &lab[i];
@@ -589,6 +596,7 @@ static void add_waits(struct builder *b)
 			continue;
 		why = pprof__waker_pseudo(r, rs, &wk);
 		v[nv].rs = rs;
+		v[nv].waker = pprof__waker_of(rs, wk);
 		v[nv].locids = (const uint64_t *)(uintptr_t)nids;
 		if (why) {
 			GROW(ids, capids, nids + 1);

@@ -51,6 +51,13 @@ const char *pprof__waker_kind_name(uint32_t kind);
 const char *pprof__waker_pseudo(const struct resolved *r,
 				const struct rsample *rs,
 				const struct rsample **wake);
+/*
+ * Who ended rs's wait, as the wakers' outputs name it: the waker of its
+ * stack wake (the wakeup that ended its chain of timed-out waits, if it
+ * was one: kmod/offcpu.c), else its own.
+ */
+const struct agg_waker *pprof__waker_of(const struct rsample *rs,
+					const struct rsample *wake);
 
 /*
  * Build the pprof Profile message for p, resolved (and named) as r, and

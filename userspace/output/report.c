@@ -388,6 +388,7 @@ static void report_wakers(const struct profile *p, const struct resolved *r)
 			const char *why = pprof__waker_pseudo(r, rs, &wk);
 
 			v[n].site = why ? why : release_site(p, r, wk);
+			v[n].w = *pprof__waker_of(rs, why ? NULL : wk);
 		}
 		n++;
 	}
