@@ -52,7 +52,10 @@ wrun() {
 	local pre=()
 	while [ "$1" != -- ]; do pre+=("$1"); shift; done
 	shift
-	"${pre[@]}" "$TR" --mode wakers --off-cpu-period 100us --ring-bytes 2M \
+	# 2 MiB rings for root (a burst of waits); a user's lock limit is less
+	local ring=(--ring-bytes 2M)
+	[ "${pre[0]:-}" = as_nobody ] && ring=()
+	"${pre[@]}" "$TR" --mode wakers --off-cpu-period 100us "${ring[@]}" \
 		-o "$PWD/$out" "$@" > "$name.txt" 2> "$name.err"
 	st=$?
 	save "$out" "$name.err" "$name.txt"
