@@ -27,6 +27,7 @@
 #include <linux/math64.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
 
@@ -123,19 +124,21 @@ void tprof_off_close(struct tprof_off *o, u64 now)
  * Waits that a timeout ends (TPROF_F_WAKER_STACKS). A thread in a timed
  * wait loop (CPython's take_gil(), a condition variable's timed wait, a
  * poll with a timeout) wakes at each timeout, finds what it waits for not
- * there yet, and waits again at once, at the same place; only the last
- * wakeup is the thread that released it. Such a chain is one wait: a wait
- * an interrupt or a kernel thread ended is numbered at its switch-in, and
- * a wait that the thread enters at the same user call site (the syscall's
- * return address and stack pointer) after less than
- * TPROF_WAIT_CONTINUE_NS of CPU continues it, keeping its number, so the
- * reader can join the waker that ends the chain (its WAKER record at the
- * wakeup, with its stack) to every sample of it. Only interruptible
- * sleeps chain (a timed wait a program loops on is one: futex, poll,
- * nanosleep); a preemption or an uninterruptible wait in between (a
- * mutex inside the syscall; on PREEMPT_RT a spinlock, TASK_RTLOCK_WAIT,
- * which once gave a poll's timeouts to the pipe's writer that held one)
- * neither ends nor continues the chain.
+ * there yet, and waits again, at the same place; only the last wakeup is
+ * the thread that released it. Such a chain is one wait: a wait an
+ * interrupt or a kernel thread ended is numbered at its switch-in and its
+ * user call site (the syscall's return address and stack pointer) kept;
+ * a wait the thread enters at that site again within TPROF_WAIT_CONTINUE_NS
+ * of CPU and TPROF_WAIT_CONTINUE_WALL_NS of time of the last timeout
+ * continues it, keeping its number, so the reader can join the waker that
+ * ends the chain (its WAKER record at the wakeup, with its stack) to
+ * every sample of it. Waits elsewhere in between (take_gil() takes the
+ * GIL's mutex after each timeout, and waits for it when the holder has
+ * it) are their own, and leave the chain be; so does a preemption, or an
+ * uninterruptible wait (a mutex inside the syscall; on PREEMPT_RT a
+ * spinlock, TASK_RTLOCK_WAIT, which once gave a poll's timeouts to the
+ * pipe's writer that held one): only interruptible sleeps chain, as the
+ * timed waits a program loops on are (futex, poll, nanosleep).
  *
  * The CPU bound is a millisecond: under emulation (TCG) the way from a
  * poll's timeout back into it took 100 us to 1 ms of guest CPU (with
@@ -143,11 +146,12 @@ void tprof_off_close(struct tprof_off *o, u64 now)
  * hardware it is microseconds, and a loop that does more work between
  * its waits at one call site is still waiting for the same event.
  */
-#define TPROF_WAIT_CONTINUE_NS	(1000 * NSEC_PER_USEC)
+#define TPROF_WAIT_CONTINUE_NS		(1000 * NSEC_PER_USEC)
+#define TPROF_WAIT_CONTINUE_WALL_NS	(10 * NSEC_PER_MSEC)
 
 /*
  * @prev leaves the CPU in @state (sched_switch's @prev_state): where does
- * it wait, and does the wait continue its last one?
+ * it wait, and does the wait continue its chain of timeouts?
  * Context: sched_switch probe; @prev is current.
  */
 void tprof_off_site(struct tprof_off *o, struct task_struct *prev, u32 state,
@@ -165,22 +169,27 @@ void tprof_off_site(struct tprof_off *o, struct task_struct *prev, u32 state,
 		ip = instruction_pointer(regs);
 		sp = user_stack_pointer(regs);
 	}
-	o->cont_seq = o->timer_seq && ip && ip == o->site_ip &&
-		      sp == o->site_sp &&
-		      READ_ONCE(prev->se.sum_exec_runtime) - o->in_rt <
-		      TPROF_WAIT_CONTINUE_NS ? o->timer_seq : 0;
-	o->site_ip = ip;
-	o->site_sp = sp;
+	o->wait_ip = ip;
+	o->wait_sp = sp;
+	o->cont_seq = 0;
+	if (!o->timer_seq || !ip || ip != o->site_ip || sp != o->site_sp)
+		return;		/* no chain, or a wait elsewhere */
+	if (READ_ONCE(prev->se.sum_exec_runtime) - o->in_rt <
+	    TPROF_WAIT_CONTINUE_NS &&
+	    local_clock() - o->in_clk < TPROF_WAIT_CONTINUE_WALL_NS)
+		o->cont_seq = o->timer_seq;
+	else
+		o->timer_seq = 0;	/* back too late: over */
 }
 
 /*
  * @p comes back from a wait (not a preemption: nor an uninterruptible
- * one, tprof_off_site()) that @w, its waker, ended:
- * the wait's number for its WAKER record (w->seq), its chain's if it
- * continues one; a timeout (an interrupt's or a kernel thread's wakeup)
- * numbers the wait for a chain to continue. A wakeup whose waker's stack
- * was taken has its number already (wakers.c); a thread's without one
- * (not allowed, no user context) has none: it ends the chain unjoined.
+ * one, tprof_off_site()) that @w, its waker, ended: the wait's number for
+ * its WAKER record (w->seq), its chain's if it continued one; a timeout
+ * (an interrupt's or a kernel thread's wakeup) elsewhere starts one, in
+ * place of any open (a thread follows one chain: the last). A wakeup whose waker's stack was taken has its number already
+ * (wakers.c); a thread's without one (not allowed, no user context) has
+ * none: it ends the chain unjoined.
  * Context: sched_switch probe, @p about to run.
  */
 void tprof_off_chain(struct tprof_off *o, struct tprof_waker *w,
@@ -192,17 +201,25 @@ void tprof_off_chain(struct tprof_off *o, struct tprof_waker *w,
 
 	if (o->unchained)
 		return;
-	if (timeout && !w->seq) {
-		w->seq = o->cont_seq;
-		if (!w->seq) {
+	if (o->cont_seq) {
+		if (!w->seq && timeout)
+			w->seq = o->cont_seq;
+		if (!timeout)
+			o->timer_seq = 0;	/* a thread ended it */
+	} else if (timeout && o->wait_ip) {
+		/* a timeout elsewhere: the chain is there now */
+		w->seq = ++o->wait_seq;
+		if (!w->seq)	/* 2^32 waits: 0 means none */
 			w->seq = ++o->wait_seq;
-			if (!w->seq)	/* 2^32 waits: 0 means none */
-				w->seq = ++o->wait_seq;
-		}
+		o->timer_seq = w->seq;
+		o->site_ip = o->wait_ip;
+		o->site_sp = o->wait_sp;
+	} else {
+		return;		/* a wait elsewhere: the chain goes on */
 	}
-	o->timer_seq = timeout ? w->seq : 0;
 	o->cont_seq = 0;
 	o->in_rt = READ_ONCE(p->se.sum_exec_runtime);
+	o->in_clk = local_clock();
 }
 
 /* The THREAD_OFF record of thread @vtid (hdr.time_ns is the caller's). */

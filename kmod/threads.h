@@ -52,14 +52,15 @@ struct tprof_waker {
  *	at once.
  * @wait_seq: the last wait number given (from 1), at a wakeup (@waker)
  *	or at the switch-in after a wait an interrupt ended.
- * @site_ip: with TPROF_F_WAKER_STACKS, the user return address of the
+ * @wait_ip: with TPROF_F_WAKER_STACKS, the user return address of the
  *	syscall the thread waits in now (or last waited in), 0 if none.
- * @site_sp: its user stack pointer then.
- * @in_rt: its runtime at its last switch-in after a wait.
- * @timer_seq: the number of its last wait, if an interrupt or a kernel
- *	thread ended it (a timeout), else 0.
- * @cont_seq: the wait it is in continues wait @timer_seq (offcpu.c,
- *	tprof_off_site()): that number, else 0.
+ * @wait_sp: its user stack pointer then.
+ * @site_ip: the call site of its open chain of timed-out waits (offcpu.c).
+ * @site_sp: ditto, the stack pointer.
+ * @in_rt: its runtime at the chain's last timeout (its switch-in).
+ * @in_clk: local_clock() then.
+ * @timer_seq: the open chain's number, 0 if none.
+ * @cont_seq: the wait it is in continues that chain: its number, else 0.
  * @unchained: the wait it is in neither continues nor ends a chain (a
  *	preemption, an uninterruptible wait).
  * All but @waker and @wait_seq belong to the thread's CPU.
@@ -83,9 +84,12 @@ struct tprof_off {
 	u32 timer_seq;
 	u32 cont_seq;
 	bool unchained;
+	u64 wait_ip;
+	u64 wait_sp;
 	u64 site_ip;
 	u64 site_sp;
 	u64 in_rt;
+	u64 in_clk;
 };
 
 /* Key bit of a slot whose thread exited (reusable). */

@@ -121,11 +121,12 @@ struct tprof_ioc_info {
  * or nearly, its next sample point (STATS waker_stacks). The WAKER record
  * of the woken thread's off-CPU SAMPLE repeats the wait's @seq.
  *
- * Timed-out waits chain: a wait that an interrupt or a kernel thread
- * ended (a timeout) gets a wait number at its switch-in; a wait that the
- * thread then enters at the same user call site (the same syscall return
- * address and user stack pointer) after less than 1 ms of CPU continues
- * it and keeps that number, as the wakeup that ends the chain does. So
+ * Timed-out waits chain: an interruptible wait that an interrupt or a
+ * kernel thread ended (a timeout) gets a wait number at its switch-in; a
+ * wait that the thread then enters at the same user call site (the same
+ * syscall return address and user stack pointer) within 1 ms of CPU and
+ * 10 ms of time continues it and keeps that number (waits elsewhere in
+ * between are their own), as the wakeup that ends the chain does. So
  * several off-CPU SAMPLEs' WAKER records (the timeouts', kind
  * TPROF_WAKER_HARDIRQ, _SOFTIRQ or _KTHREAD, and the last one's) may carry
  * one @seq, which one wakeup's WAKER (TPROF_RF_WAKER_WAKEUP), if any,

@@ -247,12 +247,13 @@ static bool run_child(bool polled, struct sum *s, struct wk_seen *w,
  */
 static void joins(struct sum *s, u32 producer, u64 *thread_in,
 		  u64 *thread_joined,
-		  u64 *timer_in, u64 *timer_joined, u64 *up_joined)
+		  u64 *timer_in, u64 *timer_joined, u64 *up_joined,
+		  u64 *prod_in, u64 *prod_joined)
 {
 	size_t i;
 
 	*thread_in = *thread_joined = *timer_in = *timer_joined = 0;
-	*up_joined = 0;
+	*up_joined = *prod_in = *prod_joined = 0;
 	qsort(s->wk_up, s->n_up, sizeof(*s->wk_up), cmp_key);
 	for (i = 0; i < s->n_in; i++) {
 		struct wait_key *k = bsearch(&s->wk_in[i], s->wk_up, s->n_up,
@@ -266,6 +267,9 @@ static void joins(struct sum *s, u32 producer, u64 *thread_in,
 		} else if (s->wk_in[i].tid != producer) {
 			(*timer_in)++;
 			*timer_joined += !!k;
+		} else {
+			(*prod_in)++;
+			*prod_joined += !!k;
 		}
 	}
 	qsort(s->wk_in, s->n_in, sizeof(*s->wk_in), cmp_key);
@@ -282,6 +286,7 @@ int t_waker_stacks(void)
 		.pid = getpid(),
 	};
 	u64 thr_in, thr_joined, tmr_in, tmr_joined, up_joined;
+	u64 prod_in, prod_joined;
 	struct tprof_ioc_stats st;
 	struct wk_seen w = { 0 };
 	struct sum s;
@@ -294,7 +299,8 @@ int t_waker_stacks(void)
 
 	if (!run_child(false, &s, &w, &st))
 		return failures;
-	joins(&s, w.producer, &thr_in, &thr_joined, &tmr_in, &tmr_joined, &up_joined);
+	joins(&s, w.producer, &thr_in, &thr_joined, &tmr_in, &tmr_joined, &up_joined,
+	      &prod_in, &prod_joined);
 	printf("# waker-stacks read: %llu wakers' stacks (STATS %llu written, %llu dropped), %llu by the producer, %llu through producer(), %llu with the return into producer_write() in the snapshot; off-CPU WAKERs with a wait number: %llu of a thread (%llu joined), %llu of a timer (the consumer's); %zu wakeups, %llu joined\n",
 	       (unsigned long long)w.stacks,
 	       (unsigned long long)st.waker_stacks,
@@ -335,7 +341,8 @@ int t_waker_stacks(void)
 	memset(&w, 0, sizeof(w));
 	if (!run_child(true, &s, &w, &st))
 		return failures;
-	joins(&s, w.producer, &thr_in, &thr_joined, &tmr_in, &tmr_joined, &up_joined);
+	joins(&s, w.producer, &thr_in, &thr_joined, &tmr_in, &tmr_joined, &up_joined,
+	      &prod_in, &prod_joined);
 	printf("# waker-stacks poll: %llu wakers' stacks (STATS %llu, %llu dropped), %llu by the producer; off-CPU WAKERs with a wait number: %llu of a thread (%llu joined), %llu of a timer, the consumer's (%llu joined to the producer's wakeup that ended their chain); %zu wakeups, %llu joined\n",
 	       (unsigned long long)w.stacks,
 	       (unsigned long long)st.waker_stacks,
@@ -349,25 +356,29 @@ int t_waker_stacks(void)
 	   (unsigned long long)s.bad, (unsigned long long)s.bad_groups,
 	   (unsigned long long)st.waker_stacks_dropped);
 	/* a round whose byte came while it was not waiting has no wait */
-	ok(thr_in >= ROUNDS / 2 && thr_joined == thr_in,
+	ok(thr_in >= ROUNDS / 3 && thr_joined == thr_in,
 	   "waker-stacks poll: %llu of the consumer's %d rounds ended a wait the producer ended, each with its number, joined (%llu)",
 	   (unsigned long long)thr_in, ROUNDS,
 	   (unsigned long long)thr_joined);
 	/*
 	 * Each timeout's wait (500 us) crosses a 200 us point: sampled. The
 	 * child counted its timeouts, and those in a chain that ended with a
-	 * byte there: those carry the producer's number, but for chains whose
-	 * last timeout raced the byte (the timer woke it first: no wakeup by
-	 * the producer), a few percent under emulation's latencies; and a
-	 * timeout the kernel saw as two sleeps (woken early by a kernel
-	 * thread, at the same site) counts twice here (up to 5% on 6.12).
+	 * byte there: those carry the producer's number. Not exactly as many:
+	 * a chain whose last timeout raced the byte (the timer woke it first,
+	 * no wakeup by the producer) has none, and the kernel may see one
+	 * timeout as two sleeps (woken early, at the same site): 0.9-1.1x
+	 * under TCG's latencies.
 	 */
 	ok(w.timeouts >= ROUNDS / 2 &&
 	   tmr_joined * 100 >= (u64)w.timeouts_ended * 80 &&
-	   tmr_joined * 100 <= (u64)w.timeouts_ended * 110,
-	   "waker-stacks poll: %llu of the consumer's %llu timed-out sampled waits carry the number of the producer's wakeup that ended their chain; the consumer counted %u timeouts in chains a byte ended, of its %u (80-110%%)",
+	   tmr_joined * 100 <= (u64)w.timeouts_ended * 125,
+	   "waker-stacks poll: %llu of the consumer's %llu timed-out sampled waits carry the number of the producer's wakeup that ended their chain; the consumer counted %u timeouts in chains a byte ended, of its %u (0.8-1.25x)",
 	   (unsigned long long)tmr_joined, (unsigned long long)tmr_in,
 	   w.timeouts_ended, w.timeouts);
+	/* the producer's naps chain too (one site), and no thread ends them */
+	ok(prod_in >= ROUNDS / 2 && !prod_joined,
+	   "waker-stacks poll: none of the producer's %llu timed-out naps (a chain no thread ends) is joined to a wakeup (%llu)",
+	   (unsigned long long)prod_in, (unsigned long long)prod_joined);
 	sum_free(&s);
 	return failures;
 }
