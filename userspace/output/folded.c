@@ -268,8 +268,10 @@ static void waker_frames(struct folder *f, const struct rsample *rs,
 		return;
 	}
 	/* root first as usual, then the frames reversed in place */
-	root(f, wk->comm && *wk->comm ? wk->comm :
-	     pprof__waker_of(rs, wk)->comm, wk->tid);
+	/* the WAKER's comm: the kernel's at the wakeup (a thread renamed
+	 * since its THREAD record has its new name there) */
+	root(f, *pprof__waker_of(rs, wk)->comm ? pprof__waker_of(rs, wk)->comm :
+	     wk->comm, wk->tid);
 	for (i = wk->nlocs; i-- > 0;)
 		location(f, wk->locs[i]);
 	part = xstrdup(f->buf + start + (start ? 1 : 0));
