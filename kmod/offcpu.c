@@ -187,9 +187,10 @@ void tprof_off_site(struct tprof_off *o, struct task_struct *prev, u32 state,
  * one, tprof_off_site()) that @w, its waker, ended: the wait's number for
  * its WAKER record (w->seq), its chain's if it continued one; a timeout
  * (an interrupt's or a kernel thread's wakeup) elsewhere starts one, in
- * place of any open (a thread follows one chain: the last). A wakeup whose waker's stack was taken has its number already
- * (wakers.c); a thread's without one (not allowed, no user context) has
- * none: it ends the chain unjoined.
+ * place of any open (a thread follows one chain: the last). A wakeup
+ * whose waker's stack was taken has its number already (wakers.c); a
+ * thread's without one (not allowed, no user context) has none: it ends
+ * the chain unjoined.
  * Context: sched_switch probe, @p about to run.
  */
 void tprof_off_chain(struct tprof_off *o, struct tprof_waker *w,

@@ -266,6 +266,35 @@ static void tprof_fill_waker(struct tprof_rec_waker *wrec,
 	memcpy(wrec->waker_comm, k->comm, sizeof(wrec->waker_comm));
 }
 
+/*
+ * The user part of a sample of thread @t (current) of @s from @uregs: its
+ * frame-pointer walk into @ips (its flags in *@rflags), the reads'
+ * bound begun; with TPROF_F_USTACK_CHAIN a 64-bit chain is left to the
+ * USTACK record, where the snapshot has it (*@ch = @chain, its frames
+ * past the walk's after them in @ips).
+ * Context: hardirq or IRQs off; current is @t's thread.
+ * Return: the frames in @ips.
+ */
+static u32 tprof_user_stack(struct tprof_session *s, struct tprof_thread *t,
+			    struct pt_regs *uregs, u64 *ips, u32 *abi,
+			    u16 *rflags, struct tprof_chain *chain,
+			    struct tprof_chain **ch)
+{
+	u32 nu;
+
+	tprof_uread_begin(s->procs.uread ? this_cpu_ptr(s->procs.uread) : NULL,
+			  !tprof_policy_mm_watched() ||
+			  test_bit(TPROF_P_GUARDED, &t->proc->bits));
+	nu = tprof_stack_user(uregs, ips, s->max_user_frames, abi, rflags,
+			      s->flags & TPROF_F_USTACK_CHAIN ? &chain->fp : NULL);
+	if ((s->flags & TPROF_F_USTACK_CHAIN) && tprof_abi_chain(*abi)) {
+		chain->ips = ips + nu;
+		chain->max = s->max_user_frames - nu;
+		*ch = chain;
+	}
+	return nu;
+}
+
 /**
  * tprof_take_sample() - one sample of c's thread: its stacks and the
  *	record group, written to this CPU's ring (or counted lost).
@@ -327,21 +356,9 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	else if (tprof_is_user_task(current) &&
 		 !(current->flags & PF_EXITING))
 		uregs = task_pt_regs(current);
-	if (uregs) {
-		tprof_uread_begin(s->procs.uread ? this_cpu_ptr(s->procs.uread) :
-				  NULL, !tprof_policy_mm_watched() ||
-				  test_bit(TPROF_P_GUARDED, &t->proc->bits));
-		nu = tprof_stack_user(uregs, ips + nk, s->max_user_frames,
-				      &abi, &rflags,
-				      s->flags & TPROF_F_USTACK_CHAIN ?
-				      &chain.fp : NULL);
-		/* its chain goes in the USTACK record: the snapshot has it */
-		if ((s->flags & TPROF_F_USTACK_CHAIN) && tprof_abi_chain(abi)) {
-			chain.ips = ips + nk + nu;
-			chain.max = s->max_user_frames - nu;
-			ch = &chain;
-		}
-	}
+	if (uregs)
+		nu = tprof_user_stack(s, t, uregs, ips + nk, &abi, &rflags,
+				      &chain, &ch);
 	/* the walk reads the sampled thread's memory: current must be it */
 	if (uregs && c->task == current)
 		w = tprof_uwalk_of(t->proc);
@@ -434,16 +451,7 @@ int tprof_take_waker_stack(struct tprof_cpu *c, struct tprof_rec_waker *wk)
 	u32 abi = TPROF_ABI_NONE, nu, len;
 	int ret;
 
-	tprof_uread_begin(s->procs.uread ? this_cpu_ptr(s->procs.uread) : NULL,
-			  !tprof_policy_mm_watched() ||
-			  test_bit(TPROF_P_GUARDED, &t->proc->bits));
-	nu = tprof_stack_user(uregs, ips, s->max_user_frames, &abi, &rflags,
-			      s->flags & TPROF_F_USTACK_CHAIN ? &chain.fp : NULL);
-	if ((s->flags & TPROF_F_USTACK_CHAIN) && tprof_abi_chain(abi)) {
-		chain.ips = ips + nu;
-		chain.max = s->max_user_frames - nu;
-		ch = &chain;
-	}
+	nu = tprof_user_stack(s, t, uregs, ips, &abi, &rflags, &chain, &ch);
 	w = tprof_uwalk_of(t->proc);
 	if (tprof_snapshots(s, abi) || w)
 		rflags |= TPROF_RF_GROUP;

@@ -456,6 +456,19 @@ static PbSample *new_sample(struct builder *b, int pid, int tid,
 	return s;
 }
 
+/* Appends sample s, packed, as the Profile's field 2 (b->sbytes). */
+static void pack_sample(struct builder *b, const PbSample *s)
+{
+	size_t i, n = perftools__profiles__sample__get_packed_size(s);
+
+	GROW(b->sbytes, b->scap, b->slen + 11 + n);
+	b->sbytes[b->slen++] = 2 << 3 | 2;	/* field 2, length-delimited */
+	for (i = n; i >= 0x80; i >>= 7)
+		b->sbytes[b->slen++] = (uint8_t)(i | 0x80);
+	b->sbytes[b->slen++] = (uint8_t)i;
+	b->slen += perftools__profiles__sample__pack(s, b->sbytes + b->slen);
+}
+
 /*
  * A resolved sample, packed now as Profile field 2 (a length-delimited
  * Sample) into b->sbytes: a million Sample messages with their labels and
@@ -468,7 +481,7 @@ static void put_sample(struct builder *b, const struct rsample *rs)
 	PbSample s;
 	PbLabel lab[MAX_LABELS], *labp[MAX_LABELS];
 	int64_t val[3];
-	size_t i, n;
+	size_t i;
 
 	perftools__profiles__sample__init(&s);
 	s.n_value = fill_values(b, val, rs->off_state, rs->weight_ns,
@@ -486,14 +499,7 @@ static void put_sample(struct builder *b, const struct rsample *rs)
 		b->locids[i] = rs->locs[i] + 1;
 	s.n_location_id = rs->nlocs;
 	s.location_id = b->locids;
-
-	n = perftools__profiles__sample__get_packed_size(&s);
-	GROW(b->sbytes, b->scap, b->slen + 11 + n);
-	b->sbytes[b->slen++] = 2 << 3 | 2;	/* field 2, length-delimited */
-	for (i = n; i >= 0x80; i >>= 7)
-		b->sbytes[b->slen++] = (uint8_t)(i | 0x80);
-	b->sbytes[b->slen++] = (uint8_t)i;
-	b->slen += perftools__profiles__sample__pack(&s, b->sbytes + b->slen);
+	pack_sample(b, &s);
 }
 
 /* One sample of a wakers profile: a wait, by its waker's stack. */
@@ -532,7 +538,7 @@ static void put_wait(struct builder *b, const struct wait_sample *w)
 	PbLabel lab[MAX_LABELS], *labp[MAX_LABELS];
 	const struct rsample *rs = w->rs;
 	int64_t val[2] = { clamp_i64(b, w->weight_ns), clamp_i64(b, w->count) };
-	size_t i, n, nl = 0;
+	size_t i, nl = 0;
 
 	perftools__profiles__sample__init(&s);
 	s.n_value = 2;
@@ -565,13 +571,7 @@ static void put_wait(struct builder *b, const struct wait_sample *w)
 	s.label = labp;
 	s.n_location_id = w->nlocs;
 	s.location_id = (uint64_t *)w->locids;
-	n = perftools__profiles__sample__get_packed_size(&s);
-	GROW(b->sbytes, b->scap, b->slen + 11 + n);
-	b->sbytes[b->slen++] = 2 << 3 | 2;	/* field 2, length-delimited */
-	for (i = n; i >= 0x80; i >>= 7)
-		b->sbytes[b->slen++] = (uint8_t)(i | 0x80);
-	b->sbytes[b->slen++] = (uint8_t)i;
-	b->slen += perftools__profiles__sample__pack(&s, b->sbytes + b->slen);
+	pack_sample(b, &s);
 }
 
 /*
