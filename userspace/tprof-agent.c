@@ -265,6 +265,7 @@ int main(int argc, char **argv)
 	a.objects = objects__new();
 	a.live.objs = a.objects;
 	a.unwind = unwinder__new(a.objects, true);
+	unwinder__bound_rows(a.unwind, EVICT_CFI_ROWS);
 	unwinder__attach(a.unwind, &a.prof, a.o.live.call_graph_given ?
 			 (int)a.o.live.call_graph : -1);
 	a.env.objects = a.objects;

@@ -82,9 +82,12 @@ start_in sh -c 'while :; do python3 -c "def f(n):
     return sum(i * i for i in range(n))
 print(f(20000))" > /dev/null; sleep 2; done'
 
-"$AG" --cgroup $D --listen 127.0.0.1:0 2> agent.err &
-agent=$!
+# SOAK_WRAP (set by a case that sources this one): a command the agent
+# runs under, e.g. "heaptrack -o $TPROF_OUT/ht" for where its heap goes
+${SOAK_WRAP:-} "$AG" --cgroup $D --listen 127.0.0.1:0 2> agent.err &
+agent=$! wrap=
 agent_port agent.err || { fail "soak: the agent gave no port"; sed 's/^/    /' agent.err; exit 0; }
+[ -n "${SOAK_WRAP:-}" ] && { wrap=$agent; agent=$(pgrep -n -x tprof-agent); }
 U=http://127.0.0.1:$port
 ok "soak: tprof-agent --cgroup $D on $U, ${SECS}s of churn"
 metrics() { curl -s "$U/metrics" > "$1"; }
@@ -94,9 +97,11 @@ rss_kb() { awk '$1 == "VmRSS:" { print $2 }' /proc/$agent/status; }
 # files are mapped whole: a page counts once first read)
 rss_parts() { awk '$1 == "RssAnon:" { a = $2 } $1 == "RssFile:" { f = $2 } END { print a "/" f }' /proc/$agent/status; }
 nfds() { ls /proc/$agent/fd | wc -l; }
+# malloc's view (/metrics): allocated, and freed but held, kB
+heap_parts() { awk '$1 == "tprof_heap_in_use_bytes" { u = $2 } $1 == "tprof_heap_free_bytes" { f = $2 } END { printf "%d/%d", u / 1024, f / 1024 }' "$1"; }
 ncpu=$(nproc)
 
-printf 'n\tguest_s\trc\tprofile_ns\tusage_ns\tlost_ns\tlate_ns\trss_kb\tanon/file_kb\tfds\tprocs\tthreads\tsnaps\tobjects\tpycodes\tstarted\n' > soak.tsv
+printf 'n\tguest_s\trc\tprofile_ns\tusage_ns\tlost_ns\tlate_ns\trss_kb\tanon/file_kb\theap_use/free_kb\tfds\tprocs\tthreads\tsnaps\tobjects\tpycodes\tcfi_rows\tstarted\n' > soak.tsv
 n=0 bad=0 badloss=0 t_start=$SECONDS
 metrics m.prev
 while [ $((SECONDS - t_start)) -lt "$SECS" ]; do
@@ -122,19 +127,21 @@ while [ $((SECONDS - t_start)) -lt "$SECS" ]; do
 		echo "scrape $n: profile $tot + lost $lost < usage $du - late $k" >> bad.txt
 	fi
 	rss=$(rss_kb); fds=$(nfds)
-	printf '%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $n $((SECONDS - t_start)) "$rc/$code" "$tot" "$du" "$lost" "$late" "$rss" "$(rss_parts)" "$fds" \
+	printf '%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $n $((SECONDS - t_start)) "$rc/$code" "$tot" "$du" "$lost" "$late" "$rss" "$(rss_parts)" "$(heap_parts m.now)" "$fds" \
 		"$(mval m.now tprof_model_processes)" "$(mval m.now tprof_model_threads)" "$(mval m.now tprof_model_maps_snapshots)" \
-		"$(mval m.now tprof_model_objects)" "$(mval m.now tprof_model_python_code_objects)" "$(mval m.now tprof_processes_seen_total)" >> soak.tsv
+		"$(mval m.now tprof_model_objects)" "$(mval m.now tprof_model_python_code_objects)" "$(mval m.now tprof_unwind_cfi_rows)" "$(mval m.now tprof_processes_seen_total)" >> soak.tsv
 	# progress on the console while it runs
 	tail -n 1 soak.tsv | sed 's/^/# scrape /'
-	[ $n = 5 ] && { rss5=$rss; fds5=$fds; cp m.now m.5; }
+	[ $n = 5 ] && { rss5=$rss; fds5=$fds; cp m.now m.5; cp /proc/$agent/smaps smaps.5; ls -l /proc/$agent/fd > fds.5; ss -anpe -A all > ss.5 2>&1; }
 	mv m.now m.prev
 	# every 10 s: the next scrape starts 10 s after this one started
 	left=$(( 10000 - (c1 - c0) / 1000000 )); [ $left -gt 0 ] && sleep "$(awk -v m=$left 'BEGIN { print m / 1000 }')"
 done
 rssN=$(rss_kb); fdsN=$(nfds)
 cp m.prev metrics.txt
-save soak.tsv agent.err metrics.txt bad.txt m.5
+# where the memory is, by mapping, and what the fds are: at 5 and the end
+cp /proc/$agent/smaps smaps.end; ls -l /proc/$agent/fd > fds.end; ss -anpe -A all > ss.end 2>&1
+save soak.tsv agent.err metrics.txt bad.txt m.5 smaps.5 smaps.end fds.5 fds.end ss.5 ss.end
 echo "# soak: $n scrapes, RSS ${rss5:-?} -> $rssN kB, fds ${fds5:-?} -> $fdsN"
 column -t soak.tsv | sed -n '1p;2,7p;$p' | sed 's/^/# /'
 if [ $bad = 0 ] && [ $n -ge 6 ]; then ok "soak: all $n scrapes of ?seconds=5 valid profiles with samples"
@@ -151,7 +158,7 @@ for m in tprof_model_processes tprof_model_threads tprof_model_maps_snapshots tp
 	elif [ "$z" -le $((a * 2 + 50)) ]; then ok "soak: $m bounded: $a after scrape 5, $z at the end"
 	else fail "soak: $m grew: $a after scrape 5, $z at the end"; fi
 done
-kill -TERM $agent; wait $agent; rc=$?
+kill -TERM $agent; wait ${wrap:-$agent}; rc=$?
 [ $rc = 0 ] && ok "soak: the agent ends with 0 on SIGTERM" || fail "soak: the agent ended with $rc"
 agent=
 }

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -26,8 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyze/cfi.h"
 #include "lib/buildid.h"
 #include "model/maps.h"
+#include "object/object.h"
 #include "pbload.h"
 #include "testlib.h"
 #include "lib/util.h"
@@ -1359,6 +1362,71 @@ static void test_go_share(void)
 	CHECK(share[2] <= 0.05 * share[0]);
 }
 
+/*
+ * The agent's bound on the CFI rows (unwinder__bound_rows()): a row per
+ * pc unwound from, so unbounded they grow with the code that ever ran
+ * (the soak's 18 MB in 150 s). Past the bound the cache starts over in
+ * the same memory, and every row is the one an unbounded cache computes.
+ */
+/* elf's .text: its address and size */
+static bool text_of(Elf *elf, uint64_t *addr, uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".text")) {
+			*addr = sh.sh_addr;
+			*size = sh.sh_size;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void test_cfi_bound(void)
+{
+	struct objects *objs = objects__new();
+	struct object *o = objects__file(objs, build_path("progs/unwind"),
+					 NULL);
+	struct cfi_cache all = { 0 }, bound = { .max_rows = 16 };
+	unsigned int pass, i, same = 0, ok = 0;
+	uint64_t text = 0, size = 0;
+
+	CHECK(o && object__cfi(o) && text_of(o->elf, &text, &size));
+	if (!size)
+		goto out;
+	/* 200 pcs over .text, twice: the second pass after resets */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < 200; i++) {
+			uint64_t va = text + size * i / 200;
+			struct uw_rule a = *cfi__row(&all, o, va, 17);
+			const struct uw_rule *b = cfi__row(&bound, o, va, 17);
+
+			same += !memcmp(&a, b, sizeof(a));
+			ok += a.ok;
+		}
+	}
+	CHECK_EQ(same, 400);
+	CHECK(ok >= 300);
+	CHECK_EQ(all.nrules, 200);
+	CHECK(bound.nrules <= 16 && bound.caprules == 16);
+	CHECK_EQ(bound.resets, (400 - 1) / 16);
+	CHECK_EQ(bound.computed, 400);
+	cfi_cache__free(&all);
+	cfi_cache__free(&bound);
+out:
+	objects__free(objs);
+}
+
 /* make fuzz's second seed: a few real snapshot pairs, small enough */
 static void test_seed(void)
 {
@@ -1370,6 +1438,7 @@ static void test_seed(void)
 
 const struct unit_test unwind_tests[] = {
 	{ "unwind: seed stream with snapshots", test_seed },
+	{ "unwind: the CFI rows' bound (the agent): the cache starts over in its memory, every row as unbounded", test_cfi_bound },
 	{ "unwind: a frameless leaf keeps its caller (hybrid, 1024 bytes); fp marks the cut", test_leaf },
 	{ "unwind: a vDSO pc with no VDSO record keeps its caller (this kernel's image)", test_vdso },
 	{ "unwind: a --call-graph fp session (no snapshots): a frameless leaf and qsort's comparator right or marked", test_fp_session },

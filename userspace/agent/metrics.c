@@ -6,6 +6,7 @@
  * no sample went missing uncounted.
  */
 #include <dirent.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,33 @@ static void put_sizes(struct text *t, const struct profile *p,
 	profile__sizes(p, &z);
 	put_sizes_of(t, z, ev->objs ? objects__stats(ev->objs)->cached : 0,
 		     ev);
+	if (ev->u) {
+		const struct unwind_stats *st = unwinder__stats(ev->u);
+
+		metric(t, "tprof_unwind_cfi_rows", "gauge",
+		       "CFI rows the unwinder holds (one per pc unwound from).",
+		       st->rows_held);
+		metric(t, "tprof_unwind_cfi_resets_total", "counter",
+		       "Times the CFI rows reached their bound and were dropped.",
+		       st->row_resets);
+	}
+}
+
+/*
+ * The heap as glibc's malloc sees it (every arena): what is allocated, and
+ * what is free but still held (not yet trimmed). Resident memory that
+ * grows with these flat is not the agent's.
+ */
+static void put_heap(struct text *t)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	metric(t, "tprof_heap_in_use_bytes", "gauge",
+	       "Memory allocated by the agent (malloc arenas and mmapped blocks).",
+	       (double)(mi.uordblks + mi.hblkhd));
+	metric(t, "tprof_heap_free_bytes", "gauge",
+	       "Memory freed but still held by malloc's arenas.",
+	       (double)mi.fordblks);
 }
 
 char *metrics__text(const struct profile *p, const struct windows *ws,
@@ -208,6 +236,7 @@ char *metrics__text(const struct profile *p, const struct windows *ws,
 	    "tprof_profile_encode_seconds_sum %.17g\n"
 	    "tprof_profile_encode_seconds_count %llu\n",
 	    ws->encode_ns / 1e9, (unsigned long long)ws->encodes);
+	put_heap(&t);
 	metric(&t, "process_resident_memory_bytes", "gauge",
 	       "Resident memory of the agent.", resident_bytes());
 	metric(&t, "process_open_fds", "gauge",

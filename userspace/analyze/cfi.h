@@ -89,6 +89,9 @@ struct cfi_cache {
 	uint8_t *go;
 	size_t ngo;
 	uint64_t computed, hits;	/* rows computed / reused */
+	/* rows held at most (0: no bound); past it the cache starts over */
+	size_t max_rows;
+	uint64_t resets;
 };
 
 void cfi_cache__free(struct cfi_cache *c);

@@ -193,6 +193,8 @@ struct unwind_stats *unwinder__stats(struct unwinder *u)
 {
 	u->st.rules = u->cfi.computed;
 	u->st.rule_hits = u->cfi.hits;
+	u->st.rows_held = u->cfi.nrules;
+	u->st.row_resets = u->cfi.resets;
 	return &u->st;
 }
 
@@ -244,12 +246,19 @@ void unwinder__forget(struct unwinder *u, bool objects)
 	memset(u->hits, 0, sizeof(u->hits));
 	u->next_hit = 0;
 	if (objects) {
-		uint64_t computed = u->cfi.computed, hits = u->cfi.hits;
+		struct cfi_cache keep = u->cfi;
 
 		cfi_cache__free(&u->cfi);
-		u->cfi.computed = computed;
-		u->cfi.hits = hits;
+		u->cfi.computed = keep.computed;
+		u->cfi.hits = keep.hits;
+		u->cfi.max_rows = keep.max_rows;
+		u->cfi.resets = keep.resets;
 	}
+}
+
+void unwinder__bound_rows(struct unwinder *u, size_t rows)
+{
+	u->cfi.max_rows = rows;
 }
 
 /* ---- objects: a mapped file's CFI, from the target's view ---- */

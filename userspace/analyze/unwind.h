@@ -33,6 +33,7 @@ struct unwind_stats {
 	uint64_t fp_fallback;	/* no CFI at the pc: the FP chain as is */
 	uint64_t truncated;	/* CFI only, cut short: "[truncated]" */
 	uint64_t rules, rule_hits;	/* CFI rows computed / reused */
+	uint64_t rows_held, row_resets;	/* cached now; bound reached */
 	/* TPROF_RF_USER_LR samples' FP frames: the link register kept as
 	 * the caller, or dropped as stale */
 	uint64_t lr_kept, lr_dropped;
@@ -57,6 +58,11 @@ void unwinder__free(struct unwinder *u);
  * objects__trim() freed some, so the CFI rows cached by object go too.
  */
 void unwinder__forget(struct unwinder *u, bool objects);
+/*
+ * The CFI rows cached at most (a process of months: the agent); 0, the
+ * default, keeps every row (tprof-read's one pass over a stream).
+ */
+void unwinder__bound_rows(struct unwinder *u, size_t rows);
 void unwinder__set_live(struct unwinder *u, bool live);
 struct unwind_stats *unwinder__stats(struct unwinder *u);
 

@@ -186,6 +186,13 @@ void hindex_free(struct hindex *hx)
 	hindex_init(hx);
 }
 
+void hindex_clear(struct hindex *hx)
+{
+	if (hx->slots)
+		memset(hx->slots, 0, hx->cap * sizeof(*hx->slots));
+	hx->used = 0;
+}
+
 bool hindex_next(const struct hindex *hx, uint64_t h, struct hiter *it,
 		 uint32_t *item)
 {

@@ -101,6 +101,8 @@ struct hiter {
 };
 void hindex_init(struct hindex *hx);
 void hindex_free(struct hindex *hx);
+/* Every item gone, the table kept (its memory stays as large). */
+void hindex_clear(struct hindex *hx);
 bool hindex_next(const struct hindex *hx, uint64_t h, struct hiter *it,
 		 uint32_t *item);
 void hindex_put(struct hindex *hx, uint64_t h, uint32_t item);
