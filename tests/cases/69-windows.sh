@@ -171,9 +171,11 @@ read -r n off worst < <(awk -F'\t' '
 	END { print n + 0, off + 0, worst }' before.pids w*.sum short.log)
 started=$(( $(wc -l < short.log) - started0 ))
 rate=$(awk -v n="$started" -v ms="$thawed_ms" 'BEGIN { printf "%.1f", ms ? n * 1000 / ms : 0 }')
-if [ "$n" -ge $((nwin * 2)) ] && [ $off = 0 ]; then
+# at least one a window on average: under load the short rows start
+# fewer (6.12-rt in a loaded CI run: 47 started, 16 inside one window)
+if [ "$n" -ge "$nwin" ] && [ $off = 0 ]; then
 	ok "windows: $n short processes inside one window each ($started started, $rate a second while thawed): each within 1% plus a period of its CPU"
 else
-	fail "windows: $off of $n short processes inside one window off by more than 1% plus a period (want >= $((nwin * 2)) of them; $started started):$worst"
+	fail "windows: $off of $n short processes inside one window off by more than 1% plus a period (want >= $nwin of them; $started started):$worst"
 fi
 exit 0
