@@ -149,6 +149,12 @@ void tprof_off_close(struct tprof_off *o, u64 now)
 #define TPROF_WAIT_CONTINUE_NS		(1000 * NSEC_PER_USEC)
 #define TPROF_WAIT_CONTINUE_WALL_NS	(10 * NSEC_PER_MSEC)
 
+/* The next wait number of @o's thread (0 means none: 2^32 waits wrap). */
+u32 tprof_off_next_seq(struct tprof_off *o)
+{
+	return ++o->wait_seq ?: ++o->wait_seq;
+}
+
 /*
  * @prev leaves the CPU in @state (sched_switch's @prev_state): where does
  * it wait, and does the wait continue its chain of timeouts?
@@ -209,9 +215,7 @@ void tprof_off_chain(struct tprof_off *o, struct tprof_waker *w,
 			o->timer_seq = 0;	/* a thread ended it */
 	} else if (timeout && o->wait_ip) {
 		/* a timeout elsewhere: the chain is there now */
-		w->seq = ++o->wait_seq;
-		if (!w->seq)	/* 2^32 waits: 0 means none */
-			w->seq = ++o->wait_seq;
+		w->seq = tprof_off_next_seq(o);
 		o->timer_seq = w->seq;
 		o->site_ip = o->wait_ip;
 		o->site_sp = o->wait_sp;

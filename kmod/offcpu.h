@@ -22,6 +22,7 @@ void tprof_off_stretch(struct tprof_off *o, u64 period);
 u64 tprof_off_add(struct tprof_off *o, u64 away, u32 state);
 void tprof_off_lost(struct tprof_off *o, u64 weight);
 void tprof_off_close(struct tprof_off *o, u64 now);
+u32 tprof_off_next_seq(struct tprof_off *o);
 void tprof_off_site(struct tprof_off *o, struct task_struct *prev, u32 state,
 		    unsigned int prev_state);
 void tprof_off_chain(struct tprof_off *o, struct tprof_waker *w,

@@ -247,23 +247,53 @@ static u16 tprof_thread_exit_only(void)
 	return atomic_read(&sig->live) > 0 ? TPROF_RF_THREAD_EXIT : 0;
 }
 
-/* The WAKER record of off-CPU sample @rec, whose wait @k ended. */
-static void tprof_fill_waker(struct tprof_rec_waker *wrec,
-			     const struct tprof_rec_sample *rec,
-			     const struct tprof_waker *k)
+/*
+ * The WAKER record of the wait @k ended, of thread @vtid (@vpid), first
+ * in a group written at @time_ns: its off-CPU sample's, or (with
+ * TPROF_RF_WAKER_WAKEUP added) its waker's stack's.
+ */
+static void tprof_fill_waker(struct tprof_rec_waker *wrec, u64 time_ns,
+			     u32 vpid, u32 vtid, const struct tprof_waker *k)
 {
 	memset(wrec, 0, sizeof(*wrec));
 	wrec->hdr.type = TPROF_REC_WAKER;
 	wrec->hdr.flags = TPROF_RF_GROUP;
 	wrec->hdr.size = sizeof(*wrec);
-	wrec->hdr.time_ns = rec->hdr.time_ns;
-	wrec->pid = rec->pid;
-	wrec->tid = rec->tid;
+	wrec->hdr.time_ns = time_ns;
+	wrec->pid = vpid;
+	wrec->tid = vtid;
 	wrec->kind = k->kind;
 	wrec->waker_pid = k->pid;
 	wrec->waker_tid = k->tid;
 	wrec->seq = k->seq;
 	memcpy(wrec->waker_comm, k->comm, sizeof(wrec->waker_comm));
+}
+
+/*
+ * The SAMPLE record @rec of thread @t, taken on this CPU now, with @nk
+ * kernel and @nu user frames after it: all but its weight, period and
+ * off-CPU state (0 here). Return: its size.
+ */
+static u32 tprof_fill_sample(struct tprof_rec_sample *rec, u16 rflags,
+			     const struct tprof_thread *t, u32 nk, u32 nu,
+			     u32 abi)
+{
+	u32 len = sizeof(*rec) + (nk + nu) * sizeof(u64);
+
+	rec->hdr.type = TPROF_REC_SAMPLE;
+	rec->hdr.flags = rflags;
+	rec->hdr.size = len;
+	rec->hdr.time_ns = ktime_get_mono_fast_ns();
+	rec->pid = t->vpid;
+	rec->tid = t->vtid;
+	rec->cpu = smp_processor_id();
+	rec->nr_user = nu;
+	rec->nr_kernel = nk;
+	rec->weight_ns = 0;
+	rec->period_ns = 0;
+	rec->abi = abi;
+	rec->off_state = 0;
+	return len;
 }
 
 /*
@@ -367,26 +397,17 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 	/* the exit path's time: no user stack to show, but not "none" */
 	if (current->flags & PF_EXITING)
 		rflags |= TPROF_RF_EXITING | tprof_thread_exit_only();
-	len = sizeof(*rec) + (nk + nu) * sizeof(u64);
-	rec->hdr.type = TPROF_REC_SAMPLE;
-	rec->hdr.flags = rflags;
-	rec->hdr.size = len;
-	rec->hdr.time_ns = ktime_get_mono_fast_ns();
-	rec->pid = t->vpid;
-	rec->tid = t->vtid;
-	rec->cpu = cpu;
-	rec->nr_user = nu;
-	rec->nr_kernel = nk;
+	len = tprof_fill_sample(rec, rflags, t, nk, nu, abi);
 	rec->weight_ns = weight;
 	rec->period_ns = period;
-	rec->abi = abi;
 	rec->off_state = off_state;
 
 	if (!off_state) {	/* tprof_off_add() counted an off-CPU one */
 		t->samples++;
 		t->weight_ns += weight;
 	} else if (c->off_waker.kind) {
-		tprof_fill_waker(&wrec, rec, &c->off_waker);
+		tprof_fill_waker(&wrec, rec->hdr.time_ns, rec->pid, rec->tid,
+				 &c->off_waker);
 		wk = &wrec;
 		c->off_waker.kind = 0;
 	}
@@ -422,12 +443,13 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 
 /**
  * tprof_take_waker_stack() - current's stack as the waker of a wait
- *	(TPROF_F_WAKER_STACKS): the WAKER record @wk (TPROF_RF_WAKER_WAKEUP)
- *	and a SAMPLE of current marked TPROF_RF_WAKE_STACK, with its snapshot
+ *	(TPROF_F_WAKER_STACKS): a WAKER record (TPROF_RF_WAKER_WAKEUP) and a
+ *	SAMPLE of current marked TPROF_RF_WAKE_STACK, with its snapshot
  *	and user-memory walk as a sample of it would have, written to this
  *	CPU's ring in one group.
- * @c: this CPU's state; its thread, of @wk's session, is current.
- * @wk: the WAKER record, filled but for hdr.time_ns.
+ * @c: this CPU's state; its thread, of @woken's session, is current.
+ * @woken: the thread whose wait current ends.
+ * @k: who ends it (current), with the wait's number.
  *
  * Weight 0, no kernel stack (the wakeup's own path), nothing accounted to
  * the thread; an unprivileged session's budget is charged as for a
@@ -435,7 +457,9 @@ void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
  * Context: sched_waking, IRQs off; current is a user task, not exiting.
  * Return: 0, or -ENOSPC (dropped: STATS waker_stacks_dropped).
  */
-int tprof_take_waker_stack(struct tprof_cpu *c, struct tprof_rec_waker *wk)
+int tprof_take_waker_stack(struct tprof_cpu *c,
+			   const struct tprof_thread *woken,
+			   const struct tprof_waker *k)
 {
 	struct tprof_session *s = c->sess;
 	struct tprof_thread *t = c->thr;
@@ -449,25 +473,17 @@ int tprof_take_waker_stack(struct tprof_cpu *c, struct tprof_rec_waker *wk)
 	u64 t0 = budget ? local_clock() : 0, t1;
 	u16 rflags = TPROF_RF_WAKE_STACK;
 	u32 abi = TPROF_ABI_NONE, nu, len;
+	struct tprof_rec_waker wk;
 	int ret;
 
 	nu = tprof_user_stack(s, t, uregs, ips, &abi, &rflags, &chain, &ch);
 	w = tprof_uwalk_of(t->proc);
 	if (tprof_snapshots(s, abi) || w)
 		rflags |= TPROF_RF_GROUP;
-	len = sizeof(*rec) + nu * sizeof(u64);
-	memset(rec, 0, sizeof(*rec));
-	rec->hdr.type = TPROF_REC_SAMPLE;
-	rec->hdr.flags = rflags;
-	rec->hdr.size = len;
-	rec->hdr.time_ns = ktime_get_mono_fast_ns();
-	rec->pid = t->vpid;
-	rec->tid = t->vtid;
-	rec->cpu = smp_processor_id();
-	rec->nr_user = nu;
-	rec->abi = abi;
-	wk->hdr.time_ns = rec->hdr.time_ns;
-	ret = tprof_write_group(c, r, wk, rec, len, uregs, false, 0, w, ch);
+	len = tprof_fill_sample(rec, rflags, t, 0, nu, abi);
+	tprof_fill_waker(&wk, rec->hdr.time_ns, woken->vpid, woken->vtid, k);
+	wk.hdr.flags |= TPROF_RF_WAKER_WAKEUP;
+	ret = tprof_write_group(c, r, &wk, rec, len, uregs, false, 0, w, ch);
 	if (ret)
 		r->st.waker_stacks_dropped++;
 	else

@@ -21,7 +21,6 @@
 
 struct pt_regs;
 struct task_struct;
-struct tprof_rec_waker;
 struct tprof_session;
 struct tprof_thread;
 
@@ -120,6 +119,8 @@ static __always_inline bool tprof_cpu_accounting(void)
 void tprof_take_sample(struct tprof_cpu *c, struct pt_regs *regs,
 		       u64 weight, u64 period, u64 late, u32 off_state);
 void tprof_defer_kstack(struct tprof_cpu *c, struct pt_regs *regs);
-int tprof_take_waker_stack(struct tprof_cpu *c, struct tprof_rec_waker *wk);
+int tprof_take_waker_stack(struct tprof_cpu *c,
+			   const struct tprof_thread *woken,
+			   const struct tprof_waker *k);
 
 #endif /* _TPROF_SAMPLER_CPU_H */

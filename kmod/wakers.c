@@ -49,6 +49,7 @@
 #include <linux/tracepoint.h>
 
 #include "compat.h"
+#include "offcpu.h"
 #include "policy.h"
 #include "procs.h"
 #include "ring.h"
@@ -156,7 +157,6 @@ static void tprof_waker_stack(struct tprof_session *s, struct tprof_thread *t,
 			      struct tprof_off *o)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
-	struct tprof_rec_waker wk;
 
 	if (c->sess != s || c->task != current ||
 	    (current->flags & PF_EXITING) || !tprof_is_user_task(current))
@@ -166,22 +166,9 @@ static void tprof_waker_stack(struct tprof_session *s, struct tprof_thread *t,
 	if (!o->waker.seq) {
 		if (!tprof_wait_due(o))
 			return;
-		o->waker.seq = ++o->wait_seq;
-		if (!o->waker.seq)	/* 2^32 waits: 0 means none */
-			o->waker.seq = ++o->wait_seq;
+		o->waker.seq = tprof_off_next_seq(o);
 	}
-	memset(&wk, 0, sizeof(wk));
-	wk.hdr.type = TPROF_REC_WAKER;
-	wk.hdr.flags = TPROF_RF_WAKER_WAKEUP | TPROF_RF_GROUP;
-	wk.hdr.size = sizeof(wk);
-	wk.pid = t->vpid;
-	wk.tid = t->vtid;
-	wk.kind = o->waker.kind;
-	wk.waker_pid = o->waker.pid;
-	wk.waker_tid = o->waker.tid;
-	wk.seq = o->waker.seq;
-	memcpy(wk.waker_comm, o->waker.comm, sizeof(wk.waker_comm));
-	tprof_take_waker_stack(c, &wk);
+	tprof_take_waker_stack(c, t, &o->waker);
 }
 
 /*
