@@ -580,11 +580,11 @@ static void add_sample_now(struct profile *p, const struct tprof_record *sr,
 
 	/* a waker's stack: only for an output that joins it to its wait */
 	if (wake_stack) {
+		bool paired = sr->waker.hdr.flags & TPROF_RF_WAKER_WAKEUP;
+
 		p->wake_stacks++;
-		if (!(sr->waker.hdr.flags & TPROF_RF_WAKER_WAKEUP))
-			p->wake_stack_orphans++;
-		if (!p->join_wakes ||
-		    !(sr->waker.hdr.flags & TPROF_RF_WAKER_WAKEUP))
+		p->wake_stack_orphans += !paired;
+		if (!p->join_wakes || !paired)
 			return;
 		a.wake_stack = true;
 		a.wake_id = wakejoin__id(&p->wakes, WAKE_SIDE_STACK,

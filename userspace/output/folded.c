@@ -261,6 +261,7 @@ static void waker_frames(struct folder *f, const struct rsample *rs,
 			 const struct rsample *wk, const char *why)
 {
 	size_t start = f->len, n, i;
+	const char *comm;
 	char *part, *end;
 
 	if (why) {
@@ -270,8 +271,8 @@ static void waker_frames(struct folder *f, const struct rsample *rs,
 	/* root first as usual, then the frames reversed in place */
 	/* the WAKER's comm: the kernel's at the wakeup (a thread renamed
 	 * since its THREAD record has its new name there) */
-	root(f, *pprof__waker_of(rs, wk)->comm ? pprof__waker_of(rs, wk)->comm :
-	     wk->comm, wk->tid);
+	comm = pprof__waker_of(rs, wk)->comm;
+	root(f, *comm ? comm : wk->comm, wk->tid);
 	for (i = wk->nlocs; i-- > 0;)
 		location(f, wk->locs[i]);
 	part = xstrdup(f->buf + start + (start ? 1 : 0));
