@@ -264,55 +264,6 @@ static void tprof_probe_exec(void *data, struct task_struct *p,
 }
 
 /*
- * A switch that concerns a session (tprof_probe_sched_switch()). @kfrom:
- * the probe's frame, above which kernel walks of samples taken here
- * start (at the probe's caller). Context: the sched_switch probe.
- */
-static noinline void tprof_switch(bool preempt, struct task_struct *prev,
-				  struct task_struct *next,
-				  unsigned int prev_state, unsigned long *kfrom)
-{
-	struct tprof_session *s, *sn, *sp = NULL;
-	struct tprof_thread *t, *tp = NULL;
-	struct tprof_proc *pr;
-
-	lockdep_assert_irqs_disabled();
-	/*
-	 * A thread preempted in do_exit() before its exit probe (in
-	 * exit_mm(), the longest part) comes back to its own slot by tid;
-	 * one past its exit probe was parked in its slot (its process may
-	 * be reaped by now) and resumes there.
-	 */
-	sn = tprof_sampler_find(next, &pr);
-	if (unlikely(next->flags & PF_EXITING)) {
-		sp = tprof_session_find_parked(next, &tp);
-		if (sp)
-			sn = NULL;
-	}
-	/*
-	 * A thread preempted by a task we do not profile parks the timer
-	 * (see tprof_sampler_switch_out()).
-	 */
-	t = tprof_sampler_switch_out(prev, kfrom, preempt, prev_state,
-				     !sn && !sp && prev_state == TASK_RUNNING,
-				     &s);
-	if (t)
-		tprof_thread_exited(s, t);
-	/* A target's thread is gone for good: its group may be too. */
-	if (unlikely(prev_state == TASK_DEAD)) {
-		struct tprof_proc *prev_pr;
-		unsigned int i;
-
-		for (i = 0; (s = tprof_session_next(prev, &prev_pr, true, &i));)
-			tprof_session_kick(s);
-	}
-	if (sn)
-		tprof_sampler_switch_in(sn, pr, next);
-	else if (sp)
-		tprof_sampler_resume(sp, tp, next);
-}
-
-/*
  * sched_switch: from __schedule() before context_switch(), with rq->lock
  * held and IRQs off; prev is still current. No allocation, no sleeping
  * lock, no wakeup here (irq_work only).
@@ -332,11 +283,13 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 		   !tprof_procs_anywhere(next->tgid) &&
 		   !(next->flags & PF_EXITING) && prev_state != TASK_DEAD))
 		return;
-	tprof_switch(preempt, prev, next, prev_state,
-		     __builtin_frame_address(0));
+	tprof_sampler_switch(preempt, prev, next, prev_state,
+			     __builtin_frame_address(0));
 	/*
-	 * Not a tail call: this frame's record must stay where @kfrom says
-	 * while tprof_switch() runs (arm64 reads the return address in it).
+	 * Not a tail call: kernel walks of samples taken there start above
+	 * this frame (at the probe's caller), whose record must stay where
+	 * @kfrom says while the sampler runs (arm64 reads the return
+	 * address in it).
 	 */
 	barrier();
 }

@@ -17,9 +17,12 @@
  * se.sum_exec_runtime is up to date (put_prev_task() ran update_curr()), so
  * each slice adds exactly what /proc/PID/task/TID/schedstat shows. Within
  * a slice (timer) it is extrapolated with local_clock() from a stamp taken
- * at sched-in, never from se.exec_start: that is in rq_clock_task() terms,
- * which lag local_clock() by all irq and steal time since boot with
- * CONFIG_IRQ_TIME_ACCOUNTING or CONFIG_PARAVIRT_TIME_ACCOUNTING. Those
+ * at sched-in: the scheduler's own, se.exec_start, where that is in
+ * local_clock()'s terms (tprof_sched_stamp(): also no clock read at a
+ * switch), else local_clock() in the probe: with
+ * CONFIG_IRQ_TIME_ACCOUNTING or CONFIG_PARAVIRT_TIME_ACCOUNTING
+ * exec_start is rq_clock_task(), which lags local_clock() by all irq and
+ * steal time since boot. Those
  * kernels also leave the irq and steal time of the slice out of the
  * task's runtime, so the estimate subtracts what this CPU's kcpustat
  * counted of them since the stamp (tprof_cpu_untask_ns()); otherwise a
@@ -53,6 +56,7 @@
 #include "budget.h"
 #include "offcpu.h"
 #include "procs.h"
+#include "records.h"
 #include "sampler.h"
 #include "sampler_cpu.h"
 #include "session.h"
@@ -185,7 +189,7 @@ static void tprof_maybe_sample(struct tprof_cpu *c, struct pt_regs *regs,
  * switch. Sample weights absorb lateness exactly either way.
  * Context: IRQs off, on @c's CPU.
  */
-static void tprof_arm(struct tprof_cpu *c, u64 cpu, u64 clk)
+static __always_inline void tprof_arm(struct tprof_cpu *c, u64 cpu, u64 clk)
 {
 	struct tprof_thread *t = c->thr;
 	u64 rem = TPROF_MIN_REARM_NS, deadline;
@@ -204,9 +208,9 @@ static void tprof_arm(struct tprof_cpu *c, u64 cpu, u64 clk)
 	hrtimer_start(&c->timer, ns_to_ktime(rem), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
-						 struct pt_regs *regs,
-						 bool last);
+static __always_inline struct tprof_thread *
+tprof_sched_out_regs(struct tprof_cpu *c, u64 rt, struct pt_regs *regs,
+		     bool last);
 
 /* Context: hardirq (HARD timer, also on PREEMPT_RT). */
 static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
@@ -241,10 +245,12 @@ static enum hrtimer_restart tprof_timer_fn(struct hrtimer *timer)
 	 * sample to the imminent switch-out, which sees the exact runtime,
 	 * but with the kernel stack of the context interrupted here.
 	 */
-	if (!test_tsk_need_resched(current))
-		tprof_maybe_sample(c, get_irq_regs(), cpu);
-	else if (cpu >= t->next_point)
-		tprof_defer_kstack(c, get_irq_regs());
+	if (cpu >= t->next_point) {	/* else early: re-armed only */
+		if (!test_tsk_need_resched(current))
+			tprof_maybe_sample(c, get_irq_regs(), cpu);
+		else
+			tprof_defer_kstack(c, get_irq_regs());
+	}
 	if (t->next_point > cpu)
 		rem = t->next_point - cpu;
 	else	/* deferred: look again a period later unless switched out */
@@ -341,10 +347,10 @@ static u64 tprof_sched_stamp(struct task_struct *p)
 static noinline void tprof_off_in(struct tprof_cpu *c,
 				  struct tprof_session *s,
 				  struct tprof_thread *t,
-				  struct task_struct *p, bool first, u64 clk)
+				  struct task_struct *p, bool first)
 {
 	struct tprof_off *o = tprof_thread_off(&s->threads, t);
-	u64 w, now, begin, in;
+	u64 w, now, begin, in, clk;
 	u32 state;
 
 	if (first) {
@@ -357,6 +363,7 @@ static noinline void tprof_off_in(struct tprof_cpu *c,
 			return;
 		/* CLOCK_MONOTONIC when it was picked to run */
 		in = tprof_sched_stamp(p);
+		clk = local_clock();
 		now -= clk > in ? min(clk - in, now) : 0;
 		if (p->start_time >= s->start_ns)
 			state = TPROF_OFF_RUNNABLE;
@@ -474,6 +481,8 @@ static struct tprof_thread *tprof_slot_of(struct tprof_cpu *c,
  *	threads.
  * @p: the task about to run here.
  * @pp: set to its process's slot.
+ * @tp: set to @p's slot when this CPU's cache answered, else NULL (the
+ *	switch-in looks it up: tprof_slot_of()).
  *
  * An entry answers only while it proves what the scan would find: its
  * session active, its slot @p's and started (so its process is the one
@@ -483,14 +492,16 @@ static struct tprof_thread *tprof_slot_of(struct tprof_cpu *c,
  * Context: sched_switch probe (rq->lock held, IRQs off).
  * Return: the session or NULL.
  */
-struct tprof_session *tprof_sampler_find(struct task_struct *p,
-					 struct tprof_proc **pp)
+static struct tprof_session *tprof_sampler_find(struct task_struct *p,
+						struct tprof_proc **pp,
+						struct tprof_thread **tp)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 	struct tprof_slot_cache *e;
 	struct tprof_thread *t;
 	struct tprof_proc *pr;
 
+	*tp = NULL;
 	if (!tprof_procs_anywhere(p->tgid))
 		return NULL;
 	e = tprof_cache_find(c->cache[hash_ptr(p, TPROF_CACHE_BITS)], p);
@@ -503,6 +514,7 @@ struct tprof_session *tprof_sampler_find(struct task_struct *p,
 		    READ_ONCE(pr->tgid) == task_tgid(p) &&
 		    tprof_proc_owned(pr)) {
 			*pp = pr;
+			*tp = t;
 			return e->sess;
 		}
 	}
@@ -545,7 +557,7 @@ static __always_inline void tprof_sched_in_slot(struct tprof_cpu *c,
 	c->untask_base = tprof_cpu_untask_ns();
 	c->defer_valid = false;
 	if (s->off_period_ns)
-		tprof_off_in(c, s, t, p, first, clk);
+		tprof_off_in(c, s, t, p, first);
 	tprof_arm(c, t->on_cpu_ns, clk);
 }
 
@@ -591,9 +603,9 @@ static void tprof_cpu_clear(struct tprof_cpu *c)
  *	probe that is only blocked or preempted is parked in its slot
  *	(tprof_thread_park()) and resumed at its next switch-in.
  */
-static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
-						 struct pt_regs *regs,
-						 bool last)
+static __always_inline struct tprof_thread *
+tprof_sched_out_regs(struct tprof_cpu *c, u64 rt, struct pt_regs *regs,
+		     bool last)
 {
 	struct tprof_thread *t = c->thr;
 	bool exiting = c->exiting;
@@ -640,12 +652,10 @@ static struct tprof_thread *tprof_sched_out_regs(struct tprof_cpu *c, u64 rt,
  * Return: @prev's thread if that was its final accounting (see
  *	tprof_sched_out_regs()), else NULL.
  */
-struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
-					      unsigned long *kfrom,
-					      bool preempt,
-					      unsigned int prev_state,
-					      bool park,
-					      struct tprof_session **sp)
+static struct tprof_thread *
+tprof_sampler_switch_out(struct task_struct *prev, unsigned long *kfrom,
+			 bool preempt, unsigned int prev_state, bool park,
+			 struct tprof_session **sp)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 	bool dead = prev_state == TASK_DEAD;
@@ -688,8 +698,9 @@ struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
  *
  * Context: sched_switch probe (rq->lock held, IRQs off).
  */
-void tprof_sampler_resume(struct tprof_session *s, struct tprof_thread *t,
-			  struct task_struct *next)
+static void tprof_sampler_resume(struct tprof_session *s,
+				 struct tprof_thread *t,
+				 struct task_struct *next)
 {
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
@@ -702,15 +713,93 @@ void tprof_sampler_resume(struct tprof_session *s, struct tprof_thread *t,
  * tprof_sampler_switch_in() - @next, a thread @s follows, comes in.
  * @s: its session.
  * @pr: its process.
+ * @t: its slot if tprof_sampler_find() had it, else NULL.
  * @next: the task about to run here.
  *
+ * Its runtime starts at the scheduler's own stamp (tprof_sched_stamp()),
+ * which the extrapolation counts from: no clock read at a switch.
  * Context: sched_switch probe (rq->lock held, IRQs off).
  */
-void tprof_sampler_switch_in(struct tprof_session *s, struct tprof_proc *pr,
-			     struct task_struct *next)
+static void tprof_sampler_switch_in(struct tprof_session *s,
+				    struct tprof_proc *pr,
+				    struct tprof_thread *t,
+				    struct task_struct *next)
 {
-	tprof_sched_in(this_cpu_ptr(tprof_cpus), s, pr, next,
-		       READ_ONCE(next->se.sum_exec_runtime), local_clock());
+	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
+
+	if (!t)
+		t = tprof_slot_of(c, s, next);
+	if (t)
+		tprof_sched_in_slot(c, s, pr, t, next,
+				    READ_ONCE(next->se.sum_exec_runtime),
+				    tprof_sched_stamp(next));
+}
+
+/* @prev's final switch-out: its group's end may be a session's. */
+static noinline void tprof_sampler_dead(struct task_struct *prev)
+{
+	struct tprof_session *s;
+	struct tprof_proc *pr;
+	unsigned int i;
+
+	for (i = 0; (s = tprof_session_next(prev, &pr, true, &i));)
+		tprof_session_kick(s);
+}
+
+/**
+ * tprof_sampler_switch() - @prev leaves this CPU and @next comes in, a
+ *	switch that concerns a session (tprof_probe_sched_switch()).
+ * @preempt: sched_switch's: @prev was preempted.
+ * @prev: current, about to be switched out.
+ * @next: the task about to run here.
+ * @prev_state: sched_switch's (TASK_DEAD: @prev's final switch-out).
+ * @kfrom: the probe's frame, above which kernel walks of samples taken
+ *	here start (at the probe's caller).
+ *
+ * One call for the probe: the finding, the switch-out and the switch-in
+ * are inlined here, and the common switch between two followed threads
+ * makes no other call than the timer's (tprof_arm()). No stack canary:
+ * no array lives here, only pointers that its callees set, and a canary
+ * would cost every such switch.
+ * Context: the sched_switch probe (rq->lock held, IRQs off).
+ */
+__no_stack_protector
+void tprof_sampler_switch(bool preempt, struct task_struct *prev,
+			  struct task_struct *next, unsigned int prev_state,
+			  unsigned long *kfrom)
+{
+	struct tprof_thread *t, *tn, *tp = NULL;
+	struct tprof_session *s, *sn, *spk = NULL;
+	struct tprof_proc *pr;
+
+	lockdep_assert_irqs_disabled();
+	/*
+	 * A thread preempted in do_exit() before its exit probe (in
+	 * exit_mm(), the longest part) comes back to its own slot by tid;
+	 * one past its exit probe was parked in its slot (its process may
+	 * be reaped by now) and resumes there.
+	 */
+	sn = tprof_sampler_find(next, &pr, &tn);
+	if (unlikely(next->flags & PF_EXITING)) {
+		spk = tprof_session_find_parked(next, &tp);
+		if (spk)
+			sn = NULL;
+	}
+	/*
+	 * A thread preempted by a task we do not profile parks the timer
+	 * (see tprof_sampler_switch_out()).
+	 */
+	t = tprof_sampler_switch_out(prev, kfrom, preempt, prev_state,
+				     !sn && !spk && prev_state == TASK_RUNNING,
+				     &s);
+	if (unlikely(t))
+		tprof_thread_exited(s, t);
+	if (sn)
+		tprof_sampler_switch_in(sn, pr, tn, next);
+	else if (spk)
+		tprof_sampler_resume(spk, tp, next);
+	if (unlikely(prev_state == TASK_DEAD))
+		tprof_sampler_dead(prev);
 }
 
 /*

@@ -17,18 +17,9 @@ struct tprof_thread;
 
 int tprof_sampler_init(void);
 void tprof_sampler_exit(void);
-struct tprof_thread *tprof_sampler_switch_out(struct task_struct *prev,
-					      unsigned long *kfrom,
-					      bool preempt,
-					      unsigned int prev_state,
-					      bool park,
-					      struct tprof_session **sp);
-struct tprof_session *tprof_sampler_find(struct task_struct *p,
-					 struct tprof_proc **pp);
-void tprof_sampler_switch_in(struct tprof_session *s, struct tprof_proc *pr,
-			     struct task_struct *next);
-void tprof_sampler_resume(struct tprof_session *s, struct tprof_thread *t,
-			  struct task_struct *next);
+void tprof_sampler_switch(bool preempt, struct task_struct *prev,
+			  struct task_struct *next, unsigned int prev_state,
+			  unsigned long *kfrom);
 void tprof_sampler_start(struct tprof_session *s);
 void tprof_sampler_stop(struct tprof_session *s,
 			void (*exited)(struct tprof_session *s,

@@ -51,7 +51,8 @@ struct tprof_slot_cache {
  * @thr: its slot.
  * @rt_base: its runtime when accounting here began (se.sum_exec_runtime,
  *	exact at sched-in; as of the scheduler's last update mid-slice).
- * @clk_base: local_clock() then.
+ * @clk_base: local_clock() time then (at a switch-in the scheduler's
+ *	stamp of it, tprof_sched_stamp()).
  * @untask_base: tprof_cpu_untask_ns() then.
  * @armed_clk: local_clock() time the queued timer expires at (roughly:
  *	timer and local_clock run at one rate), for tprof_arm().
