@@ -718,9 +718,10 @@ int t_enable_death(int iters)
  * module's next one.
  */
 static const char *const sampler_fns[] = {
-	"tprof_probe_sched_switch", "tprof_switch", "tprof_take_sample",
-	"tprof_maybe_sample", "tprof_sched_out", "tprof_stack_kernel",
-	"tprof_timer_fn", "tprof_finalize", "tprof_defer_kstack",
+	"tprof_probe_sched_switch", "tprof_sampler_switch",
+	"tprof_sampler_dead", "tprof_take_sample", "tprof_maybe_sample",
+	"tprof_stack_kernel", "tprof_timer_fn", "tprof_finalize",
+	"tprof_defer_kstack",
 };
 
 struct ksym {

@@ -355,8 +355,12 @@ int t_waker_stacks(void)
 	   "waker-stacks poll: every record and group well-formed (%llu bad, %llu bad groups, %llu dropped)",
 	   (unsigned long long)s.bad, (unsigned long long)s.bad_groups,
 	   (unsigned long long)st.waker_stacks_dropped);
-	/* a round whose byte came while it was not waiting has no wait */
-	ok(thr_in >= ROUNDS / 3 && thr_joined == thr_in,
+	/*
+	 * A round whose byte came while it was not waiting has no wait: in
+	 * exact guests (71's mode) 292-297 of 300 rounds wait, 237 on the
+	 * debug kernel.
+	 */
+	ok(thr_in >= ROUNDS * 2 / 3 && thr_joined == thr_in,
 	   "waker-stacks poll: %llu of the consumer's %d rounds ended a wait the producer ended, each with its number, joined (%llu)",
 	   (unsigned long long)thr_in, ROUNDS,
 	   (unsigned long long)thr_joined);
@@ -366,8 +370,9 @@ int t_waker_stacks(void)
 	 * byte there: those carry the producer's number. Not exactly as many:
 	 * a chain whose last timeout raced the byte (the timer woke it first,
 	 * no wakeup by the producer) has none, and the kernel may see one
-	 * timeout as two sleeps (woken early, at the same site): 0.9-1.1x
-	 * under TCG's latencies.
+	 * timeout as two sleeps (woken early, at the same site): 1.00-1.01x
+	 * in exact guests, 1.11x on the debug kernel (under plain TCG with
+	 * host load up to 1.28x).
 	 */
 	ok(w.timeouts >= ROUNDS / 2 &&
 	   tmr_joined * 100 >= (u64)w.timeouts_ended * 80 &&
