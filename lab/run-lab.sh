@@ -22,9 +22,12 @@ threads=${LAB_THREADS:-1 2 4 8 16}
 profilers=${LAB_PROFILERS:-tprof perf sigprof gopprof}
 units=${LAB_UNITS:-400}
 if [ "${LAB_QUICK:-0}" = 1 ]; then
-	# Enough work that the serial thread gets > 1000 samples at 1 kHz, even
-	# when late timers (TCG) fold several periods into one sample.
-	hzs=1000 threads=8 profilers=tprof units=${LAB_UNITS:-9000}
+	# Enough work that every thread gets > 1000 samples at 1 kHz, even
+	# when late timers (TCG) fold several periods into one sample: 9000
+	# units gave the serial thread 988 ms on 6.1 in a quiet warm CI run
+	# (plain TCG: the faster the host, the less CPU a unit takes), and the
+	# per-thread gate had no thread to check.
+	hzs=1000 threads=8 profilers=tprof units=${LAB_UNITS:-12000}
 	# Under plain TCG a busy host slows the guest's instructions, not its
 	# timers: the reader then drains the rings later than on hardware, and
 	# 256 KiB (about 0.25 s of one busy CPU's samples here) lost 625 of
