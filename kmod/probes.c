@@ -284,7 +284,7 @@ static void tprof_probe_sched_switch(void *data, bool preempt,
 		   !(next->flags & PF_EXITING) && prev_state != TASK_DEAD))
 		return;
 	tprof_sampler_switch(preempt, prev, next, prev_state,
-			     __builtin_frame_address(0));
+			     __builtin_frame_address(0), tprof_thread_exited);
 	/*
 	 * Not a tail call: kernel walks of samples taken there start above
 	 * this frame (at the probe's caller), whose record must stay where

@@ -56,7 +56,6 @@
 #include "budget.h"
 #include "offcpu.h"
 #include "procs.h"
-#include "records.h"
 #include "sampler.h"
 #include "sampler_cpu.h"
 #include "session.h"
@@ -563,21 +562,22 @@ static __always_inline void tprof_sched_in_slot(struct tprof_cpu *c,
 
 /*
  * @pr: @p's process in @s.
+ * @t: @p's slot if the caller has it, else NULL (tprof_slot_of()).
  * @rt: p's runtime now (exact when it is about to run), read at @clk.
  * Context: IRQs off, on @c's CPU; @p is about to run or is current.
  */
 static __always_inline void tprof_sched_in(struct tprof_cpu *c,
 					   struct tprof_session *s,
 					   struct tprof_proc *pr,
+					   struct tprof_thread *t,
 					   struct task_struct *p,
 					   u64 rt, u64 clk)
 {
-	struct tprof_thread *t = tprof_slot_of(c, s, p);
-
 	lockdep_assert_irqs_disabled();
 	if (!t)
-		return;
-	tprof_sched_in_slot(c, s, pr, t, p, rt, clk);
+		t = tprof_slot_of(c, s, p);
+	if (t)
+		tprof_sched_in_slot(c, s, pr, t, p, rt, clk);
 }
 
 /* Context: IRQs off, on @c's CPU. Forgets what this CPU accounted. */
@@ -725,14 +725,9 @@ static void tprof_sampler_switch_in(struct tprof_session *s,
 				    struct tprof_thread *t,
 				    struct task_struct *next)
 {
-	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
-
-	if (!t)
-		t = tprof_slot_of(c, s, next);
-	if (t)
-		tprof_sched_in_slot(c, s, pr, t, next,
-				    READ_ONCE(next->se.sum_exec_runtime),
-				    tprof_sched_stamp(next));
+	tprof_sched_in(this_cpu_ptr(tprof_cpus), s, pr, t, next,
+		       READ_ONCE(next->se.sum_exec_runtime),
+		       tprof_sched_stamp(next));
 }
 
 /* @prev's final switch-out: its group's end may be a session's. */
@@ -755,6 +750,8 @@ static noinline void tprof_sampler_dead(struct task_struct *prev)
  * @prev_state: sched_switch's (TASK_DEAD: @prev's final switch-out).
  * @kfrom: the probe's frame, above which kernel walks of samples taken
  *	here start (at the probe's caller).
+ * @exited: reports @prev's thread if this was its final accounting after
+ *	its exit probe (THREAD_EXIT), as tprof_sampler_stop()'s does.
  *
  * One call for the probe: the finding, the switch-out and the switch-in
  * are inlined here, and the common switch between two followed threads
@@ -766,7 +763,9 @@ static noinline void tprof_sampler_dead(struct task_struct *prev)
 __no_stack_protector
 void tprof_sampler_switch(bool preempt, struct task_struct *prev,
 			  struct task_struct *next, unsigned int prev_state,
-			  unsigned long *kfrom)
+			  unsigned long *kfrom,
+			  void (*exited)(struct tprof_session *s,
+					 struct tprof_thread *t))
 {
 	struct tprof_thread *t, *tn, *tp = NULL;
 	struct tprof_session *s, *sn, *spk = NULL;
@@ -793,7 +792,7 @@ void tprof_sampler_switch(bool preempt, struct task_struct *prev,
 				     !sn && !spk && prev_state == TASK_RUNNING,
 				     &s);
 	if (unlikely(t))
-		tprof_thread_exited(s, t);
+		exited(s, t);
 	if (sn)
 		tprof_sampler_switch_in(sn, pr, tn, next);
 	else if (spk)
@@ -835,7 +834,7 @@ static void tprof_kick(void *info)
 		if (clk > start)
 			rt += clk - start;
 	}
-	tprof_sched_in(c, s, pr, current, rt, clk);
+	tprof_sched_in(c, s, pr, NULL, current, rt, clk);
 }
 
 /*
@@ -959,7 +958,7 @@ void tprof_sampler_attach(struct tprof_session *s, struct tprof_proc *pr,
 	struct tprof_cpu *c = this_cpu_ptr(tprof_cpus);
 
 	if (!c->task && !(p->flags & PF_EXITING))
-		tprof_sched_in(c, s, pr, p, rt, clk);
+		tprof_sched_in(c, s, pr, NULL, p, rt, clk);
 }
 
 int tprof_sampler_init(void)

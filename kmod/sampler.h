@@ -19,7 +19,9 @@ int tprof_sampler_init(void);
 void tprof_sampler_exit(void);
 void tprof_sampler_switch(bool preempt, struct task_struct *prev,
 			  struct task_struct *next, unsigned int prev_state,
-			  unsigned long *kfrom);
+			  unsigned long *kfrom,
+			  void (*exited)(struct tprof_session *s,
+					 struct tprof_thread *t));
 void tprof_sampler_start(struct tprof_session *s);
 void tprof_sampler_stop(struct tprof_session *s,
 			void (*exited)(struct tprof_session *s,
