@@ -5,6 +5,7 @@
  * (probes.c) and the session's start and stop (lifetime.c, children.c)
  * emit about a target's processes and threads. Samples are sampler.c's.
  */
+#include <linux/cgroup.h>
 #include <linux/errno.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
@@ -142,7 +143,10 @@ void tprof_thread_exited(struct tprof_session *s, struct tprof_thread *t)
 		tprof_emit_proc_exit(s, pr);
 }
 
-/* The PROC record of @task (TPROF_F_CHILDREN). Context: IRQs off. */
+/*
+ * The PROC record of @task (TPROF_F_CHILDREN, TPROF_F_CGROUP); NULL: no
+ * name, no cgroup. Context: IRQs off.
+ */
 void tprof_emit_proc(struct tprof_session *s, struct task_struct *task,
 		     u32 vpid, u32 ppid, u16 flags)
 {
@@ -155,8 +159,13 @@ void tprof_emit_proc(struct tprof_session *s, struct task_struct *task,
 		.ppid = ppid,
 	};
 
-	if (task)
+	if (task) {
 		tprof_fill_comm(rec.comm, task->comm);
+		/* its css_set holds the cgroup; RCU holds the css_set */
+		rcu_read_lock();
+		rec.cgroup_id = cgroup_id(task_dfl_cgroup(task));
+		rcu_read_unlock();
+	}
 	tprof_rings_emit(&s->rings, &rec, sizeof(rec));
 }
 

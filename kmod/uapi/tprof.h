@@ -1157,12 +1157,20 @@ struct tprof_rec_mmap {
  * @pid: its thread-group id.
  * @ppid: the followed process that forked it (for EXISTING: its parent).
  * @comm: its comm, NUL-padded.
+ * @cgroup_id: its cgroup v2 id at the record's time (the id
+ *	bpf_get_current_cgroup_id() gives: on 64-bit kernels, the inode
+ *	number of its cgroup2 directory), so that a reader that gets to the
+ *	record after the process is gone still names its cgroup (the
+ *	directory outlives it). 0 with no comm (PENDING, DROPPED, TOTALS).
+ *	New: a record of TPROF_SIZEOF_REC_PROC_V1 bytes (older modules)
+ *	ends before it.
  */
 struct tprof_rec_proc {
 	struct tprof_rec_hdr hdr;
 	__u32 pid;
 	__u32 ppid;
 	__u8 comm[16];
+	__u64 cgroup_id;
 };
 
 /**
@@ -1290,7 +1298,9 @@ struct tprof_rec_waker {
 #define TPROF_SIZEOF_REC_DENIED		24
 #define TPROF_SIZEOF_REC_USTACK		176
 #define TPROF_SIZEOF_REC_MMAP		72
-#define TPROF_SIZEOF_REC_PROC		40
+#define TPROF_SIZEOF_REC_PROC		48
+/* a PROC record of older modules: up to @comm */
+#define TPROF_SIZEOF_REC_PROC_V1	40
 #define TPROF_SIZEOF_REC_THREAD_OFF	112
 #define TPROF_SIZEOF_REC_THROTTLE	48
 #define TPROF_SIZEOF_REC_UWALK		40

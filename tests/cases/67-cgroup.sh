@@ -21,6 +21,9 @@
 #    runs in a child named like a systemd service (tprof-test.service),
 #    which its samples' systemd_unit label names; a command launched in
 #    it (tprof-read -- CMD) the same; --all's processes their own;
+#  - processes reaped while the reader was stopped (their /proc/PID gone
+#    when it reads their PROC records) still carry their cgroup's label,
+#    from the records' cgroup_id;
 #  - an unprivileged --cgroup and a directory that is not a cgroup v2 one
 #    are refused with one line each;
 #  - --all (the cgroup v2 root's session): a process there at the start in
@@ -48,7 +51,7 @@ cleanup() {
 	kill -9 "${pids[@]}" 2>/dev/null
 	sleep 0.5
 	wait "${pids[@]}" 2>/dev/null
-	rmdir $D/many $D/sub $SVC $D 2>/dev/null
+	rmdir $D/many $D/gone $D/sub $SVC $D 2>/dev/null
 	[ $mounted = 1 ] && umount $CG
 }
 trap cleanup EXIT
@@ -181,7 +184,6 @@ else
 	grep -i "profilable\|left" cg.err | head -5 | sed 's/^/    /'
 fi
 
-# ---- refusals, one line each ----
 # with the cgroup's spinners gone (a fatal signal ends a frozen task):
 # thawed, they took 45 s of the refusals' vCPUs on a CI host
 kill -9 "${pids[@]}" 2>/dev/null
@@ -189,6 +191,52 @@ wait "${pids[@]}" 2>/dev/null
 # empty now: thawed, so that what starts in it below runs (a cgroup made
 # under a frozen one, and a process moved into one, are frozen too)
 freeze 0
+
+# ---- reaped before the reader got to them ----
+# The reader stopped (SIGSTOP) while a shell in a cgroup of its own runs
+# three short processes one after the other and reaps them: when it reads
+# their PROC records /proc/PID is gone, and only the records' cgroup_id
+# (the directory outlives them) names their cgroup. Every sample of the
+# session is in that cgroup, and carries its label.
+mkdir -p $D/gone
+"$TR" -v -o gone.pb.gz --cgroup $D/gone 2> gone.err &
+grp=$!
+for i in $(seq 600); do
+	grep -q "session enabled" gone.err && break
+	kill -0 $grp 2>/dev/null || break
+	sleep 0.1
+done
+grep -q "session enabled" gone.err ||
+	{ fail "cgroup: tprof-read --cgroup $D/gone did not start"; kill -9 $grp; }
+kill -STOP $grp
+start_in $D/gone sh -c "for i in 1 2 3; do $B/progs/tree-b work 30 > /dev/null; done"
+G=${pids[-1]}
+wait $G
+# each of them reaped: nothing of theirs left in /proc
+left=$(cat $D/gone/cgroup.procs | wc -l)
+kill -CONT $grp
+sleep 0.5
+kill -INT $grp
+wait $grp
+st=$?
+save gone.pb.gz gone.err
+"$SUM" gone.pb.gz > gone.sum 2>&1
+"$SUM" -label cgroup gone.pb.gz > gone.lab 2>&1
+save gone.sum gone.lab
+gt=$(sumval gone.sum total)
+gl=$(sumval gone.lab label "$(rel $D/gone)")
+gn=$(awk -F'\t' '$1 == "pid" && $(NF - 1) > 0 { n++ } END { print n + 0 }' gone.sum)
+if [ $st = 0 ] && [ "$left" = 0 ] && [ "$gn" -ge 3 ] && [ "$gt" -gt 0 ] &&
+	[ "$gl" = "$gt" ]; then
+	ok "cgroup: processes reaped before the reader read their records: cgroup=$(rel $D/gone) on all $gt ns ($gn pids)"
+else
+	fail "cgroup: processes reaped before the reader read their records: cgroup=$(rel $D/gone) on $gl of $gt ns, $gn pids (want >= 3), $left left in it, status $st"
+	sed 's/^/    /' gone.lab | head -5
+	grep -v '^ *[0-9]' gone.err | tail -5 | sed 's/^/    /'
+fi
+rmdir $D/gone 2>/dev/null
+
+# ---- refusals, one line each ----
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 # /dev/tprof opened up, as the udev rule does for group tprof
 mode=$(stat -c %a /dev/tprof)

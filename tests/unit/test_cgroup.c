@@ -7,12 +7,15 @@
  * and the record a live session (fake device) writes for its target.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/cgroup_ids.h"
 #include "lib/cgroup_names.h"
 #include "lib/util.h"
 #include "pbload.h"
@@ -179,6 +182,125 @@ static void test_record(void)
 	sb_free(&b);
 }
 
+/*
+ * A PROC record decodes with its cgroup_id; one of an older module
+ * (TPROF_SIZEOF_REC_PROC_V1 bytes, no cgroup_id) with 0 there.
+ */
+static void test_proc_versions(void)
+{
+	struct tprof_rec_proc p = {
+		.hdr = { .type = TPROF_REC_PROC, .size = sizeof(p),
+			 .time_ns = 5 },
+		.pid = 7, .ppid = 1, .comm = "short", .cgroup_id = 0x1234,
+	};
+	unsigned char buf[sizeof(p)];
+	struct tprof_record r;
+
+	memcpy(buf, &p, sizeof(p));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), (long)sizeof(p));
+	CHECK_EQ(r.u.proc.pid, 7);
+	CHECK_EQ(r.u.proc.cgroup_id, 0x1234);
+	p.hdr.size = TPROF_SIZEOF_REC_PROC_V1;
+	memcpy(buf, &p, sizeof(p));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r),
+		 TPROF_SIZEOF_REC_PROC_V1);
+	CHECK_EQ(r.u.proc.pid, 7);
+	CHECK_STR((const char *)r.u.proc.comm, "short");
+	CHECK_EQ(r.u.proc.cgroup_id, 0);
+	/* smaller than the first version: a fault */
+	p.hdr.size = TPROF_SIZEOF_REC_PROC_V1 - 8;
+	memcpy(buf, &p, sizeof(p));
+	CHECK_EQ(tprof_record_decode(buf, sizeof(buf), &r), -EINVAL);
+}
+
+/* st_ino of dir/rel (made, with its parents), 0 if it cannot be */
+static uint64_t mkdir_ino(const char *dir, const char *rel)
+{
+	char path[PATH_MAX], *p;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s", dir, rel);
+	for (p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+		*p = 0;
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	mkdir(path, 0755);
+	return stat(path, &st) ? 0 : st.st_ino;
+}
+
+/*
+ * lib/cgroup_ids.h over a directory tree standing in for the cgroup2
+ * mount: a reaped process (no /proc/PID left) is found by a walk, which
+ * keeps every directory's id (the next id costs none); an id no directory
+ * has is walked for once; a live process whose /proc/PID/cgroup names the
+ * directory that is id costs one stat and no walk; id 0 is /proc's text.
+ */
+static void test_ids(void)
+{
+	char root[PATH_MAX], cmd[PATH_MAX + 16], *text = NULL, *self = NULL;
+	uint64_t ab, c, mine;
+	const char *path, *got;
+	struct cgroup_ids ids;
+	size_t len, slen, plen, glen;
+	pid_t gone = fork();
+
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	snprintf(root, sizeof(root), "%s", build_path("unit/cgroup-ids.XXXXXX"));
+	if (!mkdtemp(root)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	ab = mkdir_ino(root, "/a/b");
+	c = mkdir_ino(root, "/c");
+	cgroup_ids__init(&ids, root);
+	CHECK_EQ(cgroup_ids__text(&ids, gone, ab, &text, &len), 0);
+	CHECK(text && len == 8 && !memcmp(text, "0::/a/b\n", 9));
+	free(text);
+	text = NULL;
+	CHECK_EQ(ids.walks, 1);
+	CHECK_EQ(cgroup_ids__text(&ids, gone, c, &text, &len), 0);
+	CHECK(text && !strcmp(text, "0::/c\n"));
+	free(text);
+	text = NULL;
+	CHECK_EQ(ids.walks, 1);
+	/* the root is "/" */
+	CHECK_EQ(cgroup_ids__text(&ids, gone, mkdir_ino(root, ""), &text,
+				  &len), 0);
+	CHECK(text && !strcmp(text, "0::/\n"));
+	free(text);
+	text = NULL;
+	/* no such directory (removed since): -ENOENT, one walk */
+	CHECK_EQ(cgroup_ids__text(&ids, gone, 0x7fffffff12345ULL, &text,
+				  &len), -ENOENT);
+	CHECK_EQ(cgroup_ids__text(&ids, gone, 0x7fffffff12345ULL, &text,
+				  &len), -ENOENT);
+	CHECK_EQ(ids.walks, 2);
+	/* id 0 (an older module): /proc/PID/cgroup, gone: none */
+	CHECK_EQ(cgroup_ids__text(&ids, gone, 0, &text, &len), -ENOENT);
+	/* a live process: its /proc/PID/cgroup checked by one stat */
+	if (!proc_cgroup_read(getpid(), &self, &slen) &&
+	    !cgroup_v2_path(self, slen, &path, &plen)) {
+		char rel[PATH_MAX];
+
+		snprintf(rel, sizeof(rel), "%.*s", (int)plen, path);
+		mine = mkdir_ino(root, plen == 1 ? "" : rel);
+		CHECK_EQ(cgroup_ids__text(&ids, getpid(), mine, &text, &len),
+			 0);
+		/* (its text, or the walk's "/" if it is the root) */
+		CHECK(text && !cgroup_v2_path(text, len, &got, &glen) &&
+		      glen == plen && !memcmp(got, path, plen));
+		free(text);
+		CHECK_EQ(ids.walks, 2);
+	}
+	free(self);
+	cgroup_ids__free(&ids);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK_EQ(system(cmd), 0);
+}
+
 /* Samples (the count column) whose string label key is value (NULL:
  * without the label). */
 static int64_t label_samples(const PbProfile *p, const char *key,
@@ -321,6 +443,8 @@ const struct unit_test cgroup_tests[] = {
 	{ "cgroup: systemd units and container ids of real-world cgroup paths", test_names },
 	{ "cgroup: the v2 path of /proc/PID/cgroup (v1 alone, malformed, too long: none)", test_v2_path },
 	{ "cgroup: the CGROUP record decodes; its text past its end is a fault", test_record },
+	{ "cgroup: a PROC record's cgroup_id; an older module's PROC record has none (0)", test_proc_versions },
+	{ "cgroup: a cgroup id's path: a reaped process's by a walk, a live one's by /proc checked, one walk per unknown id", test_ids },
 	{ "cgroup: a replay's cgroup, systemd_unit and container_id labels (a move splits samples)", test_replay_labels },
 	{ "cgroup: a live session records its target's /proc/PID/cgroup in --save-raw", test_live_record },
 	{ NULL, NULL },

@@ -100,12 +100,14 @@ static void reclaim(struct drain *d)
 }
 
 /*
- * Queue pid's maps, read now, stamped time_ns, and with cgroup its
- * /proc/PID/cgroup (at EXEC and PROC records: a process changes cgroups
- * rarely, and not by mapping). Context: the thread.
+ * Queue pid's maps, read now, stamped time_ns, and with cgroup its cgroup
+ * (at EXEC and PROC records: a process changes cgroups rarely, and not by
+ * mapping), by the PROC record's cgroup_id where it has one: a process
+ * reaped before the thread got to its record has no /proc/PID left, and
+ * its cgroup's directory still names it. Context: the thread.
  */
 static void snap_maps(struct drain *d, int pid, uint64_t time_ns, bool exec,
-		      bool cgroup)
+		      bool cgroup, uint64_t cgroup_id)
 {
 	struct drain_maps *m;
 
@@ -117,13 +119,16 @@ static void snap_maps(struct drain *d, int pid, uint64_t time_ns, bool exec,
 	m->s.pid = pid;
 	m->s.time_ns = time_ns;
 	m->s.exec = exec;
-	if (proc_maps_read(pid, &m->s.maps, &m->s.maps_len)) {
+	/* unreadable (gone since): no maps, the cgroup still goes */
+	if (proc_maps_read(pid, &m->s.maps, &m->s.maps_len))
+		m->s.maps = NULL;
+	if (cgroup && cgroup_ids__text(&d->cgroups, pid, cgroup_id,
+				       &m->s.cgroup, &m->s.cgroup_len))
+		m->s.cgroup = NULL;
+	if (!m->s.maps && !m->s.cgroup) {
 		free(m);
 		return;
 	}
-	/* unreadable (gone since): no cgroup, the maps still go */
-	if (cgroup && proc_cgroup_read(pid, &m->s.cgroup, &m->s.cgroup_len))
-		m->s.cgroup = NULL;
 	atomic_fetch_add(&d->nmaps, 1);
 	spsc__append(&d->maps, &m->node);
 	d->maps_read++;
@@ -161,7 +166,7 @@ static void mmap_seen(struct drain *d, int pid)
 	}
 	p->last_ns = now;
 	p->dirty = false;
-	snap_maps(d, pid, now, false, false);
+	snap_maps(d, pid, now, false, false, 0);
 }
 
 /* The deferred reads whose gap passed. */
@@ -177,7 +182,7 @@ static void mmap_deferred(struct drain *d)
 			continue;
 		p->last_ns = now;
 		p->dirty = false;
-		snap_maps(d, p->pid, now, false, false);
+		snap_maps(d, p->pid, now, false, false, 0);
 	}
 }
 
@@ -207,12 +212,12 @@ static void read_maps(struct drain *d, const unsigned char *buf, size_t n)
 			pid_slot(d, (int)r.u.exec.pid)->last_ns =
 				now_ns(CLOCK_MONOTONIC);
 			snap_maps(d, (int)r.u.exec.pid, r.hdr.time_ns, true,
-				  true);
+				  true, 0);
 		} else if (r.hdr.type == TPROF_REC_PROC &&
 			   !(r.hdr.flags & (TPROF_RF_PROC_DROPPED |
 					    TPROF_RF_PROC_TOTALS))) {
 			snap_maps(d, (int)r.u.proc.pid, r.hdr.time_ns,
-				  false, true);
+				  false, true, r.u.proc.cgroup_id);
 		} else if (r.hdr.type == TPROF_REC_MMAP) {
 			mmap_seen(d, (int)r.u.mmap.pid);
 		}
@@ -232,7 +237,8 @@ bool drain__next_maps(struct drain *d, uint64_t upto_ns,
 	spsc__take(&d->maps);
 	/* copies: the node and its texts are the thread's to free */
 	*out = m->s;
-	out->maps = xstrndup(m->s.maps, m->s.maps_len);
+	if (m->s.maps)
+		out->maps = xstrndup(m->s.maps, m->s.maps_len);
 	if (m->s.cgroup)
 		out->cgroup = xstrndup(m->s.cgroup, m->s.cgroup_len);
 	atomic_fetch_sub(&d->nmaps, 1);
@@ -385,6 +391,7 @@ out:
 /* The pool and the read buffer (the thread is gone or never ran). */
 static void free_memory(struct drain *d)
 {
+	cgroup_ids__free(&d->cgroups);
 	while (d->nspare)
 		free(d->spare[--d->nspare]);
 	free(d->buf);
@@ -416,6 +423,7 @@ int drain__start(struct drain *d, struct device *sess, size_t read_bytes,
 	atomic_init(&d->empty_at_ns, 0);
 	spsc__init(&d->chunks);
 	spsc__init(&d->maps);
+	cgroup_ids__init(&d->cgroups, NULL);
 	/* before ENABLE: nothing waits for the thread yet */
 	d->buf = xmalloc(read_bytes);
 	memset(d->buf, 0, read_bytes);

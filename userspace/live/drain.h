@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/cgroup_ids.h"
 #include "lib/spsc.h"
 
 struct device;
@@ -80,6 +81,7 @@ struct drain {
 	struct spsc maps;
 	_Atomic unsigned int nmaps;
 	uint64_t maps_read, maps_dropped;	/* the thread's */
+	struct cgroup_ids cgroups;		/* the thread's */
 	/* the thread's own: when it last read a process's maps after an
 	 * MMAP record, and whether one came since */
 	struct drain_pid {
@@ -134,10 +136,11 @@ struct drain_snap {
 	int pid;
 	uint64_t time_ns;	/* from when it names the process's code */
 	bool exec;		/* read at an EXEC record */
-	char *maps;		/* /proc/PID/maps, maps_len bytes */
+	char *maps;		/* /proc/PID/maps, maps_len bytes; NULL: gone */
 	size_t maps_len;
-	/* /proc/PID/cgroup, read with it at an EXEC or PROC record; NULL:
-	 * not read (an MMAP record's snapshot), or unreadable */
+	/* its /proc/PID/cgroup text at an EXEC or PROC record (the PROC's
+	 * cgroup_id's: lib/cgroup_ids.h); NULL: not read (an MMAP
+	 * record's snapshot), or unknown */
 	char *cgroup;
 	size_t cgroup_len;
 };

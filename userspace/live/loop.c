@@ -158,8 +158,9 @@ static void drain_maps_upto(struct live *l, const struct tprof_record *rec)
 	 * name so).
 	 */
 	while (drain__next_maps(&l->drain, rec->hdr.time_ns, &sn)) {
-		recorder__maps_text(l->rc, sn.pid, sn.maps, sn.maps_len,
-				    sn.exec, sn.time_ns);
+		if (sn.maps)
+			recorder__maps_text(l->rc, sn.pid, sn.maps,
+					    sn.maps_len, sn.exec, sn.time_ns);
 		if (sn.cgroup)
 			recorder__cgroup_text(l->rc, sn.pid, sn.cgroup,
 					      sn.cgroup_len, sn.time_ns);
@@ -219,7 +220,7 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 		 * the same text (drain_maps_upto()) */
 		if (!l->drain.on) {
 			recorder__maps(rc, (int)rec->u.exec.pid, true);
-			recorder__cgroup(rc, (int)rec->u.exec.pid,
+			recorder__cgroup(rc, (int)rec->u.exec.pid, 0,
 					 rec->hdr.time_ns);
 		}
 	} else if (type == TPROF_REC_MMAP && rc->prof->maps_reused) {
@@ -233,6 +234,7 @@ static int handle_record(struct live *l, const struct tprof_record *rec)
 		if (!l->drain.on) {
 			recorder__maps(rc, (int)rec->u.proc.pid, false);
 			recorder__cgroup(rc, (int)rec->u.proc.pid,
+					 rec->u.proc.cgroup_id,
 					 rec->hdr.time_ns);
 		}
 	}
@@ -706,7 +708,7 @@ static int begin(struct live *l)
 	 * records */
 	if (!o->cgroup) {
 		recorder__maps(l->rc, l->rc->target, true);
-		recorder__cgroup(l->rc, l->rc->target, 0);
+		recorder__cgroup(l->rc, l->rc->target, 0, 0);
 	}
 	if (!o->argv)
 		return 0;

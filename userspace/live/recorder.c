@@ -18,6 +18,7 @@ void recorder__init(struct recorder *rc, struct profile *prof)
 	rc->root_fd = -1;
 	rc->kallsyms = "/proc/kallsyms";
 	hindex_init(&rc->last_idx);
+	cgroup_ids__init(&rc->cgroups, NULL);
 }
 
 void recorder__start(struct recorder *rc, int target)
@@ -35,6 +36,7 @@ void recorder__free(struct recorder *rc)
 	free(rc->last);
 	rc->last = NULL;
 	hindex_free(&rc->last_idx);
+	cgroup_ids__free(&rc->cgroups);
 	if (rc->root_fd >= 0)
 		close(rc->root_fd);
 	rc->root_fd = -1;
@@ -286,12 +288,13 @@ bool recorder__maps_text(struct recorder *rc, int pid, char *text,
 	return true;
 }
 
-void recorder__cgroup(struct recorder *rc, int pid, uint64_t time_ns)
+void recorder__cgroup(struct recorder *rc, int pid, uint64_t id,
+		      uint64_t time_ns)
 {
 	char *text;
 	size_t len;
 
-	if (!proc_cgroup_read(pid, &text, &len))
+	if (!cgroup_ids__text(&rc->cgroups, pid, id, &text, &len))
 		recorder__cgroup_text(rc, pid, text, len, time_ns);
 }
 

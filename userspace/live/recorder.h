@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "lib/cgroup_ids.h"
 #include "lib/util.h"
 #include "live/perfmap_follow.h"
 #include "model/profile.h"
@@ -41,6 +42,7 @@ struct recorder {
 	struct last_maps *last;		/* per process read */
 	size_t nlast, caplast;
 	struct hindex last_idx;		/* pid -> last[] */
+	struct cgroup_ids cgroups;	/* PROC records' cgroup ids */
 	/* live: called with each MAPS record's snapshot, after its BUILDID
 	 * records (CPython found in it, live/pywalk.h) */
 	void (*maps_hook)(void *ctx, int pid, const struct maps_snapshot *sn);
@@ -87,12 +89,14 @@ bool recorder__maps_text(struct recorder *rc, int pid, char *text,
 			 size_t len, bool force, uint64_t time_ns);
 
 /*
- * A CGROUP record of pid's /proc/PID/cgroup, stamped time_ns (0: now: the
- * record that called for it, PROC or EXEC, else the read), unless it says
- * what pid's last one said; nothing if it cannot be read (gone). The
+ * A CGROUP record of pid's cgroup, stamped time_ns (0: now: the record
+ * that called for it, PROC or EXEC, else the read), unless it says what
+ * pid's last one said; nothing if it cannot be told. id: the PROC
+ * record's cgroup_id (0: none; /proc/PID/cgroup, lib/cgroup_ids.h). The
  * model makes the labels of it (a v1-only text has none).
  */
-void recorder__cgroup(struct recorder *rc, int pid, uint64_t time_ns);
+void recorder__cgroup(struct recorder *rc, int pid, uint64_t id,
+		      uint64_t time_ns);
 /* The same of text (len bytes, malloc'd: taken), read earlier. */
 void recorder__cgroup_text(struct recorder *rc, int pid, char *text,
 			   size_t len, uint64_t time_ns);

@@ -404,13 +404,26 @@ static const char *check_waker(struct tprof_record *r, const unsigned char *p)
 	return NULL;
 }
 
-/* The fields a V1 STATS record lacks read as 0. */
+/*
+ * A type that grew: its fixed part as far as the record has it (the table's
+ * min_size is its first version's), the fields an older writer's lacks 0.
+ */
+static void copy_grown(struct tprof_record *r, const unsigned char *p,
+		       void *fixed, size_t size)
+{
+	memcpy(fixed, p, r->hdr.size < size ? r->hdr.size : size);
+}
+
 static const char *check_stats(struct tprof_record *r, const unsigned char *p)
 {
-	size_t n = r->hdr.size < sizeof(r->u.stats) ? r->hdr.size :
-		   sizeof(r->u.stats);
+	copy_grown(r, p, &r->u.stats, sizeof(r->u.stats));
+	return NULL;
+}
 
-	memcpy(&r->u.stats, p, n);
+/* an older module's PROC record: no cgroup_id */
+static const char *check_proc(struct tprof_record *r, const unsigned char *p)
+{
+	copy_grown(r, p, &r->u.proc, sizeof(r->u.proc));
 	return NULL;
 }
 
@@ -447,7 +460,7 @@ static const struct rec_type kernel_types[] = {
 	REC(TPROF_REC_DENIED, "DENIED", tprof_rec_denied, NULL),
 	REC(TPROF_REC_USTACK, "USTACK", tprof_rec_ustack, check_ustack),
 	REC(TPROF_REC_MMAP, "MMAP", tprof_rec_mmap, check_mmap),
-	REC(TPROF_REC_PROC, "PROC", tprof_rec_proc, NULL),
+	[TPROF_REC_PROC] = { "PROC", TPROF_SIZEOF_REC_PROC_V1, check_proc },
 	REC(TPROF_REC_THREAD_OFF, "THREAD_OFF", tprof_rec_thread_off, NULL),
 	REC(TPROF_REC_THROTTLE, "THROTTLE", tprof_rec_throttle, NULL),
 	REC(TPROF_REC_UWALK, "UWALK", tprof_rec_uwalk, check_uwalk),
