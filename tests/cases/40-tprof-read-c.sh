@@ -12,15 +12,6 @@ PROG=$B/progs/inlines
 LIB=$B/progs/libhot.so
 PROTO=/usr/share/gocode/src/github.com/google/pprof/proto
 export HOME=$PWD	# go tool pprof may want a writable home
-# attached FILE PID: wait until the tprof-read -v writing FILE has its
-# session on PID ("pid PID: session enabled"; it starts slowly under TCG on
-# a busy host), at most 60 s
-attached() {
-	for _ in $(seq 600); do
-		grep -q "pid $2: session enabled" "$1" 2>/dev/null && break
-		sleep 0.1
-	done
-}
 
 [ -x "$TR" ] && [ -x "$PROG" ] || { skip "tprof-read: build/tprof-read or progs missing (make userspace)"; exit 0; }
 have_go=0; command -v go >/dev/null && have_go=1

@@ -194,7 +194,7 @@ for w in $(awk '$1 == "worker" { print $2 }' srv.txt); do
 done
 "$TR" -v --report -p "$srv" --children -o "$PWD/srv.pb.gz" 2> srv.err &
 tr=$!
-for _ in $(seq 600); do grep -q "pid $srv: session enabled" srv.err && break; sleep 0.1; done
+attached srv.err $srv
 # each early worker's CPU time at attach, as its kernel has it: it still
 # sleeps in pause() (nothing it runs from here on is before the session)
 # (a file of its own: srv.txt is the server's, written at its own offset)

@@ -16,13 +16,6 @@ TR=$B/tprof-read
 PROG=$B/progs/inlines
 [ -x "$TR" ] && [ -x "$PROG" ] || { skip "process exit: build/tprof-read or progs missing (make userspace)"; exit 0; }
 
-# attached FILE PID: tprof-read -v has its session on PID (at most 60 s)
-attached() {
-	for _ in $(seq 600); do
-		grep -q "pid $2: session enabled" "$1" 2>/dev/null && break
-		sleep 0.1
-	done
-}
 
 for ks in "" --kernel-stacks; do
 	name=exit${ks:+-kstacks}

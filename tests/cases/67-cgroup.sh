@@ -65,6 +65,17 @@ start_in() {
 }
 # a process's CPU time so far (ns): its threads' sum_exec_runtime
 cpu_of() { proc_cpu_ns "$1"; }
+# ended NAME PID: the tprof-read (PID) writing NAME.pb.gz and NAME.err ends
+# (SIGINT), its status in $st; its profile's sums in NAME.sum, by cgroup
+# label in NAME.lab; all kept
+ended() {
+	kill -INT "$2"
+	wait "$2"
+	st=$?
+	"$SUM" "$1.pb.gz" > "$1.sum" 2>&1
+	"$SUM" -label cgroup "$1.pb.gz" > "$1.lab" 2>&1
+	save "$1.pb.gz" "$1.err" "$1.sum" "$1.lab"
+}
 usage_ns() { cg_usage_ns $D; }
 # freeze 1|0: freeze or thaw the cgroup and wait until it is so
 freeze() { cg_freeze $D "$1"; }
@@ -86,12 +97,7 @@ freeze 1 || { fail "cgroup: $D does not freeze"; exit 0; }
 u0=$(usage_ns); o0=$(cpu_of $O); p0=$(cpu_of $P)
 "$TR" -v --report -o cg.pb.gz --cgroup $D 2> cg.err &
 trp=$!
-for i in $(seq 600); do
-	grep -q "session enabled" cg.err && break
-	kill -0 $trp 2>/dev/null || break
-	sleep 0.1
-done
-if ! grep -q "session enabled" cg.err; then
+if ! attached cg.err; then
 	fail "cgroup: tprof-read --cgroup $D did not start"
 	tail -5 cg.err | sed 's/^/    /'
 	kill -9 $trp 2>/dev/null
@@ -115,15 +121,10 @@ freeze 1 || fail "cgroup: $D does not freeze at the end"
 u1=$(usage_ns); m1=$(cpu_of $M); p1=$(cpu_of $P)
 # the spinners outside would share the vCPUs with what follows
 kill -9 "$O" "$X" 2>/dev/null
-kill -INT $trp
-wait $trp
-st=$?
-save cg.pb.gz cg.err
-"$SUM" cg.pb.gz > cg.sum 2>&1
-"$SUM" -label cgroup cg.pb.gz > cg.lab 2>&1
+ended cg $trp
 "$SUM" -label systemd_unit cg.pb.gz > cg.unit 2>&1
 "$SUM" -label container_id cg.pb.gz > cg.cid 2>&1
-save cg.sum cg.lab cg.unit cg.cid
+save cg.unit cg.cid
 
 if [ $st = 0 ] && [ -s cg.pb.gz ]; then ok "cgroup: tprof-read --cgroup exits 0 at SIGINT"
 else fail "cgroup: tprof-read --cgroup exits 0 (status $st)"; grep -v '^ *[0-9]' cg.err | tail -10 | sed 's/^/    /'; fi
@@ -201,12 +202,7 @@ freeze 0
 mkdir -p $D/gone
 "$TR" -v -o gone.pb.gz --cgroup $D/gone 2> gone.err &
 grp=$!
-for i in $(seq 600); do
-	grep -q "session enabled" gone.err && break
-	kill -0 $grp 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "session enabled" gone.err ||
+attached gone.err ||
 	{ fail "cgroup: tprof-read --cgroup $D/gone did not start"; kill -9 $grp; }
 kill -STOP $grp
 start_in $D/gone sh -c "for i in 1 2 3; do $B/progs/tree-b work 30 > /dev/null; done"
@@ -216,13 +212,7 @@ wait $G
 left=$(cat $D/gone/cgroup.procs | wc -l)
 kill -CONT $grp
 sleep 0.5
-kill -INT $grp
-wait $grp
-st=$?
-save gone.pb.gz gone.err
-"$SUM" gone.pb.gz > gone.sum 2>&1
-"$SUM" -label cgroup gone.pb.gz > gone.lab 2>&1
-save gone.sum gone.lab
+ended gone $grp
 gt=$(sumval gone.sum total)
 gl=$(sumval gone.lab label "$(rel $D/gone)")
 gn=$(awk -F'\t' '$1 == "pid" && $(NF - 1) > 0 { n++ } END { print n + 0 }' gone.sum)
@@ -274,11 +264,7 @@ if [ "${CASE_SHORT:-0}" != 1 ]; then
 	mkdir -p $D/many
 	"$TR" -v --report -o many.pb.gz --cgroup $D/many > /dev/null 2> many.err &
 	trp=$!
-	for i in $(seq 600); do
-		grep -q "session enabled" many.err && break
-		kill -0 $trp 2>/dev/null || break
-		sleep 0.1
-	done
+	attached many.err
 	# 1100 children forked into it, all alive at once, then killed
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' $D/many \
 		"$B/progs/tree-a" wide 1100 > many.out
@@ -308,24 +294,15 @@ kill -STOP $A
 a0=$(cpu_of $A)
 "$TR" -v -o all.pb.gz --all 2> all.err &
 trp=$!
-for i in $(seq 600); do
-	grep -q "session enabled" all.err && break
-	kill -0 $trp 2>/dev/null || break
-	sleep 0.1
-done
+attached all.err
 kill -CONT $A
 start_in $D/sub "$B/progs/tree-b" work $long
 Bp=${pids[-1]}
 sleep 2
 kill -STOP $A $Bp
 a1=$(cpu_of $A); b1=$(cpu_of $Bp)
-kill -INT $trp
-wait $trp
-st=$?
+ended all $trp
 kill -9 $A $Bp 2>/dev/null
-save all.pb.gz all.err
-"$SUM" all.pb.gz > all.sum 2>&1
-save all.sum
 if [ $st = 0 ] && grep -q "session enabled" all.err; then
 	ok "all: tprof-read --all exits 0 at SIGINT"
 	proc_check2() {

@@ -24,6 +24,18 @@ diffpct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", b ? (a - b) * 100
 # sumval SUMFILE KIND [A [B]]: the value of lab/pprofsum's line KIND A [B]
 # (summed if several match), 0 if none
 sumval() { awk -F'\t' -v k="$2" -v a="${3-}" -v b="${4-}" '$1 == k && (a == "" || $2 == a) && (b == "" || $3 == b) { s += $(NF - 1); f = 1 } END { printf "%.0f\n", f ? s : 0 }' "$1"; }
+# attached FILE [PID]: wait until the tprof-read -v writing FILE has its
+# session enabled (on PID: "pid PID: session enabled"; it starts slowly
+# under TCG on a busy host), at most 60 s; fails if it has not
+attached() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q "${2:+pid $2: }session enabled" "$1" 2>/dev/null &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
 # agent_port FILE: the port tprof-agent names on its first line in FILE
 # ("... (port N)"), into $port; fails after 30 s without one
 agent_port() {
