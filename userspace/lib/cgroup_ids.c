@@ -39,66 +39,56 @@ struct cgroup_id_slot {
 void cgroup_ids__init(struct cgroup_ids *c, const char *root)
 {
 	memset(c, 0, sizeof(*c));
+	hindex_init(&c->idx);
 	if (root) {
 		snprintf(c->root, sizeof(c->root), "%s", root);
 		c->root_state = 1;
 	}
 }
 
-void cgroup_ids__free(struct cgroup_ids *c)
+/* every id forgotten, the memory kept */
+static void forget_all(struct cgroup_ids *c)
 {
-	size_t i;
-
-	for (i = 0; i < c->cap; i++)
-		free(c->slots[i].path);
-	free(c->slots);
-	c->slots = NULL;
-	c->cap = c->used = 0;
+	while (c->n)
+		free(c->slots[--c->n].path);
+	hindex_clear(&c->idx);
 }
 
-/* id's slot: its own, or the empty one where it goes (cap a power of 2) */
-static struct cgroup_id_slot *slot_of(struct cgroup_ids *c, uint64_t id)
+void cgroup_ids__free(struct cgroup_ids *c)
 {
-	size_t mask = c->cap - 1, i = hash_u64(id) & mask;
-
-	while (c->slots[i].id && c->slots[i].id != id)
-		i = (i + 1) & mask;
-	return &c->slots[i];
+	forget_all(c);
+	free(c->slots);
+	c->slots = NULL;
+	c->cap = 0;
+	hindex_free(&c->idx);
 }
 
 static struct cgroup_id_slot *find(struct cgroup_ids *c, uint64_t id)
 {
-	struct cgroup_id_slot *s;
+	struct hiter it = { 0 };
+	uint32_t item;
 
-	if (!c->cap)
-		return NULL;
-	s = slot_of(c, id);
-	return s->id ? s : NULL;
+	while (hindex_next(&c->idx, hash_u64(id), &it, &item))
+		if (c->slots[item - 1].id == id)
+			return &c->slots[item - 1];
+	return NULL;
 }
 
 /* id's path from now on (path NULL: not found; replaces one kept) */
 static void keep(struct cgroup_ids *c, uint64_t id, const char *path,
 		 size_t len)
 {
-	struct cgroup_id_slot *s;
+	struct cgroup_id_slot *s = find(c, id);
 
-	if (c->used >= CGROUP_IDS_MAX)
-		cgroup_ids__free(c);
-	if ((c->used + 1) * 2 > c->cap) {
-		struct cgroup_id_slot *old = c->slots;
-		size_t i, ocap = c->cap;
-
-		c->cap = ocap ? ocap * 2 : 64;
-		c->slots = xcalloc(c->cap, sizeof(*c->slots));
-		for (i = 0; i < ocap; i++)
-			if (old[i].id)
-				*slot_of(c, old[i].id) = old[i];
-		free(old);
+	if (!s) {
+		if (c->n >= CGROUP_IDS_MAX)
+			forget_all(c);
+		GROW(c->slots, c->cap, c->n + 1);
+		s = &c->slots[c->n++];
+		s->id = id;
+		s->path = NULL;
+		hindex_put(&c->idx, hash_u64(id), (uint32_t)c->n);
 	}
-	s = slot_of(c, id);
-	if (!s->id)
-		c->used++;
-	s->id = id;
 	free(s->path);
 	s->path = path ? xstrndup(path, len) : NULL;
 }
@@ -158,7 +148,8 @@ static void walk_dir(struct walk *w, int dfd, size_t len, int depth)
 			continue;
 		}
 		w->dirs++;
-		w->path[len] = '/';
+		if (len > 1)
+			w->path[len] = '/';
 		memcpy(w->path + at, de->d_name, n + 1);
 		keep(w->c, st.st_ino, w->path, at + n);
 		if (depth < WALK_MAX_DEPTH)

@@ -12,12 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/util.h"
+
 /* one thread's: ids to paths seen, and where cgroup v2 is mounted */
 struct cgroup_ids {
 	char root[PATH_MAX];	/* the cgroup2 mount ("" : none seen) */
 	int root_state;		/* 0: not looked for; 1: root; -1: none */
-	struct cgroup_id_slot *slots;	/* open addressing; path NULL: */
-	size_t cap, used;		/* a walk did not find the id */
+	struct cgroup_id_slot *slots;	/* ids seen (path NULL: a walk */
+	size_t n, cap;			/* did not find it) */
+	struct hindex idx;		/* id -> slots[] */
 	unsigned long walks;		/* walks of the mount done */
 };
 
